@@ -1,0 +1,42 @@
+# tpfemu: `make demo` runs the demo, `make test` runs lint and the whole suite.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+NATIVE := $(wildcard native/src/*.c native/include/tpf/*.h) native/build_ffi.py
+
+.PHONY: all venv native demo test lint bench clean
+
+all: test
+
+# The virtual environment with the project installed in editable mode (this compiles the C core).
+$(VENV)/.installed: pyproject.toml setup.py
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "tpfemu needs Python 3.11 or newer (found: $$($(PYTHON) --version))"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+venv: $(VENV)/.installed
+
+# Rebuild the compiled core in place when its C sources change.
+$(VENV)/.native: $(VENV)/.installed $(NATIVE)
+	$(PY) native/build_ffi.py --inplace
+	@touch $@
+
+native: $(VENV)/.native
+
+demo: native
+	$(VENV)/bin/tpfemu demo
+
+lint: venv
+	$(VENV)/bin/ruff check .
+
+test: native lint
+	$(PY) -m pytest
+
+bench: native
+	$(PY) -m pytest bench --benchmark-only --benchmark-columns=min,median,mean,rounds -p no:randomly
+
+clean:
+	rm -rf $(VENV) build *.egg-info tpfemu/_native.* native/tests/bin native/bench/bin
