@@ -1,0 +1,64 @@
+/* mqdefs.h - the MQ completion codes, reason codes and option bits the core uses
+ *
+ * Names and numbers are IBM's, as cmqc.h has them. This header is the one place in
+ * tpfemu where these numbers are written down: Python reads them from the compiled
+ * module through tpfemu._lowlevel and never retypes them.
+ *
+ * Return codes
+ * ------------
+ * Every fallible function of the core returns an int: MQRC_NONE (0) on success, or
+ * one of the MQRC_* reason codes below. Codes of the core's own, with no IBM
+ * equivalent, start at TPF_RC_BASE (9000), clear of IBM's MQRC_* 2xxx/6xxx and PCF
+ * MQRCCF_* 3xxx-4xxx ranges.
+ */
+#ifndef TPF_MQDEFS_H
+#define TPF_MQDEFS_H
+
+/** @defgroup compcodes Completion codes (MQCC_*) @{ */
+#define MQCC_OK       0
+#define MQCC_WARNING  1
+#define MQCC_FAILED   2
+/** @} */
+
+/** @defgroup reasons Reason codes (MQRC_*) returned by the core @{ */
+#define MQRC_NONE                      0    /**< success */
+#define MQRC_BUFFER_LENGTH_ERROR    2005    /**< a length or capacity argument is invalid */
+#define MQRC_EXPIRY_ERROR           2013    /**< expiry deadline is zero or negative */
+#define MQRC_MSG_TOO_BIG_FOR_Q      2030    /**< message longer than the queue's MAXMSGL */
+#define MQRC_NO_MSG_AVAILABLE       2033    /**< no (matching, visible, unexpired) message */
+#define MQRC_NO_MSG_UNDER_CURSOR    2034    /**< the browse cursor is not on a message */
+#define MQRC_OPTIONS_ERROR          2046    /**< an invalid combination of option bits */
+#define MQRC_PERSISTENCE_ERROR      2047    /**< persistence is not 0 or 1 */
+#define MQRC_PRIORITY_ERROR         2050    /**< priority outside 0..9 */
+#define MQRC_Q_FULL                 2053    /**< the queue is at MAXDEPTH */
+#define MQRC_STORAGE_NOT_AVAILABLE  2071    /**< the core could not allocate memory */
+#define MQRC_TRUNCATED_MSG_ACCEPTED 2079    /**< warning: truncated data returned, message removed */
+#define MQRC_TRUNCATED_MSG_FAILED   2080    /**< buffer too small: message left on the queue */
+#define MQRC_NO_MSG_LOCKED          2209    /**< MQGMO_UNLOCK with no message locked */
+#define MQRC_UOW_IN_PROGRESS        2128    /**< the operation needs no open unit of work */
+/** @} */
+
+/** Internal codes start here, clear of every IBM range. */
+#define TPF_RC_BASE                 9000
+#define TPF_RC_INVALID_ARGUMENT     9001    /**< a NULL pointer or out-of-range argument */
+
+/** @defgroup gmo MQGMO_* option bits the core acts on (IBM's values) @{ */
+#define MQGMO_BROWSE_FIRST            0x00000010
+#define MQGMO_BROWSE_NEXT             0x00000020
+#define MQGMO_ACCEPT_TRUNCATED_MSG    0x00000040
+#define MQGMO_MSG_UNDER_CURSOR        0x00000100
+#define MQGMO_LOCK                    0x00000200
+#define MQGMO_UNLOCK                  0x00000400
+#define MQGMO_BROWSE_MSG_UNDER_CURSOR 0x00000800
+/** @} */
+
+/** @defgroup mo MQMO_* match options the core acts on (IBM's values) @{ */
+#define MQMO_NONE            0x00000000
+#define MQMO_MATCH_MSG_ID    0x00000001
+#define MQMO_MATCH_CORREL_ID 0x00000002
+/** @} */
+
+/** MQ priorities run 0..9 (MQPRI_PRIORITY_AS_Q_DEF is resolved above the core). */
+#define TPF_MQ_PRIORITIES 10
+
+#endif /* TPF_MQDEFS_H */

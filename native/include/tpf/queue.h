@@ -1,0 +1,275 @@
+/* queue.h - one in-memory MQ queue: priority lists, matched gets, cursors, units of work
+ *
+ * @mainpage tpfemu message core
+ *
+ * A queue holds messages in TPF_MQ_PRIORITIES (10) FIFO lists with an occupancy
+ * bitmap. A get returns the first eligible message in delivery order: highest
+ * priority first, first-in first-out within a priority. In FIFO delivery mode
+ * (MSGDLVSQ FIFO) a message is *placed* as if its priority were the queue's default
+ * priority, but keeps its own priority in its descriptor, as IBM MQ does.
+ *
+ * Each priority's messages are in a ring of pointers (ring.c); while a get takes one,
+ * the core prefetches the message a few places behind it, so gets at depth rarely
+ * wait for memory.
+ *
+ * Messages live in slots taken from per-size-class free-lists (slabs); a put of a
+ * message of at most 64 KiB never calls malloc once its size class is warm, and a
+ * freed slot is reused by the next put of that class. Larger messages are
+ * allocated singly.
+ *
+ * Invariants (every function keeps them):
+ * - Every message is in exactly one place: the ring of its placement priority, or
+ *   the expired list (discarded, waiting to be taken for reporting).
+ * - A message with a non-zero MsgId is in the MsgId index; one with a non-zero
+ *   CorrelId is in the CorrelId index. All-zero ids (MQMI_NONE/MQCI_NONE) are
+ *   wildcards and are not indexed. So a get matched on MsgId or CorrelId walks one
+ *   hash chain, never the queue.
+ * - The depth counts every message on the queue: committed, put under a unit of
+ *   work and not yet committed, got under a unit of work and not yet committed, and
+ *   expired but not yet discarded (IBM counts all of these in CURDEPTH).
+ * - A message is *eligible* for a get when it is committed, not got under a unit of
+ *   work, and not locked by another cursor.
+ *
+ * Time: expiry deadlines and `now` are microseconds on one clock chosen by the
+ * caller. Pass TPF_MQ_NOW as `now` to let the core read CLOCK_REALTIME (it does so
+ * only when it meets a message that can expire).
+ *
+ * Threads: every function that takes a queue locks that queue's mutex for its
+ * duration; the core never calls out, never sleeps and never does I/O while holding
+ * it. A cursor belongs to one queue and is used by one thread at a time.
+ *
+ * Error convention: every fallible function returns MQRC_NONE (0) or a reason code
+ * from mqdefs.h and writes its outputs only on success. The two documented
+ * exceptions are the truncation warnings of a get (MQRC_TRUNCATED_MSG_FAILED and
+ * MQRC_TRUNCATED_MSG_ACCEPTED), which fill the descriptor as IBM's MQGET does.
+ */
+#ifndef TPF_QUEUE_H
+#define TPF_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpf/mqdefs.h"
+
+#define TPF_MQ_ID_LEN 24             /**< bytes in a MsgId or CorrelId */
+#define TPF_MQ_MSGID_PREFIX_LEN 16   /**< bytes of a generated MsgId taken from the queue */
+#define TPF_MQ_NEVER INT64_MAX       /**< expiry deadline of a message that never expires */
+#define TPF_MQ_NOW 0                 /**< `now` value asking the core to read the clock */
+
+/** @defgroup msgflags Flags in tpf_mq_msg_t.flags (outputs) @{ */
+#define TPF_MQ_F_EXPIRED_PENDING 0x0001 /**< the queue holds discarded expired messages
+                                             not yet taken with tpf_mq_take_expired() */
+/** @} */
+
+typedef struct tpf_mq_queue tpf_mq_queue_t;
+typedef struct tpf_mq_cursor tpf_mq_cursor_t;
+
+/** The settings of a queue; all may be changed later with tpf_mq_configure(). */
+typedef struct tpf_mq_config {
+    uint32_t max_depth;        /**< MAXDEPTH: most messages on the queue; 0 = unlimited (TPF) */
+    uint32_t max_msg_length;   /**< MAXMSGL: most bytes in one message */
+    uint8_t fifo;              /**< 1 = MSGDLVSQ FIFO, 0 = MSGDLVSQ PRIORITY */
+    uint8_t default_priority;  /**< DEFPRTY, 0..9: placement priority in FIFO mode */
+    uint8_t msgid_prefix[TPF_MQ_MSGID_PREFIX_LEN]; /**< first 16 bytes of generated MsgIds */
+} tpf_mq_config_t;
+
+/** The descriptor of one message (88 bytes); input to put, output of get. */
+typedef struct tpf_mq_msg {
+    uint8_t msg_id[TPF_MQ_ID_LEN];    /**< all zero on put: the core generates one */
+    uint8_t correl_id[TPF_MQ_ID_LEN]; /**< all zero = MQCI_NONE */
+    int64_t expiry;          /**< absolute deadline in microseconds, or TPF_MQ_NEVER */
+    uint64_t seq;            /**< put sequence within the queue; set by put */
+    uint64_t uow;            /**< unit of work of the put (0 = none); on get, as put */
+    uint32_t length;         /**< bytes of message data (get: the full length) */
+    int32_t backout_count;   /**< times a get of this message was backed out */
+    uint8_t priority;        /**< MD.Priority, 0..9, kept even in FIFO mode */
+    uint8_t persistent;      /**< 0 or 1 */
+    uint16_t flags;          /**< TPF_MQ_F_* outputs */
+} tpf_mq_msg_t;
+
+/** What a get asks for; IBM's MQGMO_* and MQMO_* bits, the ones the core acts on. */
+typedef struct tpf_mq_getreq {
+    uint32_t options;   /**< MQGMO_BROWSE_FIRST/NEXT, MQGMO_MSG_UNDER_CURSOR,
+                             MQGMO_BROWSE_MSG_UNDER_CURSOR, MQGMO_LOCK, MQGMO_UNLOCK,
+                             MQGMO_ACCEPT_TRUNCATED_MSG; no bit = destructive get */
+    uint32_t match;     /**< MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID (all-zero id = any) */
+    uint64_t uow;       /**< a destructive get under this unit of work (0 = none) */
+    int64_t now;        /**< microseconds, or TPF_MQ_NOW */
+    tpf_mq_cursor_t *cursor; /**< required by browse, under-cursor, LOCK and UNLOCK */
+    uint8_t msg_id[TPF_MQ_ID_LEN];
+    uint8_t correl_id[TPF_MQ_ID_LEN];
+} tpf_mq_getreq_t;
+
+/** Counters and sizes of a queue, for displays, triggering and leak tests. */
+typedef struct tpf_mq_stats {
+    uint64_t puts;              /**< messages put (committed or not) */
+    uint64_t gets;              /**< destructive gets that returned a message */
+    uint64_t browses;           /**< browse gets that returned a message */
+    uint64_t expired;           /**< expired messages discarded by gets */
+    uint64_t commits;           /**< tpf_mq_commit calls that found work */
+    uint64_t backouts;          /**< tpf_mq_backout calls that found work */
+    uint32_t depth;             /**< CURDEPTH, as defined in the file comment */
+    uint32_t uncommitted_puts;  /**< put under a unit of work, not committed */
+    uint32_t uncommitted_gets;  /**< got under a unit of work, not committed */
+    uint32_t expired_pending;   /**< discarded, waiting for tpf_mq_take_expired() */
+    uint32_t ghosts;            /**< removed messages still pinned by a cursor */
+    uint32_t depth_by_priority[TPF_MQ_PRIORITIES]; /**< depth by MD.Priority */
+    uint64_t slab_bytes;        /**< bytes held in slabs (kept until destroy) */
+    uint64_t slots_free;        /**< slots on the free-lists, ready for reuse */
+    uint64_t large_bytes;       /**< bytes of messages allocated singly (> 64 KiB) */
+    uint32_t index_buckets;     /**< buckets in each of the two hash indexes */
+} tpf_mq_stats_t;
+
+/**
+ * @brief Create an empty queue.
+ * @param[in] cfg settings; copied.
+ * @param[out] out the new queue, owned by the caller until tpf_mq_destroy().
+ * @return MQRC_NONE, TPF_RC_INVALID_ARGUMENT (NULL, priority > 9, max_msg_length 0),
+ *         MQRC_STORAGE_NOT_AVAILABLE.
+ */
+int tpf_mq_create(const tpf_mq_config_t *cfg, tpf_mq_queue_t **out);
+
+/**
+ * @brief Free a queue and every message in it. All its cursors must have been
+ * destroyed first. This function can't fail; NULL is ignored.
+ */
+void tpf_mq_destroy(tpf_mq_queue_t *q);
+
+/**
+ * @brief Change a queue's settings. Messages already on the queue keep their place
+ * (IBM: changing MSGDLVSQ does not reorder); a lower MAXDEPTH refuses new puts only.
+ * @return MQRC_NONE, TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg);
+
+/**
+ * @brief Put one message (MQPUT's core).
+ * @param[in,out] md descriptor: priority, persistent, expiry, ids, uow are read;
+ *        on success seq is written, and msg_id if it was all zero.
+ * @param[in] data the message bytes, copied; may be NULL when length is 0.
+ * @return MQRC_NONE, MQRC_PRIORITY_ERROR, MQRC_PERSISTENCE_ERROR, MQRC_EXPIRY_ERROR
+ *         (deadline <= 0), MQRC_MSG_TOO_BIG_FOR_Q, MQRC_Q_FULL,
+ *         MQRC_STORAGE_NOT_AVAILABLE, TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_put(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length);
+
+/**
+ * @brief Put one non-persistent, never-expiring message with a generated MsgId and
+ * no CorrelId: the fast path of tpf_mq_put() for simple producers and benchmarks.
+ * @return as tpf_mq_put().
+ */
+int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int priority,
+                      uint64_t uow);
+
+/**
+ * @brief Get or browse one message (MQGET's core).
+ *
+ * Destructive (no browse bit): the first eligible message in delivery order that
+ * matches req->match is removed (or, with req->uow, hidden until commit/backout).
+ * Browse: BROWSE_FIRST restarts the cursor, BROWSE_NEXT moves it to the next
+ * matching message after its position, BROWSE_MSG_UNDER_CURSOR re-reads it.
+ * MSG_UNDER_CURSOR gets the message under the cursor destructively.
+ * LOCK (with a browse) locks the browsed message to the cursor; UNLOCK alone
+ * releases the cursor's lock.
+ *
+ * Lazy expiry: every expired message this get would otherwise have returned is
+ * discarded first and moved to the expired list (seed 001). So a plain get discards
+ * expired messages of higher priority and those of equal priority that arrived
+ * before the first unexpired one. Discarding is never part of the unit of work.
+ *
+ * @param[out] md_out descriptor of the message (flags carry TPF_MQ_F_EXPIRED_PENDING).
+ * @param[out] buf receives min(length, cap) bytes.
+ * @return MQRC_NONE; MQRC_NO_MSG_AVAILABLE; MQRC_NO_MSG_UNDER_CURSOR;
+ *         MQRC_TRUNCATED_MSG_FAILED (cap < length: md_out filled, buf untouched,
+ *         message left in place); MQRC_TRUNCATED_MSG_ACCEPTED (with
+ *         ACCEPT_TRUNCATED_MSG: md_out and cap bytes written, message removed);
+ *         MQRC_NO_MSG_LOCKED; MQRC_OPTIONS_ERROR (conflicting bits, or a cursor option
+ *         without a cursor); TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_out,
+               void *buf, uint32_t cap);
+
+/**
+ * @brief Destructively get the first eligible message, unmatched: the fast path of
+ * tpf_mq_get(). @return as tpf_mq_get().
+ */
+int tpf_mq_get_simple(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_msg_t *md_out, void *buf,
+                      uint32_t cap);
+
+/**
+ * @brief Put n messages in one call, all or nothing (channels, recovery, replay).
+ * @param[in] mds descriptors; with md_stride 0 the one descriptor at mds serves every
+ *        message, otherwise message i uses *(mds + i*md_stride bytes). Lengths come
+ *        from `lengths`, not from the descriptors. MsgIds are generated as by put.
+ * @param[in] data the n messages back to back.
+ * @param[out] seq_first the put sequence of the first message (the others follow).
+ * @return as tpf_mq_put(); on any error nothing was put.
+ */
+int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size_t md_stride,
+                    const uint32_t *lengths, const void *data, uint64_t *seq_first);
+
+/**
+ * @brief Destructively get up to max_n messages in delivery order into one buffer.
+ * Stops before the first message that would not fit in what is left of buf.
+ * @param[out] mds_out descriptors (may be NULL); lengths_out lengths; n_out count.
+ * @return MQRC_NONE (n_out >= 1); MQRC_NO_MSG_AVAILABLE; MQRC_TRUNCATED_MSG_FAILED
+ *         when not even the first message fits (lengths_out[0] = its length,
+ *         *n_out = 0, nothing removed); TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_get_many(tpf_mq_queue_t *q, uint32_t max_n, uint64_t uow, int64_t now,
+                    tpf_mq_msg_t *mds_out, uint32_t *lengths_out, void *buf, size_t cap,
+                    uint32_t *n_out);
+
+/**
+ * @brief Make a unit of work's puts visible and its gets final on this queue.
+ * @param[out] n_out messages affected (may be NULL). @return MQRC_NONE (also when the
+ * unit of work did nothing here), TPF_RC_INVALID_ARGUMENT (uow 0).
+ */
+int tpf_mq_commit(tpf_mq_queue_t *q, uint64_t uow, uint32_t *n_out);
+
+/**
+ * @brief Undo a unit of work on this queue: its puts are deleted, its gets come back
+ * in their original place with backout_count + 1.
+ * @return as tpf_mq_commit().
+ */
+int tpf_mq_backout(tpf_mq_queue_t *q, uint64_t uow, uint32_t *n_out);
+
+/**
+ * @brief Take the oldest discarded expired message, for an expiration report.
+ * @return MQRC_NONE; MQRC_NO_MSG_AVAILABLE (none pending); MQRC_TRUNCATED_MSG_FAILED
+ *         (md_out filled, message kept).
+ */
+int tpf_mq_take_expired(tpf_mq_queue_t *q, tpf_mq_msg_t *md_out, void *buf, uint32_t cap);
+
+/**
+ * @brief Remove every committed message not held by a unit of work (CLEAR QL); locks
+ * on them are released, cursors standing on them keep their position.
+ * @param[out] n_out messages removed (may be NULL). This function can't fail on a
+ * valid queue. @return MQRC_NONE, TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_purge(tpf_mq_queue_t *q, uint32_t *n_out);
+
+/** @brief CURDEPTH. This function can't fail. */
+uint32_t tpf_mq_depth(tpf_mq_queue_t *q);
+
+/**
+ * @brief Messages on the queue whose MD.Priority is >= priority, in O(1) (triggering
+ * needs it). With committed_only, uncommitted puts are left out (shared queues).
+ * This function can't fail; priority outside 0..9 is clamped.
+ */
+uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int committed_only);
+
+/** @brief Copy the queue's counters into *out. This function can't fail. */
+void tpf_mq_stats(tpf_mq_queue_t *q, tpf_mq_stats_t *out);
+
+/**
+ * @brief Create a browse cursor, positioned before the first message.
+ * @param[out] out owned by the caller until tpf_mq_cursor_destroy().
+ * @return MQRC_NONE, MQRC_STORAGE_NOT_AVAILABLE, TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_cursor_create(tpf_mq_queue_t *q, tpf_mq_cursor_t **out);
+
+/** @brief Release a cursor, its lock and its pin. This function can't fail. */
+void tpf_mq_cursor_destroy(tpf_mq_cursor_t *c);
+
+#endif /* TPF_QUEUE_H */

@@ -1,0 +1,181 @@
+/* internal.h - the core's private types: message nodes, slabs, hash indexes, the queue */
+#ifndef TPF_INTERNAL_H
+#define TPF_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "tpf/queue.h"
+
+/** @defgroup nodeflags tpf_node_t.state bits @{ */
+#define N_UNCOMMITTED 0x01 /**< put under a unit of work, not yet committed: invisible */
+#define N_GOT         0x02 /**< got under a unit of work, not yet committed: invisible */
+#define N_GHOST       0x04 /**< removed from the queue, kept in its list while pinned */
+#define N_IN_MID      0x08 /**< linked in the MsgId index */
+#define N_IN_CID      0x10 /**< linked in the CorrelId index */
+#define N_EXPIRED     0x20 /**< on the expired list */
+/** @} */
+
+#define N_HIDDEN (N_UNCOMMITTED | N_GOT | N_GHOST)
+
+/** Size class of a node allocated singly with malloc (message over 64 KiB). */
+#define TPF_CLASS_LARGE 0xFF
+
+/**
+ * One message: its links, its descriptor and its data, in one slot.
+ * The header is 144 bytes on LP64; data follows inline. A message is *in its ring*
+ * from put until it is freed (ghosts included); discarded expired ones are not.
+ */
+typedef struct tpf_node {
+    struct tpf_node *next;      /**< expired list or slab free-list (not the rings) */
+    struct tpf_node *uow_next;  /**< chain of the unit of work holding it */
+    tpf_mq_cursor_t *lock_owner; /**< cursor holding MQGMO_LOCK, or NULL */
+    tpf_mq_msg_t md;            /**< descriptor; md.uow is the put's unit of work */
+    uint64_t got_uow;           /**< unit of work of an uncommitted get (N_GOT) */
+    uint64_t pos;               /**< position in its priority ring */
+    uint32_t mid_hash;          /**< hash of md.msg_id (index slot, prefetching) */
+    uint32_t cid_hash;          /**< hash of md.correl_id */
+    uint32_t pins;              /**< cursors positioned on this node */
+    uint8_t state;              /**< N_* bits */
+    uint8_t eprio;              /**< placement priority (priority, or DEFPRTY in FIFO mode) */
+    uint8_t size_class;         /**< slab class, or TPF_CLASS_LARGE */
+    uint8_t pad_;
+    unsigned char data[];       /**< md.length bytes */
+} tpf_node_t;
+
+/* ---- slab.c: per-size-class free-lists ------------------------------------------ */
+
+#define TPF_SLAB_CLASSES 19
+
+typedef struct tpf_slab_chunk {
+    struct tpf_slab_chunk *next;
+    size_t bytes;
+} tpf_slab_chunk_t;
+
+typedef struct tpf_slab {
+    tpf_node_t *free[TPF_SLAB_CLASSES]; /**< free-list heads, linked through ->next */
+    uint64_t nfree;                     /**< slots on all free-lists */
+    uint64_t bytes;                     /**< bytes held in chunks */
+    uint64_t large_bytes;               /**< bytes in live singly allocated nodes */
+    tpf_slab_chunk_t *chunks;           /**< every chunk, for destroy */
+} tpf_slab_t;
+
+/** Take a slot able to hold `length` data bytes; NULL when memory is exhausted. */
+tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length);
+/** Return a node's slot to its free-list (or free a large node). */
+void tpf_slab_free(tpf_slab_t *s, tpf_node_t *n);
+/** Release every chunk. Large nodes must have been freed already. */
+void tpf_slab_destroy(tpf_slab_t *s);
+
+/* ---- index.c: open-addressing hash index on a 24-byte id ------------------------- */
+
+typedef struct tpf_index_slot {
+    tpf_node_t *node;   /**< NULL = empty */
+    uint32_t hash;      /**< hash of the node's id; its low bits pick the home slot */
+    uint32_t pad_;
+} tpf_index_slot_t;
+
+typedef struct tpf_index {
+    tpf_index_slot_t *slots;
+    uint32_t mask;      /**< slots - 1 (a power of two); at most half the slots are used */
+    uint32_t count;     /**< nodes indexed */
+    int which;          /**< 0 = MsgId, 1 = CorrelId */
+} tpf_index_t;
+
+typedef struct tpf_index_iter {
+    uint32_t pos, hash;
+} tpf_index_iter_t;
+
+int tpf_index_init(tpf_index_t *ix, int which, uint32_t slots);
+void tpf_index_destroy(tpf_index_t *ix);
+/** Grow the table so that `extra` more adds keep it at most half full.
+ * @return MQRC_NONE, or MQRC_STORAGE_NOT_AVAILABLE (nothing changed). */
+int tpf_index_reserve(tpf_index_t *ix, uint32_t extra);
+/** Index n under `hash` (tpf_index_hash of its id). The caller reserved room first,
+ * so this function can't fail. */
+void tpf_index_add(tpf_index_t *ix, tpf_node_t *n, uint32_t hash);
+/** Unindex n, indexed under `hash` (no-op when absent). Touches only the table. */
+void tpf_index_remove(tpf_index_t *ix, tpf_node_t *n, uint32_t hash);
+/** The hash of a 24-byte id. */
+uint32_t tpf_index_hash(const uint8_t *id);
+/** Start loading the home slot of `hash` into the cache. */
+static inline void tpf_index_prefetch(const tpf_index_t *ix, uint32_t hash)
+{
+    __builtin_prefetch(&ix->slots[hash & ix->mask], 1);
+}
+/** First node whose id may equal `id` (the caller compares ids), or NULL. */
+tpf_node_t *tpf_index_find(const tpf_index_t *ix, const uint8_t *id, tpf_index_iter_t *it);
+/** The next candidate after tpf_index_find(), or NULL. */
+tpf_node_t *tpf_index_find_next(const tpf_index_t *ix, tpf_index_iter_t *it);
+int tpf_id_is_zero(const uint8_t *id);
+
+/* ---- ring.c: one priority's FIFO of node pointers ------------------------------------ */
+
+/**
+ * A growable circular array of node pointers in put order. Positions only grow; the
+ * slot of position p is p & mask. A node removed from the middle leaves a NULL
+ * (tombstone); tombstones at either end are trimmed at once, and when the array is
+ * full with at least half of it tombstones it is compacted instead of grown. The
+ * head slot is never a tombstone while the ring is non-empty.
+ */
+typedef struct tpf_ring {
+    tpf_node_t **slots;
+    uint64_t head;      /**< position of the first node */
+    uint64_t tail;      /**< one past the last position used */
+    uint32_t mask;      /**< capacity - 1 (a power of two), or 0 with no array yet */
+    uint32_t live;      /**< nodes in the ring */
+} tpf_ring_t;
+
+/** Append n (sets n->pos). @return MQRC_NONE, MQRC_STORAGE_NOT_AVAILABLE. */
+int tpf_ring_reserve(tpf_ring_t *r, uint32_t extra);
+/** Append n; the caller reserved room, so this function can't fail. */
+void tpf_ring_append(tpf_ring_t *r, tpf_node_t *n);
+/** Remove n from the ring. */
+void tpf_ring_remove(tpf_ring_t *r, tpf_node_t *n);
+/** The first node, or NULL. */
+static inline tpf_node_t *tpf_ring_first(const tpf_ring_t *r)
+{
+    return r->live ? r->slots[r->head & r->mask] : NULL;
+}
+/** The node at position pos, or NULL (tombstone, or outside the ring). */
+static inline tpf_node_t *tpf_ring_at(const tpf_ring_t *r, uint64_t pos)
+{
+    return pos >= r->head && pos < r->tail ? r->slots[pos & r->mask] : NULL;
+}
+/** The node after n in the ring (n may be a removed node: its old position counts). */
+tpf_node_t *tpf_ring_next(const tpf_ring_t *r, const tpf_node_t *n);
+void tpf_ring_destroy(tpf_ring_t *r);
+
+/* ---- queue.c ---------------------------------------------------------------------- */
+
+typedef struct tpf_uow_rec {
+    uint64_t id;
+    tpf_node_t *head;   /**< nodes put or got under this unit of work */
+} tpf_uow_rec_t;
+
+struct tpf_mq_cursor {
+    tpf_mq_queue_t *q;
+    tpf_node_t *node;     /**< pinned node under the cursor, or NULL (before first) */
+    tpf_node_t *locked;   /**< node this cursor has locked, or NULL */
+    tpf_mq_cursor_t *next_cursor; /**< the queue's list of cursors */
+};
+
+struct tpf_mq_queue {
+    _Atomic int spin;             /**< the queue lock: 0 free, 1 held */
+    tpf_mq_config_t cfg;
+    tpf_ring_t ring[TPF_MQ_PRIORITIES]; /**< one per placement priority */
+    uint64_t next_counter;        /**< MsgId counter reserved for the next generated id */
+    uint32_t next_mid_hash;       /**< hash of that next generated MsgId */
+    uint32_t occupied;            /**< bit p set when ring p is non-empty */
+    uint64_t next_seq;
+    tpf_node_t *expired_head, *expired_tail;
+    tpf_index_t mid, cid;
+    tpf_slab_t slab;
+    tpf_uow_rec_t *uows;          /**< open units of work with work on this queue */
+    uint32_t nuows, cap_uows;
+    tpf_mq_cursor_t *cursors;
+    tpf_mq_stats_t st;            /**< counters kept current (depth, by priority, ...) */
+    uint32_t uncommitted_by_priority[TPF_MQ_PRIORITIES];
+};
+
+#endif /* TPF_INTERNAL_H */

@@ -1,0 +1,1032 @@
+/* queue.c - one in-memory MQ queue: put, get, browse, lazy expiry, units of work
+ *
+ * See tpf/queue.h for the contract. Delivery order is (placement priority
+ * descending, put sequence ascending). Invisible messages (uncommitted puts,
+ * uncommitted gets, ghosts) stay in their list in place, so a backed-out get comes
+ * back exactly where it was; a scan skips them. A scan therefore costs
+ * O(1 + invisible messages ahead of the first eligible one).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+/** Generated MsgIds end in a process-wide counter, so they are unique across queues. */
+static _Atomic uint64_t msgid_counter = 1;
+
+/* The queue lock: one atomic exchange to take it, a release store to drop it (half
+ * the atomic operations of a mutex). Holders never block, so a waiter spins briefly,
+ * then yields the processor to whichever thread holds it. */
+static inline void qlock(tpf_mq_queue_t *q)
+{
+    while (atomic_exchange_explicit(&q->spin, 1, memory_order_acquire)) {
+        for (int i = 0; i < 100 && atomic_load_explicit(&q->spin, memory_order_relaxed); i++) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        if (atomic_load_explicit(&q->spin, memory_order_relaxed))
+            sched_yield();
+    }
+}
+
+static inline void qunlock(tpf_mq_queue_t *q)
+{
+    atomic_store_explicit(&q->spin, 0, memory_order_release);
+}
+
+#define QLOCK(q) qlock(q)
+#define QUNLOCK(q) qunlock(q)
+
+static const uint32_t BROWSE_BITS =
+    MQGMO_BROWSE_FIRST | MQGMO_BROWSE_NEXT | MQGMO_BROWSE_MSG_UNDER_CURSOR;
+static const uint32_t CURSOR_BITS = MQGMO_BROWSE_FIRST | MQGMO_BROWSE_NEXT |
+                                    MQGMO_BROWSE_MSG_UNDER_CURSOR | MQGMO_MSG_UNDER_CURSOR |
+                                    MQGMO_LOCK | MQGMO_UNLOCK;
+
+static int64_t clock_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* ---- settings and life cycle ------------------------------------------------------ */
+
+static int valid_config(const tpf_mq_config_t *cfg)
+{
+    return cfg != NULL && cfg->default_priority < TPF_MQ_PRIORITIES && cfg->fifo <= 1 &&
+           cfg->max_msg_length > 0;
+}
+
+int tpf_mq_create(const tpf_mq_config_t *cfg, tpf_mq_queue_t **out)
+{
+    if (out == NULL || !valid_config(cfg))
+        return TPF_RC_INVALID_ARGUMENT;
+    tpf_mq_queue_t *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    atomic_init(&q->spin, 0);
+    if (tpf_index_init(&q->mid, 0, 64) != MQRC_NONE) {
+        free(q);
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    }
+    if (tpf_index_init(&q->cid, 1, 64) != MQRC_NONE) {
+        tpf_index_destroy(&q->mid);
+        free(q);
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    }
+    q->cfg = *cfg;
+    q->next_seq = 1;
+    *out = q;
+    return MQRC_NONE;
+}
+
+void tpf_mq_destroy(tpf_mq_queue_t *q)
+{
+    if (q == NULL)
+        return;
+    /* Slab slots vanish with their chunks; only singly allocated nodes need a free. */
+    for (int p = 0; p < TPF_MQ_PRIORITIES; p++) {
+        tpf_ring_t *r = &q->ring[p];
+        for (uint64_t pos = r->head; pos < r->tail; pos++) {
+            tpf_node_t *n = r->slots[pos & r->mask];
+            if (n != NULL && n->size_class == TPF_CLASS_LARGE)
+                tpf_slab_free(&q->slab, n);
+        }
+        tpf_ring_destroy(r);
+    }
+    for (tpf_node_t *n = q->expired_head; n != NULL;) {
+        tpf_node_t *next = n->next;
+        if (n->size_class == TPF_CLASS_LARGE)
+            tpf_slab_free(&q->slab, n);
+        n = next;
+    }
+    tpf_slab_destroy(&q->slab);
+    tpf_index_destroy(&q->mid);
+    tpf_index_destroy(&q->cid);
+    free(q->uows);
+    free(q);
+}
+
+int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg)
+{
+    if (q == NULL || !valid_config(cfg))
+        return TPF_RC_INVALID_ARGUMENT;
+    QLOCK(q);
+    q->cfg = *cfg;
+    QUNLOCK(q);
+    return MQRC_NONE;
+}
+
+/* ---- units of work ---------------------------------------------------------------- */
+
+/** The record of `uow` on this queue; with create, made if missing (NULL: no memory). */
+static tpf_uow_rec_t *uow_find(tpf_mq_queue_t *q, uint64_t uow, int create)
+{
+    for (uint32_t i = 0; i < q->nuows; i++)
+        if (q->uows[i].id == uow)
+            return &q->uows[i];
+    if (!create)
+        return NULL;
+    if (q->nuows == q->cap_uows) {
+        uint32_t cap = q->cap_uows ? q->cap_uows * 2u : 4u;
+        tpf_uow_rec_t *u = realloc(q->uows, cap * sizeof *u);
+        if (u == NULL)
+            return NULL;
+        q->uows = u;
+        q->cap_uows = cap;
+    }
+    tpf_uow_rec_t *r = &q->uows[q->nuows++];
+    r->id = uow;
+    r->head = NULL;
+    return r;
+}
+
+static void uow_forget(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
+{
+    *r = q->uows[--q->nuows];
+}
+
+/* ---- lists, indexes, counters ------------------------------------------------------ */
+
+static void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    tpf_ring_t *r = &q->ring[n->eprio];
+    tpf_ring_remove(r, n);
+    if (r->live == 0)
+        q->occupied &= ~(1u << n->eprio);
+}
+
+static void list_append(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    tpf_ring_append(&q->ring[n->eprio], n);
+    q->occupied |= 1u << n->eprio;
+}
+
+/** The ring the next put lands in. */
+static inline tpf_ring_t *put_ring(tpf_mq_queue_t *q, int priority)
+{
+    return &q->ring[q->cfg.fifo ? q->cfg.default_priority : priority];
+}
+
+static void compose_msgid(const tpf_mq_queue_t *q, uint64_t counter, uint8_t *id)
+{
+    memcpy(id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
+    for (int i = 0; i < 8; i++)
+        id[TPF_MQ_ID_LEN - 1 - i] = (uint8_t)(counter >> (8 * i));
+}
+
+/** Give n a new MsgId: queue prefix + a process-wide counter. The counter value for
+ * the next generated id is reserved now, and its index slot prefetched, so the next
+ * put finds that slot in cache. Returns the hash of the id given. */
+static uint32_t generate_msgid(tpf_mq_queue_t *q, uint8_t *id)
+{
+    uint32_t hash;
+    if (q->next_counter == 0) {
+        uint64_t c = atomic_fetch_add_explicit(&msgid_counter, 1, memory_order_relaxed);
+        compose_msgid(q, c, id);
+        hash = tpf_index_hash(id);
+    } else {
+        compose_msgid(q, q->next_counter, id);
+        hash = q->next_mid_hash;
+    }
+    uint8_t next[TPF_MQ_ID_LEN];
+    q->next_counter = atomic_fetch_add_explicit(&msgid_counter, 1, memory_order_relaxed);
+    compose_msgid(q, q->next_counter, next);
+    q->next_mid_hash = tpf_index_hash(next);
+    tpf_index_prefetch(&q->mid, q->next_mid_hash);
+    return hash;
+}
+
+/** Place a filled node at the tail of its list, index and count it. `r` is its uow
+ * record. The caller reserved index room for it, so this function can't fail.
+ * mid_hash must already be set when the MsgId was generated (non-zero). */
+static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int generated)
+{
+    n->eprio = q->cfg.fifo ? q->cfg.default_priority : n->md.priority;
+    n->md.seq = q->next_seq++;
+    n->md.flags = 0;
+    n->pins = 0;
+    n->lock_owner = NULL;
+    n->got_uow = 0;
+    n->uow_next = NULL;
+    n->state = 0;
+    list_append(q, n);
+    if (generated || !tpf_id_is_zero(n->md.msg_id)) {
+        if (!generated)
+            n->mid_hash = tpf_index_hash(n->md.msg_id);
+        tpf_index_add(&q->mid, n, n->mid_hash);
+        n->state |= N_IN_MID;
+    }
+    if (!tpf_id_is_zero(n->md.correl_id)) {
+        n->cid_hash = tpf_index_hash(n->md.correl_id);
+        tpf_index_add(&q->cid, n, n->cid_hash);
+        n->state |= N_IN_CID;
+    }
+    q->st.puts++;
+    q->st.depth++;
+    q->st.depth_by_priority[n->md.priority]++;
+    if (r != NULL) {
+        n->state |= N_UNCOMMITTED;
+        q->uncommitted_by_priority[n->md.priority]++;
+        q->st.uncommitted_puts++;
+        n->uow_next = r->head;
+        r->head = n;
+    }
+}
+
+static void unlock_node(tpf_node_t *n)
+{
+    if (n->lock_owner != NULL) {
+        n->lock_owner->locked = NULL;
+        n->lock_owner = NULL;
+    }
+}
+
+/** Take n off the queue: uncount, unindex, unlock; free it, or keep it as a ghost
+ * while a cursor is positioned on it. */
+static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    q->st.depth--;
+    q->st.depth_by_priority[n->md.priority]--;
+    if (n->state & N_UNCOMMITTED) {
+        q->uncommitted_by_priority[n->md.priority]--;
+        q->st.uncommitted_puts--;
+    }
+    if (n->state & N_IN_MID)
+        tpf_index_remove(&q->mid, n, n->mid_hash);
+    if (n->state & N_IN_CID)
+        tpf_index_remove(&q->cid, n, n->cid_hash);
+    unlock_node(n);
+    if (n->pins > 0) {
+        n->state = N_GHOST;
+        q->st.ghosts++;
+        return;
+    }
+    list_unlink(q, n);
+    tpf_slab_free(&q->slab, n);
+}
+
+static void expired_append(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    n->state = N_EXPIRED;
+    n->next = NULL;
+    if (q->expired_tail != NULL)
+        q->expired_tail->next = n;
+    else
+        q->expired_head = n;
+    q->expired_tail = n;
+    q->st.expired_pending++;
+}
+
+/** Discard an expired, eligible message: off the queue and onto the expired list. */
+static void discard_expired(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    q->st.expired++;
+    if (n->pins == 0) {
+        q->st.depth--;
+        q->st.depth_by_priority[n->md.priority]--;
+        if (n->state & N_IN_MID)
+            tpf_index_remove(&q->mid, n, n->mid_hash);
+        if (n->state & N_IN_CID)
+            tpf_index_remove(&q->cid, n, n->cid_hash);
+        unlock_node(n);
+        list_unlink(q, n);
+        expired_append(q, n);
+        return;
+    }
+    /* A cursor stands on it: report a copy, leave the original as a ghost. */
+    tpf_node_t *copy = tpf_slab_alloc(&q->slab, n->md.length);
+    if (copy != NULL) {
+        uint8_t cls = copy->size_class;
+        memcpy(copy, n, sizeof *n + n->md.length);
+        copy->size_class = cls;
+        expired_append(q, copy);
+    }
+    remove_node(q, n);
+}
+
+/* ---- finding the message a get returns ---------------------------------------------- */
+
+static inline int eligible(const tpf_node_t *n, const tpf_mq_cursor_t *c)
+{
+    return (n->state & N_HIDDEN) == 0 && (n->lock_owner == NULL || n->lock_owner == c);
+}
+
+static inline int expired(const tpf_node_t *n, int64_t *now)
+{
+    if (n->md.expiry == TPF_MQ_NEVER)
+        return 0;
+    if (*now == TPF_MQ_NOW)
+        *now = clock_us();
+    return *now >= n->md.expiry;
+}
+
+/** Does a come before b in delivery order? */
+static inline int before(const tpf_node_t *a, const tpf_node_t *b)
+{
+    return a->eprio > b->eprio || (a->eprio == b->eprio && a->md.seq < b->md.seq);
+}
+
+/** First eligible unexpired node from n on along its ring; discards expired ones. */
+static tpf_node_t *first_in_list(tpf_mq_queue_t *q, tpf_node_t *n, const tpf_mq_cursor_t *c,
+                                 int64_t *now)
+{
+    while (n != NULL) {
+        tpf_node_t *next = tpf_ring_next(&q->ring[n->eprio], n);
+        if (eligible(n, c)) {
+            if (!expired(n, now))
+                return n;
+            discard_expired(q, n);
+        }
+        n = next;
+    }
+    return NULL;
+}
+
+/** First eligible unexpired message strictly after `after` (NULL: from the start). */
+static tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq_cursor_t *c,
+                        int64_t *now)
+{
+    uint32_t bits = q->occupied;
+    if (after != NULL) {
+        tpf_node_t *n = first_in_list(q, tpf_ring_next(&q->ring[after->eprio], after), c, now);
+        if (n != NULL)
+            return n;
+        bits &= (1u << after->eprio) - 1u;
+    }
+    while (bits != 0) {
+        int p = 31 - __builtin_clz(bits);
+        bits &= ~(1u << p);
+        tpf_node_t *n = first_in_list(q, tpf_ring_first(&q->ring[p]), c, now);
+        if (n != NULL)
+            return n;
+    }
+    return NULL;
+}
+
+typedef struct match {
+    const uint8_t *msg_id;    /**< NULL: any */
+    const uint8_t *correl_id; /**< NULL: any */
+} match_t;
+
+static match_t match_of(const tpf_mq_getreq_t *r)
+{
+    match_t m = {NULL, NULL};
+    if ((r->match & MQMO_MATCH_MSG_ID) && !tpf_id_is_zero(r->msg_id))
+        m.msg_id = r->msg_id;
+    if ((r->match & MQMO_MATCH_CORREL_ID) && !tpf_id_is_zero(r->correl_id))
+        m.correl_id = r->correl_id;
+    return m;
+}
+
+/** First matching eligible unexpired message after `after`, from one probe run. */
+static tpf_node_t *find_matched(tpf_mq_queue_t *q, match_t m, const tpf_node_t *after,
+                                const tpf_mq_cursor_t *c, int64_t *now)
+{
+    const tpf_index_t *ix = m.msg_id != NULL ? &q->mid : &q->cid;
+    const uint8_t *key = m.msg_id != NULL ? m.msg_id : m.correl_id;
+    for (;;) {
+        tpf_node_t *best = NULL;
+        tpf_index_iter_t it;
+        for (tpf_node_t *n = tpf_index_find(ix, key, &it); n != NULL;
+             n = tpf_index_find_next(ix, &it)) {
+            if (m.msg_id != NULL && memcmp(n->md.msg_id, m.msg_id, TPF_MQ_ID_LEN) != 0)
+                continue;
+            if (m.correl_id != NULL && memcmp(n->md.correl_id, m.correl_id, TPF_MQ_ID_LEN) != 0)
+                continue;
+            if (!eligible(n, c) || (after != NULL && !before(after, n)))
+                continue;
+            if (best == NULL || before(n, best))
+                best = n;
+        }
+        if (best == NULL || !expired(best, now))
+            return best;
+        discard_expired(q, best);
+    }
+}
+
+/* ---- cursors ---------------------------------------------------------------------- */
+
+static void cursor_unpin(tpf_mq_queue_t *q, tpf_mq_cursor_t *c)
+{
+    tpf_node_t *n = c->node;
+    if (n == NULL)
+        return;
+    c->node = NULL;
+    if (--n->pins == 0 && (n->state & N_GHOST)) {
+        q->st.ghosts--;
+        list_unlink(q, n);
+        tpf_slab_free(&q->slab, n);
+    }
+}
+
+static void cursor_move(tpf_mq_queue_t *q, tpf_mq_cursor_t *c, tpf_node_t *n)
+{
+    if (c->node == n)
+        return;
+    n->pins++;
+    cursor_unpin(q, c);
+    c->node = n;
+}
+
+int tpf_mq_cursor_create(tpf_mq_queue_t *q, tpf_mq_cursor_t **out)
+{
+    if (q == NULL || out == NULL)
+        return TPF_RC_INVALID_ARGUMENT;
+    tpf_mq_cursor_t *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    c->q = q;
+    QLOCK(q);
+    c->next_cursor = q->cursors;
+    q->cursors = c;
+    QUNLOCK(q);
+    *out = c;
+    return MQRC_NONE;
+}
+
+void tpf_mq_cursor_destroy(tpf_mq_cursor_t *c)
+{
+    if (c == NULL)
+        return;
+    tpf_mq_queue_t *q = c->q;
+    QLOCK(q);
+    if (c->locked != NULL)
+        unlock_node(c->locked);
+    cursor_unpin(q, c);
+    for (tpf_mq_cursor_t **pp = &q->cursors; *pp != NULL; pp = &(*pp)->next_cursor) {
+        if (*pp == c) {
+            *pp = c->next_cursor;
+            break;
+        }
+    }
+    QUNLOCK(q);
+    free(c);
+}
+
+/* ---- put ---------------------------------------------------------------------------- */
+
+static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32_t length)
+{
+    if (md->priority >= TPF_MQ_PRIORITIES)
+        return MQRC_PRIORITY_ERROR;
+    if (md->persistent > 1)
+        return MQRC_PERSISTENCE_ERROR;
+    if (md->expiry <= 0)
+        return MQRC_EXPIRY_ERROR;
+    if (length > q->cfg.max_msg_length)
+        return MQRC_MSG_TOO_BIG_FOR_Q;
+    return MQRC_NONE;
+}
+
+/** The put itself, with q locked and md checked. On success md->seq (and a generated
+ * msg_id) are written back. */
+static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length)
+{
+    if (q->cfg.max_depth != 0 && q->st.depth >= q->cfg.max_depth)
+        return MQRC_Q_FULL;
+    if (tpf_index_reserve(&q->mid, 1) != MQRC_NONE || tpf_index_reserve(&q->cid, 1) != MQRC_NONE ||
+        tpf_ring_reserve(put_ring(q, md->priority), 1) != MQRC_NONE)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    tpf_uow_rec_t *r = NULL;
+    if (md->uow != 0 && (r = uow_find(q, md->uow, 1)) == NULL)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    tpf_node_t *n = tpf_slab_alloc(&q->slab, length);
+    if (n == NULL) {
+        if (r != NULL && r->head == NULL)
+            uow_forget(q, r);
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    }
+    n->md = *md;
+    n->md.length = length;
+    n->md.backout_count = 0;
+    int generated = tpf_id_is_zero(n->md.msg_id);
+    if (generated)
+        n->mid_hash = generate_msgid(q, n->md.msg_id);
+    if (length != 0)
+        memcpy(n->data, data, length);
+    link_new(q, n, r, generated);
+    memcpy(md->msg_id, n->md.msg_id, TPF_MQ_ID_LEN);
+    md->seq = n->md.seq;
+    return MQRC_NONE;
+}
+
+int tpf_mq_put(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length)
+{
+    if (q == NULL || md == NULL || (data == NULL && length != 0))
+        return TPF_RC_INVALID_ARGUMENT;
+    int rc = check_message(q, md, length);
+    if (rc != MQRC_NONE)
+        return rc;
+    QLOCK(q);
+    rc = put_locked(q, md, data, length);
+    QUNLOCK(q);
+    return rc;
+}
+
+int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int priority,
+                      uint64_t uow)
+{
+    if (q == NULL || (data == NULL && length != 0))
+        return TPF_RC_INVALID_ARGUMENT;
+    if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
+        return MQRC_PRIORITY_ERROR;
+    if (length > q->cfg.max_msg_length)
+        return MQRC_MSG_TOO_BIG_FOR_Q;
+    tpf_mq_msg_t md;
+    memset(md.msg_id, 0, sizeof md.msg_id);
+    memset(md.correl_id, 0, sizeof md.correl_id);
+    md.expiry = TPF_MQ_NEVER;
+    md.uow = uow;
+    md.priority = (uint8_t)priority;
+    md.persistent = 0;
+    QLOCK(q);
+    int rc = put_locked(q, &md, data, length);
+    QUNLOCK(q);
+    return rc;
+}
+
+int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size_t md_stride,
+                    const uint32_t *lengths, const void *data, uint64_t *seq_first)
+{
+    if (q == NULL || mds == NULL || lengths == NULL || n == 0)
+        return TPF_RC_INVALID_ARGUMENT;
+#define MD_AT(i) ((const tpf_mq_msg_t *)((const char *)mds + (size_t)(i) * md_stride))
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = check_message(q, MD_AT(i), lengths[i]);
+        if (rc != MQRC_NONE)
+            return rc;
+        total += lengths[i];
+    }
+    if (data == NULL && total != 0)
+        return TPF_RC_INVALID_ARGUMENT;
+    int rc = MQRC_NONE;
+    QLOCK(q);
+    if (q->cfg.max_depth != 0 && (uint64_t)q->st.depth + n > q->cfg.max_depth) {
+        rc = MQRC_Q_FULL;
+        goto out;
+    }
+    /* Make index room, records and slots first, so that a failure changes nothing. */
+    if (tpf_index_reserve(&q->mid, n) != MQRC_NONE || tpf_index_reserve(&q->cid, n) != MQRC_NONE) {
+        rc = MQRC_STORAGE_NOT_AVAILABLE;
+        goto out;
+    }
+    {
+        uint32_t per_ring[TPF_MQ_PRIORITIES] = {0};
+        for (uint32_t i = 0; i < n; i++)
+            per_ring[put_ring(q, MD_AT(i)->priority) - q->ring]++;
+        for (int p = 0; p < TPF_MQ_PRIORITIES; p++) {
+            if (per_ring[p] != 0 && tpf_ring_reserve(&q->ring[p], per_ring[p]) != MQRC_NONE) {
+                rc = MQRC_STORAGE_NOT_AVAILABLE;
+                goto out;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (MD_AT(i)->uow != 0 && uow_find(q, MD_AT(i)->uow, 1) == NULL) {
+            rc = MQRC_STORAGE_NOT_AVAILABLE;
+            goto out;
+        }
+        if (md_stride == 0)
+            break;
+    }
+    tpf_node_t *first = NULL, *last = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        tpf_node_t *node = tpf_slab_alloc(&q->slab, lengths[i]);
+        if (node == NULL) {
+            while (first != NULL) {
+                tpf_node_t *next = first->next;
+                tpf_slab_free(&q->slab, first);
+                first = next;
+            }
+            rc = MQRC_STORAGE_NOT_AVAILABLE;
+            goto out;
+        }
+        node->md.length = lengths[i]; /* tpf_slab_free of a large node reads it */
+        node->next = NULL;
+        if (last != NULL)
+            last->next = node;
+        else
+            first = node;
+        last = node;
+    }
+    const unsigned char *src = data;
+    uint64_t seq0 = q->next_seq;
+    for (uint32_t i = 0; first != NULL; i++) {
+        tpf_node_t *node = first;
+        first = first->next;
+        node->md = *MD_AT(i);
+        node->md.length = lengths[i];
+        node->md.backout_count = 0;
+        int generated = tpf_id_is_zero(node->md.msg_id);
+        if (generated)
+            node->mid_hash = generate_msgid(q, node->md.msg_id);
+        if (lengths[i] != 0)
+            memcpy(node->data, src, lengths[i]);
+        src += lengths[i];
+        link_new(q, node, node->md.uow != 0 ? uow_find(q, node->md.uow, 0) : NULL, generated);
+    }
+    if (seq_first != NULL)
+        *seq_first = seq0;
+out:
+    QUNLOCK(q);
+    return rc;
+#undef MD_AT
+}
+
+/* ---- get ---------------------------------------------------------------------------- */
+
+static uint16_t out_flags(const tpf_mq_queue_t *q)
+{
+    return q->expired_head != NULL ? TPF_MQ_F_EXPIRED_PENDING : 0;
+}
+
+#define LOOKAHEAD 8 /**< messages the prefetch runs ahead of the one being got */
+
+static inline void prefetch_node(const tpf_node_t *n)
+{
+    const char *p = (const char *)n;
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + 64, 1);
+    __builtin_prefetch(p + 128, 0);
+}
+
+/**
+ * Gets at depth take messages put long ago and no longer in cache. While getting n,
+ * start loading the message LOOKAHEAD places after it in its ring, and the MsgId
+ * index slot of the one LOOKAHEAD/2 places after it (loaded by an earlier get), since
+ * unindexing is a get's other cache miss. The ring itself is read sequentially.
+ *
+ * Always inlined: as a separate function GCC finds it pure (prefetches are not side
+ * effects), and deletes the call because it returns nothing.
+ */
+__attribute__((always_inline)) static inline void prefetch_ahead(tpf_mq_queue_t *q, const tpf_node_t *n)
+{
+    const tpf_ring_t *r = &q->ring[n->eprio];
+    const tpf_node_t *far = tpf_ring_at(r, n->pos + LOOKAHEAD);
+    if (far != NULL)
+        prefetch_node(far);
+    const tpf_node_t *near = tpf_ring_at(r, n->pos + LOOKAHEAD / 2);
+    if (near != NULL && (near->state & N_IN_MID))
+        tpf_index_prefetch(&q->mid, near->mid_hash);
+}
+
+/** Remove n as a destructive get does: finally, or hidden under `r` until commit. */
+static void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
+{
+    prefetch_ahead(q, n);
+    q->st.gets++;
+    if (r == NULL) {
+        remove_node(q, n);
+        return;
+    }
+    unlock_node(n);
+    n->state |= N_GOT;
+    n->got_uow = r->id;
+    n->uow_next = r->head;
+    r->head = n;
+    q->st.uncommitted_gets++;
+}
+
+static int check_get_options(const tpf_mq_getreq_t *req)
+{
+    uint32_t o = req->options;
+    uint32_t browse = o & BROWSE_BITS;
+    if (browse & (browse - 1u))
+        return MQRC_OPTIONS_ERROR; /* more than one browse option */
+    if ((o & MQGMO_MSG_UNDER_CURSOR) && browse)
+        return MQRC_OPTIONS_ERROR;
+    if ((o & MQGMO_LOCK) && (!browse || (o & MQGMO_UNLOCK)))
+        return MQRC_OPTIONS_ERROR;
+    if ((o & MQGMO_UNLOCK) && (o & (BROWSE_BITS | MQGMO_MSG_UNDER_CURSOR)))
+        return MQRC_OPTIONS_ERROR;
+    if ((o & CURSOR_BITS) && req->cursor == NULL)
+        return MQRC_OPTIONS_ERROR;
+    return MQRC_NONE;
+}
+
+int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_out, void *buf,
+               uint32_t cap)
+{
+    if (q == NULL || req == NULL || md_out == NULL || (buf == NULL && cap != 0))
+        return TPF_RC_INVALID_ARGUMENT;
+    if (req->cursor != NULL && req->cursor->q != q)
+        return TPF_RC_INVALID_ARGUMENT;
+    int rc = check_get_options(req);
+    if (rc != MQRC_NONE)
+        return rc;
+    const uint32_t o = req->options;
+    tpf_mq_cursor_t *c = req->cursor;
+    const int browse = (o & BROWSE_BITS) != 0;
+    int64_t now = req->now;
+    tpf_node_t *n = NULL;
+    tpf_uow_rec_t *r = NULL;
+
+    QLOCK(q);
+    if (o & MQGMO_UNLOCK) {
+        if (c->locked == NULL) {
+            rc = MQRC_NO_MSG_LOCKED;
+        } else {
+            unlock_node(c->locked);
+        }
+        goto out;
+    }
+    if (!browse && req->uow != 0 && (r = uow_find(q, req->uow, 1)) == NULL) {
+        rc = MQRC_STORAGE_NOT_AVAILABLE;
+        goto out;
+    }
+    if (o & (MQGMO_MSG_UNDER_CURSOR | MQGMO_BROWSE_MSG_UNDER_CURSOR)) {
+        n = c->node;
+        if (n == NULL || !eligible(n, c)) {
+            rc = MQRC_NO_MSG_UNDER_CURSOR;
+            goto out;
+        }
+        if (expired(n, &now)) { /* seed 001, note 6 */
+            discard_expired(q, n);
+            rc = MQRC_NO_MSG_UNDER_CURSOR;
+            goto out;
+        }
+    } else {
+        const tpf_node_t *after = (o & MQGMO_BROWSE_NEXT) ? c->node : NULL;
+        match_t m = match_of(req);
+        if (m.msg_id != NULL || m.correl_id != NULL)
+            n = find_matched(q, m, after, c, &now);
+        else
+            n = scan(q, after, c, &now);
+        if (n == NULL) {
+            rc = MQRC_NO_MSG_AVAILABLE;
+            goto out;
+        }
+    }
+    uint32_t len = n->md.length;
+    if (len > cap && !(o & MQGMO_ACCEPT_TRUNCATED_MSG)) {
+        /* IBM: the message stays; MD and the real length come back. A browse cursor
+         * still moves onto it, so BROWSE_MSG_UNDER_CURSOR can read it again. */
+        if (browse)
+            cursor_move(q, c, n);
+        *md_out = n->md;
+        rc = MQRC_TRUNCATED_MSG_FAILED;
+    } else {
+        uint32_t copy = len > cap ? cap : len;
+        if (copy != 0)
+            memcpy(buf, n->data, copy);
+        *md_out = n->md;
+        rc = len > cap ? MQRC_TRUNCATED_MSG_ACCEPTED : MQRC_NONE;
+        if (browse) {
+            q->st.browses++;
+            cursor_move(q, c, n);
+            if (o & MQGMO_LOCK) {
+                if (c->locked != NULL && c->locked != n)
+                    unlock_node(c->locked);
+                n->lock_owner = c;
+                c->locked = n;
+            }
+        } else {
+            take(q, n, r);
+        }
+    }
+    md_out->flags = out_flags(q);
+out:
+    if (r != NULL && r->head == NULL)
+        uow_forget(q, r);
+    QUNLOCK(q);
+    return rc;
+}
+
+int tpf_mq_get_simple(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_msg_t *md_out, void *buf,
+                      uint32_t cap)
+{
+    if (q == NULL || md_out == NULL || (buf == NULL && cap != 0))
+        return TPF_RC_INVALID_ARGUMENT;
+    int64_t now = TPF_MQ_NOW;
+    int rc;
+    tpf_uow_rec_t *r = NULL;
+    QLOCK(q);
+    if (uow != 0 && (r = uow_find(q, uow, 1)) == NULL) {
+        rc = MQRC_STORAGE_NOT_AVAILABLE;
+        goto out;
+    }
+    tpf_node_t *n = scan(q, NULL, NULL, &now);
+    if (n == NULL) {
+        rc = MQRC_NO_MSG_AVAILABLE;
+        goto out;
+    }
+    *md_out = n->md;
+    if (n->md.length > cap) {
+        rc = MQRC_TRUNCATED_MSG_FAILED;
+    } else {
+        if (n->md.length != 0)
+            memcpy(buf, n->data, n->md.length);
+        take(q, n, r);
+        rc = MQRC_NONE;
+    }
+    md_out->flags = out_flags(q);
+out:
+    if (r != NULL && r->head == NULL)
+        uow_forget(q, r);
+    QUNLOCK(q);
+    return rc;
+}
+
+int tpf_mq_get_many(tpf_mq_queue_t *q, uint32_t max_n, uint64_t uow, int64_t now,
+                    tpf_mq_msg_t *mds_out, uint32_t *lengths_out, void *buf, size_t cap,
+                    uint32_t *n_out)
+{
+    if (q == NULL || max_n == 0 || lengths_out == NULL || n_out == NULL ||
+        (buf == NULL && cap != 0))
+        return TPF_RC_INVALID_ARGUMENT;
+    int rc = MQRC_NONE;
+    uint32_t k = 0;
+    size_t off = 0;
+    tpf_uow_rec_t *r = NULL;
+    unsigned char *dst = buf;
+    QLOCK(q);
+    if (uow != 0 && (r = uow_find(q, uow, 1)) == NULL) {
+        rc = MQRC_STORAGE_NOT_AVAILABLE;
+        goto out;
+    }
+    while (k < max_n) {
+        tpf_node_t *n = scan(q, NULL, NULL, &now);
+        if (n == NULL)
+            break;
+        uint32_t len = n->md.length;
+        if (len > cap - off) {
+            if (k == 0) {
+                lengths_out[0] = len;
+                rc = MQRC_TRUNCATED_MSG_FAILED;
+                goto out;
+            }
+            break;
+        }
+        if (len != 0)
+            memcpy(dst + off, n->data, len);
+        off += len;
+        lengths_out[k] = len;
+        if (mds_out != NULL)
+            mds_out[k] = n->md;
+        take(q, n, r);
+        k++;
+    }
+    if (k == 0) {
+        rc = MQRC_NO_MSG_AVAILABLE;
+        goto out;
+    }
+    if (mds_out != NULL)
+        for (uint32_t i = 0; i < k; i++)
+            mds_out[i].flags = out_flags(q);
+    *n_out = k;
+out:
+    if (r != NULL && r->head == NULL)
+        uow_forget(q, r);
+    QUNLOCK(q);
+    return rc;
+}
+
+/* ---- commit, backout, expired reports, purge ---------------------------------------- */
+
+static int finish_uow(tpf_mq_queue_t *q, uint64_t uow, int commit, uint32_t *n_out)
+{
+    if (q == NULL || uow == 0)
+        return TPF_RC_INVALID_ARGUMENT;
+    uint32_t count = 0;
+    QLOCK(q);
+    tpf_uow_rec_t *r = uow_find(q, uow, 0);
+    if (r != NULL) {
+        tpf_node_t *n = r->head;
+        uow_forget(q, r);
+        while (n != NULL) {
+            tpf_node_t *next = n->uow_next;
+            n->uow_next = NULL;
+            if (n->state & N_GOT) {
+                n->state &= (uint8_t)~N_GOT;
+                n->got_uow = 0;
+                q->st.uncommitted_gets--;
+                if (commit)
+                    remove_node(q, n);
+                else
+                    n->md.backout_count++;
+            } else if (commit) {
+                n->state &= (uint8_t)~N_UNCOMMITTED;
+                q->uncommitted_by_priority[n->md.priority]--;
+                q->st.uncommitted_puts--;
+            } else {
+                remove_node(q, n);
+            }
+            count++;
+            n = next;
+        }
+        if (count != 0) {
+            if (commit)
+                q->st.commits++;
+            else
+                q->st.backouts++;
+        }
+    }
+    QUNLOCK(q);
+    if (n_out != NULL)
+        *n_out = count;
+    return MQRC_NONE;
+}
+
+int tpf_mq_commit(tpf_mq_queue_t *q, uint64_t uow, uint32_t *n_out)
+{
+    return finish_uow(q, uow, 1, n_out);
+}
+
+int tpf_mq_backout(tpf_mq_queue_t *q, uint64_t uow, uint32_t *n_out)
+{
+    return finish_uow(q, uow, 0, n_out);
+}
+
+int tpf_mq_take_expired(tpf_mq_queue_t *q, tpf_mq_msg_t *md_out, void *buf, uint32_t cap)
+{
+    if (q == NULL || md_out == NULL || (buf == NULL && cap != 0))
+        return TPF_RC_INVALID_ARGUMENT;
+    int rc = MQRC_NONE;
+    QLOCK(q);
+    tpf_node_t *n = q->expired_head;
+    if (n == NULL) {
+        rc = MQRC_NO_MSG_AVAILABLE;
+    } else if (n->md.length > cap) {
+        *md_out = n->md;
+        rc = MQRC_TRUNCATED_MSG_FAILED;
+    } else {
+        if (n->md.length != 0)
+            memcpy(buf, n->data, n->md.length);
+        *md_out = n->md;
+        q->expired_head = n->next;
+        if (q->expired_head == NULL)
+            q->expired_tail = NULL;
+        q->st.expired_pending--;
+        tpf_slab_free(&q->slab, n);
+        md_out->flags = out_flags(q);
+    }
+    QUNLOCK(q);
+    return rc;
+}
+
+int tpf_mq_purge(tpf_mq_queue_t *q, uint32_t *n_out)
+{
+    if (q == NULL)
+        return TPF_RC_INVALID_ARGUMENT;
+    uint32_t count = 0;
+    QLOCK(q);
+    for (int p = 0; p < TPF_MQ_PRIORITIES; p++) {
+        tpf_node_t *n = tpf_ring_first(&q->ring[p]);
+        while (n != NULL) {
+            tpf_node_t *next = tpf_ring_next(&q->ring[p], n);
+            if ((n->state & N_HIDDEN) == 0) {
+                remove_node(q, n);
+                count++;
+            }
+            n = next;
+        }
+    }
+    QUNLOCK(q);
+    if (n_out != NULL)
+        *n_out = count;
+    return MQRC_NONE;
+}
+
+/* ---- counters ------------------------------------------------------------------------ */
+
+uint32_t tpf_mq_depth(tpf_mq_queue_t *q)
+{
+    QLOCK(q);
+    uint32_t d = q->st.depth;
+    QUNLOCK(q);
+    return d;
+}
+
+uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int committed_only)
+{
+    if (priority < 0)
+        priority = 0;
+    uint32_t total = 0;
+    QLOCK(q);
+    for (int p = priority; p < TPF_MQ_PRIORITIES; p++) {
+        total += q->st.depth_by_priority[p];
+        if (committed_only)
+            total -= q->uncommitted_by_priority[p];
+    }
+    QUNLOCK(q);
+    return total;
+}
+
+void tpf_mq_stats(tpf_mq_queue_t *q, tpf_mq_stats_t *out)
+{
+    QLOCK(q);
+    *out = q->st;
+    out->slab_bytes = q->slab.bytes;
+    out->slots_free = q->slab.nfree;
+    out->large_bytes = q->slab.large_bytes;
+    out->index_buckets = q->mid.mask + 1u;
+    QUNLOCK(q);
+}
