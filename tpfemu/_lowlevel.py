@@ -1,0 +1,608 @@
+"""The one seam between Python and the compiled message core (``tpfemu._native``).
+
+Everything above this module works with Python types (``bytes``, ``int``, dataclasses)
+and never sees cffi objects; every non-zero reason code of the core becomes an exception
+from :mod:`tpfemu.errors` here. This is a queue-level wrapper, not the MQI: it has no
+names, handles or queue managers (those are in :mod:`tpfemu.mqi` and :mod:`tpfemu.qmgr`).
+
+Threads: a :class:`CoreQueue` may be used from several threads at once (the core locks
+each queue). A :class:`Cursor` is used by one thread at a time, like an MQ object handle.
+
+Time: expiry deadlines are absolute microseconds on the wall clock
+(``time.time_ns() // 1000``); pass ``now`` to get calls to use another clock (tests).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from tpfemu import errors
+
+try:
+    from tpfemu._native import ffi, lib
+except ImportError as exc:  # pragma: no cover - only without a build
+    raise ImportError(
+        "tpfemu's compiled core (tpfemu._native) is not built: run `make test` (or "
+        "`pip install -e .`, or `python native/build_ffi.py --inplace`) first"
+    ) from exc
+
+
+def _constants(*prefixes: str) -> MappingProxyType[str, int]:
+    return MappingProxyType(
+        {name: getattr(lib, name) for name in dir(lib) if name.startswith(prefixes)}
+    )
+
+
+#: Every reason code the core can return, by IBM's mnemonic (read from the C header).
+MQRC = _constants("MQRC_")
+#: The MQGMO_* and MQMO_* bits the core acts on, with IBM's values.
+MQGMO = _constants("MQGMO_")
+MQMO = _constants("MQMO_")
+#: The core's own codes (9000 and up: never IBM's).
+TPF_RC = _constants("TPF_RC_")
+
+errors.register_reason_names(MQRC)
+errors.register_reason_names(TPF_RC)
+
+NEVER: int = lib.TPF_MQ_NEVER
+"""Expiry deadline of a message that never expires."""
+ID_LEN: int = lib.TPF_MQ_ID_LEN
+PRIORITIES: int = lib.TPF_MQ_PRIORITIES
+_PREFIX_LEN: int = lib.TPF_MQ_MSGID_PREFIX_LEN
+_ZERO_ID = bytes(ID_LEN)
+_NOW = lib.TPF_MQ_NOW
+_OK = lib.MQRC_NONE
+_TRUNC_FAILED = lib.MQRC_TRUNCATED_MSG_FAILED
+_TRUNC_ACCEPTED = lib.MQRC_TRUNCATED_MSG_ACCEPTED
+_NO_MSG = lib.MQRC_NO_MSG_AVAILABLE
+_EXPIRED_PENDING = lib.TPF_MQ_F_EXPIRED_PENDING
+_INITIAL_BUFFER = 64 * 1024
+_CLOSED = ffi.NULL  # what a closed queue or cursor holds instead of its C object
+
+
+def _raise(rc: int, call: str, obj: str) -> None:
+    if rc >= lib.TPF_RC_BASE:
+        raise errors.InternalError(f"{call} on {obj!r}: core code {errors.reason_name(rc)}")
+    raise errors.error_for(rc, call=call, obj=obj)
+
+
+@dataclass(frozen=True, slots=True)
+class Descriptor:
+    """What the core keeps about a message (the MQMD fields it acts on)."""
+
+    msg_id: bytes
+    correl_id: bytes
+    priority: int
+    persistent: bool
+    expiry: int  # absolute deadline, microseconds; NEVER = unlimited
+    seq: int  # put sequence within the queue
+    uow: int  # unit of work of the put (0 = none)
+    backout_count: int
+    length: int  # full length of the message data
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A message returned by a get: its data and descriptor.
+
+    ``reason`` is MQRC_NONE, or MQRC_TRUNCATED_MSG_ACCEPTED (2079) when the data was cut
+    to the buffer (the message was removed; ``descriptor.length`` is the full length).
+    A warning is not an exception.
+    """
+
+    data: bytes
+    descriptor: Descriptor
+    reason: int = 0
+
+
+def _descriptor(md) -> Descriptor:
+    return Descriptor(
+        msg_id=ffi.buffer(md.msg_id)[:],
+        correl_id=ffi.buffer(md.correl_id)[:],
+        priority=md.priority,
+        persistent=bool(md.persistent),
+        expiry=md.expiry,
+        seq=md.seq,
+        uow=md.uow,
+        backout_count=md.backout_count,
+        length=md.length,
+    )
+
+
+def _check_id(value: bytes | None, what: str) -> bytes:
+    if value is None:
+        return _ZERO_ID
+    if not isinstance(value, (bytes, bytearray)) or len(value) != ID_LEN:
+        raise ValueError(f"{what} must be {ID_LEN} bytes, not {value!r}")
+    return bytes(value)
+
+
+def _buffer(data) -> tuple[object, int]:
+    """Message data as something the core reads without a copy, and its length."""
+    if isinstance(data, bytes):
+        return data, len(data)
+    if isinstance(data, str):
+        raise TypeError("message data must be bytes-like, not str (encode it first)")
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(
+            f"message data must be bytes-like, not {type(data).__name__}"
+        ) from None
+    return ffi.from_buffer(view), view.nbytes
+
+
+def _check_int(value, what: str) -> None:
+    if not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+
+
+def _check_priority(priority: int) -> None:
+    if not isinstance(priority, int) or not 0 <= priority < PRIORITIES:
+        raise errors.error_for(lib.MQRC_PRIORITY_ERROR, call="MQPUT")
+
+
+class _Scratch(threading.local):
+    """Per-thread output areas for gets, reused call after call (no allocation per get)."""
+
+    def __init__(self) -> None:
+        self.md = ffi.new("tpf_mq_msg_t *")
+        self.req = ffi.new("tpf_mq_getreq_t *")
+        self.cap = _INITIAL_BUFFER
+        self.buf = ffi.new("char[]", self.cap)
+
+    def grow(self, size: int) -> None:
+        self.cap = max(size, 1)
+        self.buf = ffi.new("char[]", self.cap)
+
+
+_scratch = _Scratch()
+
+
+class Batch:
+    """Messages taken by :meth:`CoreQueue.get_many`: one buffer, lengths, optional descriptors.
+
+    ``len(batch)`` is the number of messages; iterate (or call :meth:`messages`) for each
+    one's bytes; ``data`` is the whole buffer (the messages back to back) for callers that
+    forward it as it is (channels, the journal).
+    """
+
+    __slots__ = ("count", "lengths", "data", "_mds")
+
+    def __init__(self, count: int, lengths: list[int], data: bytes, mds) -> None:
+        self.count = count
+        self.lengths = lengths
+        self.data = data
+        self._mds = mds
+
+    def __len__(self) -> int:
+        return self.count
+
+    def messages(self) -> list[bytes]:
+        """Each message's bytes, in the order they were got."""
+        out = []
+        view = memoryview(self.data)
+        off = 0
+        for n in self.lengths:
+            out.append(bytes(view[off : off + n]))
+            off += n
+        return out
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.messages())
+
+    def descriptors(self) -> list[Descriptor]:
+        """The descriptors, if they were asked for (``with_descriptors=True``)."""
+        if self._mds is None:
+            raise ValueError("get_many was called without with_descriptors=True")
+        return [_descriptor(self._mds[i]) for i in range(self.count)]
+
+
+class CoreQueue:
+    """One in-memory queue of the C core: priority order, matched gets, units of work.
+
+    Equivalent to the storage of one MQ local queue; names, handles, triggering and
+    persistence live above. Use as a context manager or call :meth:`close`.
+
+    :param name: used in error messages only.
+    :param max_depth: MAXDEPTH; 0 = unlimited (as on TPF).
+    :param max_msg_length: MAXMSGL in bytes.
+    :param fifo: MSGDLVSQ FIFO (arrival order) instead of PRIORITY.
+    :param default_priority: DEFPRTY, where FIFO mode places every message.
+    :param msgid_prefix: up to 16 bytes that begin every MsgId the core generates.
+    """
+
+    def __init__(
+        self,
+        name: str = "",
+        *,
+        max_depth: int = 0,
+        max_msg_length: int = 4 * 1024 * 1024,
+        fifo: bool = False,
+        default_priority: int = 0,
+        msgid_prefix: bytes = b"",
+    ) -> None:
+        self.name = name
+        cfg = self._config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix)
+        out = ffi.new("tpf_mq_queue_t **")
+        rc = lib.tpf_mq_create(cfg, out)
+        if rc:
+            _raise(rc, "create", name)
+        # Freed when this object is collected, or by close().
+        self._q = ffi.gc(out[0], lib.tpf_mq_destroy)
+        self._cursors: list[Cursor] = []
+        # Hot functions bound once (a lookup through `lib` costs ~60 ns per call).
+        self._put_simple = lib.tpf_mq_put_simple
+        self._get_simple = lib.tpf_mq_get_simple
+
+    @staticmethod
+    def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
+        if not 0 <= max_depth <= 0xFFFFFFFF:
+            raise ValueError(f"max_depth must be 0 (unlimited) to 4294967295, not {max_depth}")
+        if not 1 <= max_msg_length <= 0xFFFFFFFF:
+            raise ValueError(f"max_msg_length must be 1 to 4294967295, not {max_msg_length}")
+        if not 0 <= default_priority < PRIORITIES:
+            raise ValueError(f"default_priority must be 0 to 9, not {default_priority}")
+        if len(msgid_prefix) > _PREFIX_LEN:
+            raise ValueError(f"msgid_prefix is at most {_PREFIX_LEN} bytes: {msgid_prefix!r}")
+        cfg = ffi.new("tpf_mq_config_t *")
+        cfg.max_depth = max_depth
+        cfg.max_msg_length = max_msg_length
+        cfg.fifo = 1 if fifo else 0
+        cfg.default_priority = default_priority
+        prefix = bytes(msgid_prefix).ljust(_PREFIX_LEN, b"\0")
+        ffi.memmove(cfg.msgid_prefix, prefix, _PREFIX_LEN)
+        return cfg
+
+    # -- life cycle -------------------------------------------------------------------
+
+    def _handle(self):
+        if self._q is _CLOSED:
+            raise errors.TpfEmuError(f"queue {self.name!r} is closed")
+        return self._q
+
+    def close(self) -> None:
+        """Free the queue and every message in it; its cursors are closed first."""
+        if self._q is _CLOSED:
+            return
+        for c in list(self._cursors):
+            c.close()
+        # The fast paths pass self._q straight to C, which answers NULL with an error.
+        q, self._q = self._q, _CLOSED
+        ffi.release(q)  # runs tpf_mq_destroy now
+
+    def __enter__(self) -> CoreQueue:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def configure(
+        self,
+        *,
+        max_depth: int = 0,
+        max_msg_length: int = 4 * 1024 * 1024,
+        fifo: bool = False,
+        default_priority: int = 0,
+        msgid_prefix: bytes = b"",
+    ) -> None:
+        """Change the settings; messages already on the queue keep their places."""
+        cfg = self._config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix)
+        rc = lib.tpf_mq_configure(self._handle(), cfg)
+        if rc:
+            _raise(rc, "configure", self.name)
+
+    # -- put ----------------------------------------------------------------------------
+
+    def put(self, data: bytes, priority: int = 0, uow: int = 0) -> None:
+        """Put a non-persistent, never-expiring message with a generated MsgId (fast path).
+
+        :raises QueueFull, MessageTooBig, PriorityError: as MQPUT would.
+        """
+        try:
+            rc = self._put_simple(self._q, data, len(data), priority, uow)
+        except TypeError:
+            buf, length = _buffer(data)
+            _check_int(priority, "priority")
+            _check_int(uow, "uow")
+            rc = self._put_simple(self._q, buf, length, priority, uow)
+        if rc:
+            self._handle()
+            _raise(rc, "MQPUT", self.name)
+
+    def put_message(
+        self,
+        data: bytes,
+        *,
+        priority: int = 0,
+        persistent: bool = False,
+        expiry: int = NEVER,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        uow: int = 0,
+    ) -> tuple[bytes, int]:
+        """Put a message with a full descriptor; return its MsgId and put sequence.
+
+        :param expiry: absolute deadline in microseconds, or NEVER.
+        :param msg_id: 24 bytes; None (or 24 zero bytes) has the core generate one.
+        """
+        md = ffi.new("tpf_mq_msg_t *")
+        if not 0 <= priority < PRIORITIES:
+            raise errors.error_for(lib.MQRC_PRIORITY_ERROR, call="MQPUT", obj=self.name)
+        md.priority = priority
+        md.persistent = 1 if persistent else 0
+        md.expiry = expiry
+        md.uow = uow
+        ffi.memmove(md.msg_id, _check_id(msg_id, "msg_id"), ID_LEN)
+        ffi.memmove(md.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
+        buf, length = _buffer(data)
+        rc = lib.tpf_mq_put(self._handle(), md, buf, length)
+        if rc:
+            _raise(rc, "MQPUT", self.name)
+        return ffi.buffer(md.msg_id)[:], md.seq
+
+    def put_many(self, payloads: Sequence[bytes], priority: int = 0, uow: int = 0) -> int:
+        """Put several messages in one call, all or nothing; return the first one's sequence.
+
+        Equivalent to one MQPUT per message, but one call into the core (channels,
+        recovery, replay). On any error nothing was put.
+        """
+        if not payloads:
+            return 0
+        _check_priority(priority)
+        md = ffi.new("tpf_mq_msg_t *")
+        md.priority = priority
+        md.expiry = NEVER
+        md.uow = uow
+        if not all(isinstance(p, bytes) for p in payloads):
+            payloads = [bytes(memoryview(_buffer(p)[0])) for p in payloads]
+        lengths = ffi.new("uint32_t[]", [len(p) for p in payloads])
+        seq = ffi.new("uint64_t *")
+        rc = lib.tpf_mq_put_many(
+            self._handle(), len(payloads), md, 0, lengths, b"".join(payloads), seq
+        )
+        if rc:
+            _raise(rc, "MQPUT", self.name)
+        return seq[0]
+
+    # -- get ----------------------------------------------------------------------------
+
+    def get(self, uow: int = 0) -> bytes:
+        """Get the first message in delivery order (fast path): its bytes.
+
+        :raises NoMessageAvailable: the queue has no available message.
+        """
+        s = _scratch
+        rc = self._get_simple(self._q, uow, s.md, s.buf, s.cap)
+        if rc:
+            if rc != _TRUNC_FAILED:
+                self._handle()
+                _raise(rc, "MQGET", self.name)
+            s.grow(s.md.length)
+            return self.get(uow)
+        if s.md.flags & _EXPIRED_PENDING:
+            self._on_expired_pending()
+        return ffi.unpack(s.buf, s.md.length)
+
+    def _on_expired_pending(self) -> None:
+        """Hook for the layer above (expiration reports). Expired messages stay listed
+        for :meth:`take_expired` until taken."""
+
+    def get_message(
+        self,
+        *,
+        msg_id: bytes | None = None,
+        correl_id: bytes | None = None,
+        uow: int = 0,
+        max_length: int | None = None,
+        accept_truncated: bool = False,
+        now: int | None = None,
+        cursor: Cursor | None = None,
+        options: int = 0,
+    ) -> Message:
+        """Get (or, with a cursor and browse options, browse) one message.
+
+        Matching: a MsgId and/or CorrelId given here must match; None matches any.
+        :param max_length: buffer size; None = the whole message, however long.
+        :param accept_truncated: with max_length, return the first max_length bytes and
+            remove the message (Message.reason = MQRC_TRUNCATED_MSG_ACCEPTED).
+        :param options: MQGMO_* cursor bits (see :class:`Cursor` for the usual calls).
+        :raises NoMessageAvailable, NoMessageUnderCursor, TruncatedMessage, OptionsError.
+        """
+        s = _scratch
+        req = s.req
+        req.options = options | (lib.MQGMO_ACCEPT_TRUNCATED_MSG if accept_truncated else 0)
+        req.match = 0
+        if msg_id is not None:
+            req.match |= lib.MQMO_MATCH_MSG_ID
+        if correl_id is not None:
+            req.match |= lib.MQMO_MATCH_CORREL_ID
+        ffi.memmove(req.msg_id, _check_id(msg_id, "msg_id"), ID_LEN)
+        ffi.memmove(req.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
+        req.uow = uow
+        req.now = _NOW if now is None else now
+        req.cursor = ffi.NULL if cursor is None else cursor._handle()
+        q = self._handle()
+        call = "MQGET"
+        while True:
+            cap = s.cap if max_length is None else max_length
+            buf = s.buf if cap <= s.cap else ffi.new("char[]", cap)
+            rc = lib.tpf_mq_get(q, req, s.md, buf, cap)
+            if rc == _TRUNC_FAILED and max_length is None:
+                s.grow(s.md.length)
+                continue
+            break
+        if rc not in (_OK, _TRUNC_ACCEPTED):
+            _raise(rc, call, self.name)
+        md = s.md
+        data = ffi.unpack(buf, min(md.length, cap))
+        if md.flags & _EXPIRED_PENDING:
+            self._on_expired_pending()
+        return Message(data, _descriptor(md), rc)
+
+    def get_many(
+        self, max_count: int, uow: int = 0, *, max_bytes: int = 1 << 20,
+        with_descriptors: bool = False,
+    ) -> Batch:
+        """Get up to max_count messages (at most max_bytes in all) in one call.
+
+        :raises NoMessageAvailable: none available.
+        :raises TruncatedMessage: the first message alone is longer than max_bytes.
+        """
+        if max_count < 1:
+            raise ValueError(f"max_count must be at least 1, not {max_count}")
+        buf = ffi.new("char[]", max_bytes)
+        lengths = ffi.new("uint32_t[]", max_count)
+        mds = ffi.new("tpf_mq_msg_t[]", max_count) if with_descriptors else ffi.NULL
+        n = ffi.new("uint32_t *")
+        rc = lib.tpf_mq_get_many(
+            self._handle(), max_count, uow, _NOW, mds, lengths, buf, max_bytes, n
+        )
+        if rc:
+            _raise(rc, "MQGET", self.name)
+        count = n[0]
+        lens = list(lengths[0:count])
+        return Batch(count, lens, ffi.unpack(buf, sum(lens)), mds if with_descriptors else None)
+
+    # -- units of work, expiry, purge -------------------------------------------------
+
+    def commit(self, uow: int) -> int:
+        """Make a unit of work's puts visible and its gets final here; return how many."""
+        return self._finish(lib.tpf_mq_commit, uow, "MQCMIT")
+
+    def backout(self, uow: int) -> int:
+        """Undo a unit of work here (puts deleted, gets restored, backout count + 1)."""
+        return self._finish(lib.tpf_mq_backout, uow, "MQBACK")
+
+    def _finish(self, fn, uow: int, call: str) -> int:
+        if uow <= 0:
+            raise ValueError(f"{call}: a unit of work id is a positive integer, not {uow}")
+        n = ffi.new("uint32_t *")
+        rc = fn(self._handle(), uow, n)
+        if rc:
+            _raise(rc, call, self.name)
+        return n[0]
+
+    def take_expired(self) -> Message | None:
+        """Take the oldest message discarded because it expired (for reports), or None."""
+        s = _scratch
+        while True:
+            rc = lib.tpf_mq_take_expired(self._handle(), s.md, s.buf, s.cap)
+            if rc == _TRUNC_FAILED:
+                s.grow(s.md.length)
+                continue
+            break
+        if rc == _NO_MSG:
+            return None
+        if rc:
+            _raise(rc, "expire", self.name)
+        return Message(ffi.unpack(s.buf, s.md.length), _descriptor(s.md))
+
+    def purge(self) -> int:
+        """Remove every committed message not held by a unit of work (CLEAR QL)."""
+        n = ffi.new("uint32_t *")
+        rc = lib.tpf_mq_purge(self._handle(), n)
+        if rc:
+            _raise(rc, "CLEAR", self.name)
+        return n[0]
+
+    # -- counters -------------------------------------------------------------------------
+
+    @property
+    def depth(self) -> int:
+        """CURDEPTH: every message on the queue, committed or not, expired or not."""
+        return lib.tpf_mq_depth(self._handle())
+
+    def depth_at_least(self, priority: int, committed_only: bool = False) -> int:
+        """Messages whose priority is >= priority (O(1); triggering uses it)."""
+        return lib.tpf_mq_depth_at_least(self._handle(), priority, 1 if committed_only else 0)
+
+    def stats(self) -> dict[str, int | list[int]]:
+        """The core's counters (puts, gets, depth by priority, slab bytes, ...)."""
+        st = ffi.new("tpf_mq_stats_t *")
+        lib.tpf_mq_stats(self._handle(), st)
+        out: dict[str, int | list[int]] = {}
+        for field, _ in ffi.typeof("tpf_mq_stats_t").fields:
+            value = getattr(st, field)
+            out[field] = list(value) if field == "depth_by_priority" else value
+        return out
+
+    def cursor(self) -> Cursor:
+        """A new browse cursor, positioned before the first message."""
+        return Cursor(self)
+
+
+class Cursor:
+    """A browse cursor on a :class:`CoreQueue` (one MQ object handle's browse position).
+
+    The cursor stays valid while messages come and go: if the message under it is got
+    by someone else, BROWSE_NEXT continues with the message after it.
+    """
+
+    def __init__(self, queue: CoreQueue) -> None:
+        out = ffi.new("tpf_mq_cursor_t **")
+        rc = lib.tpf_mq_cursor_create(queue._handle(), out)
+        if rc:
+            _raise(rc, "MQOPEN", queue.name)
+        self.queue = queue  # keeps the queue alive: cursors are destroyed first
+        self._c = ffi.gc(out[0], lib.tpf_mq_cursor_destroy)
+        queue._cursors.append(self)
+
+    def _handle(self):
+        if self._c is _CLOSED:
+            raise errors.TpfEmuError("cursor is closed")
+        return self._c
+
+    def close(self) -> None:
+        """Release the cursor, its lock and its position."""
+        if self._c is _CLOSED:
+            return
+        c, self._c = self._c, _CLOSED
+        ffi.release(c)
+        self.queue._cursors.remove(self)
+
+    def __enter__(self) -> Cursor:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _get(self, options: int, **kw) -> Message:
+        return self.queue.get_message(cursor=self, options=options, **kw)
+
+    def first(self, *, lock: bool = False, **kw) -> Message:
+        """Browse the first (matching) message: MQGMO_BROWSE_FIRST."""
+        return self._get(lib.MQGMO_BROWSE_FIRST | (lib.MQGMO_LOCK if lock else 0), **kw)
+
+    def next(self, *, lock: bool = False, **kw) -> Message:
+        """Browse the next (matching) message after the cursor: MQGMO_BROWSE_NEXT."""
+        return self._get(lib.MQGMO_BROWSE_NEXT | (lib.MQGMO_LOCK if lock else 0), **kw)
+
+    def current(self, **kw) -> Message:
+        """Browse the message under the cursor again: MQGMO_BROWSE_MSG_UNDER_CURSOR."""
+        return self._get(lib.MQGMO_BROWSE_MSG_UNDER_CURSOR, **kw)
+
+    def take(self, **kw) -> Message:
+        """Get the message under the cursor destructively: MQGMO_MSG_UNDER_CURSOR."""
+        return self._get(lib.MQGMO_MSG_UNDER_CURSOR, **kw)
+
+    def unlock(self) -> None:
+        """Release the message this cursor locked: MQGMO_UNLOCK."""
+        s = _scratch
+        s.req.options = lib.MQGMO_UNLOCK
+        s.req.cursor = self._handle()
+        rc = lib.tpf_mq_get(self.queue._handle(), s.req, s.md, s.buf, 0)
+        if rc:
+            _raise(rc, "MQGET", self.queue.name)
+
+    def __iter__(self) -> Iterator[Message]:
+        """Browse every message from the first, in delivery order."""
+        try:
+            yield self.first()
+            while True:
+                yield self.next()
+        except errors.NoMessageAvailable:
+            return

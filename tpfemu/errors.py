@@ -1,0 +1,159 @@
+"""The exceptions tpfemu raises, mirroring MQ completion and reason codes.
+
+Every error is a :class:`TpfEmuError`. MQ failures are :class:`MQMIError` (pymqi's name)
+carrying ``comp`` (the completion code) and ``reason`` (the MQRC number); the common
+reasons have readable subclasses that also inherit from the built-in a Python user would
+reach for (``LookupError`` for "not there")::
+
+    try:
+        q.get()
+    except NoMessageAvailable:        # also caught by `except MQMIError` and `except LookupError`
+        ...
+
+``str(error)`` names the call, the object and the mnemonic:
+``"MQGET on 'APP.IN': MQRC_NO_MSG_AVAILABLE (2033)"``.
+
+Reason numbers are never typed here: they come from the compiled core's header (through
+:mod:`tpfemu._lowlevel`, which registers the names it knows) and, later, from the MQI's
+constants. Subclasses are registered by mnemonic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+MQCC_OK, MQCC_WARNING, MQCC_FAILED = 0, 1, 2  # IBM's completion codes (cmqc.h)
+
+_names: dict[int, str] = {}  # reason number -> mnemonic, registered by the layers that know them
+_by_name: dict[str, type[MQMIError]] = {}  # mnemonic -> subclass
+
+
+class TpfEmuError(Exception):
+    """Root of every error raised by tpfemu. Never raised directly."""
+
+
+class InternalError(TpfEmuError, SystemError):
+    """The core reported a condition that is a bug in tpfemu, not in the caller."""
+
+
+def register_reason_names(names: Mapping[str, int]) -> None:
+    """Record the mnemonics of reason codes (``{"MQRC_Q_FULL": 2053, ...}``)."""
+    for name, number in names.items():
+        _names.setdefault(number, name)
+
+
+def reason_name(reason: int) -> str:
+    """Return the MQRC mnemonic of a reason code, or ``"MQRC <number>"`` if unknown."""
+    return _names.get(reason, f"MQRC {reason}")
+
+
+class MQMIError(TpfEmuError):
+    """An MQ call failed (or warned): carries ``comp`` and ``reason`` as pymqi's does.
+
+    :param comp: completion code, MQCC_WARNING (1) or MQCC_FAILED (2).
+    :param reason: the MQRC reason code.
+    :param call: the MQI call, e.g. ``"MQGET"`` (optional, for the message).
+    :param obj: the object it was made on, e.g. a queue name (optional).
+    """
+
+    hint: str = ""
+
+    def __init__(self, comp: int, reason: int, *, call: str = "", obj: str = "") -> None:
+        self.comp = comp
+        self.reason = reason
+        self.call = call
+        self.obj = obj
+        super().__init__(comp, reason)
+
+    @property
+    def reason_name(self) -> str:
+        """The MQRC mnemonic, e.g. ``"MQRC_Q_FULL"``."""
+        return reason_name(self.reason)
+
+    def errorAsString(self) -> str:  # noqa: N802 - pymqi's spelling
+        """pymqi's text: ``MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE``."""
+        level = {MQCC_WARNING: "WARNING", MQCC_FAILED: "FAILED"}.get(self.comp, "UNKNOWN")
+        return f"MQI Error. Comp: {self.comp}, Reason {self.reason}: {level}: {self.reason_name}"
+
+    def __str__(self) -> str:
+        where = self.call or "MQ call"
+        if self.obj:
+            where += f" on {self.obj!r}"
+        text = f"{where}: {self.reason_name} ({self.reason})"
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+def _reason(name: str) -> Callable[[type[MQMIError]], type[MQMIError]]:
+    def register(cls: type[MQMIError]) -> type[MQMIError]:
+        _by_name[name] = cls
+        return cls
+
+    return register
+
+
+@_reason("MQRC_NO_MSG_AVAILABLE")
+class NoMessageAvailable(MQMIError, LookupError):
+    """MQRC_NO_MSG_AVAILABLE: no message (matching the request) is available."""
+
+
+@_reason("MQRC_NO_MSG_UNDER_CURSOR")
+class NoMessageUnderCursor(MQMIError, LookupError):
+    """MQRC_NO_MSG_UNDER_CURSOR: the browse cursor is not on an available message."""
+
+
+@_reason("MQRC_Q_FULL")
+class QueueFull(MQMIError):
+    """MQRC_Q_FULL: the queue holds MAXDEPTH messages."""
+
+    hint = "get messages or raise the queue's MAXDEPTH"
+
+
+@_reason("MQRC_MSG_TOO_BIG_FOR_Q")
+class MessageTooBig(MQMIError, ValueError):
+    """MQRC_MSG_TOO_BIG_FOR_Q: the message is longer than the queue's MAXMSGL."""
+
+    hint = "raise the queue's MAXMSGL or send a shorter message"
+
+
+@_reason("MQRC_TRUNCATED_MSG_FAILED")
+class TruncatedMessage(MQMIError):
+    """MQRC_TRUNCATED_MSG_FAILED: the buffer was too small; the message stays on the queue."""
+
+
+@_reason("MQRC_PRIORITY_ERROR")
+class PriorityError(MQMIError, ValueError):
+    """MQRC_PRIORITY_ERROR: the priority is not valid (0-9, or MQPRI_PRIORITY_AS_Q_DEF)."""
+
+
+@_reason("MQRC_EXPIRY_ERROR")
+class ExpiryError(MQMIError, ValueError):
+    """MQRC_EXPIRY_ERROR: the expiry is zero or negative (and not MQEI_UNLIMITED)."""
+
+
+@_reason("MQRC_PERSISTENCE_ERROR")
+class PersistenceError(MQMIError, ValueError):
+    """MQRC_PERSISTENCE_ERROR: the persistence is not one of the MQPER_* values."""
+
+
+@_reason("MQRC_OPTIONS_ERROR")
+class OptionsError(MQMIError, ValueError):
+    """MQRC_OPTIONS_ERROR: the options contradict each other or are not valid here."""
+
+
+@_reason("MQRC_NO_MSG_LOCKED")
+class NoMessageLocked(MQMIError):
+    """MQRC_NO_MSG_LOCKED: MQGMO_UNLOCK with no message locked."""
+
+
+@_reason("MQRC_STORAGE_NOT_AVAILABLE")
+class StorageNotAvailable(MQMIError, MemoryError):
+    """MQRC_STORAGE_NOT_AVAILABLE: not enough memory to complete the call."""
+
+
+def error_for(reason: int, *, call: str = "", obj: str = "", comp: int | None = None) -> MQMIError:
+    """Build the exception for a reason code (the registered subclass where there is one).
+
+    :param comp: completion code; by default MQCC_FAILED.
+    """
+    cls = _by_name.get(reason_name(reason), MQMIError)
+    return cls(MQCC_FAILED if comp is None else comp, reason, call=call, obj=obj)
