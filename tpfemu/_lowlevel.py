@@ -146,20 +146,39 @@ def _check_priority(priority: int) -> None:
 
 
 class _Scratch(threading.local):
-    """Per-thread output areas for gets, reused call after call (no allocation per get)."""
+    """Per-thread output areas for gets, reused call after call (no allocation per get).
+
+    ``fast`` holds (descriptor, buffer, capacity) as one tuple: the fast get reads it
+    with one thread-local lookup.
+    """
 
     def __init__(self) -> None:
         self.md = ffi.new("tpf_mq_msg_t *")
         self.req = ffi.new("tpf_mq_getreq_t *")
-        self.cap = _INITIAL_BUFFER
-        self.buf = ffi.new("char[]", self.cap)
+        self.grow(_INITIAL_BUFFER)
+        self.batch_cap = 0
+        self.batch_buf = ffi.NULL
+        self.batch_n = 0
+        self.batch_lengths = ffi.NULL
 
     def grow(self, size: int) -> None:
         self.cap = max(size, 1)
         self.buf = ffi.new("char[]", self.cap)
+        self.fast = (self.md, self.buf, self.cap)
+
+    def batch(self, count: int, nbytes: int):
+        """A reusable buffer of at least nbytes and a lengths array of at least count."""
+        if nbytes > self.batch_cap:
+            self.batch_cap = nbytes
+            self.batch_buf = ffi.new("char[]", nbytes)
+        if count > self.batch_n:
+            self.batch_n = count
+            self.batch_lengths = ffi.new("uint32_t[]", count)
+        return self.batch_buf, self.batch_lengths
 
 
 _scratch = _Scratch()
+_unpack = ffi.unpack
 
 
 class Batch:
@@ -344,6 +363,33 @@ class CoreQueue:
             _raise(rc, "MQPUT", self.name)
         return ffi.buffer(md.msg_id)[:], md.seq
 
+    def put_batch(
+        self, data: bytes, lengths: Sequence[int], priority: int = 0, uow: int = 0
+    ) -> int:
+        """Put the messages laid back to back in data, with the given lengths, all or nothing.
+
+        The form a channel receives or a replay reads: no per-message Python object.
+        Returns the first message's put sequence.
+        """
+        if sum(lengths) != len(data):
+            raise ValueError(
+                f"the lengths add up to {sum(lengths)} bytes but data has {len(data)}"
+            )
+        if not lengths:
+            return 0
+        _check_priority(priority)
+        md = ffi.new("tpf_mq_msg_t *")
+        md.priority = priority
+        md.expiry = NEVER
+        md.uow = uow
+        lens = ffi.new("uint32_t[]", lengths)
+        seq = ffi.new("uint64_t *")
+        buf, _ = _buffer(data)
+        rc = lib.tpf_mq_put_many(self._handle(), len(lengths), md, 0, lens, buf, seq)
+        if rc:
+            _raise(rc, "MQPUT", self.name)
+        return seq[0]
+
     def put_many(self, payloads: Sequence[bytes], priority: int = 0, uow: int = 0) -> int:
         """Put several messages in one call, all or nothing; return the first one's sequence.
 
@@ -373,19 +419,20 @@ class CoreQueue:
     def get(self, uow: int = 0) -> bytes:
         """Get the first message in delivery order (fast path): its bytes.
 
+        Expired messages this get discards stay listed for :meth:`take_expired`; use
+        :meth:`get_message` where expiration reports must be made at once.
+
         :raises NoMessageAvailable: the queue has no available message.
         """
-        s = _scratch
-        rc = self._get_simple(self._q, uow, s.md, s.buf, s.cap)
+        md, buf, cap = _scratch.fast
+        rc = self._get_simple(self._q, uow, md, buf, cap)
         if rc:
             if rc != _TRUNC_FAILED:
                 self._handle()
                 _raise(rc, "MQGET", self.name)
-            s.grow(s.md.length)
+            _scratch.grow(md.length)
             return self.get(uow)
-        if s.md.flags & _EXPIRED_PENDING:
-            self._on_expired_pending()
-        return ffi.unpack(s.buf, s.md.length)
+        return _unpack(buf, md.length)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed
@@ -452,10 +499,12 @@ class CoreQueue:
         :raises NoMessageAvailable: none available.
         :raises TruncatedMessage: the first message alone is longer than max_bytes.
         """
-        if max_count < 1:
-            raise ValueError(f"max_count must be at least 1, not {max_count}")
-        buf = ffi.new("char[]", max_bytes)
-        lengths = ffi.new("uint32_t[]", max_count)
+        if max_count < 1 or max_bytes < 0:
+            raise ValueError(
+                f"max_count must be at least 1 and max_bytes not negative: {max_count}, "
+                f"{max_bytes}"
+            )
+        buf, lengths = _scratch.batch(max_count, max_bytes)
         mds = ffi.new("tpf_mq_msg_t[]", max_count) if with_descriptors else ffi.NULL
         n = ffi.new("uint32_t *")
         rc = lib.tpf_mq_get_many(
@@ -464,8 +513,8 @@ class CoreQueue:
         if rc:
             _raise(rc, "MQGET", self.name)
         count = n[0]
-        lens = list(lengths[0:count])
-        return Batch(count, lens, ffi.unpack(buf, sum(lens)), mds if with_descriptors else None)
+        lens = _unpack(lengths, count)
+        return Batch(count, lens, _unpack(buf, sum(lens)), mds if with_descriptors else None)
 
     # -- units of work, expiry, purge -------------------------------------------------
 
