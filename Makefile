@@ -36,7 +36,7 @@ test: native lint
 	$(PY) -m pytest
 
 bench: native
-	$(PY) -m pytest bench --benchmark-only --benchmark-columns=min,median,mean,rounds -p no:randomly
+	$(PY) -m pytest bench --benchmark-columns=min,median,mean,rounds -p no:randomly
 
 clean:
 	rm -rf $(VENV) build *.egg-info tpfemu/_native.* native/tests/bin native/bench/bin

@@ -37,6 +37,23 @@ def tag(benchmark):
     return _tag
 
 
+_EXTERNAL: list[tuple[str, str, float, str, float | None]] = []
+
+
+@pytest.fixture
+def external():
+    """Record a figure measured outside pytest-benchmark (e.g. by a C program).
+
+    ``external(group, name, ns_per_op, baseline_name, baseline_ns_per_op, goal_ns=None)``:
+    the summary prints it beside its baseline from the same run.
+    """
+
+    def _record(group, name, ns, baseline_name, baseline_ns, goal_ns=None):
+        _EXTERNAL.append((group, name, ns, baseline_name, baseline_ns, goal_ns))
+
+    return _record
+
+
 def _fmt_ns(ns: float) -> str:
     if ns >= 1e6:
         return f"{ns / 1e6:.2f} ms"
@@ -48,6 +65,15 @@ def _fmt_ns(ns: float) -> str:
 def pytest_terminal_summary(terminalreporter, config):
     """Print each group's subjects beside the baselines measured in the same run."""
     session = getattr(config, "_benchmarksession", None)
+    tr = terminalreporter
+    if _EXTERNAL:
+        tr.write_sep("=", "tpfemu figures measured outside pytest-benchmark (same run)")
+        for group, name, ns, bname, bns, goal_ns in _EXTERNAL:
+            goal = ""
+            if goal_ns is not None:
+                goal = f"  (goal <= {goal_ns:g} ns: {'met' if ns <= goal_ns else 'NOT met'})"
+            tr.write_line(f"[{group}] {name:<40} {_fmt_ns(ns):>12}{goal}")
+            tr.write_line(f"    vs {bname:<45} {_fmt_ns(bns):>12}  ratio {bns / ns:6.2f}x")
     if session is None or not session.benchmarks:
         return
     groups: dict[str, list] = {}
@@ -56,7 +82,6 @@ def pytest_terminal_summary(terminalreporter, config):
             groups.setdefault(bench.group or bench.name, []).append(bench)
     if not groups:
         return
-    tr = terminalreporter
     tr.write_sep("=", "tpfemu figures (median per operation; ratio = baseline / subject)")
     for group, benches in groups.items():
         per_op = {}
