@@ -1,0 +1,45 @@
+"""The tpfemu command: help, the demo, and how errors become exit statuses."""
+
+import click
+from click.testing import CliRunner
+
+from tpfemu import cli, errors
+
+
+def test_help_lists_commands():
+    """`tpfemu --help` describes the tool and lists the demo."""
+    result = CliRunner().invoke(cli.main, ["--help"])
+    assert result.exit_code == 0
+    assert "TPF" in result.output and "demo" in result.output
+
+
+def test_demo_shows_each_layer_working():
+    """The demo runs to the end and shows real results from the core and the ECB runtime."""
+    result = CliRunner().invoke(cli.main, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "got in order: URGENT, high, routine 1, routine 2" in result.output
+    assert "get by CorrelId 7777 -> 'reply 7777'; depth now 9999" in result.output
+    assert "backout count 1" in result.output
+    assert "discarded for an expiration report: 'stale quote'" in result.output
+    for i in range(3):
+        assert f"QZZ1 saw order {i} params=P00{i}" in result.output
+    assert "entries created 3, completed 3, failed 0" in result.output
+
+
+def test_tpfemu_errors_exit_1_with_the_mnemonic():
+    """A tpfemu error in a command is a one-line message and exit status 1, not a traceback."""
+
+    @click.command()
+    @cli._translate_errors
+    def failing() -> None:
+        raise errors.error_for(2053, call="MQPUT", obj="APP.Q")
+
+    result = CliRunner().invoke(failing, [])
+    assert result.exit_code == 1
+    assert "MQPUT on 'APP.Q': MQRC_Q_FULL (2053)" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_usage_errors_exit_2():
+    """An unknown command is a usage error: exit status 2."""
+    assert CliRunner().invoke(cli.main, ["no-such-command"]).exit_code == 2
