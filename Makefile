@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-NATIVE := $(wildcard native/src/*.c native/include/tpf/*.h) native/build_ffi.py
+NATIVE := $(wildcard native/src/*.c native/include/tpf/*.h native/python/*.c) native/build_ffi.py setup.py
 
 .PHONY: all venv native demo test lint bench clean
 
@@ -19,9 +19,9 @@ $(VENV)/.installed: pyproject.toml setup.py
 
 venv: $(VENV)/.installed
 
-# Rebuild the compiled core in place when its C sources change.
+# Rebuild the compiled modules in place when their C sources change.
 $(VENV)/.native: $(VENV)/.installed $(NATIVE)
-	$(PY) native/build_ffi.py --inplace
+	$(PY) setup.py -q build_ext --inplace
 	@touch $@
 
 native: $(VENV)/.native
@@ -39,4 +39,4 @@ bench: native
 	$(PY) -m pytest bench --benchmark-columns=min,median,mean,rounds -p no:randomly
 
 clean:
-	rm -rf $(VENV) build *.egg-info tpfemu/_native.* native/tests/bin native/bench/bin
+	rm -rf $(VENV) build *.egg-info tpfemu/_native.* tpfemu/_fastpath.* native/tests/bin native/bench/bin

@@ -1,5 +1,21 @@
-"""Build hook: setuptools needs setup.py to run cffi's builder (cffi_modules)."""
+"""Build hook: the cffi core (through cffi_modules) and the METH_FASTCALL shim.
 
-from setuptools import setup
+``python setup.py build_ext --inplace`` rebuilds both next to the sources (``make`` does
+this after a C change). See native/build_ffi.py and native/python/fastpath.c.
+"""
 
-setup(cffi_modules=["native/build_ffi.py:ffibuilder"])
+from setuptools import Extension, setup
+
+CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"]
+
+setup(
+    cffi_modules=["native/build_ffi.py:ffibuilder"],
+    ext_modules=[
+        Extension(
+            "tpfemu._fastpath",
+            sources=["native/python/fastpath.c"],
+            include_dirs=["native/include"],
+            extra_compile_args=CFLAGS,
+        )
+    ],
+)

@@ -22,11 +22,12 @@ from types import MappingProxyType
 from tpfemu import errors
 
 try:
+    from tpfemu import _fastpath
     from tpfemu._native import ffi, lib
 except ImportError as exc:  # pragma: no cover - only without a build
     raise ImportError(
-        "tpfemu's compiled core (tpfemu._native) is not built: run `make test` (or "
-        "`pip install -e .`, or `python native/build_ffi.py --inplace`) first"
+        "tpfemu's compiled modules (tpfemu._native, tpfemu._fastpath) are not built: run "
+        "`make test` (or `pip install -e .`, or `python setup.py build_ext --inplace`) first"
     ) from exc
 
 
@@ -63,10 +64,29 @@ _INITIAL_BUFFER = 64 * 1024
 _CLOSED = ffi.NULL  # what a closed queue or cursor holds instead of its C object
 
 
-def _raise(rc: int, call: str, obj: str) -> None:
+def _error(rc: int, call: str, obj: str) -> errors.TpfEmuError:
+    """The exception for a core return code; -1 means the queue was closed."""
+    if rc == -1:
+        return errors.TpfEmuError(f"queue {obj!r} is closed")
     if rc >= lib.TPF_RC_BASE:
-        raise errors.InternalError(f"{call} on {obj!r}: core code {errors.reason_name(rc)}")
-    raise errors.error_for(rc, call=call, obj=obj)
+        return errors.InternalError(f"{call} on {obj!r}: core code {errors.reason_name(rc)}")
+    return errors.error_for(rc, call=call, obj=obj)
+
+
+def _raise(rc: int, call: str, obj: str) -> None:
+    raise _error(rc, call, obj)
+
+
+def _address(cdata) -> int:
+    return int(ffi.cast("uintptr_t", cdata))
+
+
+# The METH_FASTCALL shim calls the functions of this one compiled core (tpfemu._native).
+_fastpath.bind(
+    _address(ffi.addressof(lib, "tpf_mq_put_simple")),
+    _address(ffi.addressof(lib, "tpf_mq_get_alloc")),
+    _error,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,22 +155,13 @@ def _buffer(data) -> tuple[object, int]:
     return ffi.from_buffer(view), view.nbytes
 
 
-def _check_int(value, what: str) -> None:
-    if not isinstance(value, int):
-        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
-
-
 def _check_priority(priority: int) -> None:
     if not isinstance(priority, int) or not 0 <= priority < PRIORITIES:
         raise errors.error_for(lib.MQRC_PRIORITY_ERROR, call="MQPUT")
 
 
 class _Scratch(threading.local):
-    """Per-thread output areas for gets, reused call after call (no allocation per get).
-
-    ``fast`` holds (descriptor, buffer, capacity) as one tuple: the fast get reads it
-    with one thread-local lookup.
-    """
+    """Per-thread output areas for gets, reused call after call (no allocation per get)."""
 
     def __init__(self) -> None:
         self.md = ffi.new("tpf_mq_msg_t *")
@@ -164,7 +175,6 @@ class _Scratch(threading.local):
     def grow(self, size: int) -> None:
         self.cap = max(size, 1)
         self.buf = ffi.new("char[]", self.cap)
-        self.fast = (self.md, self.buf, self.cap)
 
     def batch(self, count: int, nbytes: int):
         """A reusable buffer of at least nbytes and a lengths array of at least count."""
@@ -253,9 +263,12 @@ class CoreQueue:
         # Freed when this object is collected, or by close().
         self._q = ffi.gc(out[0], lib.tpf_mq_destroy)
         self._cursors: list[Cursor] = []
-        # Hot functions bound once (a lookup through `lib` costs ~60 ns per call).
-        self._put_simple = lib.tpf_mq_put_simple
-        self._get_simple = lib.tpf_mq_get_simple
+        # The hot path: put and get are the shim's C methods themselves, bound on the
+        # instance so a call runs no Python frame (see native/python/fastpath.c). They
+        # behave exactly as the methods documented on the class.
+        self._fast = _fastpath.FastQueue(_address(self._q), name)
+        self.put = self._fast.put
+        self.get = self._fast.get
 
     @staticmethod
     def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
@@ -289,7 +302,7 @@ class CoreQueue:
             return
         for c in list(self._cursors):
             c.close()
-        # The fast paths pass self._q straight to C, which answers NULL with an error.
+        self._fast.detach()  # its calls now raise the closed error
         q, self._q = self._q, _CLOSED
         ffi.release(q)  # runs tpf_mq_destroy now
 
@@ -319,18 +332,12 @@ class CoreQueue:
     def put(self, data: bytes, priority: int = 0, uow: int = 0) -> None:
         """Put a non-persistent, never-expiring message with a generated MsgId (fast path).
 
+        ``data`` is any bytes-like object. (Each instance binds this name to the C shim's
+        method, which does exactly this without a Python frame.)
+
         :raises QueueFull, MessageTooBig, PriorityError: as MQPUT would.
         """
-        try:
-            rc = self._put_simple(self._q, data, len(data), priority, uow)
-        except TypeError:
-            buf, length = _buffer(data)
-            _check_int(priority, "priority")
-            _check_int(uow, "uow")
-            rc = self._put_simple(self._q, buf, length, priority, uow)
-        if rc:
-            self._handle()
-            _raise(rc, "MQPUT", self.name)
+        self._fast.put(data, priority, uow)
 
     def put_message(
         self,
@@ -417,22 +424,16 @@ class CoreQueue:
     # -- get ----------------------------------------------------------------------------
 
     def get(self, uow: int = 0) -> bytes:
-        """Get the first message in delivery order (fast path): its bytes.
+        """Get the first message in delivery order, whole (fast path): its bytes.
 
         Expired messages this get discards stay listed for :meth:`take_expired`; use
-        :meth:`get_message` where expiration reports must be made at once.
+        :meth:`get_message` where expiration reports must be made at once. (Each instance
+        binds this name to the C shim's method, which copies the message straight into
+        the returned bytes.)
 
         :raises NoMessageAvailable: the queue has no available message.
         """
-        md, buf, cap = _scratch.fast
-        rc = self._get_simple(self._q, uow, md, buf, cap)
-        if rc:
-            if rc != _TRUNC_FAILED:
-                self._handle()
-                _raise(rc, "MQGET", self.name)
-            _scratch.grow(md.length)
-            return self.get(uow)
-        return _unpack(buf, md.length)
+        return self._fast.get(uow)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

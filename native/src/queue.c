@@ -118,6 +118,9 @@ int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg)
     if (q == NULL || !valid_config(cfg))
         return TPF_RC_INVALID_ARGUMENT;
     QLOCK(q);
+    /* The MsgId reserved for the next put (and its index hash) used the old prefix. */
+    if (memcmp(q->cfg.msgid_prefix, cfg->msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN) != 0)
+        q->next_counter = 0;
     q->cfg = *cfg;
     QUNLOCK(q);
     return MQRC_NONE;
@@ -835,6 +838,44 @@ out:
     return rc;
 }
 
+int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_alloc_fn alloc, void *ctx,
+                     tpf_mq_msg_t *md_out)
+{
+    if (q == NULL || alloc == NULL)
+        return TPF_RC_INVALID_ARGUMENT;
+    int64_t now = TPF_MQ_NOW;
+    int rc;
+    tpf_uow_rec_t *r = NULL;
+    QLOCK(q);
+    if (uow != 0 && (r = uow_find(q, uow, 1)) == NULL) {
+        rc = MQRC_STORAGE_NOT_AVAILABLE;
+        goto out;
+    }
+    tpf_node_t *n = scan(q, NULL, NULL, &now);
+    if (n == NULL) {
+        rc = MQRC_NO_MSG_AVAILABLE;
+        goto out;
+    }
+    void *dst = alloc(ctx, n->md.length);
+    if (dst == NULL) {
+        rc = MQRC_STORAGE_NOT_AVAILABLE;
+        goto out;
+    }
+    if (n->md.length != 0)
+        memcpy(dst, n->data, n->md.length);
+    if (md_out != NULL) {
+        *md_out = n->md;
+        md_out->flags = out_flags(q);
+    }
+    take(q, n, r);
+    rc = MQRC_NONE;
+out:
+    if (r != NULL && r->head == NULL)
+        uow_forget(q, r);
+    QUNLOCK(q);
+    return rc;
+}
+
 int tpf_mq_get_many(tpf_mq_queue_t *q, uint32_t max_n, uint64_t uow, int64_t now,
                     tpf_mq_msg_t *mds_out, uint32_t *lengths_out, void *buf, size_t cap,
                     uint32_t *n_out)
@@ -860,6 +901,7 @@ int tpf_mq_get_many(tpf_mq_queue_t *q, uint32_t max_n, uint64_t uow, int64_t now
         if (len > cap - off) {
             if (k == 0) {
                 lengths_out[0] = len;
+                *n_out = 0;
                 rc = MQRC_TRUNCATED_MSG_FAILED;
                 goto out;
             }
@@ -1009,6 +1051,8 @@ uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int committed_on
 {
     if (priority < 0)
         priority = 0;
+    if (priority >= TPF_MQ_PRIORITIES)
+        priority = TPF_MQ_PRIORITIES - 1;
     uint32_t total = 0;
     QLOCK(q);
     for (int p = priority; p < TPF_MQ_PRIORITIES; p++) {

@@ -197,6 +197,25 @@ int tpf_mq_get_simple(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_msg_t *md_out, voi
                       uint32_t cap);
 
 /**
+ * Memory for the data of a message of `length` bytes, asked for by
+ * tpf_mq_get_alloc() while the queue is locked. Return NULL to refuse: the get then
+ * fails with MQRC_STORAGE_NOT_AVAILABLE and the message stays. It must not call into
+ * the core.
+ */
+typedef void *(*tpf_mq_alloc_fn)(void *ctx, uint32_t length);
+
+/**
+ * @brief Destructively get the first eligible message, unmatched, into memory the
+ * caller allocates once the length is known: no intermediate buffer, no truncation
+ * (the zero-copy fast path, e.g. straight into a new Python bytes object).
+ * @param[out] md_out descriptor (may be NULL).
+ * @return MQRC_NONE; MQRC_NO_MSG_AVAILABLE; MQRC_STORAGE_NOT_AVAILABLE (alloc
+ *         refused); TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_alloc_fn alloc, void *ctx,
+                     tpf_mq_msg_t *md_out);
+
+/**
  * @brief Put n messages in one call, all or nothing (channels, recovery, replay).
  * @param[in] mds descriptors; with md_stride 0 the one descriptor at mds serves every
  *        message, otherwise message i uses *(mds + i*md_stride bytes). Lengths come

@@ -1,0 +1,284 @@
+/* fastpath.c - tpfemu._fastpath: METH_FASTCALL put and get for the queue's hot path
+ *
+ * Through cffi a call costs 100-200 ns of argument conversion and GIL release, and a
+ * get must then copy the message out of a buffer into a new bytes object. For the two
+ * hottest calls only, this thin CPython binding does better: arguments are read
+ * straight from the Python objects, and a get copies the message directly into a new
+ * bytes object (tpf_mq_get_alloc). Everything else goes through cffi.
+ *
+ * This module does not contain the core. tpfemu._lowlevel hands it, with bind(), the
+ * addresses of the functions of the one compiled core (tpfemu._native), so the core's
+ * state (the MsgId counter) exists once. The calls keep the GIL: they are short, and
+ * the core's own lock makes them safe against cffi calls running in other threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <limits.h>
+#include <string.h>
+
+#include "tpf/queue.h"
+
+typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
+typedef int (*get_fn)(tpf_mq_queue_t *, uint64_t, tpf_mq_alloc_fn, void *, tpf_mq_msg_t *);
+
+static put_fn core_put;                 /**< tpf_mq_put_simple of tpfemu._native */
+static get_fn core_get;                 /**< tpf_mq_get_alloc of tpfemu._native */
+static PyObject *error_factory;         /**< callable(rc, call, name) -> exception; rc -1 =
+                                             the queue is closed */
+
+typedef struct {
+    PyObject_HEAD
+    tpf_mq_queue_t *q;                  /**< not owned: CoreQueue detaches before freeing */
+    PyObject *name;                     /**< the queue's name, for error messages */
+} FastQueue;
+
+static PyObject *raise_rc(FastQueue *self, int rc, const char *call)
+{
+    PyObject *exc = PyObject_CallFunction(error_factory, "isO", rc, call, self->name);
+    if (exc != NULL) {
+        PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_DECREF(exc);
+    }
+    return NULL;
+}
+
+/* Place keyword arguments into slots[] by name (names[i] is slot i); positional
+ * arguments fill the first slots. Returns -1 with TypeError on a bad call. */
+static int bind_args(const char *fn, const char *const *names, int nslots, PyObject **slots,
+                     PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs > nslots) {
+        PyErr_Format(PyExc_TypeError, "%s takes at most %d arguments", fn, nslots);
+        return -1;
+    }
+    for (int i = 0; i < nslots; i++)
+        slots[i] = i < nargs ? args[i] : NULL;
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+        if (key == NULL)
+            return -1;
+        int i = 0;
+        while (i < nslots && strcmp(key, names[i]) != 0)
+            i++;
+        if (i == nslots) {
+            PyErr_Format(PyExc_TypeError, "%s got an unexpected keyword argument '%s'", fn, key);
+            return -1;
+        }
+        if (slots[i] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s got multiple values for argument '%s'", fn, key);
+            return -1;
+        }
+        slots[i] = args[nargs + k];
+    }
+    return 0;
+}
+
+static int read_uow(PyObject *arg, uint64_t *uow)
+{
+    unsigned long long v = PyLong_AsUnsignedLongLong(arg);
+    if (v == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    *uow = (uint64_t)v;
+    return 0;
+}
+
+PyDoc_STRVAR(put_doc, "put(data, priority=0, uow=0)\n--\n\n"
+                      "Put a non-persistent, never-expiring message (MQPUT's fast path).");
+
+static PyObject *fq_put(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    static const char *const names[] = {"data", "priority", "uow"};
+    PyObject *a[3];
+    if (kwnames == NULL && nargs == 2) { /* the common call: put(data, priority) */
+        a[0] = args[0];
+        a[1] = args[1];
+        a[2] = NULL;
+    } else if (bind_args("put()", names, 3, a, args, nargs, kwnames) < 0) {
+        return NULL;
+    }
+    if (a[0] == NULL) {
+        PyErr_SetString(PyExc_TypeError, "put() missing required argument 'data'");
+        return NULL;
+    }
+    long priority = 0;
+    uint64_t uow = 0;
+    if (a[1] != NULL) {
+        priority = PyLong_AsLong(a[1]);
+        if (priority == -1 && PyErr_Occurred())
+            return NULL;
+        if (priority < INT_MIN || priority > INT_MAX)
+            priority = -1; /* the core answers MQRC_PRIORITY_ERROR */
+    }
+    if (a[2] != NULL && read_uow(a[2], &uow) < 0)
+        return NULL;
+    if (self->q == NULL)
+        return raise_rc(self, -1, "MQPUT");
+    int rc;
+    PyObject *data = a[0];
+    if (PyBytes_CheckExact(data)) {
+        Py_ssize_t n = PyBytes_GET_SIZE(data);
+        if ((size_t)n > UINT32_MAX)
+            return raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+        rc = core_put(self->q, PyBytes_AS_STRING(data), (uint32_t)n, (int)priority, uow);
+    } else {
+        if (PyUnicode_Check(data)) {
+            PyErr_SetString(PyExc_TypeError,
+                            "message data must be bytes-like, not str (encode it first)");
+            return NULL;
+        }
+        Py_buffer view;
+        if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+            PyErr_Format(PyExc_TypeError, "message data must be bytes-like, not %.100s",
+                         Py_TYPE(data)->tp_name);
+            return NULL;
+        }
+        if ((size_t)view.len > UINT32_MAX) {
+            PyBuffer_Release(&view);
+            return raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+        }
+        rc = core_put(self->q, view.buf, (uint32_t)view.len, (int)priority, uow);
+        PyBuffer_Release(&view);
+    }
+    if (rc != MQRC_NONE)
+        return raise_rc(self, rc, "MQPUT");
+    Py_RETURN_NONE;
+}
+
+typedef struct {
+    PyObject *bytes;
+} alloc_ctx_t;
+
+/* Called by the core with the queue locked; we hold the GIL, and allocating a bytes
+ * object never runs Python code (bytes are not tracked by the cycle collector). */
+static void *alloc_bytes(void *ctx, uint32_t length)
+{
+    alloc_ctx_t *a = ctx;
+    a->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+    return a->bytes != NULL ? PyBytes_AS_STRING(a->bytes) : NULL;
+}
+
+PyDoc_STRVAR(get_doc, "get(uow=0)\n--\n\n"
+                      "Get the first message in delivery order, whole, as bytes (MQGET's fast path).");
+
+static PyObject *fq_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    static const char *const names[] = {"uow"};
+    PyObject *a[1] = {NULL};
+    uint64_t uow = 0;
+    if ((nargs != 0 || kwnames != NULL) &&
+        bind_args("get()", names, 1, a, args, nargs, kwnames) < 0)
+        return NULL;
+    if (a[0] != NULL && read_uow(a[0], &uow) < 0)
+        return NULL;
+    if (self->q == NULL)
+        return raise_rc(self, -1, "MQGET");
+    alloc_ctx_t out = {NULL};
+    int rc = core_get(self->q, uow, alloc_bytes, &out, NULL);
+    if (rc != MQRC_NONE) {
+        if (out.bytes == NULL && PyErr_Occurred())
+            return NULL; /* MemoryError from the allocation */
+        return raise_rc(self, rc, "MQGET");
+    }
+    return out.bytes;
+}
+
+static PyObject *fq_detach(FastQueue *self, PyObject *unused)
+{
+    (void)unused;
+    self->q = NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef fq_methods[] = {
+    {"put", (PyCFunction)(void (*)(void))fq_put, METH_FASTCALL | METH_KEYWORDS, put_doc},
+    {"get", (PyCFunction)(void (*)(void))fq_get, METH_FASTCALL | METH_KEYWORDS, get_doc},
+    {"detach", (PyCFunction)fq_detach, METH_NOARGS,
+     "Forget the queue (before it is freed); later calls raise the closed error."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *fq_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    unsigned long long address;
+    PyObject *name;
+    static char *kwlist[] = {"address", "name", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "KU", kwlist, &address, &name))
+        return NULL;
+    if (core_put == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "tpfemu._fastpath.bind() was not called");
+        return NULL;
+    }
+    FastQueue *self = (FastQueue *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->q = (tpf_mq_queue_t *)(uintptr_t)address;
+    Py_INCREF(name);
+    self->name = name;
+    return (PyObject *)self;
+}
+
+static void fq_dealloc(FastQueue *self)
+{
+    Py_XDECREF(self->name);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject FastQueueType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tpfemu._fastpath.FastQueue",
+    .tp_basicsize = sizeof(FastQueue),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "FastQueue(address, name): put/get of one core queue, called from C.",
+    .tp_new = fq_new,
+    .tp_dealloc = (destructor)fq_dealloc,
+    .tp_methods = fq_methods,
+};
+
+static PyObject *fp_bind(PyObject *module, PyObject *args)
+{
+    (void)module;
+    unsigned long long put_addr, get_addr;
+    PyObject *factory;
+    if (!PyArg_ParseTuple(args, "KKO", &put_addr, &get_addr, &factory))
+        return NULL;
+    if (!PyCallable_Check(factory)) {
+        PyErr_SetString(PyExc_TypeError, "bind: the error factory must be callable");
+        return NULL;
+    }
+    core_put = (put_fn)(uintptr_t)put_addr;
+    core_get = (get_fn)(uintptr_t)get_addr;
+    Py_INCREF(factory);
+    Py_XSETREF(error_factory, factory);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef fp_methods[] = {
+    {"bind", fp_bind, METH_VARARGS,
+     "bind(put_address, get_alloc_address, error_factory): the core's functions to call."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef fp_module = {
+    PyModuleDef_HEAD_INIT, "tpfemu._fastpath",
+    "METH_FASTCALL put/get for tpfemu's message core (used only by tpfemu._lowlevel).",
+    -1, fp_methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastpath(void)
+{
+    if (PyType_Ready(&FastQueueType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&fp_module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&FastQueueType);
+    if (PyModule_AddObject(m, "FastQueue", (PyObject *)&FastQueueType) < 0) {
+        Py_DECREF(&FastQueueType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
