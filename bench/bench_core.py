@@ -98,7 +98,7 @@ class TestPutGet:
 
     def test_core(self, benchmark, tag, depth):
         benchmark.group = f"put+get 1KB {depth=}"
-        tag("subject", ops=PAIRS, goal=8)
+        tag("subject", ops=PAIRS, goal=8, goal_vs="priorityqueue")
         q = _fill_core(depth)
         _pedantic(benchmark, _core_loop(q))
         assert q.depth == depth
@@ -135,7 +135,7 @@ BATCHES = 100
 def test_batch_core(benchmark, tag):
     """put_many + get_many of 64 x 1 KB per call: time per message pair."""
     benchmark.group = "batch of 64, per message"
-    tag("subject", ops=BATCH * BATCHES, goal=40)
+    tag("subject", ops=BATCH * BATCHES, goal=40, goal_vs="priorityqueue")
     q = CoreQueue("BATCH")
     batch = [PAYLOAD] * BATCH
 
@@ -148,10 +148,27 @@ def test_batch_core(benchmark, tag):
     assert q.depth == 0
 
 
+def test_batch_core_contiguous(benchmark, tag):
+    """put_batch of one contiguous buffer (what a channel receives) + get_many."""
+    benchmark.group = "batch of 64, per message"
+    tag("subject", ops=BATCH * BATCHES, goal=40, goal_vs="priorityqueue")
+    q = CoreQueue("BATCH")
+    data = PAYLOAD * BATCH
+    lengths = [len(PAYLOAD)] * BATCH
+
+    def run():
+        for _ in range(BATCHES):
+            q.put_batch(data, lengths, 5)
+            q.get_many(BATCH, max_bytes=len(data))
+
+    _pedantic(benchmark, run)
+    assert q.depth == 0
+
+
 def test_batch_core_split(benchmark, tag):
     """The same, also splitting every batch into a list of bytes objects."""
     benchmark.group = "batch of 64, per message"
-    tag("subject", ops=BATCH * BATCHES, goal=40)
+    tag("subject", ops=BATCH * BATCHES, goal=40, goal_vs="priorityqueue")
     q = CoreQueue("BATCH")
     batch = [PAYLOAD] * BATCH
 

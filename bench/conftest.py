@@ -17,22 +17,29 @@ from __future__ import annotations
 import pytest
 
 
-def record(benchmark, *, role: str, ops: int, goal: float | None = None) -> None:
-    """Tag a benchmark with its role, its operations per round and an optional ratio goal."""
+def record(
+    benchmark, *, role: str, ops: int, goal: float | None = None, goal_vs: str = ""
+) -> None:
+    """Tag a benchmark with its role, its operations per round and an optional ratio goal.
+
+    ``goal`` is the ratio baseline / subject to reach, against the baselines whose name
+    contains ``goal_vs`` (every baseline of the group when empty).
+    """
     if role not in ("subject", "baseline"):
         raise ValueError(f"role must be 'subject' or 'baseline', not {role!r}")
     benchmark.extra_info["role"] = role
     benchmark.extra_info["ops"] = ops
     if goal is not None:
         benchmark.extra_info["goal"] = goal
+        benchmark.extra_info["goal_vs"] = goal_vs
 
 
 @pytest.fixture
 def tag(benchmark):
     """Return ``record`` bound to this test's benchmark fixture."""
 
-    def _tag(role: str, ops: int = 1, goal: float | None = None) -> None:
-        record(benchmark, role=role, ops=ops, goal=goal)
+    def _tag(role: str, ops: int = 1, goal: float | None = None, goal_vs: str = "") -> None:
+        record(benchmark, role=role, ops=ops, goal=goal, goal_vs=goal_vs)
 
     return _tag
 
@@ -98,7 +105,7 @@ def pytest_terminal_summary(terminalreporter, config):
                 ratio = b_ns / s_ns
                 goal = s.extra_info.get("goal")
                 mark = ""
-                if goal is not None:
+                if goal is not None and s.extra_info.get("goal_vs", "") in base.name:
                     mark = f"  (goal >= {goal:g}x: {'met' if ratio >= goal else 'NOT met'})"
                 tr.write_line(
                     f"    vs {base.name:<45} {_fmt_ns(b_ns):>12}  ratio {ratio:6.1f}x{mark}"

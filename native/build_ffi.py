@@ -1,8 +1,8 @@
 """Build the compiled core ``tpfemu._native`` with cffi in out-of-line API mode.
 
 This is the only cffi builder. setuptools runs it through ``cffi_modules`` on
-``pip install``; ``python native/build_ffi.py --inplace`` rebuilds the module next to
-the sources (what ``make`` does after a C change).
+``pip install`` and on ``python setup.py build_ext --inplace`` (what ``make`` does after a
+C change); ``python native/build_ffi.py`` compiles it alone into build/ffi, for debugging.
 
 The declarations cffi sees are derived from the public headers in
 ``native/include/tpf/`` (comments, include guards and ``#include`` lines dropped,
@@ -103,16 +103,11 @@ ffibuilder = make_builder(absolute=False)
 
 
 def main(argv: list[str]) -> None:
-    """Compile the module; with --inplace, leave it in tpfemu/ next to the sources."""
+    """Compile the module alone into build/ffi (the package build uses setup.py)."""
     _check_toolchain()
     os.chdir(ROOT.parent)
-    if "--inplace" in argv:
-        so = make_builder(absolute=True).compile(tmpdir="build/ffi", verbose="-v" in argv)
-        target = ROOT.parent / "tpfemu" / Path(so).name
-        shutil.copy2(so, target)
-        print(f"built {target.relative_to(ROOT.parent)}")
-    else:
-        ffibuilder.compile(verbose=True)
+    so = make_builder(absolute=True).compile(tmpdir="build/ffi", verbose="-v" in argv)
+    print(f"built {so}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Time: expiry deadlines are absolute microseconds on the wall clock
 from __future__ import annotations
 
 import threading
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -62,6 +63,8 @@ _NO_MSG = lib.MQRC_NO_MSG_AVAILABLE
 _EXPIRED_PENDING = lib.TPF_MQ_F_EXPIRED_PENDING
 _INITIAL_BUFFER = 64 * 1024
 _CLOSED = ffi.NULL  # what a closed queue or cursor holds instead of its C object
+if array("I").itemsize != 4:  # pragma: no cover - every platform we build on
+    raise ImportError("tpfemu needs array('I') to hold 32-bit lengths")
 
 
 def _error(rc: int, call: str, obj: str) -> errors.TpfEmuError:
@@ -98,6 +101,8 @@ class Descriptor:
     priority: int
     persistent: bool
     expiry: int  # absolute deadline, microseconds; NEVER = unlimited
+    put_time: int  # microseconds since the epoch
+    ctx_len: int  # bytes of context record at the head of the data (the layer above's)
     seq: int  # put sequence within the queue
     uow: int  # unit of work of the put (0 = none)
     backout_count: int
@@ -125,6 +130,8 @@ def _descriptor(md) -> Descriptor:
         priority=md.priority,
         persistent=bool(md.persistent),
         expiry=md.expiry,
+        put_time=md.put_time,
+        ctx_len=md.ctx_len,
         seq=md.seq,
         uow=md.uow,
         backout_count=md.backout_count,
@@ -171,6 +178,9 @@ class _Scratch(threading.local):
         self.batch_buf = ffi.NULL
         self.batch_n = 0
         self.batch_lengths = ffi.NULL
+        self.many_md = ffi.new("tpf_mq_msg_t *")  # put_many's shared descriptor
+        self.many_md.expiry = NEVER
+        self.seq = ffi.new("uint64_t *")
 
     def grow(self, size: int) -> None:
         self.cap = max(size, 1)
@@ -195,13 +205,14 @@ class Batch:
     """Messages taken by :meth:`CoreQueue.get_many`: one buffer, lengths, optional descriptors.
 
     ``len(batch)`` is the number of messages; iterate (or call :meth:`messages`) for each
-    one's bytes; ``data`` is the whole buffer (the messages back to back) for callers that
-    forward it as it is (channels, the journal).
+    one's bytes; ``data`` is the whole buffer (the messages back to back) and ``lengths``
+    an ``array('I')`` of their sizes, for callers that forward them as they are (channels,
+    the journal) or pass them on to :meth:`CoreQueue.put_batch`.
     """
 
     __slots__ = ("count", "lengths", "data", "_mds")
 
-    def __init__(self, count: int, lengths: list[int], data: bytes, mds) -> None:
+    def __init__(self, count: int, lengths: Sequence[int], data: bytes, mds) -> None:
         self.count = count
         self.lengths = lengths
         self.data = data
@@ -269,6 +280,7 @@ class CoreQueue:
         self._fast = _fastpath.FastQueue(_address(self._q), name)
         self.put = self._fast.put
         self.get = self._fast.get
+        self.get_body = self._fast.get_body
 
     @staticmethod
     def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
@@ -349,12 +361,18 @@ class CoreQueue:
         msg_id: bytes | None = None,
         correl_id: bytes | None = None,
         uow: int = 0,
+        ctx_len: int = 0,
+        put_time: int = 0,
     ) -> tuple[bytes, int]:
         """Put a message with a full descriptor; return its MsgId and put sequence.
 
         :param expiry: absolute deadline in microseconds, or NEVER.
         :param msg_id: 24 bytes; None (or 24 zero bytes) has the core generate one.
+        :param ctx_len: the first ctx_len bytes of data are the caller's context record.
+        :param put_time: microseconds; 0 = now.
         """
+        if not 0 <= ctx_len <= len(data):
+            raise ValueError(f"ctx_len must be 0 to the data length {len(data)}, not {ctx_len}")
         md = ffi.new("tpf_mq_msg_t *")
         if not 0 <= priority < PRIORITIES:
             raise errors.error_for(lib.MQRC_PRIORITY_ERROR, call="MQPUT", obj=self.name)
@@ -362,6 +380,8 @@ class CoreQueue:
         md.persistent = 1 if persistent else 0
         md.expiry = expiry
         md.uow = uow
+        md.ctx_len = ctx_len
+        md.put_time = put_time
         ffi.memmove(md.msg_id, _check_id(msg_id, "msg_id"), ID_LEN)
         ffi.memmove(md.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
         buf, length = _buffer(data)
@@ -378,24 +398,28 @@ class CoreQueue:
         The form a channel receives or a replay reads: no per-message Python object.
         Returns the first message's put sequence.
         """
-        if sum(lengths) != len(data):
-            raise ValueError(
-                f"the lengths add up to {sum(lengths)} bytes but data has {len(data)}"
-            )
-        if not lengths:
+        if not isinstance(lengths, array) or lengths.typecode != "I":
+            lengths = array("I", lengths)
+        buf, nbytes = _buffer(data)
+        return self._put_many(buf, nbytes, lengths, priority, uow)
+
+    def _put_many(self, buf, nbytes: int, lengths: array, priority: int, uow: int) -> int:
+        count = len(lengths)
+        if sum(lengths) != nbytes:
+            raise ValueError(f"the lengths add up to {sum(lengths)} bytes but data has {nbytes}")
+        if count == 0:
             return 0
         _check_priority(priority)
-        md = ffi.new("tpf_mq_msg_t *")
+        s = _scratch
+        md = s.many_md
         md.priority = priority
-        md.expiry = NEVER
         md.uow = uow
-        lens = ffi.new("uint32_t[]", lengths)
-        seq = ffi.new("uint64_t *")
-        buf, _ = _buffer(data)
-        rc = lib.tpf_mq_put_many(self._handle(), len(lengths), md, 0, lens, buf, seq)
+        rc = lib.tpf_mq_put_many(
+            self._handle(), count, md, 0, ffi.from_buffer("uint32_t[]", lengths), buf, s.seq
+        )
         if rc:
             _raise(rc, "MQPUT", self.name)
-        return seq[0]
+        return s.seq[0]
 
     def put_many(self, payloads: Sequence[bytes], priority: int = 0, uow: int = 0) -> int:
         """Put several messages in one call, all or nothing; return the first one's sequence.
@@ -403,23 +427,15 @@ class CoreQueue:
         Equivalent to one MQPUT per message, but one call into the core (channels,
         recovery, replay). On any error nothing was put.
         """
-        if not payloads:
-            return 0
-        _check_priority(priority)
-        md = ffi.new("tpf_mq_msg_t *")
-        md.priority = priority
-        md.expiry = NEVER
-        md.uow = uow
-        if not all(isinstance(p, bytes) for p in payloads):
-            payloads = [bytes(memoryview(_buffer(p)[0])) for p in payloads]
-        lengths = ffi.new("uint32_t[]", [len(p) for p in payloads])
-        seq = ffi.new("uint64_t *")
-        rc = lib.tpf_mq_put_many(
-            self._handle(), len(payloads), md, 0, lengths, b"".join(payloads), seq
-        )
-        if rc:
-            _raise(rc, "MQPUT", self.name)
-        return seq[0]
+        try:
+            data = b"".join(payloads)
+        except TypeError:
+            for p in payloads:
+                _buffer(p)  # raises the clear error for the item at fault
+            raise
+        # len() of a bytes-like item is its byte count, except for multi-byte memoryviews;
+        # _put_many's check that the lengths add up to the data catches those.
+        return self._put_many(data, len(data), array("I", map(len, payloads)), priority, uow)
 
     # -- get ----------------------------------------------------------------------------
 
@@ -434,6 +450,11 @@ class CoreQueue:
         :raises NoMessageAvailable: the queue has no available message.
         """
         return self._fast.get(uow)
+
+    def get_body(self, uow: int = 0) -> bytes:
+        """As :meth:`get`, but without the context record at the head of the data
+        (``ctx_len`` bytes, see :meth:`put_message`). Bound to the C shim per instance."""
+        return self._fast.get_body(uow)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed
@@ -514,7 +535,8 @@ class CoreQueue:
         if rc:
             _raise(rc, "MQGET", self.name)
         count = n[0]
-        lens = _unpack(lengths, count)
+        lens = array("I")
+        lens.frombytes(ffi.buffer(lengths, 4 * count))
         return Batch(count, lens, _unpack(buf, sum(lens)), mds if with_descriptors else None)
 
     # -- units of work, expiry, purge -------------------------------------------------
@@ -550,6 +572,15 @@ class CoreQueue:
         if rc:
             _raise(rc, "expire", self.name)
         return Message(ffi.unpack(s.buf, s.md.length), _descriptor(s.md))
+
+    def discard_expired(self, now: int | None = None) -> int:
+        """Discard every expired message not held by a unit of work or a lock (the
+        periodic expiry scan); they wait in :meth:`take_expired`. Returns how many."""
+        n = ffi.new("uint32_t *")
+        rc = lib.tpf_mq_discard_expired(self._handle(), _NOW if now is None else now, n)
+        if rc:
+            _raise(rc, "expire", self.name)
+        return n[0]
 
     def purge(self) -> int:
         """Remove every committed message not held by a unit of work (CLEAR QL)."""

@@ -19,7 +19,8 @@
 #include "tpf/queue.h"
 
 typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
-typedef int (*get_fn)(tpf_mq_queue_t *, uint64_t, tpf_mq_alloc_fn, void *, tpf_mq_msg_t *);
+typedef int (*get_fn)(tpf_mq_queue_t *, uint64_t, int, tpf_mq_alloc_fn, void *,
+                      tpf_mq_msg_t *);
 
 static put_fn core_put;                 /**< tpf_mq_put_simple of tpfemu._native */
 static get_fn core_get;                 /**< tpf_mq_get_alloc of tpfemu._native */
@@ -162,27 +163,41 @@ static void *alloc_bytes(void *ctx, uint32_t length)
 PyDoc_STRVAR(get_doc, "get(uow=0)\n--\n\n"
                       "Get the first message in delivery order, whole, as bytes (MQGET's fast path).");
 
-static PyObject *fq_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+PyDoc_STRVAR(get_body_doc, "get_body(uow=0)\n--\n\n"
+                           "As get(), without the context record at the head of the data.");
+
+static PyObject *do_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames, int skip_ctx, const char *fn)
 {
     static const char *const names[] = {"uow"};
     PyObject *a[1] = {NULL};
     uint64_t uow = 0;
-    if ((nargs != 0 || kwnames != NULL) &&
-        bind_args("get()", names, 1, a, args, nargs, kwnames) < 0)
+    if ((nargs != 0 || kwnames != NULL) && bind_args(fn, names, 1, a, args, nargs, kwnames) < 0)
         return NULL;
     if (a[0] != NULL && read_uow(a[0], &uow) < 0)
         return NULL;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQGET");
     alloc_ctx_t out = {NULL};
-    int rc = core_get(self->q, uow, alloc_bytes, &out, NULL);
+    int rc = core_get(self->q, uow, skip_ctx, alloc_bytes, &out, NULL);
     if (rc != MQRC_NONE) {
         if (out.bytes == NULL && PyErr_Occurred())
             return NULL; /* MemoryError from the allocation */
         return raise_rc(self, rc, "MQGET");
     }
     return out.bytes;
+}
+
+static PyObject *fq_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    return do_get(self, args, nargs, kwnames, 0, "get()");
+}
+
+static PyObject *fq_get_body(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    return do_get(self, args, nargs, kwnames, 1, "get_body()");
 }
 
 static PyObject *fq_detach(FastQueue *self, PyObject *unused)
@@ -195,6 +210,8 @@ static PyObject *fq_detach(FastQueue *self, PyObject *unused)
 static PyMethodDef fq_methods[] = {
     {"put", (PyCFunction)(void (*)(void))fq_put, METH_FASTCALL | METH_KEYWORDS, put_doc},
     {"get", (PyCFunction)(void (*)(void))fq_get, METH_FASTCALL | METH_KEYWORDS, get_doc},
+    {"get_body", (PyCFunction)(void (*)(void))fq_get_body, METH_FASTCALL | METH_KEYWORDS,
+     get_body_doc},
     {"detach", (PyCFunction)fq_detach, METH_NOARGS,
      "Forget the queue (before it is freed); later calls raise the closed error."},
     {NULL, NULL, 0, NULL},

@@ -477,6 +477,8 @@ void tpf_mq_cursor_destroy(tpf_mq_cursor_t *c)
 
 static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32_t length)
 {
+    if (md->ctx_len > length)
+        return TPF_RC_INVALID_ARGUMENT;
     if (md->priority >= TPF_MQ_PRIORITIES)
         return MQRC_PRIORITY_ERROR;
     if (md->persistent > 1)
@@ -509,6 +511,8 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
     n->md = *md;
     n->md.length = length;
     n->md.backout_count = 0;
+    if (n->md.put_time == 0)
+        n->md.put_time = clock_us();
     int generated = tpf_id_is_zero(n->md.msg_id);
     if (generated)
         n->mid_hash = generate_msgid(q, n->md.msg_id);
@@ -546,6 +550,8 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
     memset(md.msg_id, 0, sizeof md.msg_id);
     memset(md.correl_id, 0, sizeof md.correl_id);
     md.expiry = TPF_MQ_NEVER;
+    md.put_time = 0;
+    md.ctx_len = 0;
     md.uow = uow;
     md.priority = (uint8_t)priority;
     md.persistent = 0;
@@ -628,6 +634,8 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         node->md = *MD_AT(i);
         node->md.length = lengths[i];
         node->md.backout_count = 0;
+        if (node->md.put_time == 0)
+            node->md.put_time = clock_us();
         int generated = tpf_id_is_zero(node->md.msg_id);
         if (generated)
             node->mid_hash = generate_msgid(q, node->md.msg_id);
@@ -838,8 +846,8 @@ out:
     return rc;
 }
 
-int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_alloc_fn alloc, void *ctx,
-                     tpf_mq_msg_t *md_out)
+int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int skip_ctx, tpf_mq_alloc_fn alloc,
+                     void *ctx, tpf_mq_msg_t *md_out)
 {
     if (q == NULL || alloc == NULL)
         return TPF_RC_INVALID_ARGUMENT;
@@ -856,13 +864,14 @@ int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_alloc_fn alloc, voi
         rc = MQRC_NO_MSG_AVAILABLE;
         goto out;
     }
-    void *dst = alloc(ctx, n->md.length);
+    uint32_t skip = skip_ctx ? n->md.ctx_len : 0;
+    void *dst = alloc(ctx, n->md.length - skip);
     if (dst == NULL) {
         rc = MQRC_STORAGE_NOT_AVAILABLE;
         goto out;
     }
-    if (n->md.length != 0)
-        memcpy(dst, n->data, n->md.length);
+    if (n->md.length != skip)
+        memcpy(dst, n->data + skip, n->md.length - skip);
     if (md_out != NULL) {
         *md_out = n->md;
         md_out->flags = out_flags(q);
@@ -1026,6 +1035,29 @@ int tpf_mq_purge(tpf_mq_queue_t *q, uint32_t *n_out)
             tpf_node_t *next = tpf_ring_next(&q->ring[p], n);
             if ((n->state & N_HIDDEN) == 0) {
                 remove_node(q, n);
+                count++;
+            }
+            n = next;
+        }
+    }
+    QUNLOCK(q);
+    if (n_out != NULL)
+        *n_out = count;
+    return MQRC_NONE;
+}
+
+int tpf_mq_discard_expired(tpf_mq_queue_t *q, int64_t now, uint32_t *n_out)
+{
+    if (q == NULL)
+        return TPF_RC_INVALID_ARGUMENT;
+    uint32_t count = 0;
+    QLOCK(q);
+    for (int p = TPF_MQ_PRIORITIES - 1; p >= 0; p--) { /* in delivery order */
+        tpf_node_t *n = tpf_ring_first(&q->ring[p]);
+        while (n != NULL) {
+            tpf_node_t *next = tpf_ring_next(&q->ring[p], n);
+            if ((n->state & N_HIDDEN) == 0 && n->lock_owner == NULL && expired(n, &now)) {
+                discard_expired(q, n);
                 count++;
             }
             n = next;

@@ -467,7 +467,7 @@ def test_put_many_and_get_many(queue):
     queue.put(b"top", 9)
     batch = queue.get_many(10, with_descriptors=True)
     assert batch.messages() == [b"top", b"a", b"bb", b"ccc"]
-    assert batch.lengths == [3, 1, 2, 3]
+    assert list(batch.lengths) == [3, 1, 2, 3]
     assert [d.seq for d in batch.descriptors()][1:] == [seq, seq + 1, seq + 2]
 
 
@@ -540,3 +540,49 @@ def test_large_messages_are_freed(queue):
     assert queue.stats()["large_bytes"] > 200_000
     assert queue.get() == b"L" * 200_000
     assert queue.stats()["large_bytes"] == 0
+
+
+# -- context records, put time, the expiry scan ------------------------------------------
+
+
+def test_put_time_is_set_by_the_core_unless_given(queue):
+    """A put records the current time (microseconds), or the time the caller gives."""
+    import time
+
+    before = time.time_ns() // 1000
+    queue.put_message(b"now")
+    queue.put_message(b"then", put_time=123)
+    after = time.time_ns() // 1000
+    first, second = queue.get_message().descriptor, queue.get_message().descriptor
+    assert before <= first.put_time <= after
+    assert second.put_time == 123
+
+
+def test_context_record_is_kept_and_can_be_skipped(queue):
+    """The context record at the head of the data comes back whole, or is left out by
+    get_body (the MQI's fast path)."""
+    queue.put_message(b"CTXbody", ctx_len=3)
+    queue.put_message(b"CTXbody", ctx_len=3)
+    queue.put(b"plain")
+    m = queue.get_message()
+    assert (m.data, m.descriptor.ctx_len) == (b"CTXbody", 3)
+    assert queue.get_body() == b"body"
+    assert queue.get_body() == b"plain"
+    with pytest.raises(ValueError, match="ctx_len"):
+        queue.put_message(b"ab", ctx_len=3)
+
+
+def test_expiry_scan_discards_only_expired_free_messages(queue):
+    """The expiry scan discards expired messages anywhere on the queue, but not those held
+    by a unit of work or a lock (they are dealt with when released)."""
+    queue.put_message(b"live", priority=9)
+    queue.put_message(b"old-1", priority=1, expiry=5 * S)
+    queue.put_message(b"old-held", priority=0, expiry=5 * S)
+    queue.put_message(b"old-2", priority=0, expiry=5 * S)
+    c = queue.cursor()
+    c.first(now=S)
+    c.next(now=S)
+    c.next(now=S, lock=True)  # old-held
+    assert queue.discard_expired(now=6 * S) == 2
+    assert [queue.take_expired().data, queue.take_expired().data] == [b"old-1", b"old-2"]
+    assert queue.depth == 2

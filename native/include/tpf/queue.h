@@ -73,14 +73,18 @@ typedef struct tpf_mq_config {
     uint8_t msgid_prefix[TPF_MQ_MSGID_PREFIX_LEN]; /**< first 16 bytes of generated MsgIds */
 } tpf_mq_config_t;
 
-/** The descriptor of one message (88 bytes); input to put, output of get. */
+/** The descriptor of one message (104 bytes); input to put, output of get. */
 typedef struct tpf_mq_msg {
     uint8_t msg_id[TPF_MQ_ID_LEN];    /**< all zero on put: the core generates one */
     uint8_t correl_id[TPF_MQ_ID_LEN]; /**< all zero = MQCI_NONE */
     int64_t expiry;          /**< absolute deadline in microseconds, or TPF_MQ_NEVER */
+    int64_t put_time;        /**< microseconds; 0 on put: the core sets the current time */
     uint64_t seq;            /**< put sequence within the queue; set by put */
     uint64_t uow;            /**< unit of work of the put (0 = none); on get, as put */
     uint32_t length;         /**< bytes of message data (get: the full length) */
+    uint32_t ctx_len;        /**< the first ctx_len bytes of the data are a context record
+                                  of the layer above (the MQMD fields the core does not act
+                                  on); opaque to the core; at most length */
     int32_t backout_count;   /**< times a get of this message was backed out */
     uint8_t priority;        /**< MD.Priority, 0..9, kept even in FIFO mode */
     uint8_t persistent;      /**< 0 or 1 */
@@ -207,13 +211,15 @@ typedef void *(*tpf_mq_alloc_fn)(void *ctx, uint32_t length);
 /**
  * @brief Destructively get the first eligible message, unmatched, into memory the
  * caller allocates once the length is known: no intermediate buffer, no truncation
- * (the zero-copy fast path, e.g. straight into a new Python bytes object).
+ * (the zero-copy fast path, e.g. straight into a new Python bytes object). With
+ * skip_ctx, only the data after the context record is copied (alloc is asked for
+ * length - ctx_len bytes).
  * @param[out] md_out descriptor (may be NULL).
  * @return MQRC_NONE; MQRC_NO_MSG_AVAILABLE; MQRC_STORAGE_NOT_AVAILABLE (alloc
  *         refused); TPF_RC_INVALID_ARGUMENT.
  */
-int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_alloc_fn alloc, void *ctx,
-                     tpf_mq_msg_t *md_out);
+int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int skip_ctx, tpf_mq_alloc_fn alloc,
+                     void *ctx, tpf_mq_msg_t *md_out);
 
 /**
  * @brief Put n messages in one call, all or nothing (channels, recovery, replay).
@@ -267,6 +273,15 @@ int tpf_mq_take_expired(tpf_mq_queue_t *q, tpf_mq_msg_t *md_out, void *buf, uint
  * valid queue. @return MQRC_NONE, TPF_RC_INVALID_ARGUMENT.
  */
 int tpf_mq_purge(tpf_mq_queue_t *q, uint32_t *n_out);
+
+/**
+ * @brief Discard every expired message that is not held by a unit of work or a lock
+ * (the periodic expiry scan, EXPRYINT); they go to the expired list as a get would
+ * send them. O(depth).
+ * @param[out] n_out messages discarded (may be NULL).
+ * @return MQRC_NONE, TPF_RC_INVALID_ARGUMENT.
+ */
+int tpf_mq_discard_expired(tpf_mq_queue_t *q, int64_t now, uint32_t *n_out);
 
 /** @brief CURDEPTH. This function can't fail. */
 uint32_t tpf_mq_depth(tpf_mq_queue_t *q);
