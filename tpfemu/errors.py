@@ -36,6 +36,23 @@ class InternalError(TpfEmuError, SystemError):
     """The core reported a condition that is a bug in tpfemu, not in the caller."""
 
 
+class DefinitionError(TpfEmuError, ValueError):
+    """An object definition (DEFINE/ALTER/DELETE) was refused; nothing was changed.
+
+    :param message: what is wrong, naming the object.
+    :param keyword: the attribute at fault (MQSC keyword, e.g. ``"MAXDEPTH"``), if any.
+    :param accepted: what the attribute accepts, e.g. ``"0 to 999999999"``.
+    """
+
+    def __init__(self, message: str, *, keyword: str = "", accepted: str = "") -> None:
+        self.keyword = keyword
+        self.accepted = accepted
+        text = message
+        if keyword and accepted:
+            text += f" ({keyword} accepts {accepted})"
+        super().__init__(text)
+
+
 def register_reason_names(names: Mapping[str, int]) -> None:
     """Record the mnemonics of reason codes (``{"MQRC_Q_FULL": 2053, ...}``)."""
     for name, number in names.items():
@@ -148,6 +165,56 @@ class NoMessageLocked(MQMIError):
 @_reason("MQRC_STORAGE_NOT_AVAILABLE")
 class StorageNotAvailable(MQMIError, MemoryError):
     """MQRC_STORAGE_NOT_AVAILABLE: not enough memory to complete the call."""
+
+
+@_reason("MQRC_UNKNOWN_OBJECT_NAME")
+class UnknownObjectName(MQMIError, LookupError):
+    """MQRC_UNKNOWN_OBJECT_NAME: no object of that name is defined."""
+
+
+@_reason("MQRC_OBJECT_IN_USE")
+class ObjectInUse(MQMIError):
+    """MQRC_OBJECT_IN_USE: the object is open in a way that conflicts with this request."""
+
+
+@_reason("MQRC_PUT_INHIBITED")
+class PutInhibited(MQMIError):
+    """MQRC_PUT_INHIBITED: puts to the queue are inhibited (PUT DISABLED)."""
+
+
+@_reason("MQRC_GET_INHIBITED")
+class GetInhibited(MQMIError):
+    """MQRC_GET_INHIBITED: gets from the queue are inhibited (GET DISABLED)."""
+
+
+@_reason("MQRC_HCONN_ERROR")
+class HconnError(MQMIError):
+    """MQRC_HCONN_ERROR: the connection handle is not valid (disconnected?)."""
+
+
+@_reason("MQRC_HOBJ_ERROR")
+class HobjError(MQMIError):
+    """MQRC_HOBJ_ERROR: the object handle is not valid (closed?)."""
+
+
+@_reason("MQRC_NOT_OPEN_FOR_INPUT")
+class NotOpenForInput(MQMIError):
+    """MQRC_NOT_OPEN_FOR_INPUT: MQGET on a handle not opened for input."""
+
+
+@_reason("MQRC_NOT_OPEN_FOR_OUTPUT")
+class NotOpenForOutput(MQMIError):
+    """MQRC_NOT_OPEN_FOR_OUTPUT: MQPUT on a handle not opened for output."""
+
+
+@_reason("MQRC_Q_MGR_NAME_ERROR")
+class QueueManagerNameError(MQMIError, LookupError):
+    """MQRC_Q_MGR_NAME_ERROR: no queue manager of that name runs in this process."""
+
+
+@_reason("MQRC_SYNCPOINT_LIMIT_REACHED")
+class SyncpointLimitReached(MQMIError):
+    """MQRC_SYNCPOINT_LIMIT_REACHED: the unit of work holds MAXUMSGS messages."""
 
 
 def error_for(reason: int, *, call: str = "", obj: str = "", comp: int | None = None) -> MQMIError:
