@@ -74,7 +74,7 @@ from ecb.levels import (
     Farw,
     Level,
 )
-from ecb.linkage import DEFAULT_MAX_NESTING, ControlTransfer, run_entry
+from ecb.linkage import DEFAULT_MAX_NESTING, ControlTransfer, current, run_entry
 from ecb.programs import PROGRAM_NAME_RULE, Program, Programs, check_name
 from ecb.resources import CommitParticipant
 from ecb.storage import DEFAULT_LIMITS, DEFAULT_SHORT_FRACTION, Storage
@@ -112,5 +112,6 @@ __all__ = [
     "TpfSystemError",
     "WorkArea",
     "check_name",
+    "current",
     "run_entry",
 ]

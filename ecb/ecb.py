@@ -25,6 +25,7 @@ linkage without a dispatcher; the create macros then raise :class:`~ecb.errors.E
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ecb.blocks import CoreBlock, WorkArea
@@ -93,6 +94,7 @@ class Ecb(Linkage, ResourceMixin):
         "_detached",
         "_done",
         "_ebw",
+        "_exit_hooks",
         "_farws",
         "_fault",
         "_held",
@@ -396,6 +398,29 @@ class Ecb(Linkage, ResourceMixin):
 
     # -- end of entry -----------------------------------------------------------------------
 
+    def at_exit(self, fn: Callable[[], object]) -> None:
+        """Call ``fn()`` when this entry ends, however it ends (EXITC, return, or failure).
+
+        For the layers that own resources on behalf of an entry: the MQ layer backs out
+        and closes an entry's connection this way. Hooks run last in, first out, after the
+        EXITC checks; an exception from one is reported on the console and the others
+        still run.
+        """
+        if self._exit_hooks is None:
+            self._exit_hooks = []
+        self._exit_hooks.append(fn)
+
+    def _run_exit_hooks(self) -> list[BaseException]:
+        """Run the at_exit hooks (LIFO); return what they raised."""
+        hooks, self._exit_hooks = self._exit_hooks, None
+        failures: list[BaseException] = []
+        for fn in reversed(hooks or ()):
+            try:
+                fn()
+            except Exception as exc:
+                failures.append(exc)
+        return failures
+
     def _exit_violations(self) -> TpfSystemError | None:
         """EXITC's checks: roll back open scopes and release holds; report them as an error."""
         scopes = self._rollback_scopes()
@@ -516,6 +541,7 @@ def _setup(ecb: Ecb, ctx: EntryContext, ecb_id: int, params: bytes, origin: Any)
     ecb._held = 0
     ecb._done = False
     ecb._ebw = ecb._farws = ecb._detached = ecb._holds = ecb._scopes = ecb._fault = None
+    ecb._exit_hooks = None
     return ecb
 
 

@@ -30,6 +30,7 @@ with no ENTRC outstanding, that is the root's level, and the named program becom
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from ecb.errors import ErrorCode
@@ -195,6 +196,14 @@ class Linkage:
         raise _Exit
 
 
+_running = threading.local()
+
+
+def current() -> Ecb | None:
+    """The ECB whose entry runs on this thread, or None outside any entry."""
+    return getattr(_running, "ecb", None)
+
+
 def run_entry(ecb: Ecb, name: str) -> None:
     """Run program ``name`` as the root of ``ecb``'s entry, until it exits.
 
@@ -206,6 +215,21 @@ def run_entry(ecb: Ecb, name: str) -> None:
         with resources held or a commit scope open (after releasing and rolling them back).
     :raises Exception: whatever escapes the programs.
     """
+    previous = getattr(_running, "ecb", None)
+    _running.ecb = ecb
+    try:
+        _run_programs(ecb, name)
+    finally:
+        _running.ecb = previous
+        if ecb._exit_hooks:
+            failures = ecb._run_exit_hooks()
+            dispatcher = ecb._ctx.dispatcher
+            for exc in failures:
+                if dispatcher is not None:
+                    dispatcher._say(f"ECBQ0007E ECB-{ecb.ecb_id} exit hook failed: {exc!r}")
+
+
+def _run_programs(ecb: Ecb, name: str) -> None:
     ctx = ecb._ctx
     program = ctx.programs.get(name) if ctx.programs is not None else None
     if program is None:

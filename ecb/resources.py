@@ -155,6 +155,15 @@ class ResourceMixin:
             raise self._error(ErrorCode.NO_COMMIT_SCOPE, "TXRBC", "no commit scope is open")
         _rollback_all(self._scopes.pop())
 
+    def tx_participants(self) -> tuple[CommitParticipant, ...]:
+        """The participants enlisted in the innermost open scope (empty with none open).
+
+        A resource manager looks here for its own participant before enlisting a new one,
+        so that its work in one scope is one participant, and work in a new inner scope
+        is another (which an inner rollback can undo alone).
+        """
+        return tuple(self._scopes[-1]) if self._scopes else ()
+
     @property
     def tx_depth(self) -> int:
         """How many commit scopes are open (0 outside any scope)."""

@@ -188,3 +188,78 @@ def test_error_with_open_scope_rolls_back_and_notes_it(programs, disp):
     assert dump.code is ErrorCode.PROGRAM_EXCEPTION
     assert log == [("rollback", "uow")]
     assert any("rolled back" in note for note in dump.notes)
+
+
+def test_at_exit_hooks_run_when_the_entry_ends_however_it_ends():
+    """at_exit hooks run, last in first out, after a normal EXITC and after a failure."""
+    import threading
+
+    from ecb import Dispatcher, Programs
+
+    ran: list[str] = []
+    done = threading.Event()
+
+    def good(ecb):
+        ecb.at_exit(lambda: ran.append("good-1"))
+        ecb.at_exit(lambda: ran.append("good-2"))
+        ecb.exitc()
+
+    def bad(ecb):
+        ecb.at_exit(lambda: (ran.append("bad"), done.set()))
+        raise RuntimeError("boom")
+
+    programs = Programs()
+    programs.load("GOOD", good)
+    programs.load("BADP", bad)
+    with Dispatcher(programs, istreams=1, console=lambda text: None) as disp:
+        disp.cremc("GOOD")
+        disp.cremc("BADP")
+        assert done.wait(5)
+        disp.wait_idle(5)
+    assert ran == ["good-2", "good-1", "bad"]
+
+
+def test_current_names_the_running_entry_only():
+    """ecb.current() is the ECB of the entry running on this thread, None elsewhere."""
+    import threading
+
+    import ecb as ecb_pkg
+    from ecb import Dispatcher, Programs
+
+    seen: list[object] = []
+    done = threading.Event()
+
+    def prog(e):
+        seen.append(ecb_pkg.current() is e)
+        done.set()
+
+    programs = Programs()
+    programs.load("CURR", prog)
+    assert ecb_pkg.current() is None
+    with Dispatcher(programs, istreams=1, console=lambda text: None) as disp:
+        disp.cremc("CURR")
+        assert done.wait(5)
+    assert seen == [True] and ecb_pkg.current() is None
+
+
+def test_tx_participants_shows_the_innermost_scope():
+    """tx_participants lists the innermost scope's participants; a new inner scope starts empty."""
+    from ecb import Ecb
+
+    class P:
+        def commit(self):
+            pass
+
+        def rollback(self):
+            pass
+
+    e = Ecb()
+    assert e.tx_participants() == ()
+    e.tx_begin()
+    p1 = P()
+    e.tx_enlist(p1)
+    e.tx_begin()
+    assert e.tx_participants() == ()
+    e.tx_commit()
+    assert e.tx_participants() == (p1,)
+    e.tx_commit()
