@@ -1,0 +1,602 @@
+"""The MQI's structures as Python objects: pymqi's shapes, IBM's defaults, IBM's bytes.
+
+Each structure is declared once as a tuple of fields (name, C type, IBM initial value, first
+version that has it) and gets pymqi's interface from :class:`MQStruct`::
+
+    md = MD(Priority=5, Format=CMQC.MQFMT_STRING)   # keywords, IBM's defaults for the rest
+    md.ReplyToQ = "APP.REPLY"                         # str (ASCII) or bytes
+    md["Persistence"] = CMQC.MQPER_PERSISTENT         # item access, as pymqi
+    raw = md.pack()                                   # 324 bytes: an MQMD version 1
+    assert MD().unpack(raw) == md
+
+Layout rules (IBM's, for MQENC_NATIVE 0x222 on x86-64):
+
+* integers (MQLONG) are 4 bytes, little-endian; MQINT64/MQHMSG are 8 bytes;
+* character fields (MQCHARn) are fixed length and padded with blanks, IBM's initial value
+  outside C; binary fields (MQBYTEn: MsgId, CorrelId, AccountingToken, ...) are padded with
+  NULs (MQMI_NONE and friends);
+* a structure packs only the fields of its ``Version`` (MQMD 1 = 324 bytes, 2 = 364); fields
+  of later versions keep their values but are not sent, as IBM ignores them;
+* pointers (MQPTR) take 4 bytes, the wire layout: MQOD is 168/200/336/400 bytes and MQPMO
+  128/152/176 (a 64-bit C program pads these two differently).
+
+Values are checked when assigned, so a bad value fails where it is written: a string longer
+than its field raises ValueError naming the structure, the field and its length. Character
+fields read back as ``bytes``; after :meth:`MQStruct.unpack` they hold the full padded field,
+as pymqi returns them. Two structures are equal when they would pack to the same bytes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import struct
+from typing import Any, ClassVar, Self, TypeAlias
+
+from tpfemu.mq import cmqc as CMQC
+
+__all__ = ["GMO", "MD", "OD", "PMO", "MQStruct", "UnknownFieldError"]
+
+Buffer: TypeAlias = bytes | bytearray | memoryview  # collections.abc.Buffer from Python 3.12
+
+
+class UnknownFieldError(AttributeError, KeyError):
+    """A name that is not a field of the structure (usually a typo); pymqi raises AttributeError."""
+
+    def __init__(self, struc: str, name: str, known: list[str]) -> None:
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        super().__init__(f"{struc} has no field {name!r}{hint}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+# -- field kinds --------------------------------------------------------------------------
+
+
+class Field:
+    """One member of an MQ structure: its name, struct format, initial value, first version."""
+
+    __slots__ = ("name", "fmt", "default", "since", "offset")
+
+    def __init__(self, name: str, fmt: str, default: Any, since: int) -> None:
+        self.name = name
+        self.fmt = fmt
+        self.default = default
+        self.since = since
+        self.offset = -1  # set when the structure class is built
+
+    @property
+    def size(self) -> int:
+        """Bytes the field takes."""
+        return struct.calcsize("<" + self.fmt)
+
+    def initial(self) -> Any:
+        """The IBM initial value (a fresh object for nested structures)."""
+        return self.default
+
+    def check(self, owner: str, value: Any) -> Any:
+        """Validate a value being assigned; return what the structure stores."""
+        raise NotImplementedError
+
+    def packable(self, owner: str, value: Any) -> Any:
+        """The stored value as :mod:`struct` packs it."""
+        return value
+
+    def unpacked(self, raw: Any) -> Any:
+        """The stored value for what :mod:`struct` unpacked."""
+        return raw
+
+    def key(self, value: Any) -> Any:
+        """The value as it would be packed, for equality."""
+        return self.packable("", value)
+
+    def show(self, value: Any) -> Any:
+        """The shortest value equal to this one, for repr."""
+        return value
+
+    def copy_value(self, value: Any) -> Any:
+        """A copy of a stored value that shares nothing mutable."""
+        return value
+
+
+class Long(Field):
+    """MQLONG: a 32-bit integer. Unsigned spellings of masks (0x80000000 ...) are accepted."""
+
+    __slots__ = ()
+    bits = 32
+
+    def __init__(self, name: str, default: int = 0, since: int = 1) -> None:
+        super().__init__(name, "q" if self.bits == 64 else "i", default, since)
+
+    def check(self, owner: str, value: Any) -> int:
+        if not isinstance(value, int):
+            raise TypeError(f"{owner}.{self.name} must be an int, not {type(value).__name__}")
+        if not -(1 << (self.bits - 1)) <= value < (1 << self.bits):
+            raise ValueError(f"{owner}.{self.name} = {value} does not fit in {self.bits} bits")
+        return int(value)
+
+    def packable(self, owner: str, value: int) -> int:
+        return value - (1 << self.bits) if value >= 1 << (self.bits - 1) else value
+
+
+class Int64(Long):
+    """MQINT64 / MQHMSG: a 64-bit integer (message handles)."""
+
+    __slots__ = ()
+    bits = 64
+
+
+class Char(Field):
+    """MQCHARn: fixed-length characters, blank-padded; accepts bytes or ASCII str."""
+
+    __slots__ = ("length",)
+    pad = b" "
+
+    def __init__(self, name: str, length: int, default: bytes = b"", since: int = 1) -> None:
+        self.length = length
+        super().__init__(name, f"{length}s", b"", since)
+        self.default = self.packable("", self.check("(initial value)", default))
+
+    def check(self, owner: str, value: Any) -> bytes:
+        if isinstance(value, str):
+            try:
+                data = value.encode("ascii")
+            except UnicodeEncodeError:
+                raise ValueError(
+                    f"{owner}.{self.name} takes ASCII text (pass bytes for any other "
+                    f"encoding): {value!r}"
+                ) from None
+        elif isinstance(value, bytes | bytearray | memoryview):
+            data = bytes(value)
+        else:
+            raise TypeError(
+                f"{owner}.{self.name} must be bytes or str, not {type(value).__name__}"
+            )
+        if len(data) > self.length:
+            raise ValueError(
+                f"{owner}.{self.name} is {len(data)} bytes long; the field holds {self.length}"
+            )
+        return data
+
+    def packable(self, owner: str, value: bytes) -> bytes:
+        return value.ljust(self.length, self.pad)
+
+    def show(self, value: bytes) -> bytes:
+        return value.rstrip(self.pad)
+
+
+class Byte(Char):
+    """MQBYTEn: fixed-length binary (identifiers, tokens), NUL-padded."""
+
+    __slots__ = ()
+    pad = b"\0"
+
+
+class Digits(Char):
+    """MQCHARn holding a number as right-justified digits (MQTMC2's Version ``b"   2"``)."""
+
+    __slots__ = ()
+
+    def check(self, owner: str, value: Any) -> bytes:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value).rjust(self.length)
+        return super().check(owner, value)
+
+
+class Code(Field):
+    """MQCHAR holding a one-character code, kept as an int as pymqi does (MQGS_*, MQSS_*)."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str, default: int, since: int = 1) -> None:
+        super().__init__(name, "B", default, since)
+
+    def check(self, owner: str, value: Any) -> int:
+        if isinstance(value, str | bytes) and len(value) == 1:
+            value = ord(value)
+        if not isinstance(value, int) or not 0 <= value <= 255:
+            raise ValueError(f"{owner}.{self.name} must be one character or 0..255: {value!r}")
+        return int(value)
+
+
+class Nested(Field):
+    """A structure embedded at a fixed version (MQXQH's MsgDesc is an MQMD version 1)."""
+
+    __slots__ = ("cls", "version")
+
+    def __init__(self, name: str, cls: type[MQStruct], version: int, since: int = 1) -> None:
+        super().__init__(name, f"{cls._layouts[version][0].size}s", None, since)
+        self.cls = cls
+        self.version = version
+
+    def initial(self) -> MQStruct:
+        return self.cls()
+
+    def check(self, owner: str, value: Any) -> MQStruct:
+        if not isinstance(value, self.cls):
+            raise TypeError(
+                f"{owner}.{self.name} must be a {self.cls.__name__}, not {type(value).__name__}"
+            )
+        return value
+
+    def packable(self, owner: str, value: MQStruct) -> bytes:
+        if value._level() != self.version:
+            raise ValueError(
+                f"{owner}.{self.name} must be a version-{self.version} {value.STRUC_NAME}, "
+                f"not version {value._level()}"
+            )
+        return value.pack()
+
+    def unpacked(self, raw: bytes) -> MQStruct:
+        return self.cls().unpack(raw)
+
+    def key(self, value: MQStruct) -> tuple:
+        return value._key()
+
+    def copy_value(self, value: MQStruct) -> MQStruct:
+        return value.copy()
+
+
+# -- the structure machinery --------------------------------------------------------------
+
+
+class MQStruct:
+    """Base of the MQ structures: pymqi's interface over a declared, versioned layout.
+
+    Subclasses set ``STRUC_NAME`` (IBM's name, for messages), ``FIELDS`` (in C order, later
+    versions last) and ``LENGTHS`` (IBM's length of each version, checked when the class is
+    built). The first field is the StrucId, and one field is named ``Version``.
+    """
+
+    STRUC_NAME: ClassVar[str] = ""
+    FIELDS: ClassVar[tuple[Field, ...]] = ()
+    LENGTHS: ClassVar[dict[int, int]] = {}
+    _by_name: ClassVar[dict[str, Field]]
+    _layouts: ClassVar[dict[int, tuple[struct.Struct, tuple[Field, ...]]]]
+    _plain: ClassVar[dict[str, Any]]  # initial values that can be shared (immutable)
+    _nested: ClassVar[tuple[Field, ...]]  # fields whose initial value is a fresh object
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "FIELDS" not in cls.__dict__:  # a subclass of a structure keeps its layout
+            return
+        offset, since = 0, 1
+        for field in cls.FIELDS:
+            if field.since < since or field.offset != -1:
+                raise TypeError(f"{cls.STRUC_NAME}.{field.name}: fields out of version order")
+            field.offset, since = offset, field.since
+            offset += field.size
+        cls._by_name = {f.name: f for f in cls.FIELDS}
+        cls._layouts = {}
+        for level, length in cls.LENGTHS.items():
+            fields = tuple(f for f in cls.FIELDS if f.since <= level)
+            layout = struct.Struct("<" + "".join(f.fmt for f in fields))
+            if layout.size != length:
+                raise TypeError(
+                    f"{cls.STRUC_NAME} version {level} packs to {layout.size} bytes, "
+                    f"not IBM's {length}"
+                )
+            cls._layouts[level] = (layout, fields)
+        cls._nested = tuple(f for f in cls.FIELDS if isinstance(f, Nested))
+        cls._plain = {f.name: f.default for f in cls.FIELDS if f not in cls._nested}
+
+    def __init__(self, **kw: Any) -> None:
+        self._reset()
+        if kw:
+            self.set(**kw)
+
+    def _reset(self) -> None:
+        """Every field back to its IBM initial value."""
+        values = self.__dict__
+        values.update(self._plain)
+        for field in self._nested:
+            values[field.name] = field.initial()
+
+    # -- pymqi's accessors --------------------------------------------------------------
+
+    @classmethod
+    def _field(cls, name: str) -> Field:
+        try:
+            return cls._by_name[name]
+        except KeyError:
+            raise UnknownFieldError(cls.STRUC_NAME, name, list(cls._by_name)) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(getattr(type(self), name, None), property):  # an alias, e.g. XQH.md
+            object.__setattr__(self, name, value)
+            return
+        object.__setattr__(self, name, self._field(name).check(self.STRUC_NAME, value))
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{self.STRUC_NAME} fields cannot be deleted: {name!r}")
+
+    def __getitem__(self, name: str) -> Any:
+        return getattr(self, self._field(name).name)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        setattr(self, name, value)
+
+    def set(self, **kw: Any) -> None:
+        """Set fields by keyword; nothing changes if any name or value is refused."""
+        checked = {name: self._field(name).check(self.STRUC_NAME, v) for name, v in kw.items()}
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+
+    def get(self) -> dict[str, Any]:
+        """Every field (of every version) by name, in C order."""
+        return {f.name: getattr(self, f.name) for f in self.FIELDS}
+
+    # -- bytes ---------------------------------------------------------------------------
+
+    @classmethod
+    def _level_of(cls, version: Any) -> int:
+        level = version
+        if isinstance(version, bytes):
+            text = version.strip()
+            level = int(text) if text.isdigit() else None
+        if level not in cls._layouts:
+            known = ", ".join(str(v) for v in cls._layouts)
+            raise ValueError(f"{cls.STRUC_NAME} has no Version {version!r} (it has {known})")
+        return level
+
+    def _level(self) -> int:
+        return self._level_of(self.Version)
+
+    def get_length(self) -> int:
+        """Bytes :meth:`pack` produces for the current ``Version`` (pymqi's name)."""
+        return self._layouts[self._level()][0].size
+
+    def pack(self) -> bytes:
+        """The structure as IBM lays it out, for its ``Version``."""
+        layout, fields = self._layouts[self._level()]
+        return layout.pack(*(f.packable(self.STRUC_NAME, getattr(self, f.name)) for f in fields))
+
+    def unpack(self, data: Buffer) -> Self:
+        """Fill every field from IBM's bytes (extra bytes after the structure are ignored).
+
+        The ``Version`` in the data decides how many bytes are read; fields of later versions
+        return to their initial values. Returns ``self``; a refused unpack changes nothing.
+
+        :raises ValueError: the data is too short, is not this structure (StrucId) or has a
+            Version this structure does not have.
+        """
+        view = memoryview(data).cast("B")
+        name = self.STRUC_NAME
+        shortest = min(layout.size for layout, _ in self._layouts.values())
+        if len(view) < shortest:
+            raise ValueError(f"{name} needs at least {shortest} bytes, got {len(view)}")
+        struc_id = self.FIELDS[0]
+        found = bytes(view[: struc_id.size])
+        if found != struc_id.default:
+            raise ValueError(f"not an {name}: StrucId is {found!r}, expected {struc_id.default!r}")
+        version = self._field("Version")
+        level = self._level_of(struct.unpack_from("<" + version.fmt, view, version.offset)[0])
+        layout, fields = self._layouts[level]
+        if len(view) < layout.size:
+            raise ValueError(f"{name} version {level} is {layout.size} bytes, got {len(view)}")
+        raw_values = layout.unpack_from(view)
+        values = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
+        self._reset()  # only once every value is read: a refused unpack changes nothing
+        self.__dict__.update(values)
+        return self
+
+    @classmethod
+    def from_bytes(cls, data: Buffer) -> Self:
+        """A new structure unpacked from IBM's bytes (see :meth:`unpack`)."""
+        return object.__new__(cls).unpack(data)
+
+    # -- comparison, copies, text --------------------------------------------------------
+
+    def _key(self) -> tuple:
+        try:
+            level = self._level()
+            fields = self._layouts[level][1]
+        except ValueError:
+            level, fields = self.Version, self.FIELDS
+        return (level, tuple(f.key(getattr(self, f.name)) for f in fields))
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like pymqi's
+
+    def copy(self) -> Self:
+        """An independent copy (nested structures are copied too)."""
+        new = object.__new__(type(self))
+        for f in self.FIELDS:
+            object.__setattr__(new, f.name, f.copy_value(getattr(self, f.name)))
+        return new
+
+    __copy__ = copy
+
+    def __repr__(self) -> str:
+        """The constructor call that rebuilds an equal structure (fields off their default)."""
+        initial = type(self)()
+        parts = [
+            f"{f.name}={f.show(getattr(self, f.name))!r}"
+            for f in self.FIELDS
+            if f.key(getattr(self, f.name)) != f.key(getattr(initial, f.name))
+        ]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    def __str__(self) -> str:
+        """One ``Field: value`` line per field of the current version, as pymqi prints."""
+        try:
+            fields = self._layouts[self._level()][1]
+        except ValueError:
+            fields = self.FIELDS
+        lines = []
+        for f in fields:
+            value = getattr(self, f.name)
+            if isinstance(f, Nested):
+                lines.append(f"{f.name}:\n    " + str(value).replace("\n", "\n    "))
+            else:
+                lines.append(f"{f.name}: {value!r}")
+        return "\n".join(lines)
+
+
+# -- MQMD, MQGMO, MQPMO, MQOD -------------------------------------------------------------
+
+
+class MD(MQStruct):
+    """MQMD, the message descriptor (pymqi ``MD``): 324 bytes at Version 1, 364 at Version 2.
+
+    Initial values are IBM's MQMD_DEFAULT: a datagram that never expires, with priority and
+    persistence taken from the queue (MQPRI_PRIORITY_AS_Q_DEF, MQPER_PERSISTENCE_AS_Q_DEF)
+    and no MsgId/CorrelId (the queue manager generates a MsgId on put). MQGET writes MsgId
+    and CorrelId back: reset them to MQMI_NONE/MQCI_NONE before reusing an MD for a get.
+    """
+
+    STRUC_NAME = "MQMD"
+    LENGTHS = {1: CMQC.MQMD_LENGTH_1, 2: CMQC.MQMD_LENGTH_2}
+    FIELDS = (
+        Char("StrucId", 4, CMQC.MQMD_STRUC_ID),
+        Long("Version", CMQC.MQMD_VERSION_1),
+        Long("Report", CMQC.MQRO_NONE),
+        Long("MsgType", CMQC.MQMT_DATAGRAM),
+        Long("Expiry", CMQC.MQEI_UNLIMITED),
+        Long("Feedback", CMQC.MQFB_NONE),
+        Long("Encoding", CMQC.MQENC_NATIVE),
+        Long("CodedCharSetId", CMQC.MQCCSI_Q_MGR),
+        Char("Format", 8, CMQC.MQFMT_NONE),
+        Long("Priority", CMQC.MQPRI_PRIORITY_AS_Q_DEF),
+        Long("Persistence", CMQC.MQPER_PERSISTENCE_AS_Q_DEF),
+        Byte("MsgId", 24, CMQC.MQMI_NONE),
+        Byte("CorrelId", 24, CMQC.MQCI_NONE),
+        Long("BackoutCount", 0),
+        Char("ReplyToQ", 48),
+        Char("ReplyToQMgr", 48),
+        Char("UserIdentifier", 12),
+        Byte("AccountingToken", 32, CMQC.MQACT_NONE),
+        Char("ApplIdentityData", 32),
+        Long("PutApplType", CMQC.MQAT_NO_CONTEXT),
+        Char("PutApplName", 28),
+        Char("PutDate", 8),
+        Char("PutTime", 8),
+        Char("ApplOriginData", 4),
+        Byte("GroupId", 24, CMQC.MQGI_NONE, since=2),
+        Long("MsgSeqNumber", 1, since=2),
+        Long("Offset", 0, since=2),
+        Long("MsgFlags", CMQC.MQMF_NONE, since=2),
+        Long("OriginalLength", CMQC.MQOL_UNDEFINED, since=2),
+    )
+
+
+class GMO(MQStruct):
+    """MQGMO, get-message options (pymqi ``GMO``): 72/80/100/112 bytes at Versions 1-4.
+
+    Initial values: MQGMO_NO_WAIT, WaitInterval 0 (milliseconds; MQWI_UNLIMITED waits
+    forever) and, from Version 2, MatchOptions MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID.
+    At Version 1 there is no MatchOptions field and IBM matches on both ids.
+    """
+
+    STRUC_NAME = "MQGMO"
+    LENGTHS = {
+        1: CMQC.MQGMO_LENGTH_1, 2: CMQC.MQGMO_LENGTH_2,
+        3: CMQC.MQGMO_LENGTH_3, 4: CMQC.MQGMO_LENGTH_4,
+    }  # fmt: skip
+    FIELDS = (
+        Char("StrucId", 4, CMQC.MQGMO_STRUC_ID),
+        Long("Version", CMQC.MQGMO_VERSION_1),
+        Long("Options", CMQC.MQGMO_NO_WAIT),
+        Long("WaitInterval", 0),
+        Long("Signal1", 0),
+        Long("Signal2", 0),
+        Char("ResolvedQName", 48),
+        Long("MatchOptions", CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID, since=2),
+        Code("GroupStatus", CMQC.MQGS_NOT_IN_GROUP, since=2),
+        Code("SegmentStatus", CMQC.MQSS_NOT_A_SEGMENT, since=2),
+        Code("Segmentation", CMQC.MQSEG_INHIBITED, since=2),
+        Char("Reserved1", 1, b" ", since=2),
+        Byte("MsgToken", 16, CMQC.MQMTOK_NONE, since=3),
+        Long("ReturnedLength", CMQC.MQRL_UNDEFINED, since=3),
+        Long("Reserved2", 0, since=4),
+        Int64("MsgHandle", CMQC.MQHM_NONE, since=4),
+    )
+
+
+class PMO(MQStruct):
+    """MQPMO, put-message options (pymqi ``PMO``): 128/152/176 bytes at Versions 1-3.
+
+    Initial values: Options MQPMO_NONE, Timeout -1; the queue manager fills ResolvedQName
+    and ResolvedQMgrName on put. Version 2 adds the distribution-list record fields
+    (pointers in 4-byte slots), Version 3 the message handles, Action and PubLevel (9).
+    """
+
+    STRUC_NAME = "MQPMO"
+    LENGTHS = {1: CMQC.MQPMO_LENGTH_1, 2: CMQC.MQPMO_LENGTH_2, 3: CMQC.MQPMO_LENGTH_3}
+    FIELDS = (
+        Char("StrucId", 4, CMQC.MQPMO_STRUC_ID),
+        Long("Version", CMQC.MQPMO_VERSION_1),
+        Long("Options", CMQC.MQPMO_NONE),
+        Long("Timeout", -1),
+        Long("Context", CMQC.MQHO_NONE),
+        Long("KnownDestCount", 0),
+        Long("UnknownDestCount", 0),
+        Long("InvalidDestCount", 0),
+        Char("ResolvedQName", 48),
+        Char("ResolvedQMgrName", 48),
+        Long("RecsPresent", 0, since=2),
+        Long("PutMsgRecFields", 0, since=2),
+        Long("PutMsgRecOffset", 0, since=2),
+        Long("ResponseRecOffset", 0, since=2),
+        Long("PutMsgRecPtr", 0, since=2),
+        Long("ResponseRecPtr", 0, since=2),
+        Int64("OriginalMsgHandle", CMQC.MQHM_NONE, since=3),
+        Int64("NewMsgHandle", CMQC.MQHM_NONE, since=3),
+        Long("Action", CMQC.MQACTP_NEW, since=3),
+        Long("PubLevel", 9, since=3),
+    )
+
+
+def _charv(name: str, since: int) -> tuple[Field, ...]:
+    """An MQCHARV (variable-length string descriptor) as pymqi spells its five fields."""
+    return (
+        Long(f"{name}VSPtr", 0, since),
+        Long(f"{name}VSOffset", 0, since),
+        Long(f"{name}VSBufSize", 0, since),
+        Long(f"{name}VSLength", 0, since),
+        Long(f"{name}VSCCSID", CMQC.MQCCSI_APPL, since),
+    )
+
+
+class OD(MQStruct):
+    """MQOD, the object descriptor (pymqi ``OD``): 168/200/336/400 bytes at Versions 1-4.
+
+    Initial values: ObjectType MQOT_Q, blank names and DynamicQName ``AMQ.*`` (the pattern
+    for queues created from a model queue). Version 3 adds ResolvedQName/ResolvedQMgrName,
+    which the queue manager fills on open.
+    """
+
+    STRUC_NAME = "MQOD"
+    LENGTHS = {
+        1: CMQC.MQOD_LENGTH_1, 2: CMQC.MQOD_LENGTH_2,
+        3: CMQC.MQOD_LENGTH_3, 4: CMQC.MQOD_LENGTH_4,
+    }  # fmt: skip
+    FIELDS = (
+        Char("StrucId", 4, CMQC.MQOD_STRUC_ID),
+        Long("Version", CMQC.MQOD_VERSION_1),
+        Long("ObjectType", CMQC.MQOT_Q),
+        Char("ObjectName", 48),
+        Char("ObjectQMgrName", 48),
+        Char("DynamicQName", 48, b"AMQ.*"),
+        Char("AlternateUserId", 12),
+        Long("RecsPresent", 0, since=2),
+        Long("KnownDestCount", 0, since=2),
+        Long("UnknownDestCount", 0, since=2),
+        Long("InvalidDestCount", 0, since=2),
+        Long("ObjectRecOffset", 0, since=2),
+        Long("ResponseRecOffset", 0, since=2),
+        Long("ObjectRecPtr", 0, since=2),
+        Long("ResponseRecPtr", 0, since=2),
+        Byte("AlternateSecurityId", 40, CMQC.MQSID_NONE, since=3),
+        Char("ResolvedQName", 48, since=3),
+        Char("ResolvedQMgrName", 48, since=3),
+        *_charv("ObjectString", 4),
+        *_charv("SelectionString", 4),
+        *_charv("ResObjectString", 4),
+        Long("ResolvedType", CMQC.MQOT_NONE, since=4),
+    )
