@@ -471,6 +471,7 @@ class CoreQueue:
         now: int | None = None,
         cursor: Cursor | None = None,
         options: int = 0,
+        cap_body: bool = False,
     ) -> Message:
         """Get (or, with a cursor and browse options, browse) one message.
 
@@ -479,6 +480,8 @@ class CoreQueue:
         :param accept_truncated: with max_length, return the first max_length bytes and
             remove the message (Message.reason = MQRC_TRUNCATED_MSG_ACCEPTED).
         :param options: MQGMO_* cursor bits (see :class:`Cursor` for the usual calls).
+        :param cap_body: max_length limits only the data after the context record (the
+            record always comes back whole), as an MQI buffer length does.
         :raises NoMessageAvailable, NoMessageUnderCursor, TruncatedMessage, OptionsError.
         """
         s = _scratch
@@ -493,12 +496,14 @@ class CoreQueue:
         ffi.memmove(req.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
         req.uow = uow
         req.now = _NOW if now is None else now
+        req.cap_body = 1 if cap_body and max_length is not None else 0
         req.cursor = ffi.NULL if cursor is None else cursor._handle()
         q = self._handle()
         call = "MQGET"
         while True:
             cap = s.cap if max_length is None else max_length
-            buf = s.buf if cap <= s.cap else ffi.new("char[]", cap)
+            room = cap + (lib.TPF_MQ_MAX_CTX if req.cap_body else 0)
+            buf = s.buf if room <= s.cap else ffi.new("char[]", room)
             rc = lib.tpf_mq_get(q, req, s.md, buf, cap)
             if rc == _TRUNC_FAILED and max_length is None:
                 s.grow(s.md.length)
@@ -507,7 +512,7 @@ class CoreQueue:
         if rc not in (_OK, _TRUNC_ACCEPTED):
             _raise(rc, call, self.name)
         md = s.md
-        data = ffi.unpack(buf, min(md.length, cap))
+        data = ffi.unpack(buf, min(md.length, cap + (md.ctx_len if req.cap_body else 0)))
         if md.flags & _EXPIRED_PENDING:
             self._on_expired_pending()
         return Message(data, _descriptor(md), rc)

@@ -75,11 +75,13 @@ class MQMIError(TpfEmuError):
 
     hint: str = ""
 
-    def __init__(self, comp: int, reason: int, *, call: str = "", obj: str = "") -> None:
+    def __init__(self, comp: int, reason: int, *, call: str = "", obj: str = "", **kw) -> None:
         self.comp = comp
         self.reason = reason
         self.call = call
         self.obj = obj
+        for key, value in kw.items():  # pymqi's extras, e.g. message=, original_length=
+            setattr(self, key, value)
         super().__init__(comp, reason)
 
     @property

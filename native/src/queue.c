@@ -477,7 +477,7 @@ void tpf_mq_cursor_destroy(tpf_mq_cursor_t *c)
 
 static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32_t length)
 {
-    if (md->ctx_len > length)
+    if (md->ctx_len > length || md->ctx_len > TPF_MQ_MAX_CTX)
         return TPF_RC_INVALID_ARGUMENT;
     if (md->priority >= TPF_MQ_PRIORITIES)
         return MQRC_PRIORITY_ERROR;
@@ -777,6 +777,8 @@ int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_o
         }
     }
     uint32_t len = n->md.length;
+    if (req->cap_body)
+        cap += n->md.ctx_len; /* the record always comes whole; cap limits the rest */
     if (len > cap && !(o & MQGMO_ACCEPT_TRUNCATED_MSG)) {
         /* IBM: the message stays; MD and the real length come back. A browse cursor
          * still moves onto it, so BROWSE_MSG_UNDER_CURSOR can read it again. */

@@ -586,3 +586,15 @@ def test_expiry_scan_discards_only_expired_free_messages(queue):
     assert queue.discard_expired(now=6 * S) == 2
     assert [queue.take_expired().data, queue.take_expired().data] == [b"old-1", b"old-2"]
     assert queue.depth == 2
+
+
+def test_cap_body_truncates_on_the_data_after_the_context_record(queue):
+    """With cap_body, max_length limits the application data; the record comes whole."""
+    queue.put_message(b"CTX" + b"0123456789", ctx_len=3)
+    with pytest.raises(errors.TruncatedMessage):
+        queue.get_message(max_length=9, cap_body=True)
+    m = queue.get_message(max_length=10, cap_body=True)
+    assert m.data == b"CTX0123456789" and m.reason == 0
+    queue.put_message(b"CTX" + b"0123456789", ctx_len=3)
+    m = queue.get_message(max_length=4, cap_body=True, accept_truncated=True)
+    assert (m.data, m.reason) == (b"CTX0123", 2079)

@@ -56,8 +56,8 @@ from tpfemu.errors import (
     DefinitionError,
     InternalError,
     UnknownObjectName,
-    register_reason_names,
 )
+from tpfemu.mq import cmqc
 from tpfemu.qmgr.objects import (
     AUTO_QUEUES,
     DEFINITION_TYPES,
@@ -69,10 +69,7 @@ from tpfemu.qmgr.objects import (
     check_name,
 )
 
-# cmqc.h's number. qmgr sits below mqi (whose CMQC defines the constants) and the C core's
-# header does not define it, so it is named here once and its mnemonic registered.
-MQRC_UNKNOWN_OBJECT_NAME = 2085
-register_reason_names({"MQRC_UNKNOWN_OBJECT_NAME": MQRC_UNKNOWN_OBJECT_NAME})
+MQRC_UNKNOWN_OBJECT_NAME = cmqc.MQRC_UNKNOWN_OBJECT_NAME  # defined once, in tpfemu.mq.cmqc
 
 QUEUE_TYPES = ("QL", "QA", "QR")
 ALL_QUEUES = "Q"  # list("Q", ...) lists every queue type

@@ -55,6 +55,7 @@
 #define TPF_MQ_MSGID_PREFIX_LEN 16   /**< bytes of a generated MsgId taken from the queue */
 #define TPF_MQ_NEVER INT64_MAX       /**< expiry deadline of a message that never expires */
 #define TPF_MQ_NOW 0                 /**< `now` value asking the core to read the clock */
+#define TPF_MQ_MAX_CTX 4096          /**< largest context record (tpf_mq_msg_t.ctx_len) */
 
 /** @defgroup msgflags Flags in tpf_mq_msg_t.flags (outputs) @{ */
 #define TPF_MQ_F_EXPIRED_PENDING 0x0001 /**< the queue holds discarded expired messages
@@ -84,7 +85,8 @@ typedef struct tpf_mq_msg {
     uint32_t length;         /**< bytes of message data (get: the full length) */
     uint32_t ctx_len;        /**< the first ctx_len bytes of the data are a context record
                                   of the layer above (the MQMD fields the core does not act
-                                  on); opaque to the core; at most length */
+                                  on); opaque to the core; at most length and
+                                  TPF_MQ_MAX_CTX */
     int32_t backout_count;   /**< times a get of this message was backed out */
     uint8_t priority;        /**< MD.Priority, 0..9, kept even in FIFO mode */
     uint8_t persistent;      /**< 0 or 1 */
@@ -99,6 +101,8 @@ typedef struct tpf_mq_getreq {
     uint32_t match;     /**< MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID (all-zero id = any) */
     uint64_t uow;       /**< a destructive get under this unit of work (0 = none) */
     int64_t now;        /**< microseconds, or TPF_MQ_NOW */
+    uint32_t cap_body;  /**< 1: `cap` limits the data after the context record (the MQI's
+                             buffer length); buf must hold ctx_len + cap bytes */
     tpf_mq_cursor_t *cursor; /**< required by browse, under-cursor, LOCK and UNLOCK */
     uint8_t msg_id[TPF_MQ_ID_LEN];
     uint8_t correl_id[TPF_MQ_ID_LEN];

@@ -1,0 +1,288 @@
+"""pymqi's classes over the queue manager: ``connect``, ``QueueManager``, ``Queue``.
+
+Names, argument orders and behaviours follow pymqi, so code written for pymqi against a
+local queue manager runs with ``import tpfemu.mqi as pymqi``:
+
+- ``QueueManager(name)`` connects at once (``QueueManager(None)`` does not);
+  ``connect(name)`` is the same. The queue manager must run in this process (a System).
+- ``Queue(qmgr, name_or_od, open_opts)`` opens at once with options; without options it
+  opens on first use: ``put`` with MQOO_OUTPUT, ``get`` with MQOO_INPUT_AS_Q_DEF,
+  ``inquire`` with MQOO_INQUIRE, ``set`` with MQOO_SET.
+- ``put`` of a ``str`` encodes it (UTF-8) and marks it MQFMT_STRING, CCSID 1208.
+- Every completion code but MQCC_OK raises :class:`MQMIError`, warnings included; a
+  truncated get's warning carries ``.message`` and ``.original_length``.
+- Client connections (``channel=``/``conn_info=``) need the channel support of a later
+  issue: they fail with MQRC_Q_MGR_NOT_AVAILABLE (2059) and say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tpfemu import errors
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import OD
+from tpfemu.qmgr import messages, registry
+from tpfemu.qmgr.connection import Connection, Handle
+from tpfemu.qmgr.units import scopes
+
+__all__ = ["PYIFError", "QueueManager", "Queue", "connect", "tx_begin", "tx_commit",
+           "tx_rollback"]
+
+
+class PYIFError(errors.TpfEmuError):
+    """pymqi's interface error: the Python object was misused (e.g. a queue not open)."""
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("ascii").strip()
+    return str(value).strip()
+
+
+class QueueManager:
+    """A connection to a queue manager running in this process (pymqi's QueueManager).
+
+    :param name: the queue manager; "" the only one running; None: do not connect yet.
+    """
+
+    def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
+                 bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
+        self._conn: Connection | None = None
+        self.disconnect_on_exit = disconnect_on_exit
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        if name is not None:
+            self.connect(name)
+
+    def connect(self, name: str | bytes, user: str | None = None,
+                password: str | None = None) -> None:
+        """MQCONN to queue manager ``name``.
+
+        :raises MQMIError: 2058 no such queue manager running here, 2002 if connected.
+        """
+        if self._conn is not None and self._conn.connected:
+            raise errors.error_for(cmqc.MQRC_ALREADY_CONNECTED, call="MQCONN",
+                                   comp=errors.MQCC_WARNING)
+        qmgr = registry.lookup(_text(name))
+        self._conn = qmgr.connect(appl_name="python", user=user or "")
+
+    def connect_tcp_client(self, name: str, cd: Any = None, channel: Any = None,
+                           conn_info: Any = None, user: Any = None, password: Any = None) -> None:
+        """Client connections need channels (a later issue): MQRC_Q_MGR_NOT_AVAILABLE."""
+        err = errors.error_for(cmqc.MQRC_Q_MGR_NOT_AVAILABLE, call="MQCONNX", obj=_text(name))
+        err.hint = "client (channel) connections are not available yet; use a local name"
+        raise err
+
+    @property
+    def connection(self) -> Connection:
+        """The qmgr-level connection. :raises MQMIError: 2018 if not connected."""
+        if self._conn is None or not self._conn.connected:
+            raise errors.error_for(cmqc.MQRC_HCONN_ERROR, call="MQI")
+        return self._conn
+
+    def get_handle(self) -> int:
+        """The hconn (pymqi's getHandle)."""
+        return self.connection.hconn
+
+    getHandle = get_handle  # noqa: N815 - pymqi's old name
+
+    @property
+    def is_connected(self) -> bool:
+        """True while connected."""
+        return self._conn is not None and self._conn.connected
+
+    def disconnect(self) -> None:
+        """MQDISC: commit open work and close every handle (IBM's normal end)."""
+        self.connection.disconnect()
+
+    def commit(self) -> None:
+        """MQCMIT."""
+        self.connection.commit()
+
+    def backout(self) -> None:
+        """MQBACK."""
+        self.connection.backout()
+
+    def begin(self) -> None:
+        """MQBEGIN: there is no external resource manager here, so as IBM MQ does with
+        none configured it warns MQRC_NO_EXTERNAL_PARTICIPANTS; local syncpoint work still
+        forms a unit of work ended by commit() or backout()."""
+        self.connection.check("MQBEGIN")
+        raise errors.error_for(cmqc.MQRC_NO_EXTERNAL_PARTICIPANTS, call="MQBEGIN",
+                               comp=errors.MQCC_WARNING)
+
+    def put1(self, q_desc: Any, msg: Any, *opts: Any) -> None:
+        """MQPUT1: open, put one message, close. ``opts``: (md, pmo)."""
+        md, pmo = _md_and_options(opts)
+        od = _make_od(q_desc)
+        data, md = _message_bytes(msg, md, self)
+        messages.put1(self.connection, _text(od.ObjectName), data, md, pmo,
+                      _text(od.ObjectQMgrName))
+
+    def inquire(self, attribute: int) -> int | bytes:
+        """MQINQ of a queue-manager attribute."""
+        conn = self.connection
+        handle = conn.open("", cmqc.MQOO_INQUIRE, object_type=cmqc.MQOT_Q_MGR)
+        try:
+            return conn.inquire(handle, attribute)
+        finally:
+            conn.close(handle)
+
+    def __enter__(self) -> QueueManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.is_connected and self.disconnect_on_exit:
+            self.disconnect()
+
+    def __del__(self) -> None:
+        conn = getattr(self, "_conn", None)
+        if conn is not None and conn.connected and self.disconnect_on_exit:
+            try:
+                conn.disconnect()
+            except Exception:  # a finalizer must not raise
+                pass
+
+
+def connect(queue_manager: str | bytes, channel: Any = None, conn_info: Any = None,
+            user: str | None = None, password: str | None = None,
+            disconnect_on_exit: bool = True, bytes_encoding: str = "utf8",
+            default_ccsid: int = 1208) -> QueueManager:
+    """Connect to a queue manager (pymqi.connect): local bindings to one running here."""
+    qm = QueueManager(None, disconnect_on_exit, bytes_encoding, default_ccsid)
+    if channel is not None or conn_info is not None:
+        qm.connect_tcp_client(_text(queue_manager), None, channel, conn_info, user, password)
+    qm.connect(queue_manager, user, password)
+    return qm
+
+
+def _make_od(q_desc: Any) -> Any:
+    if isinstance(q_desc, (str, bytes, bytearray)):
+        return OD(ObjectName=_text(q_desc).encode("ascii"))
+    if hasattr(q_desc, "ObjectName"):
+        return q_desc
+    raise TypeError(f"a queue is named by a str, bytes or an OD, not {type(q_desc).__name__}")
+
+
+def _md_and_options(opts: tuple) -> tuple[Any, Any]:
+    if len(opts) > 2:
+        raise TypeError("too many arguments: expected (md, options)")
+    md = opts[0] if len(opts) > 0 else None
+    options = opts[1] if len(opts) > 1 else None
+    return md, options
+
+
+def _message_bytes(msg: Any, md: Any, qm: QueueManager) -> tuple[bytes, Any]:
+    if isinstance(msg, bytes):
+        return msg, md
+    if isinstance(msg, str):
+        from tpfemu.mq.structs import MD
+
+        md = md if md is not None else MD()
+        md.CodedCharSetId = qm.default_ccsid
+        md.Format = cmqc.MQFMT_STRING
+        return msg.encode(qm.bytes_encoding), md
+    if isinstance(msg, (bytearray, memoryview)):
+        return bytes(msg), md
+    raise TypeError(f"message type is {type(msg).__name__}: convert it to bytes")
+
+
+class Queue:
+    """An MQ queue opened through a QueueManager (pymqi's Queue)."""
+
+    def __init__(self, qmgr: QueueManager, *opts: Any) -> None:
+        if len(opts) > 2:
+            raise TypeError("too many arguments: expected (q_desc, open_opts)")
+        self._qmgr = qmgr
+        self._handle: Handle | None = None
+        self._od = _make_od(opts[0]) if opts and opts[0] is not None else None
+        self._open_opts: int | None = None
+        if len(opts) == 2 and opts[1] is not None:
+            self._open_opts = opts[1]
+            self._real_open()
+
+    def _real_open(self) -> None:
+        if self._od is None:
+            raise PYIFError("the queue descriptor has not been set")
+        self._handle = self._qmgr.connection.open(
+            _text(self._od.ObjectName), self._open_opts or 0, _text(self._od.ObjectQMgrName),
+            getattr(self._od, "ObjectType", cmqc.MQOT_Q),
+        )
+
+    def _ensure_open(self, options: int) -> Handle:
+        if self._handle is None or self._handle.closed:
+            self._open_opts = options
+            self._real_open()
+        return self._handle
+
+    def open(self, q_desc: Any, *opts: Any) -> None:
+        """MQOPEN ``q_desc`` now with ``opts[0]``, or on first use without options."""
+        if len(opts) > 1:
+            raise TypeError("too many arguments: expected (q_desc, open_opts)")
+        if self._handle is not None and not self._handle.closed:
+            raise PYIFError("the queue is already open")
+        self._od = _make_od(q_desc)
+        if opts and opts[0] is not None:
+            self._open_opts = opts[0]
+            self._real_open()
+
+    def put(self, msg: Any, *opts: Any) -> None:
+        """MQPUT ``msg``; ``opts`` are (md, pmo), updated as IBM's MQPUT updates them."""
+        md, pmo = _md_and_options(opts) if opts else (None, None)
+        data, md = _message_bytes(msg, md, self._qmgr)
+        messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
+
+    def get(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """MQGET; with ``max_length`` None the whole message. ``opts`` are (md, gmo)."""
+        md, gmo = _md_and_options(opts) if opts else (None, None)
+        handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
+        return messages.get(self._qmgr.connection, handle, max_length, md, gmo)
+
+    def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """As get(); there are no JMS properties to leave out here."""
+        return self.get(max_length, *opts)
+
+    get_no_rfh2 = get_no_jms
+
+    def close(self, options: int = cmqc.MQCO_NONE) -> None:
+        """MQCLOSE. :raises PYIFError: if the queue is not open."""
+        if self._handle is None or self._handle.closed:
+            raise PYIFError("not open")
+        self._qmgr.connection.close(self._handle, options)
+        self._handle = None
+
+    def inquire(self, attribute: int) -> int | bytes:
+        """MQINQ of one queue attribute (opens for MQOO_INQUIRE if not open)."""
+        return self._qmgr.connection.inquire(self._ensure_open(cmqc.MQOO_INQUIRE), attribute)
+
+    def set(self, attribute: int, arg: Any) -> None:
+        """MQSET of one queue attribute (opens for MQOO_SET if not open)."""
+        self._qmgr.connection.set(self._ensure_open(cmqc.MQOO_SET), attribute, arg)
+
+    def get_handle(self) -> Handle | None:
+        """The open handle (pymqi's get_handle)."""
+        return self._handle
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if handle is not None and not handle.closed:
+            try:
+                self._qmgr.connection.close(handle)
+            except Exception:  # a finalizer must not raise
+                pass
+
+
+def tx_begin() -> None:
+    """Open a TPF commit scope (TXBGC) on this entry or thread; MQ work joins it."""
+    scopes().tx_begin()
+
+
+def tx_commit() -> None:
+    """Commit the innermost scope (TXCMC); nothing is final until the outermost commits."""
+    scopes().tx_commit()
+
+
+def tx_rollback() -> None:
+    """Roll back the innermost scope (TXRBC): its MQ work is backed out."""
+    scopes().tx_rollback()

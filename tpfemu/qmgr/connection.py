@@ -1,0 +1,288 @@
+"""A connection to the queue manager (an hconn) and its object handles (hobjs).
+
+MQOPEN, MQCLOSE, MQINQ, MQSET, MQCMIT, MQBACK and MQDISC live here; MQPUT, MQPUT1 and
+MQGET are in :mod:`tpfemu.qmgr.messages`. A connection is used by one thread at a time,
+as IBM's hconn is without MQCNO_HANDLE_SHARE_*; connections on different threads run in
+parallel.
+
+Ending a connection with work not yet committed (docs/semantics.md):
+
+- MQDISC commits it, as IBM MQ does on its distributed platforms for a normal disconnect;
+- an entry that ends (EXITC, return or failure) with the connection open, a thread that
+  dies with it open, and a stopping queue manager back it out, as IBM does when an
+  application ends abnormally.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any
+
+import ecb as ecb_pkg
+from tpfemu import errors
+from tpfemu.mq import cmqc
+from tpfemu.qmgr.localq import LocalQueue
+from tpfemu.qmgr.resolve import Resolved, resolve
+from tpfemu.qmgr.units import UnitOfWork, scope_work, scopes
+
+__all__ = ["Connection", "Handle"]
+
+_hconns = itertools.count(1)
+_INPUT = cmqc.MQOO_INPUT_AS_Q_DEF | cmqc.MQOO_INPUT_SHARED | cmqc.MQOO_INPUT_EXCLUSIVE
+_ANY_ACCESS = _INPUT | cmqc.MQOO_BROWSE | cmqc.MQOO_OUTPUT | cmqc.MQOO_INQUIRE | cmqc.MQOO_SET
+
+
+def _fail(reason: int, call: str, obj: str = "") -> errors.MQMIError:
+    return errors.error_for(reason, call=call, obj=obj)
+
+
+class Handle:
+    """An open object: a queue (local, alias or remote), a process or the queue manager."""
+
+    __slots__ = ("hobj", "conn", "options", "name", "kind", "resolved", "queue", "cursor",
+                 "closed")
+
+    def __init__(self, hobj: int, conn: Connection, options: int, name: str, kind: int,
+                 resolved: Resolved | None, queue: LocalQueue | None) -> None:
+        self.hobj = hobj
+        self.conn = conn
+        self.options = options
+        self.name = name
+        self.kind = kind  # MQOT_Q, MQOT_PROCESS, MQOT_Q_MGR
+        self.resolved = resolved
+        self.queue = queue
+        self.cursor = None  # the browse cursor, made on first browse
+        self.closed = False
+
+    @property
+    def input(self) -> bool:
+        return bool(self.options & _INPUT)
+
+    @property
+    def output(self) -> bool:
+        return bool(self.options & cmqc.MQOO_OUTPUT)
+
+    @property
+    def browse(self) -> bool:
+        return bool(self.options & cmqc.MQOO_BROWSE)
+
+
+class _ThreadGuard:
+    """Backs out the connections of a thread that dies with them open."""
+
+    def __init__(self) -> None:
+        self.connections: set[Connection] = set()
+
+    def __del__(self) -> None:  # runs when the thread's locals are freed
+        for conn in list(self.connections):
+            if conn.connected:
+                try:
+                    conn.end(commit=False)
+                except Exception:  # a finalizer must not raise
+                    pass
+
+
+_guards = threading.local()
+
+
+class Connection:
+    """One application's connection (MQCONN) to a queue manager."""
+
+    def __init__(self, qmgr: Any, appl_name: str = "", user: str = "") -> None:
+        self.qmgr = qmgr
+        self.hconn = next(_hconns)
+        self.appl_name = (appl_name or "TPFEMU")[:28]
+        self.user = user[:12]
+        self.handles: dict[int, Handle] = {}
+        self._hobjs = itertools.count(1)
+        self.uow: UnitOfWork | None = None
+        self.connected = True
+        running = ecb_pkg.current()
+        if running is not None:
+            # The entry's connection ends with the entry; its open work is backed out.
+            running.at_exit(lambda: self.end(commit=False) if self.connected else None)
+        else:
+            guard = getattr(_guards, "guard", None)
+            if guard is None:
+                guard = _guards.guard = _ThreadGuard()
+            guard.connections.add(self)
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def check(self, call: str) -> None:
+        if not self.connected:
+            raise _fail(cmqc.MQRC_HCONN_ERROR, call)
+        if not self.qmgr.running:
+            raise _fail(cmqc.MQRC_Q_MGR_STOPPING, call, self.qmgr.name)
+
+    def handle(self, h: Handle | int, call: str) -> Handle:
+        """The open handle ``h``. :raises MQMIError: 2018, 2019."""
+        self.check(call)
+        hobj = h.hobj if isinstance(h, Handle) else h
+        handle = self.handles.get(hobj)
+        if handle is None or handle.closed or (isinstance(h, Handle) and handle is not h):
+            raise _fail(cmqc.MQRC_HOBJ_ERROR, call)
+        return handle
+
+    # -- MQOPEN / MQCLOSE -------------------------------------------------------------------
+
+    def open(self, name: str, options: int, qmgr_name: str = "",
+             object_type: int = cmqc.MQOT_Q) -> Handle:
+        """MQOPEN: open a queue, a process or the queue manager.
+
+        :raises MQMIError: 2046 bad options, 2085/2082/2087/2196/2091/2092 resolution,
+            2045 input or browse on a remote queue, 2042 exclusive conflicts.
+        """
+        self.check("MQOPEN")
+        if not options & _ANY_ACCESS or bin(options & _INPUT).count("1") > 1:
+            raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQOPEN", name)
+        qm = self.qmgr
+        if object_type == cmqc.MQOT_Q_MGR:
+            if options & (_INPUT | cmqc.MQOO_OUTPUT | cmqc.MQOO_BROWSE | cmqc.MQOO_SET):
+                raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", qm.name)
+            return self._new_handle(options, qm.name, object_type, None, None)
+        if object_type == cmqc.MQOT_PROCESS:
+            if options & ~(cmqc.MQOO_INQUIRE | cmqc.MQOO_FAIL_IF_QUIESCING):
+                raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", name)
+            if qm.catalog.find_process(name.strip()) is None:
+                raise _fail(cmqc.MQRC_UNKNOWN_OBJECT_NAME, "MQOPEN", name)
+            return self._new_handle(options, name.strip(), object_type, None, None)
+        if object_type != cmqc.MQOT_Q:
+            raise _fail(cmqc.MQRC_OBJECT_TYPE_ERROR, "MQOPEN", name)
+        with qm.lock:
+            resolved = resolve(qm.catalog, qm.name, name, qmgr_name)
+            if resolved.remote and options & (_INPUT | cmqc.MQOO_BROWSE):
+                raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", name)
+            queue = qm.local_queue(resolved.local.name)
+            if options & _INPUT:
+                exclusive = bool(options & cmqc.MQOO_INPUT_EXCLUSIVE)
+                if queue.exclusive or (exclusive and queue.input_count):
+                    raise _fail(cmqc.MQRC_OBJECT_IN_USE, "MQOPEN", name)
+                queue.input_count += 1
+                queue.exclusive = exclusive
+            if options & cmqc.MQOO_OUTPUT:
+                queue.output_count += 1
+            return self._new_handle(options, name.strip(), object_type, resolved, queue)
+
+    def _new_handle(self, options, name, kind, resolved, queue) -> Handle:
+        handle = Handle(next(self._hobjs), self, options, name, kind, resolved, queue)
+        self.handles[handle.hobj] = handle
+        return handle
+
+    def close(self, h: Handle | int, options: int = cmqc.MQCO_NONE) -> None:
+        """MQCLOSE: release the handle (and its browse cursor and lock).
+
+        MQCO_DELETE / MQCO_DELETE_PURGE apply to dynamic queues, which TPF does not have:
+        they are refused with MQRC_OPTION_NOT_VALID_FOR_TYPE (2045).
+        """
+        handle = self.handle(h, "MQCLOSE")
+        if options & (cmqc.MQCO_DELETE | cmqc.MQCO_DELETE_PURGE):
+            raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQCLOSE", handle.name)
+        self._release(handle)
+
+    def _release(self, handle: Handle) -> None:
+        handle.closed = True
+        self.handles.pop(handle.hobj, None)
+        if handle.cursor is not None and not (handle.queue and handle.queue.deleted):
+            handle.cursor.close()
+        handle.cursor = None
+        queue = handle.queue
+        if queue is not None:
+            with self.qmgr.lock:
+                if handle.input:
+                    queue.input_count -= 1
+                    if handle.options & cmqc.MQOO_INPUT_EXCLUSIVE:
+                        queue.exclusive = False
+                if handle.output:
+                    queue.output_count -= 1
+
+    # -- units of work -------------------------------------------------------------------------
+
+    def uow_for(self, syncpoint: bool | None) -> UnitOfWork | None:
+        """The unit of work a put or get joins: ``syncpoint`` True/False as the options
+        say, None when they say neither (then: yes inside a TPF commit scope, else no)."""
+        if syncpoint is False:
+            return None
+        work = scope_work(self.qmgr, self)
+        if work is not None:
+            return work
+        if syncpoint is None:
+            return None
+        if self.uow is None:
+            self.uow = UnitOfWork(owner=self)
+        return self.uow
+
+    def _own_uow_call(self, call: str) -> None:
+        self.check(call)
+        if scopes().tx_depth:
+            # The TPF commit scope decides; MQCMIT/MQBACK may not end it early.
+            raise _fail(cmqc.MQRC_ENVIRONMENT_ERROR, call, self.qmgr.name)
+
+    def commit(self) -> None:
+        """MQCMIT: make this connection's puts visible and its gets final."""
+        self._own_uow_call("MQCMIT")
+        if self.uow is not None:
+            self.qmgr.finish(self.uow, commit=True)
+
+    def backout(self) -> None:
+        """MQBACK: undo this connection's uncommitted puts and gets."""
+        self._own_uow_call("MQBACK")
+        if self.uow is not None:
+            self.qmgr.finish(self.uow, commit=False)
+
+    def disconnect(self) -> None:
+        """MQDISC: commit open work (IBM's rule for a normal end), close every handle."""
+        if not self.connected:
+            raise _fail(cmqc.MQRC_HCONN_ERROR, "MQDISC")
+        self.end(commit=True)
+
+    def end(self, commit: bool) -> None:
+        """End the connection, committing or backing out its open unit of work."""
+        if not self.connected:
+            return
+        self.connected = False
+        if self.uow is not None and self.uow.queues:
+            self.qmgr.finish(self.uow, commit=commit)
+        for handle in list(self.handles.values()):
+            self._release(handle)
+        with self.qmgr.lock:
+            self.qmgr.connections.discard(self)
+
+    # -- MQINQ / MQSET --------------------------------------------------------------------------
+
+    def _object_of(self, handle: Handle) -> Any:
+        qm = self.qmgr
+        if handle.kind == cmqc.MQOT_Q_MGR:
+            return qm.catalog.profile
+        if handle.kind == cmqc.MQOT_PROCESS:
+            return qm.catalog.find_process(handle.name)
+        return qm.catalog.find_queue(handle.name) or (
+            handle.resolved.first if handle.resolved else None
+        )
+
+    def inquire(self, h: Handle | int, selector: int) -> int | bytes:
+        """MQINQ of one attribute: an int for MQIA_* selectors, blank-padded bytes for MQCA_*.
+
+        :raises MQMIError: 2038 not open for inquire, 2067 unknown selector, 2068 not for
+            this object type.
+        """
+        handle = self.handle(h, "MQINQ")
+        if not handle.options & cmqc.MQOO_INQUIRE:
+            raise _fail(cmqc.MQRC_NOT_OPEN_FOR_INQUIRE, "MQINQ", handle.name)
+        from tpfemu.qmgr.attributes import inquire
+
+        return inquire(self.qmgr, handle, self._object_of(handle), selector)
+
+    def set(self, h: Handle | int, selector: int, value: int | bytes | str) -> None:
+        """MQSET of one trigger or inhibit attribute of a queue (IBM allows only those).
+
+        :raises MQMIError: 2040 not open for set, 2067/2068 selectors, 2075-2078 values.
+        """
+        handle = self.handle(h, "MQSET")
+        if not handle.options & cmqc.MQOO_SET:
+            raise _fail(cmqc.MQRC_NOT_OPEN_FOR_SET, "MQSET", handle.name)
+        from tpfemu.qmgr.attributes import set_attribute
+
+        set_attribute(self.qmgr, handle, self._object_of(handle), selector, value)
+

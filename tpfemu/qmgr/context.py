@@ -1,0 +1,126 @@
+"""The context record: the MQMD fields the C core does not act on, stored with the message.
+
+The core keeps what it needs to order, match and expire a message (MsgId, CorrelId,
+Priority, Persistence, expiry deadline, put time, BackoutCount). Everything else in the
+MQMD — Report, MsgType, Feedback, Format, ReplyToQ, the identity and origin context, the
+group fields, the original Expiry — travels as a *context record* at the head of the
+message data (the core's ``ctx_len`` bytes), so it is checkpointed, logged and recovered
+with the message without a second store.
+
+A message whose fields are all the defaults below carries no record at all (``ctx_len``
+0): that is the fast path of ``Queue.put(msg)`` with no MD. Such a message reads back
+with the queue manager's default put context (see docs/deviations.md).
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from tpfemu.mq import cmqc
+
+__all__ = ["FIELDS", "DEFAULTS", "encode", "decode"]
+
+_VERSION = 1
+
+#: (MQMD field, struct format) in record order; the original Expiry is kept for reports.
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("Report", "i"),
+    ("MsgType", "i"),
+    ("Feedback", "i"),
+    ("Encoding", "i"),
+    ("CodedCharSetId", "i"),
+    ("Format", "8s"),
+    ("ReplyToQ", "48s"),
+    ("ReplyToQMgr", "48s"),
+    ("UserIdentifier", "12s"),
+    ("AccountingToken", "32s"),
+    ("ApplIdentityData", "32s"),
+    ("PutApplType", "i"),
+    ("PutApplName", "28s"),
+    ("ApplOriginData", "4s"),
+    ("GroupId", "24s"),
+    ("MsgSeqNumber", "i"),
+    ("Offset", "i"),
+    ("MsgFlags", "i"),
+    ("OriginalLength", "i"),
+    ("Expiry", "i"),
+)
+_STRUCT = struct.Struct("<B" + "".join(fmt for _, fmt in FIELDS))
+_NAMES = tuple(name for name, _ in FIELDS)
+_WIDTH = {name: int(fmt[:-1]) for name, fmt in FIELDS if fmt.endswith("s")}
+_BLANK_PADDED = {"Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData",
+                 "PutApplName", "ApplOriginData"}
+
+#: The value of each field in a message that carries no context record.
+DEFAULTS: dict[str, Any] = {
+    "Report": cmqc.MQRO_NONE,
+    "MsgType": cmqc.MQMT_DATAGRAM,
+    "Feedback": cmqc.MQFB_NONE,
+    "Encoding": cmqc.MQENC_NATIVE,
+    "CodedCharSetId": cmqc.MQCCSI_Q_MGR,
+    "Format": cmqc.MQFMT_NONE,
+    "ReplyToQ": b" " * 48,
+    "ReplyToQMgr": b" " * 48,
+    "UserIdentifier": b" " * 12,
+    "AccountingToken": bytes(32),
+    "ApplIdentityData": b" " * 32,
+    "PutApplType": cmqc.MQAT_TPF,
+    "PutApplName": b"TPFEMU".ljust(28),
+    "ApplOriginData": b" " * 4,
+    "GroupId": bytes(24),
+    "MsgSeqNumber": 1,
+    "Offset": 0,
+    "MsgFlags": 0,
+    "OriginalLength": -1,  # MQOL_UNDEFINED
+    "Expiry": cmqc.MQEI_UNLIMITED,
+}
+_DEFAULT_VALUES = tuple(DEFAULTS[n] for n in _NAMES)
+
+
+def _norm(name: str, value: Any) -> Any:
+    """A field value in its stored form: bytes padded to width, or an int."""
+    width = _WIDTH.get(name)
+    if width is None:
+        return int(value)
+    if isinstance(value, str):
+        value = value.encode("ascii")
+    value = bytes(value)
+    if len(value) > width:
+        raise ValueError(f"MQMD.{name} is at most {width} bytes, not {len(value)}")
+    pad = b" " if name in _BLANK_PADDED else b"\0"
+    return value.ljust(width, pad)
+
+
+def values_of(md: Any, overrides: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    """The record's field values taken from an MD-like object (missing fields: defaults)."""
+    out = []
+    for name in _NAMES:
+        if overrides and name in overrides:
+            value = overrides[name]
+        else:
+            value = getattr(md, name, DEFAULTS[name]) if md is not None else DEFAULTS[name]
+        out.append(_norm(name, value))
+    return tuple(out)
+
+
+def encode(values: tuple[Any, ...]) -> bytes:
+    """The record for these field values, or b"" when they are all the defaults."""
+    if values == _DEFAULT_VALUES:
+        return b""
+    return _STRUCT.pack(_VERSION, *values)
+
+
+def decode(record: bytes) -> dict[str, Any]:
+    """The fields of a record (b"": the defaults)."""
+    if not record:
+        return dict(DEFAULTS)
+    if len(record) != _STRUCT.size or record[0] != _VERSION:
+        raise ValueError(
+            f"context record of {len(record)} bytes, version {record[:1]!r}: not one this "
+            f"queue manager wrote ({_STRUCT.size} bytes, version {_VERSION})"
+        )
+    return dict(zip(_NAMES, _STRUCT.unpack(record)[1:], strict=True))
+
+
+RECORD_SIZE = _STRUCT.size

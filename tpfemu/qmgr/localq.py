@@ -1,0 +1,126 @@
+"""A local queue while the queue manager runs: its core queue, open counts and waiters.
+
+The definition (:class:`~tpfemu.qmgr.objects.LocalQueueDef`) says what the queue is; this
+object holds what it has: the messages (a :class:`~tpfemu._lowlevel.CoreQueue`), how many
+handles have it open for input (IPPROCS) and output (OPPROCS), whether one has it
+exclusively, and the MQGET calls waiting on it.
+
+Waiting (MQGMO_WAIT): a getter registers as a waiter, then retries its get under the
+queue's condition and sleeps on it; whoever makes a message available (a put outside a
+unit of work, a commit, a backout that restores gets) or changes what waiters must see (GET
+inhibited, queue deleted, queue manager stopping) calls :meth:`wake` after the change.
+Because the getter re-checks under the condition after registering, no wake-up is lost.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from tpfemu import errors
+from tpfemu._lowlevel import CoreQueue
+from tpfemu.qmgr.objects import LocalQueueDef
+
+T = TypeVar("T")
+
+__all__ = ["LocalQueue"]
+
+
+def _core_settings(definition: LocalQueueDef, msgid_prefix: bytes) -> dict:
+    return {
+        "max_depth": definition.maxdepth,
+        # MAXMSGL 0 allows only empty messages; the core needs at least 1, and the MQI
+        # checks MAXMSGL itself, so the core's limit only adds the context record.
+        "max_msg_length": definition.maxmsgl + 512,
+        "fifo": definition.msgdlvsq == "FIFO",
+        "default_priority": definition.defprty,
+        "msgid_prefix": msgid_prefix,
+    }
+
+
+class LocalQueue:
+    """The live state of one local queue."""
+
+    def __init__(self, definition: LocalQueueDef, msgid_prefix: bytes) -> None:
+        self.definition = definition
+        self.name = definition.name
+        self._prefix = msgid_prefix
+        self.core = CoreQueue(definition.name, **_core_settings(definition, msgid_prefix))
+        self.cond = threading.Condition()
+        self.waiters = 0
+        self.input_count = 0  # IPPROCS
+        self.output_count = 0  # OPPROCS
+        self.exclusive = False  # opened MQOO_INPUT_EXCLUSIVE by one handle
+        self.deleted = False
+        self.stopping = False
+        self.expiring = False  # a message with an expiry was ever put here
+        self.trigger_state: dict = {}  # owned by the triggering layer
+
+    # -- definition ----------------------------------------------------------------------
+
+    def redefine(self, definition: LocalQueueDef) -> None:
+        """Apply an ALTER (or DEFINE REPLACE): new limits; messages keep their places."""
+        self.definition = definition
+        self.core.configure(**_core_settings(definition, self._prefix))
+        self.wake()  # waiters must see a GET inhibit at once
+
+    @property
+    def get_inhibited(self) -> bool:
+        return self.definition.get == "DISABLED"
+
+    @property
+    def put_inhibited(self) -> bool:
+        return self.definition.put == "DISABLED"
+
+    def in_use(self) -> str | None:
+        """Why the queue cannot be deleted now, or None."""
+        depth = self.core.depth
+        if depth:
+            return f"{depth} message{'s' if depth != 1 else ''} on the queue"
+        handles = self.input_count + self.output_count
+        if handles:
+            return f"open by {handles} handle{'s' if handles != 1 else ''}"
+        return None
+
+    def drop(self) -> None:
+        """The queue was deleted: wake its waiters (they fail) and free its messages."""
+        self.deleted = True
+        self.wake()
+        self.core.close()
+
+    # -- waiting ---------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Wake every MQGET waiting on this queue (cheap when none waits)."""
+        if self.waiters:
+            with self.cond:
+                self.cond.notify_all()
+
+    def wait_for(self, attempt: Callable[[], T], timeout: float | None) -> T:
+        """Call ``attempt`` until it stops raising NoMessageAvailable or the time is up.
+
+        :param timeout: seconds; None waits for ever (MQWI_UNLIMITED).
+        :raises NoMessageAvailable: nothing came within the time.
+        :raises GetInhibited / MQMIError: as ``attempt`` raises them (it checks inhibits,
+            deletion and stopping each time it is called).
+        """
+        import time
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.cond:
+            self.waiters += 1
+            try:
+                while True:
+                    try:
+                        return attempt()
+                    except errors.NoMessageAvailable:
+                        if deadline is None:
+                            self.cond.wait()
+                            continue
+                        remaining = deadline - time.monotonic()
+                        if remaining <= 0:
+                            raise
+                        self.cond.wait(remaining)
+            finally:
+                self.waiters -= 1

@@ -1,0 +1,302 @@
+"""The queue manager: objects, live queues, connections, units of work, expiry and reports.
+
+One :class:`QueueManager` per TPF processor (the System of issue 6 owns it). It keeps the
+object catalog, a :class:`~tpfemu.qmgr.localq.LocalQueue` per local queue, and the
+connections applications make (:mod:`tpfemu.qmgr.connection`); the MQI calls themselves
+live on the connection. Here are the services every connection shares:
+
+- :meth:`finish` commits or backs out a unit of work on every queue it touched.
+- :meth:`collect_expired` turns messages the core discarded as expired into expiration
+  reports (MQRO_EXPIRATION, _WITH_DATA, _WITH_FULL_DATA) sent to the message's
+  ReplyToQ/ReplyToQMgr with Feedback MQFB_EXPIRATION, never inside a unit of work (seed
+  001, note 4). A report that cannot be delivered goes to the dead-letter queue with an
+  MQDLH; if that fails too, it is dropped and said on the console.
+- An expiry scan every EXPRYINT seconds (0 = off) and on demand (:meth:`scan_expired`).
+
+Threads: any number of connections on any threads. Object changes and MQOPEN/MQCLOSE take
+the manager's lock; puts and gets take only the core's per-queue lock.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from tpfemu import errors
+from tpfemu._lowlevel import NEVER
+from tpfemu.mq import cmqc
+from tpfemu.mq.headers import DLH
+from tpfemu.qmgr import context, registry
+from tpfemu.qmgr.catalog import Catalog
+from tpfemu.qmgr.events import EventBus
+from tpfemu.qmgr.localq import LocalQueue
+from tpfemu.qmgr.objects import LocalQueueDef, ObjectDef
+from tpfemu.qmgr.units import UnitOfWork
+
+__all__ = ["QueueManager", "now_us"]
+
+DLQ_NAME = "DEAD.LETTER.QUEUE"
+_REPORT_EXPIRATION = (
+    cmqc.MQRO_EXPIRATION | cmqc.MQRO_EXPIRATION_WITH_DATA | cmqc.MQRO_EXPIRATION_WITH_FULL_DATA
+)
+
+
+def now_us() -> int:
+    """The wall clock in microseconds (the clock of expiry deadlines and put times)."""
+    return time.time_ns() // 1000
+
+
+class QueueManager:
+    """One queue manager, running in this process once started.
+
+    :param name: the queue manager name (1-48 characters), what MQCONN names.
+    :param cpu: the TPF processor ID it runs on (shown in console messages).
+    :param console: where console messages go (a callable taking one line).
+    """
+
+    def __init__(
+        self, name: str = "TPF1", *, cpu: str = "B", console: Callable[[str], None] | None = None
+    ) -> None:
+        self.name = name
+        self.cpu = cpu
+        self.console = console or (lambda line: None)
+        self.events = EventBus(name, self.console)
+        self.catalog = Catalog(name, in_use=self._in_use)
+        self.queues: dict[str, LocalQueue] = {}
+        self.lock = threading.RLock()
+        self.msgid_prefix = (b"AMQ " + name.encode("ascii")[:12]).ljust(16)
+        self._correl_ids = itertools.count(1)
+        self.connections: set = set()
+        self.running = False
+        self._scan_stop = threading.Event()
+        self._scanner: threading.Thread | None = None
+        self.catalog.subscribe(self._on_catalog)
+
+    # -- life cycle ---------------------------------------------------------------------
+
+    def start(self) -> QueueManager:
+        """Start: MQCONN can find it; the expiry scan runs if EXPRYINT is set."""
+        registry.register(self)
+        self.running = True
+        self._scan_stop.clear()
+        self._scanner = threading.Thread(
+            target=self._scan_loop, name=f"{self.name}-expiry", daemon=True
+        )
+        self._scanner.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop: connections are ended (their units of work backed out), waiters woken
+        with MQRC_Q_MGR_STOPPING, and MQCONN no longer finds it."""
+        if not self.running:
+            return
+        self.running = False
+        registry.unregister(self)
+        self._scan_stop.set()
+        for conn in list(self.connections):
+            conn.end(commit=False)
+        for q in list(self.queues.values()):
+            q.stopping = True
+            q.wake()
+        if self._scanner is not None:
+            self._scanner.join(5)
+
+    def __enter__(self) -> QueueManager:
+        return self if self.running else self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def connect(self, appl_name: str = "", user: str = "") -> Any:
+        """A new connection (MQCONN). :raises MQMIError: 2059 if not running."""
+        from tpfemu.qmgr.connection import Connection
+
+        if not self.running:
+            raise errors.error_for(cmqc.MQRC_Q_MGR_NOT_AVAILABLE, call="MQCONN", obj=self.name)
+        conn = Connection(self, appl_name, user)
+        with self.lock:
+            self.connections.add(conn)
+        return conn
+
+    # -- the catalog drives the live queues ---------------------------------------------
+
+    def _on_catalog(self, event: str, old: ObjectDef | None, new: ObjectDef | None) -> None:
+        defn = new if new is not None else old
+        if not isinstance(defn, LocalQueueDef):
+            if event != "delete" or old is None:
+                self._emit(event, getattr(defn, "name", ""), type=defn.type_name)
+            return
+        if event == "define":
+            self.queues[defn.name] = LocalQueue(defn, self.msgid_prefix)
+        elif event == "alter":
+            self.queues[defn.name].redefine(defn)
+        elif event == "delete":
+            queue = self.queues.pop(defn.name)
+            queue.drop()
+        self._emit(event, defn.name, type=defn.type_name)
+
+    def _in_use(self, type_name: str, name: str) -> str | None:
+        queue = self.queues.get(name) if type_name == "QL" else None
+        return queue.in_use() if queue is not None else None
+
+    def local_queue(self, name: str) -> LocalQueue:
+        """The live local queue ``name``. :raises MQMIError: 2085 if there is none."""
+        queue = self.queues.get(name)
+        if queue is None:
+            raise errors.error_for(cmqc.MQRC_UNKNOWN_OBJECT_NAME, obj=name)
+        return queue
+
+    def _emit(self, kind: str, queue: str, **fields: Any) -> None:
+        if self.events.active:
+            self.events.emit(kind, queue, now_us(), **fields)
+
+    # -- units of work --------------------------------------------------------------------
+
+    def new_correl_id(self) -> bytes:
+        """A CorrelId for MQPMO_NEW_CORREL_ID: unique in this queue manager's run."""
+        return b"AMQ CORREL " + self.name.encode("ascii")[:5].ljust(5) + (
+            next(self._correl_ids).to_bytes(8, "big")
+        )
+
+    def private_uow(self) -> int:
+        """A fresh core unit-of-work id (MQGMO_SYNCPOINT_IF_PERSISTENT decides later)."""
+        from tpfemu.qmgr.units import new_uow_id
+
+        return new_uow_id()
+
+    def finish(self, uow: UnitOfWork, commit: bool) -> None:
+        """Commit or back out ``uow`` on every queue it touched, then wake getters."""
+        kind = "commit" if commit else "backout"
+        work = [(queue, uow.id) for queue in uow.queues.values()] + uow.extra
+        for queue, uow_id in work:
+            if queue.deleted:
+                continue
+            n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
+            if n:
+                queue.wake()
+                self._emit(kind, queue.name, uow=uow_id, count=n)
+        uow.queues.clear()
+        uow.extra.clear()
+        uow.count = 0
+
+    # -- expiry ---------------------------------------------------------------------------
+
+    def collect_expired(self, queue: LocalQueue) -> int:
+        """Report the messages the core discarded from ``queue`` as expired; return how many."""
+        count = 0
+        while (msg := queue.core.take_expired()) is not None:
+            count += 1
+            d = msg.descriptor
+            record = context.decode(msg.data[: d.ctx_len])
+            self._emit(
+                "expire", queue.name, msg_id=d.msg_id, correl_id=d.correl_id,
+                priority=d.priority, persistent=d.persistent, length=d.length - d.ctx_len,
+            )
+            if record["Report"] & _REPORT_EXPIRATION:
+                self._expiration_report(queue, msg.data[d.ctx_len :], d, record)
+        return count
+
+    def _expiration_report(self, queue: LocalQueue, data: bytes, d: Any, rec: dict) -> None:
+        report = rec["Report"]
+        if report & cmqc.MQRO_EXPIRATION_WITH_FULL_DATA == cmqc.MQRO_EXPIRATION_WITH_FULL_DATA:
+            body = data
+        elif report & cmqc.MQRO_EXPIRATION_WITH_DATA == cmqc.MQRO_EXPIRATION_WITH_DATA:
+            body = data[:100]  # IBM: the first 100 bytes of the message data
+        else:
+            body = b""
+        msg_id = d.msg_id if report & cmqc.MQRO_PASS_MSG_ID else b""
+        if report & cmqc.MQRO_PASS_CORREL_ID:
+            correl_id = d.correl_id
+        else:
+            correl_id = d.msg_id  # IBM's default: the original MsgId as CorrelId
+        fields = {
+            "MsgType": cmqc.MQMT_REPORT,
+            "Feedback": cmqc.MQFB_EXPIRATION,
+            "Format": rec["Format"],
+            "Encoding": rec["Encoding"],
+            "CodedCharSetId": rec["CodedCharSetId"],
+            "PutApplName": b"TPFEMU".ljust(28),
+            "Report": cmqc.MQRO_NONE,
+        }
+        reply_q = rec["ReplyToQ"].decode("ascii").strip()
+        reply_qmgr = rec["ReplyToQMgr"].decode("ascii").strip()
+        if not reply_q:
+            return  # nowhere to send it (IBM: MQRC_MISSING_REPLY_TO_Q at put time)
+        try:
+            self.put_internal(reply_q, reply_qmgr, body, fields, msg_id=msg_id,
+                              correl_id=correl_id, priority=d.priority,
+                              persistent=d.persistent)
+            self._emit("report", reply_q, feedback=cmqc.MQFB_EXPIRATION, msg_id=d.msg_id)
+        except errors.MQMIError as exc:
+            self.dead_letter(body, fields, exc.reason, reply_q, reply_qmgr,
+                             correl_id=correl_id, priority=d.priority)
+
+    def scan_expired(self, queue: str | None = None) -> int:
+        """Discard (and report) expired messages on one queue or all: the EXPRYINT scan,
+        also available on demand. Returns how many were discarded."""
+        names = [queue] if queue else list(self.queues)
+        total = 0
+        for name in names:
+            q = self.queues.get(name)
+            if q is None or q.deleted:
+                continue
+            if q.core.discard_expired():
+                total += self.collect_expired(q)
+        return total
+
+    def _scan_loop(self) -> None:
+        while not self._scan_stop.is_set():
+            profile = self.catalog.profile
+            interval = profile.expryint if profile is not None else 0
+            if self._scan_stop.wait(interval if interval else 1.0):
+                return
+            if interval:
+                try:
+                    self.scan_expired()
+                except Exception as exc:  # the scan must never die
+                    self.console(f"MQSC0900E {self.cpu} expiry scan failed: {exc!r}")
+
+    # -- messages the queue manager itself sends -----------------------------------------
+
+    def put_internal(
+        self, qname: str, qmgr_name: str, data: bytes, fields: dict[str, Any], *,
+        msg_id: bytes = b"", correl_id: bytes = b"", priority: int = 0,
+        persistent: bool = False, expiry: int = NEVER,
+    ) -> None:
+        """Put a message the queue manager makes (a report, a trigger message, a dead
+        letter), outside any unit of work and ignoring PUT inhibit only for the DLQ."""
+        from tpfemu.qmgr.resolve import resolve
+
+        resolved = resolve(self.catalog, self.name, qname, qmgr_name)
+        if resolved.put_inhibited:
+            raise errors.error_for(cmqc.MQRC_PUT_INHIBITED, call="MQPUT", obj=qname)
+        queue = self.local_queue(resolved.local.name)
+        record = context.encode(context.values_of(None, fields))
+        queue.core.put_message(
+            record + data, priority=priority, persistent=persistent, expiry=expiry,
+            msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record),
+        )
+        queue.wake()
+        self._emit("put", queue.name, internal=True, length=len(data))
+
+    def dead_letter(self, data: bytes, fields: dict[str, Any], reason: int, dest_q: str,
+                    dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
+        """Put a message that cannot be delivered on the dead-letter queue, prefixed by an
+        MQDLH naming the reason and the destination. Returns False if that failed too."""
+        dlh = DLH(Reason=reason, DestQName=dest_q.encode(), DestQMgrName=(dest_qmgr or
+                  self.name).encode(), Format=fields.get("Format", cmqc.MQFMT_NONE),
+                  PutApplType=cmqc.MQAT_TPF, PutApplName=b"TPFEMU")
+        dl_fields = dict(fields, Format=cmqc.MQFMT_DEAD_LETTER_HEADER)
+        try:
+            self.put_internal(DLQ_NAME, "", dlh.pack() + data, dl_fields,
+                              correl_id=correl_id, priority=priority)
+            return True
+        except errors.MQMIError as exc:
+            self.console(
+                f"MQSC0901W {self.cpu} undeliverable message for {dest_q} dropped: "
+                f"{errors.reason_name(reason)}; dead-letter queue: {exc.reason_name}"
+            )
+            return False

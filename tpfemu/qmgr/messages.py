@@ -1,0 +1,444 @@
+"""MQPUT, MQPUT1 and MQGET on a connection's handles.
+
+Descriptors and options are *duck-typed*: ``md``, ``pmo`` and ``gmo`` are any objects with
+IBM's field names as attributes (the MQI's ``MD``, ``PMO``, ``GMO``), read with defaults
+when a field is missing and written back where IBM's calls write output fields (MsgId,
+CorrelId and the put context after MQPUT; the whole MD after MQGET).
+
+Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
+
+- Priority: MQPRI_PRIORITY_AS_Q_DEF takes DEFPRTY of the first definition in the
+  resolution path; above 9 is put as 9 and warns MQRC_PRIORITY_EXCEEDS_MAXIMUM (2049);
+  below -1 fails 2050. Persistence AS_Q_DEF takes DEFPSIST likewise.
+- Expiry: tenths of a second; 0 or below -1 fails 2013; MQEI_UNLIMITED never expires. A
+  get returns the time left (never 0, since an expired message is never returned).
+- Syncpoint: MQPMO/MQGMO_SYNCPOINT or NO_SYNCPOINT as asked (both: 2046); with neither,
+  the work joins the open TPF commit scope if there is one, else it is outside syncpoint.
+  MAXUMSGS messages in one unit of work: 2024.
+- Warnings raise :class:`MQMIError` with comp MQCC_WARNING, as pymqi does; a truncated
+  get (2079) carries ``.message`` and ``.original_length``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from tpfemu import errors
+from tpfemu._lowlevel import MQGMO as _CORE_GMO
+from tpfemu._lowlevel import NEVER
+from tpfemu.mq import cmqc
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD
+from tpfemu.qmgr import context
+from tpfemu.qmgr.connection import Connection, Handle
+from tpfemu.qmgr.manager import now_us
+
+__all__ = ["put", "put1", "get"]
+
+_ZERO_ID = bytes(24)
+_BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
+                                     ("PutApplName", 28), ("ApplOriginData", 4))}
+_CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
+                    | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
+                    | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+# Put options that leave a message with no MD on the fast path.
+_FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
+             | cmqc.MQPMO_FAIL_IF_QUIESCING)
+_CURSOR_BITS = sum(_CORE_GMO.values())
+_BROWSE = cmqc.MQGMO_BROWSE_FIRST | cmqc.MQGMO_BROWSE_NEXT | cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR
+
+
+def _fail(reason: int, call: str, obj: str, comp: int = errors.MQCC_FAILED) -> errors.MQMIError:
+    return errors.error_for(reason, call=call, obj=obj, comp=comp)
+
+
+def _syncpoint(options: int, yes: int, no: int, call: str, obj: str) -> bool | None:
+    if options & yes and options & no:
+        raise _fail(cmqc.MQRC_OPTIONS_ERROR, call, obj)
+    if options & yes:
+        return True
+    if options & no:
+        return False
+    return None
+
+
+def _date_time(put_time_us: int) -> tuple[bytes, bytes]:
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH) in GMT."""
+    seconds, micros = divmod(put_time_us, 1_000_000)
+    t = time.gmtime(seconds)
+    return (time.strftime("%Y%m%d", t).encode(),
+            time.strftime("%H%M%S", t).encode() + b"%02d" % (micros // 10_000))
+
+
+def _time_from(date: bytes, clock: bytes) -> int:
+    """Microseconds from a PutDate and PutTime (SET_ALL_CONTEXT); 0 (= now) if blank."""
+    date, clock = bytes(date).strip(), bytes(clock).strip()
+    if not date:
+        return 0
+    try:
+        base = time.strptime(date.decode() + (clock[:6] or b"000000").decode(), "%Y%m%d%H%M%S")
+    except ValueError:
+        return 0
+    import calendar
+
+    hundredths = int(clock[6:8] or b"0")
+    return calendar.timegm(base) * 1_000_000 + hundredths * 10_000
+
+
+def _live_put_inhibited(conn: Connection, handle: Handle) -> bool:
+    path = handle.resolved.path
+    if len(path) == 1:
+        return handle.queue.put_inhibited
+    catalog = conn.qmgr.catalog
+    return any(getattr(catalog.find_queue(d.name) or d, "put", "ENABLED") == "DISABLED"
+               for d in path)
+
+
+def _live_get_inhibited(conn: Connection, handle: Handle) -> bool:
+    path = handle.resolved.path
+    if len(path) == 1:
+        return handle.queue.get_inhibited
+    catalog = conn.qmgr.catalog
+    return any(getattr(catalog.find_queue(d.name) or d, "get", "ENABLED") == "DISABLED"
+               for d in path)
+
+
+def _first_def(conn: Connection, handle: Handle) -> Any:
+    first = handle.resolved.first
+    return conn.qmgr.catalog.find_queue(first.name) or first
+
+
+def _queue_usable(conn: Connection, handle: Handle, call: str) -> None:
+    queue = handle.queue
+    if queue.deleted:
+        raise _fail(cmqc.MQRC_Q_DELETED, call, handle.name)
+    if queue.stopping or not conn.qmgr.running:
+        raise _fail(cmqc.MQRC_Q_MGR_STOPPING, call, conn.qmgr.name)
+
+
+# -- MQPUT ------------------------------------------------------------------------------------
+
+
+def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
+    """MQPUT ``data`` on an open handle.
+
+    :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
+        2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
+        a 2049 warning after the message was put.
+    """
+    handle = conn.handle(h, "MQPUT")
+    if not handle.output:
+        raise _fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
+    _queue_usable(conn, handle, "MQPUT")
+    if _live_put_inhibited(conn, handle):
+        raise _fail(cmqc.MQRC_PUT_INHIBITED, "MQPUT", handle.name)
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"message data must be bytes-like, not {type(data).__name__}"
+                        + (" (encode it first)" if isinstance(data, str) else ""))
+    options = getattr(pmo, "Options", 0) if pmo is not None else 0
+    queue = handle.queue
+    qm = conn.qmgr
+    first = _first_def(conn, handle)
+    if len(data) > queue.definition.maxmsgl:
+        raise _fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT", handle.name)
+    profile = qm.catalog.profile
+    if profile is not None and len(data) > profile.maxmsgl:
+        raise _fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
+    if (md is None and not options & ~_FAST_PUT and not handle.resolved.remote
+            and first.defpsist == "NO"):
+        uow = conn.uow_for(None)
+        if uow is None:  # the fast path: a datagram with default context, no unit of work
+            queue.core.put(data, first.defprty)
+            queue.wake()
+            if qm.events.active:
+                qm._emit("put", queue.name, priority=first.defprty, length=len(data))
+            return
+    _put_full(conn, handle, first, data, md, options, pmo)
+
+
+def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
+              options: int, pmo: Any) -> None:
+    qm = conn.qmgr
+    queue = handle.queue
+    name = handle.name
+    if bin(options & _CONTEXT_OPTIONS).count("1") > 1:
+        raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
+    syncpoint = _syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT, "MQPUT", name)
+    uow = conn.uow_for(syncpoint)
+    profile = qm.catalog.profile
+    if uow is not None and profile is not None and uow.count >= profile.maxumsgs:
+        raise _fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQPUT", name)
+
+    get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
+    warning = 0
+    priority = get("Priority", cmqc.MQPRI_PRIORITY_AS_Q_DEF)
+    if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF:
+        priority = first.defprty
+    elif priority > 9:
+        priority, warning = 9, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    elif priority < 0:
+        raise _fail(cmqc.MQRC_PRIORITY_ERROR, "MQPUT", name)
+    persistence = get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF)
+    if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF:
+        persistent = first.defpsist == "YES"
+    elif persistence in (cmqc.MQPER_PERSISTENT, cmqc.MQPER_NOT_PERSISTENT):
+        persistent = persistence == cmqc.MQPER_PERSISTENT
+    else:
+        raise _fail(cmqc.MQRC_PERSISTENCE_ERROR, "MQPUT", name)
+    expiry_tenths = get("Expiry", cmqc.MQEI_UNLIMITED)
+    now = now_us()
+    if expiry_tenths == cmqc.MQEI_UNLIMITED:
+        deadline = NEVER
+    elif expiry_tenths > 0:
+        deadline = now + expiry_tenths * 100_000
+        queue.expiring = True
+    else:
+        raise _fail(cmqc.MQRC_EXPIRY_ERROR, "MQPUT", name)
+    msg_type = get("MsgType", cmqc.MQMT_DATAGRAM)
+    if msg_type == cmqc.MQMT_REQUEST and not bytes(get("ReplyToQ", b"")).strip():
+        raise _fail(cmqc.MQRC_MISSING_REPLY_TO_Q, "MQPUT", name)
+
+    msg_id = None if options & cmqc.MQPMO_NEW_MSG_ID else bytes(get("MsgId", _ZERO_ID))
+    if options & cmqc.MQPMO_NEW_CORREL_ID:
+        correl_id = qm.new_correl_id()
+    else:
+        correl_id = bytes(get("CorrelId", _ZERO_ID))
+
+    overrides: dict[str, Any] = {"Expiry": expiry_tenths}
+    put_time = 0
+    if options & cmqc.MQPMO_SET_ALL_CONTEXT:
+        put_time = _time_from(get("PutDate", b""), get("PutTime", b""))
+    elif options & cmqc.MQPMO_NO_CONTEXT:
+        overrides.update(_BLANK, AccountingToken=bytes(32), PutApplType=cmqc.MQAT_NO_CONTEXT)
+    else:
+        origin = {"PutApplType": cmqc.MQAT_TPF, "PutApplName": conn.appl_name.encode(),
+                  "ApplOriginData": _BLANK["ApplOriginData"]}
+        overrides.update(origin)
+        if not options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:
+            overrides.update(UserIdentifier=conn.user.encode(), AccountingToken=bytes(32),
+                             ApplIdentityData=_BLANK["ApplIdentityData"])
+    values = context.values_of(md, overrides)
+    body = bytes(data)
+    if handle.resolved.remote:
+        inner = MD(**{f: v for f, v in zip(context._NAMES, values, strict=True) if f != "Expiry"})
+        inner.Expiry = expiry_tenths
+        inner.Priority = priority
+        inner.Persistence = int(persistent)
+        if msg_id:
+            inner.MsgId = msg_id
+        inner.CorrelId = correl_id
+        xqh = XQH(RemoteQName=handle.resolved.remote_q.encode(),
+                  RemoteQMgrName=handle.resolved.remote_qmgr.encode(), MsgDesc=inner.pack())
+        body = xqh.pack() + body
+        values = context.values_of(None, dict(zip(context._NAMES, values, strict=True),
+                                              Format=cmqc.MQFMT_XMIT_Q_HEADER))
+    record = context.encode(values)
+    new_id, _seq = queue.core.put_message(
+        record + body, priority=priority, persistent=persistent, expiry=deadline,
+        msg_id=msg_id if msg_id and msg_id != _ZERO_ID else None,
+        correl_id=correl_id if correl_id != _ZERO_ID else None,
+        uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
+    )
+    if uow is not None:
+        uow.touch(queue)
+        uow.count += 1
+    else:
+        queue.wake()
+    if md is not None:
+        _write_put_outputs(md, new_id, correl_id, values, put_time or now, options)
+    if pmo is not None:
+        _set(pmo, "ResolvedQName", (handle.resolved.remote_q or queue.name).encode())
+        _set(pmo, "ResolvedQMgrName", (handle.resolved.remote_qmgr or qm.name).encode())
+    if qm.events.active:
+        qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
+                 persistent=persistent, expiry=expiry_tenths, length=len(data),
+                 uow=uow.id if uow else 0, remote=handle.resolved.remote_qmgr)
+    if warning:
+        raise _fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _set(obj: Any, field: str, value: Any) -> None:
+    try:
+        setattr(obj, field, value)
+    except (AttributeError, KeyError, ValueError):
+        pass  # a shorter structure version without that field
+
+
+def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
+                       put_time: int, options: int) -> None:
+    _set(md, "MsgId", msg_id)
+    if options & cmqc.MQPMO_NEW_CORREL_ID:
+        _set(md, "CorrelId", correl_id)
+    if not options & (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_NO_CONTEXT):
+        date, clock = _date_time(put_time)
+        _set(md, "PutDate", date)
+        _set(md, "PutTime", clock)
+        fields = dict(zip(context._NAMES, values, strict=True))
+        for f in ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
+                  "ApplIdentityData", "ApplOriginData"):
+            _set(md, f, fields[f])
+
+
+def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = None,
+         qmgr_name: str = "") -> None:
+    """MQPUT1: open ``name`` for output, put one message, close it."""
+    handle = conn.open(name, cmqc.MQOO_OUTPUT, qmgr_name)
+    try:
+        put(conn, handle, data, md, pmo)
+    finally:
+        if not handle.closed:
+            conn.close(handle)
+
+
+# -- MQGET ------------------------------------------------------------------------------------
+
+
+def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: Any = None,
+        gmo: Any = None) -> bytes:
+    """MQGET (or browse) one message from an open handle; return its data.
+
+    :param max_length: the buffer length; None returns the whole message.
+    :raises MQMIError: 2037/2036 not open for input/browse, 2016 get inhibited, 2033 no
+        message (after WaitInterval with MQGMO_WAIT), 2080 (comp 1) too long, 2079 (comp 1,
+        with .message) truncated and removed, 2046 bad options, 2090 bad WaitInterval.
+    """
+    handle = conn.handle(h, "MQGET")
+    options = getattr(gmo, "Options", 0) if gmo is not None else 0
+    if options & _BROWSE:
+        if not handle.browse:
+            raise _fail(cmqc.MQRC_NOT_OPEN_FOR_BROWSE, "MQGET", handle.name)
+    elif not handle.input and not (options & cmqc.MQGMO_UNLOCK and handle.browse):
+        raise _fail(cmqc.MQRC_NOT_OPEN_FOR_INPUT, "MQGET", handle.name)
+    queue = handle.queue
+    qm = conn.qmgr
+    timeout: float | None = 0.0
+    if options & cmqc.MQGMO_WAIT:
+        interval = getattr(gmo, "WaitInterval", 0)
+        if interval == cmqc.MQWI_UNLIMITED:
+            timeout = None
+        elif interval < 0:
+            raise _fail(cmqc.MQRC_WAIT_INTERVAL_ERROR, "MQGET", handle.name)
+        else:
+            timeout = interval / 1000
+    syncpoint = _syncpoint(options, cmqc.MQGMO_SYNCPOINT, cmqc.MQGMO_NO_SYNCPOINT, "MQGET",
+                           handle.name)
+    if options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        if syncpoint is not None:
+            raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", handle.name)
+    uow = None if options & _BROWSE or options & cmqc.MQGMO_UNLOCK else conn.uow_for(syncpoint)
+
+    if md is None and not options & ~(cmqc.MQGMO_WAIT | cmqc.MQGMO_NO_SYNCPOINT
+                                       | cmqc.MQGMO_FAIL_IF_QUIESCING) and max_length is None \
+            and handle.cursor is None:
+        uow_id = uow.id if uow is not None else 0
+
+        def attempt() -> bytes:
+            _queue_usable(conn, handle, "MQGET")
+            if _live_get_inhibited(conn, handle):
+                raise _fail(cmqc.MQRC_GET_INHIBITED, "MQGET", handle.name)
+            return queue.core.get_body(uow_id)
+
+        data = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
+        if uow is not None:
+            uow.touch(queue)
+            uow.count += 1
+        if queue.expiring:
+            qm.collect_expired(queue)
+        if qm.events.active:
+            qm._emit("get", queue.name, length=len(data), uow=uow_id)
+        return data
+    return _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
+
+
+def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
+              options: int, uow: Any, timeout: float | None) -> bytes:
+    qm = conn.qmgr
+    queue = handle.queue
+    name = handle.name
+    version = getattr(gmo, "Version", 1) if gmo is not None else 1
+    if gmo is not None and version >= 2:
+        match = getattr(gmo, "MatchOptions", cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID)
+    else:
+        match = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
+    msg_id = correl_id = None
+    if md is not None and not options & cmqc.MQGMO_MSG_UNDER_CURSOR:
+        if match & cmqc.MQMO_MATCH_MSG_ID:
+            msg_id = bytes(getattr(md, "MsgId", _ZERO_ID)) or None
+        if match & cmqc.MQMO_MATCH_CORREL_ID:
+            correl_id = bytes(getattr(md, "CorrelId", _ZERO_ID)) or None
+    cursor_bits = options & _CURSOR_BITS
+    if cursor_bits and handle.cursor is None:
+        handle.cursor = queue.core.cursor()
+    if_persistent = bool(options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT)
+    uow_id = uow.id if uow is not None else (qm.private_uow() if if_persistent else 0)
+
+    def attempt():
+        _queue_usable(conn, handle, "MQGET")
+        if not options & _BROWSE and _live_get_inhibited(conn, handle):
+            raise _fail(cmqc.MQRC_GET_INHIBITED, "MQGET", name)
+        try:
+            return queue.core.get_message(
+                msg_id=msg_id, correl_id=correl_id, uow=uow_id, max_length=max_length,
+                accept_truncated=bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG),
+                cursor=handle.cursor, options=cursor_bits, cap_body=True,
+            )
+        except errors.TruncatedMessage as exc:  # IBM: a warning, the message stays
+            raise _truncated(exc, name) from None
+
+    msg = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
+    if queue.expiring:
+        qm.collect_expired(queue)
+    if options & cmqc.MQGMO_UNLOCK:
+        return b""
+    d = msg.descriptor
+    record = context.decode(msg.data[: d.ctx_len])
+    data = msg.data[d.ctx_len :]
+    if uow_id and not options & _BROWSE:
+        if if_persistent and uow is None:
+            if d.persistent:
+                conn.uow_for(True).extra.append((queue, uow_id))
+            else:
+                queue.core.commit(uow_id)  # a non-persistent message is got outright
+        if uow is not None:
+            uow.touch(queue)
+            uow.count += 1
+    if md is not None:
+        _fill_md(md, d, record)
+    if qm.events.active:
+        qm._emit("browse" if options & _BROWSE else "get", queue.name, msg_id=d.msg_id,
+                 correl_id=d.correl_id, priority=d.priority, persistent=d.persistent,
+                 length=d.length - d.ctx_len, uow=uow_id)
+    if msg.reason:  # MQRC_TRUNCATED_MSG_ACCEPTED
+        exc = _fail(msg.reason, "MQGET", name, comp=errors.MQCC_WARNING)
+        exc.message = data
+        exc.original_length = d.length - d.ctx_len
+        raise exc
+    return data
+
+
+def _truncated(exc: errors.TruncatedMessage, name: str) -> errors.MQMIError:
+    warning = _fail(cmqc.MQRC_TRUNCATED_MSG_FAILED, "MQGET", name, comp=errors.MQCC_WARNING)
+    warning.original_length = getattr(exc, "original_length", None)
+    warning.message = b""
+    return warning
+
+
+def _fill_md(md: Any, d: Any, record: dict[str, Any]) -> None:
+    """Write every MQMD output field of a got message into ``md``."""
+    for field, value in record.items():
+        if field != "Expiry":
+            _set(md, field, value)
+    _set(md, "MsgId", d.msg_id)
+    _set(md, "CorrelId", d.correl_id)
+    _set(md, "Priority", d.priority)
+    _set(md, "Persistence", int(d.persistent))
+    _set(md, "BackoutCount", d.backout_count)
+    if d.expiry == NEVER:
+        _set(md, "Expiry", cmqc.MQEI_UNLIMITED)
+    else:
+        _set(md, "Expiry", max(1, math.ceil((d.expiry - now_us()) / 100_000)))
+    date, clock = _date_time(d.put_time)
+    _set(md, "PutDate", date)
+    _set(md, "PutTime", clock)
