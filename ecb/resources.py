@@ -19,12 +19,28 @@ been issued.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable
 from typing import Protocol
 
 from ecb.errors import ErrorCode
 
-__all__ = ["CommitParticipant", "ResourceMixin"]
+__all__ = ["CommitParticipant", "ResourceMixin", "open_scopes"]
+
+_open = [0]  # commit scopes open in this process, on every ECB and thread
+_open_lock = threading.Lock()
+
+
+def open_scopes() -> int:
+    """How many commit scopes are open in the whole process (0: none anywhere).
+
+    Lets a resource manager skip looking for a scope on its hot path."""
+    return _open[0]
+
+
+def _count(delta: int) -> None:
+    with _open_lock:
+        _open[0] += delta
 
 
 class CommitParticipant(Protocol):
@@ -114,6 +130,7 @@ class ResourceMixin:
         if self._scopes is None:
             self._scopes = []
         self._scopes.append([])
+        _count(1)
 
     def tx_enlist(self, participant: CommitParticipant) -> None:
         """Join ``participant`` to the innermost open commit scope.
@@ -136,6 +153,7 @@ class ResourceMixin:
         if not self._scopes:
             raise self._error(ErrorCode.NO_COMMIT_SCOPE, "TXCMC", "no commit scope is open")
         participants = self._scopes.pop()
+        _count(-1)
         if self._scopes:
             self._scopes[-1].extend(participants)
             return
@@ -153,7 +171,9 @@ class ResourceMixin:
         """
         if not self._scopes:
             raise self._error(ErrorCode.NO_COMMIT_SCOPE, "TXRBC", "no commit scope is open")
-        _rollback_all(self._scopes.pop())
+        participants = self._scopes.pop()
+        _count(-1)
+        _rollback_all(participants)
 
     def tx_participants(self) -> tuple[CommitParticipant, ...]:
         """The participants enlisted in the innermost open scope (empty with none open).
@@ -174,6 +194,7 @@ class ResourceMixin:
         scopes, self._scopes = self._scopes, None
         if not scopes:
             return 0
+        _count(-len(scopes))
         for participants in reversed(scopes):
             try:
                 _rollback_all(participants)

@@ -178,6 +178,7 @@ class _Scratch(threading.local):
         self.batch_buf = ffi.NULL
         self.batch_n = 0
         self.batch_lengths = ffi.NULL
+        self.put_md = ffi.new("tpf_mq_msg_t *")  # put_message's descriptor
         self.many_md = ffi.new("tpf_mq_msg_t *")  # put_many's shared descriptor
         self.many_md.expiry = NEVER
         self.seq = ffi.new("uint64_t *")
@@ -373,7 +374,7 @@ class CoreQueue:
         """
         if not 0 <= ctx_len <= len(data):
             raise ValueError(f"ctx_len must be 0 to the data length {len(data)}, not {ctx_len}")
-        md = ffi.new("tpf_mq_msg_t *")
+        md = _scratch.put_md
         if not 0 <= priority < PRIORITIES:
             raise errors.error_for(lib.MQRC_PRIORITY_ERROR, call="MQPUT", obj=self.name)
         md.priority = priority

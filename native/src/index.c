@@ -1,16 +1,21 @@
-/* index.c - open-addressing hash index on MsgId or CorrelId
+/* index.c - open-addressing hash index on MsgId or CorrelId, with chains of duplicates
  *
- * Linear probing over 16-byte slots {node, 32-bit hash}, kept at most half full, with
- * backward-shift deletion. Insert and remove touch only the table, never another
- * message's node, which matters at depth: a node not recently used is a cache miss.
- * Growth rehashes from the stored hashes without reading any node. A lookup visits
- * the probe run of the id's home slot and reads only the nodes whose stored hash
- * matches, so a matched get costs O(1 + messages sharing the id).
+ * Linear probing over 16-byte slots {head node, 32-bit hash}, at most half full, with
+ * backward-shift deletion. A slot stands for one distinct id; the nodes sharing it form
+ * a doubly linked chain through the nodes themselves (key_next/key_prev), its head in the
+ * slot. So:
+ * - a unique id (a generated MsgId) touches only the table: no other message's node;
+ * - duplicates (a reused MD's MsgId, many replies with one CorrelId) cost O(1) to add
+ *   and remove, not a walk along a run of equal keys;
+ * - a matched get walks the chain of its id only.
+ * Growth rehashes from the stored hashes without reading any node.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+
+#define ID(ix, n) ((ix)->which ? (n)->md.correl_id : (n)->md.msg_id)
 
 int tpf_id_is_zero(const uint8_t *id)
 {
@@ -84,25 +89,43 @@ int tpf_index_reserve(tpf_index_t *ix, uint32_t extra)
     return MQRC_NONE;
 }
 
-void tpf_index_add(tpf_index_t *ix, tpf_node_t *n, uint32_t hash)
+/** The slot whose chain holds `id` (hash `hash`), or the empty slot ending its run. */
+static uint32_t slot_of(const tpf_index_t *ix, const uint8_t *id, uint32_t hash)
 {
-    tpf_index_slot_t e = {n, hash, 0};
-    place(ix->slots, ix->mask, e);
-    ix->count++;
+    uint32_t i = hash & ix->mask;
+    for (;;) {
+        const tpf_index_slot_t *e = &ix->slots[i];
+        if (e->node == NULL ||
+            (e->hash == hash && memcmp(ID(ix, e->node), id, TPF_MQ_ID_LEN) == 0))
+            return i;
+        i = (i + 1u) & ix->mask;
+    }
 }
 
-void tpf_index_remove(tpf_index_t *ix, tpf_node_t *n, uint32_t hash)
+void tpf_index_add(tpf_index_t *ix, tpf_node_t *n, uint32_t hash)
 {
-    uint32_t mask = ix->mask;
-    uint32_t i = hash & mask;
-    while (ix->slots[i].node != n) {
-        if (ix->slots[i].node == NULL)
-            return; /* not indexed */
-        i = (i + 1u) & mask;
+    int w = ix->which;
+    tpf_index_slot_t *e = &ix->slots[slot_of(ix, ID(ix, n), hash)];
+    n->key_prev[w] = NULL;
+    if (e->node == NULL) { /* a new id: its own slot */
+        n->key_next[w] = NULL;
+        e->node = n;
+        e->hash = hash;
+        ix->count++;
+        return;
     }
+    /* A duplicate: the new node heads the chain (chains are unordered; a matched get
+     * picks the first in delivery order among them). */
+    n->key_next[w] = e->node;
+    e->node->key_prev[w] = n;
+    e->node = n;
+}
+
+static void delete_slot(tpf_index_t *ix, uint32_t hole)
+{
+    uint32_t mask = ix->mask, j = hole;
     /* Backward-shift deletion: pull later members of the probe run into the hole
      * whenever the hole lies between their home slot and where they sit. */
-    uint32_t hole = i, j = i;
     for (;;) {
         j = (j + 1u) & mask;
         tpf_index_slot_t e = ix->slots[j];
@@ -118,21 +141,31 @@ void tpf_index_remove(tpf_index_t *ix, tpf_node_t *n, uint32_t hash)
     ix->count--;
 }
 
-tpf_node_t *tpf_index_find(const tpf_index_t *ix, const uint8_t *id, tpf_index_iter_t *it)
+void tpf_index_remove(tpf_index_t *ix, tpf_node_t *n, uint32_t hash)
 {
-    it->hash = tpf_index_hash(id);
-    it->pos = it->hash & ix->mask;
-    return tpf_index_find_next(ix, it);
+    int w = ix->which;
+    tpf_node_t *prev = n->key_prev[w], *next = n->key_next[w];
+    if (prev != NULL) { /* inside a chain: the slot is unchanged */
+        prev->key_next[w] = next;
+        if (next != NULL)
+            next->key_prev[w] = prev;
+        return;
+    }
+    uint32_t mask = ix->mask, i = hash & mask;
+    while (ix->slots[i].node != n) {
+        if (ix->slots[i].node == NULL)
+            return; /* not indexed */
+        i = (i + 1u) & mask;
+    }
+    if (next != NULL) { /* the head leaves: the next duplicate heads the chain */
+        next->key_prev[w] = NULL;
+        ix->slots[i].node = next;
+        return;
+    }
+    delete_slot(ix, i);
 }
 
-tpf_node_t *tpf_index_find_next(const tpf_index_t *ix, tpf_index_iter_t *it)
+tpf_node_t *tpf_index_find(const tpf_index_t *ix, const uint8_t *id)
 {
-    for (;;) {
-        const tpf_index_slot_t *e = &ix->slots[it->pos];
-        if (e->node == NULL)
-            return NULL;
-        it->pos = (it->pos + 1u) & ix->mask;
-        if (e->hash == it->hash)
-            return e->node;
-    }
+    return ix->slots[slot_of(ix, id, tpf_index_hash(id))].node;
 }

@@ -23,11 +23,13 @@
 
 /**
  * One message: its links, its descriptor and its data, in one slot.
- * The header is 144 bytes on LP64; data follows inline. A message is *in its ring*
+ * The header is 176 bytes on LP64; data follows inline. A message is *in its ring*
  * from put until it is freed (ghosts included); discarded expired ones are not.
  */
 typedef struct tpf_node {
     struct tpf_node *next;      /**< expired list or slab free-list (not the rings) */
+    struct tpf_node *key_next[2]; /**< chain of nodes sharing a MsgId [0] / CorrelId [1] */
+    struct tpf_node *key_prev[2]; /**< (NULL prev: the node is its chain's head, in a slot) */
     struct tpf_node *uow_next;  /**< chain of the unit of work holding it */
     tpf_mq_cursor_t *lock_owner; /**< cursor holding MQGMO_LOCK, or NULL */
     tpf_mq_msg_t md;            /**< descriptor; md.uow is the put's unit of work */
@@ -70,21 +72,17 @@ void tpf_slab_destroy(tpf_slab_t *s);
 /* ---- index.c: open-addressing hash index on a 24-byte id ------------------------- */
 
 typedef struct tpf_index_slot {
-    tpf_node_t *node;   /**< NULL = empty */
-    uint32_t hash;      /**< hash of the node's id; its low bits pick the home slot */
+    tpf_node_t *node;   /**< head of the chain of nodes with this id; NULL = empty */
+    uint32_t hash;      /**< hash of the id; its low bits pick the home slot */
     uint32_t pad_;
 } tpf_index_slot_t;
 
 typedef struct tpf_index {
     tpf_index_slot_t *slots;
     uint32_t mask;      /**< slots - 1 (a power of two); at most half the slots are used */
-    uint32_t count;     /**< nodes indexed */
+    uint32_t count;     /**< slots used (distinct ids) */
     int which;          /**< 0 = MsgId, 1 = CorrelId */
 } tpf_index_t;
-
-typedef struct tpf_index_iter {
-    uint32_t pos, hash;
-} tpf_index_iter_t;
 
 int tpf_index_init(tpf_index_t *ix, int which, uint32_t slots);
 void tpf_index_destroy(tpf_index_t *ix);
@@ -103,10 +101,13 @@ static inline void tpf_index_prefetch(const tpf_index_t *ix, uint32_t hash)
 {
     __builtin_prefetch(&ix->slots[hash & ix->mask], 1);
 }
-/** First node whose id may equal `id` (the caller compares ids), or NULL. */
-tpf_node_t *tpf_index_find(const tpf_index_t *ix, const uint8_t *id, tpf_index_iter_t *it);
-/** The next candidate after tpf_index_find(), or NULL. */
-tpf_node_t *tpf_index_find_next(const tpf_index_t *ix, tpf_index_iter_t *it);
+/** The first node with this id (the head of its chain), or NULL. */
+tpf_node_t *tpf_index_find(const tpf_index_t *ix, const uint8_t *id);
+/** The next node with the same id as n, or NULL. */
+static inline tpf_node_t *tpf_index_next(const tpf_index_t *ix, const tpf_node_t *n)
+{
+    return n->key_next[ix->which];
+}
 int tpf_id_is_zero(const uint8_t *id);
 
 /* ---- ring.c: one priority's FIFO of node pointers ------------------------------------ */

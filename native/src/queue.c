@@ -396,9 +396,7 @@ static tpf_node_t *find_matched(tpf_mq_queue_t *q, match_t m, const tpf_node_t *
     const uint8_t *key = m.msg_id != NULL ? m.msg_id : m.correl_id;
     for (;;) {
         tpf_node_t *best = NULL;
-        tpf_index_iter_t it;
-        for (tpf_node_t *n = tpf_index_find(ix, key, &it); n != NULL;
-             n = tpf_index_find_next(ix, &it)) {
+        for (tpf_node_t *n = tpf_index_find(ix, key); n != NULL; n = tpf_index_next(ix, n)) {
             if (m.msg_id != NULL && memcmp(n->md.msg_id, m.msg_id, TPF_MQ_ID_LEN) != 0)
                 continue;
             if (m.correl_id != NULL && memcmp(n->md.correl_id, m.correl_id, TPF_MQ_ID_LEN) != 0)

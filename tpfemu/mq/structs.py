@@ -323,6 +323,11 @@ class MQStruct:
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
+    def _load_trusted(self, values: dict[str, Any]) -> None:
+        """Set fields from values already valid (the queue manager filling an MQGET's MD
+        from a message it stored): no checks, one dict update."""
+        self.__dict__.update(values)
+
     def get(self) -> dict[str, Any]:
         """Every field (of every version) by name, in C order."""
         return {f.name: getattr(self, f.name) for f in self.FIELDS}

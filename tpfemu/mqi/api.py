@@ -229,12 +229,17 @@ class Queue:
 
     def put(self, msg: Any, *opts: Any) -> None:
         """MQPUT ``msg``; ``opts`` are (md, pmo), updated as IBM's MQPUT updates them."""
+        if not opts and type(msg) is bytes and self._handle is not None:
+            messages.put(self._qmgr.connection, self._handle, msg)
+            return
         md, pmo = _md_and_options(opts) if opts else (None, None)
         data, md = _message_bytes(msg, md, self._qmgr)
         messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
         """MQGET; with ``max_length`` None the whole message. ``opts`` are (md, gmo)."""
+        if not opts and max_length is None and self._handle is not None:
+            return messages.get(self._qmgr.connection, self._handle)
         md, gmo = _md_and_options(opts) if opts else (None, None)
         handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
         return messages.get(self._qmgr.connection, handle, max_length, md, gmo)

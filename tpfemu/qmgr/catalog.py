@@ -112,6 +112,9 @@ class Catalog:
         self._queues: dict[str, QueueDef] = {}
         self._processes: dict[str, ProcessDef] = {}
         self._listeners: list[Listener] = []
+        #: Bumped by every change, before listeners run: a decision cached against an
+        #: older generation (e.g. an MQI handle's put plan) must be made again.
+        self.generation = 0
 
     # ---------------------------------------------------------------- reading
 
@@ -411,6 +414,7 @@ class Catalog:
             raise DefinitionError(f"{label} refused: {reason}", keyword=keyword)
 
     def _emit(self, event: str, old: ObjectDef | None, new: ObjectDef | None) -> None:
+        self.generation += 1  # cached decisions (the MQI's put and get plans) are stale now
         first: BaseException | None = None
         for listener in list(self._listeners):
             try:

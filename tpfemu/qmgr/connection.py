@@ -41,7 +41,7 @@ class Handle:
     """An open object: a queue (local, alias or remote), a process or the queue manager."""
 
     __slots__ = ("hobj", "conn", "options", "name", "kind", "resolved", "queue", "cursor",
-                 "closed")
+                 "closed", "put_plan", "get_plan")
 
     def __init__(self, hobj: int, conn: Connection, options: int, name: str, kind: int,
                  resolved: Resolved | None, queue: LocalQueue | None) -> None:
@@ -54,6 +54,10 @@ class Handle:
         self.queue = queue
         self.cursor = None  # the browse cursor, made on first browse
         self.closed = False
+        # Decisions cached for the fast path, valid for one catalog generation:
+        # put: (generation, queue, priority, length limit); get: (generation, queue).
+        self.put_plan: tuple | None = None
+        self.get_plan: tuple | None = None
 
     @property
     def input(self) -> bool:
@@ -94,6 +98,15 @@ class Connection:
         self.hconn = next(_hconns)
         self.appl_name = (appl_name or "TPFEMU")[:28]
         self.user = user[:12]
+        from tpfemu.qmgr import context
+
+        # The put context of MQPMO_DEFAULT_CONTEXT, in stored form once for all puts.
+        origin = {"PutApplType": cmqc.MQAT_TPF, "PutApplName": self.appl_name.encode(),
+                  "ApplOriginData": b"    "}
+        self.origin_context = context.normalized(origin)
+        self.default_context = context.normalized(dict(
+            origin, UserIdentifier=self.user.encode(), AccountingToken=bytes(32),
+            ApplIdentityData=b" " * 32))
         self.handles: dict[int, Handle] = {}
         self._hobjs = itertools.count(1)
         self.uow: UnitOfWork | None = None

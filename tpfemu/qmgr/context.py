@@ -92,15 +92,52 @@ def _norm(name: str, value: Any) -> Any:
     return value.ljust(width, pad)
 
 
-def values_of(md: Any, overrides: dict[str, Any] | None = None) -> tuple[Any, ...]:
-    """The record's field values taken from an MD-like object (missing fields: defaults)."""
+def _md_initial_values() -> dict[str, Any]:
+    from tpfemu.mq.structs import MD
+
+    initial = MD().get()
+    return {name: initial.get(name, DEFAULTS[name]) for name in _NAMES}
+
+
+_MD_INITIAL = _md_initial_values()
+# (field, the MD's initial value, our stored default) for the hot loop below
+_TABLE = tuple((name, _MD_INITIAL[name], DEFAULTS[name]) for name in _NAMES)
+_DEFAULTS_NORM = {name: _norm(name, value) for name, value in DEFAULTS.items()}
+
+
+def normalized(overrides: dict[str, Any]) -> dict[str, Any]:
+    """Overrides in stored form, to pass to :func:`values_of` many times (e.g. a
+    connection's put context, normalized once)."""
+    return {name: _norm(name, value) for name, value in overrides.items()}
+
+
+def values_of(md: Any, overrides: dict[str, Any] | None = None,
+              ready: dict[str, Any] | None = None) -> tuple[Any, ...]:
+    """The record's field values taken from an MD-like object (missing fields: defaults).
+
+    ``overrides`` replace fields; ``ready`` too, already in stored form (see
+    :func:`normalized`). A field still at the MD's initial value stands for our default
+    (only fields the application set are normalized: this runs on every MQPUT with an MD).
+    """
+    overrides = overrides or {}
+    ready = ready or {}
+    if md is None:
+        return tuple(
+            ready[name] if name in ready
+            else _norm(name, overrides[name]) if name in overrides else _DEFAULTS_NORM[name]
+            for name in _NAMES
+        )
+    values = getattr(md, "__dict__", None)
     out = []
-    for name in _NAMES:
-        if overrides and name in overrides:
-            value = overrides[name]
-        else:
-            value = getattr(md, name, DEFAULTS[name]) if md is not None else DEFAULTS[name]
-        out.append(_norm(name, value))
+    for name, initial, _default in _TABLE:
+        if name in ready:
+            out.append(ready[name])
+            continue
+        if name in overrides:
+            out.append(_norm(name, overrides[name]))
+            continue
+        value = values.get(name, initial) if values is not None else getattr(md, name, initial)
+        out.append(_DEFAULTS_NORM[name] if value == initial else _norm(name, value))
     return tuple(out)
 
 

@@ -25,6 +25,7 @@ import math
 import time
 from typing import Any
 
+from ecb.resources import open_scopes
 from tpfemu import errors
 from tpfemu._lowlevel import MQGMO as _CORE_GMO
 from tpfemu._lowlevel import NEVER
@@ -64,12 +65,19 @@ def _syncpoint(options: int, yes: int, no: int, call: str, obj: str) -> bool | N
     return None
 
 
+_last_second: tuple[int, bytes, bytes] = (-1, b"", b"")  # (second, date, HHMMSS), swapped whole
+
+
 def _date_time(put_time_us: int) -> tuple[bytes, bytes]:
     """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH) in GMT."""
+    global _last_second
     seconds, micros = divmod(put_time_us, 1_000_000)
-    t = time.gmtime(seconds)
-    return (time.strftime("%Y%m%d", t).encode(),
-            time.strftime("%H%M%S", t).encode() + b"%02d" % (micros // 10_000))
+    cached = _last_second
+    if cached[0] != seconds:
+        t = time.gmtime(seconds)
+        cached = (seconds, time.strftime("%Y%m%d", t).encode(), time.strftime("%H%M%S", t).encode())
+        _last_second = cached
+    return cached[1], cached[2] + b"%02d" % (micros // 10_000)
 
 
 def _time_from(date: bytes, clock: bytes) -> int:
@@ -124,10 +132,26 @@ def _queue_usable(conn: Connection, handle: Handle, call: str) -> None:
 def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
     """MQPUT ``data`` on an open handle.
 
+    The fast path: a put with no MD and no options, on a handle whose put plan (the
+    queue, DEFPRTY and length limit, decided by an earlier put) is still valid for the
+    catalog's generation, outside any commit scope, is one call into the core.
+
     :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
         a 2049 warning after the message was put.
     """
+    if md is None and pmo is None and type(data) is bytes and type(h) is Handle:
+        plan = h.put_plan
+        qm = conn.qmgr
+        if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
+                and conn.connected and len(data) <= plan[3] and not open_scopes()):
+            queue = plan[1]
+            queue.core.put(data, plan[2])
+            if queue.waiters:
+                queue.wake()
+            if qm.events.active:
+                qm._emit("put", queue.name, priority=plan[2], length=len(data))
+            return
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise _fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -149,11 +173,15 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
     if (md is None and not options & ~_FAST_PUT and not handle.resolved.remote
             and first.defpsist == "NO"):
         uow = conn.uow_for(None)
-        if uow is None:  # the fast path: a datagram with default context, no unit of work
+        if uow is None:  # a datagram with default context, no unit of work
+            generation = qm.catalog.generation
             queue.core.put(data, first.defprty)
             queue.wake()
             if qm.events.active:
                 qm._emit("put", queue.name, priority=first.defprty, length=len(data))
+            limit = min(queue.definition.maxmsgl,
+                        profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
+            handle.put_plan = (generation, queue, first.defprty, limit)
             return
     _put_full(conn, handle, first, data, md, options, pmo)
 
@@ -208,18 +236,16 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
 
     overrides: dict[str, Any] = {"Expiry": expiry_tenths}
     put_time = 0
+    ready = None
     if options & cmqc.MQPMO_SET_ALL_CONTEXT:
         put_time = _time_from(get("PutDate", b""), get("PutTime", b""))
     elif options & cmqc.MQPMO_NO_CONTEXT:
         overrides.update(_BLANK, AccountingToken=bytes(32), PutApplType=cmqc.MQAT_NO_CONTEXT)
+    elif options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:
+        ready = conn.origin_context
     else:
-        origin = {"PutApplType": cmqc.MQAT_TPF, "PutApplName": conn.appl_name.encode(),
-                  "ApplOriginData": _BLANK["ApplOriginData"]}
-        overrides.update(origin)
-        if not options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:
-            overrides.update(UserIdentifier=conn.user.encode(), AccountingToken=bytes(32),
-                             ApplIdentityData=_BLANK["ApplIdentityData"])
-    values = context.values_of(md, overrides)
+        ready = conn.default_context
+    values = context.values_of(md, overrides, ready)
     body = bytes(data)
     if handle.resolved.remote:
         inner = MD(**{f: v for f, v in zip(context._NAMES, values, strict=True) if f != "Expiry"})
@@ -268,17 +294,21 @@ def _set(obj: Any, field: str, value: Any) -> None:
 
 def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
                        put_time: int, options: int) -> None:
-    _set(md, "MsgId", msg_id)
+    out: dict[str, Any] = {"MsgId": msg_id}
     if options & cmqc.MQPMO_NEW_CORREL_ID:
-        _set(md, "CorrelId", correl_id)
+        out["CorrelId"] = correl_id
     if not options & (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_NO_CONTEXT):
-        date, clock = _date_time(put_time)
-        _set(md, "PutDate", date)
-        _set(md, "PutTime", clock)
+        out["PutDate"], out["PutTime"] = _date_time(put_time)
         fields = dict(zip(context._NAMES, values, strict=True))
         for f in ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
                   "ApplIdentityData", "ApplOriginData"):
-            _set(md, f, fields[f])
+            out[f] = fields[f]
+    load = getattr(md, "_load_trusted", None)
+    if load is not None:  # our MD: values made or checked by the queue manager
+        load(out)
+        return
+    for field, value in out.items():
+        _set(md, field, value)
 
 
 def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = None,
@@ -304,6 +334,18 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         message (after WaitInterval with MQGMO_WAIT), 2080 (comp 1) too long, 2079 (comp 1,
         with .message) truncated and removed, 2046 bad options, 2090 bad WaitInterval.
     """
+    if md is None and gmo is None and max_length is None and type(h) is Handle:
+        plan = h.get_plan
+        qm = conn.qmgr
+        if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
+                and conn.connected and not open_scopes()):
+            queue = plan[1]
+            data = queue.core.get_body()
+            if queue.expiring:
+                qm.collect_expired(queue)
+            if qm.events.active:
+                qm._emit("get", queue.name, length=len(data), uow=0)
+            return data
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
     if options & _BROWSE:
@@ -333,6 +375,7 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                                        | cmqc.MQGMO_FAIL_IF_QUIESCING) and max_length is None \
             and handle.cursor is None:
         uow_id = uow.id if uow is not None else 0
+        generation = qm.catalog.generation
 
         def attempt() -> bytes:
             _queue_usable(conn, handle, "MQGET")
@@ -344,6 +387,8 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         if uow is not None:
             uow.touch(queue)
             uow.count += 1
+        elif timeout == 0.0 and not options:
+            handle.get_plan = (generation, queue)  # the checks passed for this generation
         if queue.expiring:
             qm.collect_expired(queue)
         if qm.events.active:
@@ -427,18 +472,18 @@ def _truncated(exc: errors.TruncatedMessage, name: str) -> errors.MQMIError:
 
 def _fill_md(md: Any, d: Any, record: dict[str, Any]) -> None:
     """Write every MQMD output field of a got message into ``md``."""
-    for field, value in record.items():
-        if field != "Expiry":
-            _set(md, field, value)
-    _set(md, "MsgId", d.msg_id)
-    _set(md, "CorrelId", d.correl_id)
-    _set(md, "Priority", d.priority)
-    _set(md, "Persistence", int(d.persistent))
-    _set(md, "BackoutCount", d.backout_count)
-    if d.expiry == NEVER:
-        _set(md, "Expiry", cmqc.MQEI_UNLIMITED)
-    else:
-        _set(md, "Expiry", max(1, math.ceil((d.expiry - now_us()) / 100_000)))
+    values = dict(record)
     date, clock = _date_time(d.put_time)
-    _set(md, "PutDate", date)
-    _set(md, "PutTime", clock)
+    values.update(
+        MsgId=d.msg_id, CorrelId=d.correl_id, Priority=d.priority,
+        Persistence=int(d.persistent), BackoutCount=d.backout_count, PutDate=date,
+        PutTime=clock,
+        Expiry=cmqc.MQEI_UNLIMITED if d.expiry == NEVER
+        else max(1, math.ceil((d.expiry - now_us()) / 100_000)),
+    )
+    load = getattr(md, "_load_trusted", None)
+    if load is not None:  # our MD: the values come from a stored message, already valid
+        load(values)
+        return
+    for field, value in values.items():
+        _set(md, field, value)

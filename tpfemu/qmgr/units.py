@@ -20,7 +20,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 import ecb as ecb_pkg
-from ecb.resources import ResourceMixin
+from ecb.resources import ResourceMixin, open_scopes
 from tpfemu import errors
 
 if TYPE_CHECKING:
@@ -102,6 +102,8 @@ def scopes() -> ResourceMixin:
 def scope_work(manager: Any, connection: Any) -> UnitOfWork | None:
     """The unit of work for ``connection``'s syncpoint work in the innermost open scope
     (made and enlisted on first use), or None when no scope is open."""
+    if not open_scopes():  # no scope open anywhere in the process
+        return None
     holder = scopes()
     if not holder.tx_depth:
         return None
