@@ -46,80 +46,104 @@ def main() -> None:
 @home_option
 @_translate_errors
 def demo(home: str | None) -> None:
-    """Show the message core and the ECB runtime at work, step by step.
+    """Show the queue manager, its MQI and the ECB runtime at work, step by step.
 
     \b
-    1. A queue delivers by priority, then first-in first-out.
-    2. A reply is found by its CorrelId among many messages.
-    3. A browse cursor reads without removing; a unit of work backs out.
-    4. An expired message is discarded by the get that meets it.
-    5. A legacy program, QZZ1, runs as TPF entries (CREEC hands it a core block on
-       data level D0) and puts what it reads onto a queue.
+    1. Define the profile and queues (as ZMQSC DEF would).
+    2. A pymqi program puts and gets by priority.
+    3. A request is answered; the reply is found by its CorrelId.
+    4. A unit of work is backed out: the message comes back, BackoutCount 1.
+    5. An expired message is discarded and reported, as IBM documents.
+    6. A legacy program, QZZ1, runs as TPF entries: CREEC hands it a core block on D0,
+       and it puts what it reads inside a TPF commit scope.
     """
+    import time
+
+    import tpfemu.mqi as pymqi
     from ecb import Dispatcher, Ecb, Level, Programs
-    from tpfemu._lowlevel import CoreQueue
+    from tpfemu.mqi import CMQC
+    from tpfemu.qmgr.manager import QueueManager
 
     del home  # the demo keeps everything in memory
     say = click.echo
 
-    say(click.style("1. Priority order", bold=True))
-    with CoreQueue("APP.IN") as q:
+    def step(text: str) -> None:
+        say(click.style(text, bold=True))
+
+    with QueueManager("TPF1") as qmgr:
+        step("1. Define the profile and queues")
+        cat = qmgr.catalog
+        cat.define("MQP")
+        cat.define("QL", "APP.IN", maxdepth=1000)
+        cat.define("QL", "APP.REPLY")
+        cat.define("QA", "APP.ALIAS", targq="APP.IN", defprty=4)
+        names = ", ".join(d.name for d in cat.list("Q"))
+        say(f"   queues: {names}")
+
+        step("2. Priority order through the MQI (pymqi's API)")
+        qm = pymqi.connect("TPF1")
+        q = pymqi.Queue(
+            qm, "APP.IN", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INQUIRE
+        )
         for text, prio in [(b"routine 1", 0), (b"URGENT", 9), (b"routine 2", 0), (b"high", 6)]:
-            q.put(text, prio)
-            say(f"   put {text.decode():<10} priority {prio}")
+            q.put(text, pymqi.MD(Priority=prio))
         order = [q.get().decode() for _ in range(4)]
         say(f"   got in order: {', '.join(order)}")
 
-    say(click.style("2. A reply matched by CorrelId among 10 000 messages", bold=True))
-    with CoreQueue("APP.REPLY") as q:
-        for i in range(10_000):
-            q.put_message(b"reply %d" % i, correl_id=b"%024d" % i)
-        msg = q.get_message(correl_id=b"%024d" % 7_777)
-        say(f"   get by CorrelId 7777 -> {msg.data.decode()!r}; depth now {q.depth}")
+        step("3. Request and reply, matched by CorrelId")
+        request = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"APP.REPLY")
+        pymqi.Queue(qm, "APP.ALIAS").put(b"balance?", request)
+        server_md = pymqi.MD()
+        asked = q.get(None, server_md)
+        reply = pymqi.MD(MsgType=CMQC.MQMT_REPLY, CorrelId=server_md.MsgId)
+        replies = pymqi.Queue(qm, "APP.REPLY", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        replies.put(b"noise", pymqi.MD(CorrelId=b"N".ljust(24, b".")))
+        replies.put(b"balance: 42", reply)
+        gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
+        answer = replies.get(None, pymqi.MD(CorrelId=request.MsgId), gmo)
+        say(f"   asked {asked.decode()!r} via the alias (priority {server_md.Priority} from "
+            f"its DEFPRTY); the reply by CorrelId: {answer.decode()!r}, past "
+            f"{replies.get().decode()!r} put before it")
 
-    say(click.style("3. Browse, and a unit of work backed out", bold=True))
-    with CoreQueue("APP.WORK") as q:
-        for text in (b"first", b"second"):
-            q.put(text)
-        with q.cursor() as c:
-            say(f"   browse: {[m.data.decode() for m in c]} (depth still {q.depth})")
-        got = q.get_message(uow=1)
-        say(f"   got {got.data.decode()!r} under unit of work 1; depth {q.depth} until commit")
-        q.backout(1)
-        again = q.get_message()
-        say(
-            f"   after backout it is back first: {again.data.decode()!r}, "
-            f"backout count {again.descriptor.backout_count}"
-        )
+        step("4. A unit of work backed out")
+        q.put(b"order 17")
+        md = pymqi.MD()
+        q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT))
+        qm.backout()
+        md = pymqi.MD()
+        got = q.get(None, md)
+        say(f"   after MQBACK {got.decode()!r} is back, BackoutCount {md.BackoutCount}")
 
-    say(click.style("4. Expiry, as IBM documents it", bold=True))
-    with CoreQueue("APP.TIMED") as q:
-        second = 1_000_000
-        q.put_message(b"stale quote", priority=5, expiry=10 * second)
-        q.put_message(b"fresh quote", priority=5)
-        say(f"   depth {q.depth}: an expired message still counts until a get meets it")
-        msg = q.get_message(now=11 * second)
-        expired = q.take_expired()
-        say(
-            f"   get returns {msg.data.decode()!r}; discarded for an expiration report: "
-            f"{expired.data.decode() if expired else None!r}"
-        )
+        step("5. Expiry, as IBM documents it")
+        q.put(b"stale quote", pymqi.MD(Expiry=1, ReplyToQ=b"APP.REPLY",
+                                       Report=CMQC.MQRO_EXPIRATION_WITH_DATA))
+        q.put(b"fresh quote")
+        time.sleep(0.15)
+        say(f"   0.15 s later the depth is still {q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)}: an "
+            "expired message counts until a get meets it")
+        fresh = q.get()
+        report_md = pymqi.MD()
+        report = replies.get(None, report_md)
+        say(f"   get returns {fresh.decode()!r}; a report came back with Feedback "
+            f"{report_md.Feedback} (MQFB_EXPIRATION) and data {report.decode()!r}")
 
-    say(click.style("5. Program QZZ1 runs as TPF entries", bold=True))
-    console: list[str] = []
-    done = threading.Event()
-    with CoreQueue("APP.OUT") as out:
+        step("6. Program QZZ1 runs as TPF entries, using the MQI in a commit scope")
+        done = threading.Event()
 
         def qzz1(ecb: Ecb) -> None:
             block = ecb.block(Level.D0)
-            text = bytes(block).rstrip(b"\0") if block is not None else b"(no block)"
-            out.put(b"QZZ1 saw " + text + b" params=" + bytes(ecb.ebw[:4]))
-            if out.depth == 3:
+            text = bytes(block).rstrip(b"\0") if block is not None else b""
+            conn = pymqi.connect("TPF1")
+            pymqi.tx_begin()
+            pymqi.Queue(conn, "APP.REPLY").put(b"QZZ1 saw " + text)
+            pymqi.tx_commit()  # nothing was visible before this
+            if text.endswith(b"2"):
                 done.set()
             ecb.exitc()
 
         programs = Programs()
         programs.load("QZZ1", qzz1)
+        console: list[str] = []
         with Dispatcher(programs, istreams=2, console=console.append) as disp:
             for i in range(3):
                 disp.creec("QZZ1", b"order %d" % i, b"P%03d" % i)
@@ -127,10 +151,11 @@ def demo(home: str | None) -> None:
                 raise errors.TpfEmuError("the QZZ1 entries did not finish within 5 seconds")
             disp.wait_idle(5)
             stats = disp.stats()
-        results = sorted(out.get().decode() for _ in range(3))
-    for line in results:
-        say(f"   {line}")
-    say(f"   entries created {stats.created}, completed {stats.completed}, failed {stats.failed}")
+        results = sorted(replies.get().decode() for _ in range(3))
+        for line in results:
+            say(f"   {line}")
+        say(f"   entries created {stats.created}, completed {stats.completed}, "
+            f"failed {stats.failed}")
+        qm.disconnect()
     say("")
-    say("The MQI (pymqi-compatible), triggering, the ZMQSC console and persistence build")
-    say("on these two layers; see README.md.")
+    say("Triggering, the ZMQSC console and persistence come next; see README.md.")

@@ -14,16 +14,19 @@ def test_help_lists_commands():
 
 
 def test_demo_shows_each_layer_working():
-    """The demo runs to the end and shows real results from the core and the ECB runtime."""
+    """The demo runs to the end and shows real results from the MQI and the ECB runtime."""
     result = CliRunner().invoke(cli.main, ["demo"])
     assert result.exit_code == 0, result.output
-    assert "got in order: URGENT, high, routine 1, routine 2" in result.output
-    assert "get by CorrelId 7777 -> 'reply 7777'; depth now 9999" in result.output
-    assert "backout count 1" in result.output
-    assert "discarded for an expiration report: 'stale quote'" in result.output
+    out = result.output
+    assert "DEAD.LETTER.QUEUE, SPECIAL.RECOVERY.QUEUE" in out
+    assert "got in order: URGENT, high, routine 1, routine 2" in out
+    assert "(priority 4 from its DEFPRTY); the reply by CorrelId: 'balance: 42'" in out
+    assert "'order 17' is back, BackoutCount 1" in out
+    assert "the depth is still 2" in out
+    assert "Feedback 258 (MQFB_EXPIRATION) and data 'stale quote'" in out
     for i in range(3):
-        assert f"QZZ1 saw order {i} params=P00{i}" in result.output
-    assert "entries created 3, completed 3, failed 0" in result.output
+        assert f"QZZ1 saw order {i}" in out
+    assert "entries created 3, completed 3, failed 0" in out
 
 
 def test_tpfemu_errors_exit_1_with_the_mnemonic():
