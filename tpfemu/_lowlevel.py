@@ -511,7 +511,10 @@ class CoreQueue:
                 continue
             break
         if rc not in (_OK, _TRUNC_ACCEPTED):
-            _raise(rc, call, self.name)
+            exc = _error(rc, call, self.name)
+            if rc == _TRUNC_FAILED:  # the real length of the data, as IBM's DataLength
+                exc.original_length = s.md.length - (s.md.ctx_len if req.cap_body else 0)
+            raise exc
         md = s.md
         data = ffi.unpack(buf, min(md.length, cap + (md.ctx_len if req.cap_body else 0)))
         if md.flags & _EXPIRED_PENDING:

@@ -90,15 +90,22 @@ class MQMIError(TpfEmuError):
         return reason_name(self.reason)
 
     def errorAsString(self) -> str:  # noqa: N802 - pymqi's spelling
-        """pymqi's text: ``MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE``."""
-        level = {MQCC_WARNING: "WARNING", MQCC_FAILED: "FAILED"}.get(self.comp, "UNKNOWN")
-        return f"MQI Error. Comp: {self.comp}, Reason {self.reason}: {level}: {self.reason_name}"
+        """pymqi's text: ``FAILED: MQRC_NO_MSG_AVAILABLE`` (``WARNING: ...`` for warnings)."""
+        if self.comp == 0:
+            return "OK"
+        level = "WARNING" if self.comp == MQCC_WARNING else "FAILED"
+        return f"{level}: {self.reason_name}"
 
     def __str__(self) -> str:
-        where = self.call or "MQ call"
-        if self.obj:
-            where += f" on {self.obj!r}"
-        text = f"{where}: {self.reason_name} ({self.reason})"
+        """pymqi's text, then the call and the object:
+        ``MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE (MQGET on 'APP.IN')``.
+        """
+        text = f"MQI Error. Comp: {self.comp}, Reason {self.reason}: {self.errorAsString()}"
+        if self.call or self.obj:
+            where = self.call or "MQ call"
+            if self.obj:
+                where += f" on {self.obj!r}"
+            text += f" ({where})"
         return f"{text}; {self.hint}" if self.hint else text
 
 

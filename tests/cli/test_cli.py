@@ -39,7 +39,7 @@ def test_tpfemu_errors_exit_1_with_the_mnemonic():
 
     result = CliRunner().invoke(failing, [])
     assert result.exit_code == 1
-    assert "MQPUT on 'APP.Q': MQRC_Q_FULL (2053)" in result.output
+    assert "Reason 2053: FAILED: MQRC_Q_FULL (MQPUT on 'APP.Q')" in result.output
     assert "Traceback" not in result.output
 
 

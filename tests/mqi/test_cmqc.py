@@ -268,7 +268,7 @@ def test_aliases_print_the_primary_mnemonic():
 def test_errors_print_mnemonics_of_codes_the_core_never_returns():
     """An MQMIError for a reason only CMQC knows prints its name, not a bare number."""
     error = errors.MQMIError(CMQC.MQCC_FAILED, CMQC.MQRC_UNKNOWN_OBJECT_NAME, call="MQOPEN")
-    assert "MQRC_UNKNOWN_OBJECT_NAME (2085)" in str(error)
+    assert "Reason 2085: FAILED: MQRC_UNKNOWN_OBJECT_NAME" in str(error)
     assert error.errorAsString().endswith("FAILED: MQRC_UNKNOWN_OBJECT_NAME")
 
 

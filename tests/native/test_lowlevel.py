@@ -156,7 +156,9 @@ def test_empty_queue_is_no_msg_available(queue):
     with pytest.raises(errors.MQMIError) as info:
         queue.get_message()
     assert (info.value.comp, info.value.reason) == (2, 2033)
-    assert str(info.value) == "MQGET on 'TEST.Q': MQRC_NO_MSG_AVAILABLE (2033)"
+    assert str(info.value) == (
+        "MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE (MQGET on 'TEST.Q')"
+    )
 
 
 def test_whole_message_comes_back_whatever_its_size(queue):

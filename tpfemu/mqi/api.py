@@ -255,7 +255,8 @@ class Queue:
         if self._handle is None or self._handle.closed:
             raise PYIFError("not open")
         self._qmgr.connection.close(self._handle, options)
-        self._handle = None
+        # As pymqi: the descriptor is forgotten too; open() names the queue again.
+        self._handle = self._od = self._open_opts = None
 
     def inquire(self, attribute: int) -> int | bytes:
         """MQINQ of one queue attribute (opens for MQOO_INQUIRE if not open)."""

@@ -41,7 +41,8 @@ _SETTABLE = {"MQIA_INHIBIT_PUT": "put", "MQIA_INHIBIT_GET": "get",
              "MQIA_TRIGGER_CONTROL": "trigger", "MQIA_TRIGGER_TYPE": "trigtype",
              "MQIA_TRIGGER_DEPTH": "trigdpth", "MQIA_TRIGGER_MSG_PRIORITY": "trigmpri",
              "MQCA_TRIGGER_DATA": "trigdata"}
-_SET_ERRORS = {"trigger": "MQRC_TRIGGER_CONTROL_ERROR", "trigtype": "MQRC_TRIGGER_TYPE_ERROR",
+_SET_ERRORS = {"put": "MQRC_INHIBIT_VALUE_ERROR", "get": "MQRC_INHIBIT_VALUE_ERROR",
+               "trigger": "MQRC_TRIGGER_CONTROL_ERROR", "trigtype": "MQRC_TRIGGER_TYPE_ERROR",
                "trigdpth": "MQRC_TRIGGER_DEPTH_ERROR",
                "trigmpri": "MQRC_TRIGGER_MSG_PRIORITY_ERR"}
 
@@ -53,9 +54,40 @@ def _selector_names() -> dict[int, str]:
 
 _BY_NUMBER = _selector_names()
 
+_QUEUE_LIVE = {"MQCA_Q_NAME", "MQIA_Q_TYPE", "MQIA_CURRENT_Q_DEPTH", "MQIA_OPEN_INPUT_COUNT",
+               "MQIA_OPEN_OUTPUT_COUNT"}
+_QMGR_LIVE = {"MQCA_Q_MGR_NAME", "MQIA_MAX_PRIORITY", "MQIA_SYNCPOINT",
+              "MQCA_DEAD_LETTER_Q_NAME"}
+
+
+def _family(*classes: type) -> set[str]:
+    return {spec.selector for cls in classes for spec in cls.ATTRS.values() if spec.selector}
+
+
+# IBM: a selector of no attribute of this kind of object fails MQRC_SELECTOR_ERROR (2067);
+# one that belongs to the family (queues) but not to this queue type warns
+# MQRC_SELECTOR_NOT_FOR_TYPE (2068).
+_FAMILIES = {
+    "queue": _family(LocalQueueDef, AliasQueueDef, RemoteQueueDef) | _QUEUE_LIVE,
+    "process": _family(ProcessDef) | {"MQCA_PROCESS_NAME"},
+    "qmgr": _family(ProfileDef) | _QMGR_LIVE,
+}
+
+
+def _check_family(handle: Any, obj: Any, name: str, call: str) -> None:
+    if isinstance(obj, (LocalQueueDef, AliasQueueDef, RemoteQueueDef)):
+        family = "queue"
+    elif isinstance(obj, ProcessDef):
+        family = "process"
+    else:
+        family = "qmgr"
+    if name not in _FAMILIES[family]:
+        raise _fail("MQRC_SELECTOR_ERROR", call, handle.name)
+
 
 def _fail(reason: str, call: str, obj: str) -> errors.MQMIError:
-    return errors.error_for(getattr(cmqc, reason), call=call, obj=obj)
+    comp = errors.MQCC_WARNING if reason == "MQRC_SELECTOR_NOT_FOR_TYPE" else None
+    return errors.error_for(getattr(cmqc, reason), call=call, obj=obj, comp=comp)
 
 
 def _spec_for(obj: ObjectDef, selector_name: str) -> tuple[str, Any] | None:
@@ -81,6 +113,7 @@ def inquire(qmgr: Any, handle: Any, obj: ObjectDef | None, selector: int) -> int
     name = _BY_NUMBER.get(selector)
     if name is None:
         raise _fail("MQRC_SELECTOR_ERROR", "MQINQ", handle.name)
+    _check_family(handle, obj, name, "MQINQ")
     queue = handle.queue
     live = {
         "MQIA_CURRENT_Q_DEPTH": lambda: queue.core.depth,
@@ -115,11 +148,10 @@ def set_attribute(qmgr: Any, handle: Any, obj: ObjectDef | None, selector: int,
                   value: int | bytes | str) -> None:
     """MQSET one trigger or inhibit attribute of the queue ``handle`` names."""
     name = _BY_NUMBER.get(selector)
-    if name is None:
-        raise _fail("MQRC_SELECTOR_ERROR", "MQSET", handle.name)
-    attr = _SETTABLE.get(name)
+    attr = _SETTABLE.get(name) if name is not None else None
     if attr is None or obj is None or _spec_for(obj, name) is None:
-        raise _fail("MQRC_SELECTOR_NOT_FOR_TYPE", "MQSET", handle.name)
+        # IBM: an attribute that cannot be set, or not on this type: MQRC_SELECTOR_ERROR
+        raise _fail("MQRC_SELECTOR_ERROR", "MQSET", handle.name)
     spec = type(obj).ATTRS[attr]
     if isinstance(value, (bytes, bytearray)):
         new: Any = bytes(value).decode("ascii").rstrip()

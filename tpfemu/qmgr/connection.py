@@ -37,6 +37,15 @@ def _fail(reason: int, call: str, obj: str = "") -> errors.MQMIError:
     return errors.error_for(reason, call=call, obj=obj)
 
 
+def _held(resolved: Resolved) -> list[tuple[str, str]]:
+    """The objects an open handle holds: every definition in its path and its queue."""
+    keys = [(d.type_name, d.name) for d in resolved.path]
+    local = ("QL", resolved.local.name)
+    if local not in keys:
+        keys.append(local)
+    return keys
+
+
 class Handle:
     """An open object: a queue (local, alias or remote), a process or the queue manager."""
 
@@ -151,12 +160,14 @@ class Connection:
         if not options & _ANY_ACCESS or bin(options & _INPUT).count("1") > 1:
             raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQOPEN", name)
         qm = self.qmgr
+        remote_qmgr = bool(qmgr_name.strip()) and qmgr_name.strip() != qm.name
         if object_type == cmqc.MQOT_Q_MGR:
-            if options & (_INPUT | cmqc.MQOO_OUTPUT | cmqc.MQOO_BROWSE | cmqc.MQOO_SET):
+            if remote_qmgr or options & (_INPUT | cmqc.MQOO_OUTPUT | cmqc.MQOO_BROWSE
+                                         | cmqc.MQOO_SET):
                 raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", qm.name)
             return self._new_handle(options, qm.name, object_type, None, None)
         if object_type == cmqc.MQOT_PROCESS:
-            if options & ~(cmqc.MQOO_INQUIRE | cmqc.MQOO_FAIL_IF_QUIESCING):
+            if remote_qmgr or options & ~(cmqc.MQOO_INQUIRE | cmqc.MQOO_FAIL_IF_QUIESCING):
                 raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", name)
             if qm.catalog.find_process(name.strip()) is None:
                 raise _fail(cmqc.MQRC_UNKNOWN_OBJECT_NAME, "MQOPEN", name)
@@ -167,6 +178,10 @@ class Connection:
             resolved = resolve(qm.catalog, qm.name, name, qmgr_name)
             if resolved.remote and options & (_INPUT | cmqc.MQOO_BROWSE):
                 raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", name)
+            if resolved.via_qmgr_name and options & (_INPUT | cmqc.MQOO_BROWSE
+                                                     | cmqc.MQOO_INQUIRE | cmqc.MQOO_SET):
+                # IBM: a name resolved through ObjectQMgrName can be opened for output only
+                raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", name)
             queue = qm.local_queue(resolved.local.name)
             if options & _INPUT:
                 exclusive = bool(options & cmqc.MQOO_INPUT_EXCLUSIVE)
@@ -176,6 +191,9 @@ class Connection:
                 queue.exclusive = exclusive
             if options & cmqc.MQOO_OUTPUT:
                 queue.output_count += 1
+            if not options & (_INPUT | cmqc.MQOO_OUTPUT):
+                queue.other_count += 1
+            qm.ref(_held(resolved), +1)
             return self._new_handle(options, name.strip(), object_type, resolved, queue)
 
     def _new_handle(self, options, name, kind, resolved, queue) -> Handle:
@@ -209,6 +227,9 @@ class Connection:
                         queue.exclusive = False
                 if handle.output:
                     queue.output_count -= 1
+                if not handle.options & (_INPUT | cmqc.MQOO_OUTPUT):
+                    queue.other_count -= 1
+                self.qmgr.ref(_held(handle.resolved), -1)
 
     # -- units of work -------------------------------------------------------------------------
 

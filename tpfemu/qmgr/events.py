@@ -61,7 +61,7 @@ class EventBus:
     def unsubscribe(self, fn: Subscriber) -> None:
         """Stop calling ``fn`` (no error if it was not subscribed)."""
         with self._lock:
-            self._subscribers = tuple(s for s in self._subscribers if s is not fn)
+            self._subscribers = tuple(s for s in self._subscribers if s != fn)
 
     def emit(self, kind: str, queue: str, time_us: int, **fields: Any) -> None:
         """Deliver one event to every subscriber."""

@@ -51,6 +51,7 @@ class LocalQueue:
         self.waiters = 0
         self.input_count = 0  # IPPROCS
         self.output_count = 0  # OPPROCS
+        self.other_count = 0  # handles open only to browse, inquire or set
         self.exclusive = False  # opened MQOO_INPUT_EXCLUSIVE by one handle
         self.deleted = False
         self.stopping = False
@@ -78,7 +79,7 @@ class LocalQueue:
         depth = self.core.depth
         if depth:
             return f"{depth} message{'s' if depth != 1 else ''} on the queue"
-        handles = self.input_count + self.output_count
+        handles = self.input_count + self.output_count + self.other_count
         if handles:
             return f"open by {handles} handle{'s' if handles != 1 else ''}"
         return None

@@ -69,6 +69,8 @@ class QueueManager:
         self.lock = threading.RLock()
         self.msgid_prefix = (b"AMQ " + name.encode("ascii")[:12]).ljust(16)
         self._correl_ids = itertools.count(1)
+        self._msg_ids = itertools.count(1)
+        self.open_refs: dict[tuple[str, str], int] = {}  # objects held by open handles
         self.connections: set = set()
         self.running = False
         self._scan_stop = threading.Event()
@@ -127,8 +129,7 @@ class QueueManager:
     def _on_catalog(self, event: str, old: ObjectDef | None, new: ObjectDef | None) -> None:
         defn = new if new is not None else old
         if not isinstance(defn, LocalQueueDef):
-            if event != "delete" or old is None:
-                self._emit(event, getattr(defn, "name", ""), type=defn.type_name)
+            self._emit(event, getattr(defn, "name", ""), type=defn.type_name)
             return
         if event == "define":
             self.queues[defn.name] = LocalQueue(defn, self.msgid_prefix)
@@ -140,8 +141,22 @@ class QueueManager:
         self._emit(event, defn.name, type=defn.type_name)
 
     def _in_use(self, type_name: str, name: str) -> str | None:
+        """Why an object cannot be deleted now (IBM: not while an application has it, or
+        a queue that resolves to it, open), or None."""
+        refs = self.open_refs.get((type_name, name), 0)
+        if refs:
+            return f"open by {refs} handle{'s' if refs != 1 else ''}"
         queue = self.queues.get(name) if type_name == "QL" else None
         return queue.in_use() if queue is not None else None
+
+    def ref(self, names: list[tuple[str, str]], delta: int) -> None:
+        """Count (type, name) objects an open handle holds (under self.lock)."""
+        for key in names:
+            count = self.open_refs.get(key, 0) + delta
+            if count:
+                self.open_refs[key] = count
+            else:
+                self.open_refs.pop(key, None)
 
     def local_queue(self, name: str) -> LocalQueue:
         """The live local queue ``name``. :raises MQMIError: 2085 if there is none."""
@@ -161,6 +176,12 @@ class QueueManager:
         return b"AMQ CORREL " + self.name.encode("ascii")[:5].ljust(5) + (
             next(self._correl_ids).to_bytes(8, "big")
         )
+
+    def new_msg_id(self) -> bytes:
+        """A MsgId made here rather than by the core (the MQXQH of a remote put needs it
+        before the put): the queue manager's prefix and a counter with its top bit set,
+        a range the core's own counter never reaches."""
+        return self.msgid_prefix + ((1 << 63) | next(self._msg_ids)).to_bytes(8, "big")
 
     def private_uow(self) -> int:
         """A fresh core unit-of-work id (MQGMO_SYNCPOINT_IF_PERSISTENT decides later)."""

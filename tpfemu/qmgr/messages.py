@@ -96,12 +96,15 @@ def _time_from(date: bytes, clock: bytes) -> int:
 
 
 def _live_put_inhibited(conn: Connection, handle: Handle) -> bool:
-    path = handle.resolved.path
-    if len(path) == 1:
+    """PUT(DISABLED) on any definition in the path, or on the transmission queue."""
+    resolved = handle.resolved
+    if len(resolved.path) == 1 and not resolved.remote:
         return handle.queue.put_inhibited
     catalog = conn.qmgr.catalog
-    return any(getattr(catalog.find_queue(d.name) or d, "put", "ENABLED") == "DISABLED"
-               for d in path)
+    names = [d.name for d in resolved.path]
+    if resolved.remote:
+        names.append(resolved.local.name)
+    return any(getattr(catalog.find_queue(n), "put", "ENABLED") == "DISABLED" for n in names)
 
 
 def _live_get_inhibited(conn: Connection, handle: Handle) -> bool:
@@ -144,13 +147,12 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         plan = h.put_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and len(data) <= plan[3] and not open_scopes()):
+                and conn.connected and len(data) <= plan[3] and not open_scopes()
+                and not qm.events.active):
             queue = plan[1]
             queue.core.put(data, plan[2])
             if queue.waiters:
                 queue.wake()
-            if qm.events.active:
-                qm._emit("put", queue.name, priority=plan[2], length=len(data))
             return
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
@@ -171,14 +173,12 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
     if profile is not None and len(data) > profile.maxmsgl:
         raise _fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
     if (md is None and not options & ~_FAST_PUT and not handle.resolved.remote
-            and first.defpsist == "NO"):
+            and first.defpsist == "NO" and not qm.events.active):
         uow = conn.uow_for(None)
         if uow is None:  # a datagram with default context, no unit of work
             generation = qm.catalog.generation
             queue.core.put(data, first.defprty)
             queue.wake()
-            if qm.events.active:
-                qm._emit("put", queue.name, priority=first.defprty, length=len(data))
             limit = min(queue.definition.maxmsgl,
                         profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
             handle.put_plan = (generation, queue, first.defprty, limit)
@@ -248,15 +248,19 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
     values = context.values_of(md, overrides, ready)
     body = bytes(data)
     if handle.resolved.remote:
-        inner = MD(**{f: v for f, v in zip(context._NAMES, values, strict=True) if f != "Expiry"})
-        inner.Expiry = expiry_tenths
-        inner.Priority = priority
-        inner.Persistence = int(persistent)
-        if msg_id:
-            inner.MsgId = msg_id
-        inner.CorrelId = correl_id
+        # The MQXQH carries the putter's own MQMD: its MsgId and put time are made now.
+        if not msg_id or msg_id == _ZERO_ID:
+            msg_id = qm.new_msg_id()
+        if not put_time:
+            put_time = now
+        inner = MD()
+        inner._load_trusted({f: v for f, v in zip(context._NAMES, values, strict=True)
+                             if f != "Expiry" and f in MD._by_name})
+        date, clock = _date_time(put_time)
+        inner.set(Expiry=expiry_tenths, Priority=priority, Persistence=int(persistent),
+                  MsgId=msg_id, CorrelId=correl_id, PutDate=date, PutTime=clock)
         xqh = XQH(RemoteQName=handle.resolved.remote_q.encode(),
-                  RemoteQMgrName=handle.resolved.remote_qmgr.encode(), MsgDesc=inner.pack())
+                  RemoteQMgrName=handle.resolved.remote_qmgr.encode(), MsgDesc=inner)
         body = xqh.pack() + body
         values = context.values_of(None, dict(zip(context._NAMES, values, strict=True),
                                               Format=cmqc.MQFMT_XMIT_Q_HEADER))
@@ -338,14 +342,13 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         plan = h.get_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and not open_scopes()):
+                and conn.connected and not open_scopes() and not qm.events.active):
             queue = plan[1]
-            data = queue.core.get_body()
-            if queue.expiring:
-                qm.collect_expired(queue)
-            if qm.events.active:
-                qm._emit("get", queue.name, length=len(data), uow=0)
-            return data
+            try:
+                return queue.core.get_body()
+            finally:
+                if queue.expiring:
+                    qm.collect_expired(queue)
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
     if options & _BROWSE:
@@ -373,7 +376,7 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
 
     if md is None and not options & ~(cmqc.MQGMO_WAIT | cmqc.MQGMO_NO_SYNCPOINT
                                        | cmqc.MQGMO_FAIL_IF_QUIESCING) and max_length is None \
-            and handle.cursor is None:
+            and handle.cursor is None and not qm.events.active:
         uow_id = uow.id if uow is not None else 0
         generation = qm.catalog.generation
 
@@ -383,16 +386,16 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                 raise _fail(cmqc.MQRC_GET_INHIBITED, "MQGET", handle.name)
             return queue.core.get_body(uow_id)
 
-        data = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
+        try:
+            data = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
+        finally:
+            if queue.expiring:
+                qm.collect_expired(queue)
         if uow is not None:
             uow.touch(queue)
             uow.count += 1
         elif timeout == 0.0 and not options:
             handle.get_plan = (generation, queue)  # the checks passed for this generation
-        if queue.expiring:
-            qm.collect_expired(queue)
-        if qm.events.active:
-            qm._emit("get", queue.name, length=len(data), uow=uow_id)
         return data
     return _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
 
@@ -432,9 +435,11 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
         except errors.TruncatedMessage as exc:  # IBM: a warning, the message stays
             raise _truncated(exc, name) from None
 
-    msg = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
-    if queue.expiring:
-        qm.collect_expired(queue)
+    try:
+        msg = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
+    finally:
+        if queue.expiring:
+            qm.collect_expired(queue)
     if options & cmqc.MQGMO_UNLOCK:
         return b""
     d = msg.descriptor

@@ -43,6 +43,7 @@ class Resolved:
     path: list[QueueDef] = field(default_factory=list)  # definitions met, first = opened
     remote_q: str = ""  # for a remote destination: the queue there ...
     remote_qmgr: str = ""  # ... and its queue manager
+    via_qmgr_name: bool = False  # reached through ObjectQMgrName (output only, IBM)
 
     @property
     def remote(self) -> bool:
@@ -84,11 +85,17 @@ def _to_remote_qmgr(catalog: Catalog, local_name: str, qname: str, qmgr: str,
         path.append(alias)
         target_qmgr = alias.rqmname
         if target_qmgr == local_name:
-            return _local_name(catalog, local_name, qname, path, opened)
-        xq = _xmitq(catalog, alias.xmitq or target_qmgr, opened)
-        return Resolved(xq, path, qname, target_qmgr)
-    if isinstance(alias, LocalQueueDef) and alias.usage == "XMITQ":
-        return Resolved(alias, path, qname, qmgr)
+            resolved = _local_name(catalog, local_name, qname, path, opened)
+        else:
+            xq = _xmitq(catalog, alias.xmitq or target_qmgr, opened)
+            resolved = Resolved(xq, path, qname, target_qmgr)
+        resolved.via_qmgr_name = True
+        return resolved
+    if isinstance(alias, LocalQueueDef):  # a transmission queue named like the qmgr
+        if alias.usage != "XMITQ":
+            raise _fail("MQRC_XMIT_Q_USAGE_ERROR", opened)
+        path.append(alias)
+        return Resolved(alias, path, qname, qmgr, via_qmgr_name=True)
     raise _fail("MQRC_UNKNOWN_REMOTE_Q_MGR", opened)
 
 
@@ -103,8 +110,10 @@ def _local_name(catalog: Catalog, local_name: str, name: str, path: list[QueueDe
         return Resolved(obj, path)
     if isinstance(obj, AliasQueueDef):
         target = catalog.find_queue(obj.targq)
-        if target is None or isinstance(target, AliasQueueDef):
+        if target is None:
             raise _fail("MQRC_UNKNOWN_ALIAS_BASE_Q", opened)
+        if isinstance(target, AliasQueueDef):  # an alias must name a local or remote queue
+            raise _fail("MQRC_ALIAS_BASE_Q_TYPE_ERROR", opened)
         if isinstance(target, LocalQueueDef):
             path.append(target)
             return Resolved(target, path)
