@@ -514,6 +514,10 @@ class CoreQueue:
             exc = _error(rc, call, self.name)
             if rc == _TRUNC_FAILED:  # the real length of the data, as IBM's DataLength
                 exc.original_length = s.md.length - (s.md.ctx_len if req.cap_body else 0)
+                exc.descriptor = _descriptor(s.md)
+                # The context record comes whole with cap_body (the buffer has room).
+                ctx_len = s.md.ctx_len if req.cap_body else 0
+                exc.context_record = ffi.unpack(buf, ctx_len) if ctx_len else b""
             raise exc
         md = s.md
         data = ffi.unpack(buf, min(md.length, cap + (md.ctx_len if req.cap_body else 0)))

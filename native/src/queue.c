@@ -782,6 +782,8 @@ int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_o
          * still moves onto it, so BROWSE_MSG_UNDER_CURSOR can read it again. */
         if (browse)
             cursor_move(q, c, n);
+        if (req->cap_body && n->md.ctx_len != 0) /* the record fills the caller's MQMD */
+            memcpy(buf, n->data, n->md.ctx_len);
         *md_out = n->md;
         rc = MQRC_TRUNCATED_MSG_FAILED;
     } else {

@@ -137,10 +137,12 @@ class QueueManager:
             self.disconnect()
 
     def __del__(self) -> None:
+        # Dropped without disconnect(): IBM's rule for an application that ends without
+        # MQDISC is to back its unit of work out (pymqi's finalizer would commit).
         conn = getattr(self, "_conn", None)
-        if conn is not None and conn.connected and self.disconnect_on_exit:
+        if conn is not None and conn.connected:
             try:
-                conn.disconnect()
+                conn.end(commit=False)
             except Exception:  # a finalizer must not raise
                 pass
 

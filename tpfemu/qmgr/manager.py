@@ -129,6 +129,11 @@ class QueueManager:
     def _on_catalog(self, event: str, old: ObjectDef | None, new: ObjectDef | None) -> None:
         defn = new if new is not None else old
         if not isinstance(defn, LocalQueueDef):
+            if event == "alter":
+                # An alias or remote definition may now inhibit gets or puts: waiters on
+                # the queues behind it must look again.
+                for queue in list(self.queues.values()):
+                    queue.wake()
             self._emit(event, getattr(defn, "name", ""), type=defn.type_name)
             return
         if event == "define":
@@ -265,8 +270,8 @@ class QueueManager:
             q = self.queues.get(name)
             if q is None or q.deleted:
                 continue
-            if q.core.discard_expired():
-                total += self.collect_expired(q)
+            q.core.discard_expired()
+            total += self.collect_expired(q)  # also any left pending by earlier gets
         return total
 
     def _scan_loop(self) -> None:
@@ -308,9 +313,13 @@ class QueueManager:
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
         """Put a message that cannot be delivered on the dead-letter queue, prefixed by an
         MQDLH naming the reason and the destination. Returns False if that failed too."""
+        from tpfemu.qmgr.messages import _date_time
+
+        date, clock = _date_time(now_us())
         dlh = DLH(Reason=reason, DestQName=dest_q.encode(), DestQMgrName=(dest_qmgr or
                   self.name).encode(), Format=fields.get("Format", cmqc.MQFMT_NONE),
-                  PutApplType=cmqc.MQAT_TPF, PutApplName=b"TPFEMU")
+                  PutApplType=cmqc.MQAT_QMGR, PutApplName=self.name.encode()[:28],
+                  PutDate=date, PutTime=clock)  # IBM: the queue manager is the putter
         dl_fields = dict(fields, Format=cmqc.MQFMT_DEAD_LETTER_HEADER)
         try:
             self.put_internal(DLQ_NAME, "", dlh.pack() + data, dl_fields,

@@ -44,6 +44,18 @@ _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
                     | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
                     | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+# A context put option needs one of these open options (IBM: SET_ALL implies the other
+# three, SET_IDENTITY implies PASS_IDENTITY, PASS_ALL implies PASS_IDENTITY).
+_CONTEXT_NEEDS = (
+    (cmqc.MQPMO_SET_ALL_CONTEXT, cmqc.MQOO_SET_ALL_CONTEXT, cmqc.MQRC_NOT_OPEN_FOR_SET_ALL),
+    (cmqc.MQPMO_SET_IDENTITY_CONTEXT, cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
+     cmqc.MQRC_NOT_OPEN_FOR_SET_IDENT),
+    (cmqc.MQPMO_PASS_ALL_CONTEXT, cmqc.MQOO_PASS_ALL_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
+     cmqc.MQRC_NOT_OPEN_FOR_PASS_ALL),
+    (cmqc.MQPMO_PASS_IDENTITY_CONTEXT, cmqc.MQOO_PASS_IDENTITY_CONTEXT
+     | cmqc.MQOO_PASS_ALL_CONTEXT | cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
+     cmqc.MQRC_NOT_OPEN_FOR_PASS_IDENT),
+)
 # Put options that leave a message with no MD on the fast path.
 _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
              | cmqc.MQPMO_FAIL_IF_QUIESCING)
@@ -193,6 +205,9 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
     name = handle.name
     if bin(options & _CONTEXT_OPTIONS).count("1") > 1:
         raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
+    for put_option, open_options, reason in _CONTEXT_NEEDS:
+        if options & put_option and not handle.options & open_options:
+            raise _fail(reason, "MQPUT", name)
     syncpoint = _syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT, "MQPUT", name)
     uow = conn.uow_for(syncpoint)
     profile = qm.catalog.profile
@@ -228,11 +243,11 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
     if msg_type == cmqc.MQMT_REQUEST and not bytes(get("ReplyToQ", b"")).strip():
         raise _fail(cmqc.MQRC_MISSING_REPLY_TO_Q, "MQPUT", name)
 
-    msg_id = None if options & cmqc.MQPMO_NEW_MSG_ID else bytes(get("MsgId", _ZERO_ID))
+    msg_id = None if options & cmqc.MQPMO_NEW_MSG_ID else _id(get("MsgId", _ZERO_ID))
     if options & cmqc.MQPMO_NEW_CORREL_ID:
         correl_id = qm.new_correl_id()
     else:
-        correl_id = bytes(get("CorrelId", _ZERO_ID))
+        correl_id = _id(get("CorrelId", _ZERO_ID))
 
     overrides: dict[str, Any] = {"Expiry": expiry_tenths}
     put_time = 0
@@ -287,6 +302,12 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
                  uow=uow.id if uow else 0, remote=handle.resolved.remote_qmgr)
     if warning:
         raise _fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _id(value: Any) -> bytes:
+    """A MsgId/CorrelId as 24 bytes: shorter ones are NUL-padded, as pymqi packs them."""
+    value = bytes(value)
+    return value.ljust(24, b"\0") if len(value) < 24 else value
 
 
 def _set(obj: Any, field: str, value: Any) -> None:
@@ -373,6 +394,10 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         if syncpoint is not None:
             raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", handle.name)
     uow = None if options & _BROWSE or options & cmqc.MQGMO_UNLOCK else conn.uow_for(syncpoint)
+    if uow is not None:
+        profile = qm.catalog.profile
+        if profile is not None and uow.count >= profile.maxumsgs:
+            raise _fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQGET", handle.name)
 
     if md is None and not options & ~(cmqc.MQGMO_WAIT | cmqc.MQGMO_NO_SYNCPOINT
                                        | cmqc.MQGMO_FAIL_IF_QUIESCING) and max_length is None \
@@ -413,9 +438,9 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
     msg_id = correl_id = None
     if md is not None and not options & cmqc.MQGMO_MSG_UNDER_CURSOR:
         if match & cmqc.MQMO_MATCH_MSG_ID:
-            msg_id = bytes(getattr(md, "MsgId", _ZERO_ID)) or None
+            msg_id = _id(getattr(md, "MsgId", _ZERO_ID))
         if match & cmqc.MQMO_MATCH_CORREL_ID:
-            correl_id = bytes(getattr(md, "CorrelId", _ZERO_ID)) or None
+            correl_id = _id(getattr(md, "CorrelId", _ZERO_ID))
     cursor_bits = options & _CURSOR_BITS
     if cursor_bits and handle.cursor is None:
         handle.cursor = queue.core.cursor()
@@ -424,7 +449,7 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
 
     def attempt():
         _queue_usable(conn, handle, "MQGET")
-        if not options & _BROWSE and _live_get_inhibited(conn, handle):
+        if _live_get_inhibited(conn, handle):  # browses too (IBM's InhibitGet)
             raise _fail(cmqc.MQRC_GET_INHIBITED, "MQGET", name)
         try:
             return queue.core.get_message(
@@ -433,6 +458,9 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
                 cursor=handle.cursor, options=cursor_bits, cap_body=True,
             )
         except errors.TruncatedMessage as exc:  # IBM: a warning, the message stays
+            if md is not None and getattr(exc, "descriptor", None) is not None:
+                d = exc.descriptor  # IBM fills MsgDesc whether or not the data fits
+                _fill_md(md, d, context.decode(exc.context_record))
             raise _truncated(exc, name) from None
 
     try:

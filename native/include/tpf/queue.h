@@ -188,8 +188,8 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
  * @param[out] md_out descriptor of the message (flags carry TPF_MQ_F_EXPIRED_PENDING).
  * @param[out] buf receives min(length, cap) bytes.
  * @return MQRC_NONE; MQRC_NO_MSG_AVAILABLE; MQRC_NO_MSG_UNDER_CURSOR;
- *         MQRC_TRUNCATED_MSG_FAILED (cap < length: md_out filled, buf untouched,
- *         message left in place); MQRC_TRUNCATED_MSG_ACCEPTED (with
+ *         MQRC_TRUNCATED_MSG_FAILED (cap < length: md_out filled, buf untouched but
+ *         for the context record with cap_body, message left in place); MQRC_TRUNCATED_MSG_ACCEPTED (with
  *         ACCEPT_TRUNCATED_MSG: md_out and cap bytes written, message removed);
  *         MQRC_NO_MSG_LOCKED; MQRC_OPTIONS_ERROR (conflicting bits, or a cursor option
  *         without a cursor); TPF_RC_INVALID_ARGUMENT.
