@@ -813,38 +813,49 @@ out:
     return rc;
 }
 
+/** With q locked: the record of `uow` (made if needed; NULL for 0) and the first message
+ * a plain destructive get takes. @return MQRC_NONE, MQRC_NO_MSG_AVAILABLE,
+ * MQRC_STORAGE_NOT_AVAILABLE. */
+static int plain_get_begin(tpf_mq_queue_t *q, uint64_t uow, tpf_uow_rec_t **r, tpf_node_t **n)
+{
+    int64_t now = TPF_MQ_NOW;
+    *n = NULL;
+    *r = NULL;
+    if (uow != 0 && (*r = uow_find(q, uow, 1)) == NULL)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    *n = scan(q, NULL, NULL, &now);
+    return *n != NULL ? MQRC_NONE : MQRC_NO_MSG_AVAILABLE;
+}
+
+/** Drop a unit-of-work record the get made but left empty, and unlock q. */
+static void get_end(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
+{
+    if (r != NULL && r->head == NULL)
+        uow_forget(q, r);
+    QUNLOCK(q);
+}
+
 int tpf_mq_get_simple(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_msg_t *md_out, void *buf,
                       uint32_t cap)
 {
     if (q == NULL || md_out == NULL || (buf == NULL && cap != 0))
         return TPF_RC_INVALID_ARGUMENT;
-    int64_t now = TPF_MQ_NOW;
-    int rc;
-    tpf_uow_rec_t *r = NULL;
+    tpf_uow_rec_t *r;
+    tpf_node_t *n;
     QLOCK(q);
-    if (uow != 0 && (r = uow_find(q, uow, 1)) == NULL) {
-        rc = MQRC_STORAGE_NOT_AVAILABLE;
-        goto out;
+    int rc = plain_get_begin(q, uow, &r, &n);
+    if (rc == MQRC_NONE) {
+        *md_out = n->md;
+        if (n->md.length > cap) {
+            rc = MQRC_TRUNCATED_MSG_FAILED;
+        } else {
+            if (n->md.length != 0)
+                memcpy(buf, n->data, n->md.length);
+            take(q, n, r);
+        }
+        md_out->flags = out_flags(q);
     }
-    tpf_node_t *n = scan(q, NULL, NULL, &now);
-    if (n == NULL) {
-        rc = MQRC_NO_MSG_AVAILABLE;
-        goto out;
-    }
-    *md_out = n->md;
-    if (n->md.length > cap) {
-        rc = MQRC_TRUNCATED_MSG_FAILED;
-    } else {
-        if (n->md.length != 0)
-            memcpy(buf, n->data, n->md.length);
-        take(q, n, r);
-        rc = MQRC_NONE;
-    }
-    md_out->flags = out_flags(q);
-out:
-    if (r != NULL && r->head == NULL)
-        uow_forget(q, r);
-    QUNLOCK(q);
+    get_end(q, r);
     return rc;
 }
 
@@ -853,37 +864,26 @@ int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int skip_ctx, tpf_mq_alloc
 {
     if (q == NULL || alloc == NULL)
         return TPF_RC_INVALID_ARGUMENT;
-    int64_t now = TPF_MQ_NOW;
-    int rc;
-    tpf_uow_rec_t *r = NULL;
+    tpf_uow_rec_t *r;
+    tpf_node_t *n;
     QLOCK(q);
-    if (uow != 0 && (r = uow_find(q, uow, 1)) == NULL) {
-        rc = MQRC_STORAGE_NOT_AVAILABLE;
-        goto out;
+    int rc = plain_get_begin(q, uow, &r, &n);
+    if (rc == MQRC_NONE) {
+        uint32_t skip = skip_ctx ? n->md.ctx_len : 0;
+        void *dst = alloc(ctx, n->md.length - skip);
+        if (dst == NULL) {
+            rc = MQRC_STORAGE_NOT_AVAILABLE;
+        } else {
+            if (n->md.length != skip)
+                memcpy(dst, n->data + skip, n->md.length - skip);
+            if (md_out != NULL) {
+                *md_out = n->md;
+                md_out->flags = out_flags(q);
+            }
+            take(q, n, r);
+        }
     }
-    tpf_node_t *n = scan(q, NULL, NULL, &now);
-    if (n == NULL) {
-        rc = MQRC_NO_MSG_AVAILABLE;
-        goto out;
-    }
-    uint32_t skip = skip_ctx ? n->md.ctx_len : 0;
-    void *dst = alloc(ctx, n->md.length - skip);
-    if (dst == NULL) {
-        rc = MQRC_STORAGE_NOT_AVAILABLE;
-        goto out;
-    }
-    if (n->md.length != skip)
-        memcpy(dst, n->data + skip, n->md.length - skip);
-    if (md_out != NULL) {
-        *md_out = n->md;
-        md_out->flags = out_flags(q);
-    }
-    take(q, n, r);
-    rc = MQRC_NONE;
-out:
-    if (r != NULL && r->head == NULL)
-        uow_forget(q, r);
-    QUNLOCK(q);
+    get_end(q, r);
     return rc;
 }
 

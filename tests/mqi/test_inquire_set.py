@@ -17,25 +17,11 @@ IBM references:
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
+from mq_helpers import raises_mq
 
 import tpfemu.mqi as pymqi
-from tpfemu.errors import reason_name
 from tpfemu.mqi import CMQC
-
-
-@contextlib.contextmanager
-def raises_mq(reason: int, comp: int = CMQC.MQCC_FAILED):
-    """Expect an MQMIError with exactly this completion code and reason."""
-    with pytest.raises(pymqi.MQMIError) as info:
-        yield info
-    got = (info.value.comp, info.value.reason)
-    assert got == (comp, reason), (
-        f"expected comp {comp} {reason_name(reason)} ({reason}), "
-        f"got comp {got[0]} {reason_name(got[1])} ({got[1]}): {info.value}"
-    )
 
 
 def padded(text: str, width: int) -> bytes:

@@ -12,12 +12,11 @@ MQOO_INPUT_AS_Q_DEF), Queue.close() on a closed queue raises PYIFError('not open
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
+from mq_helpers import raises_mq
 
 import tpfemu.mqi as pymqi
-from tpfemu.errors import DefinitionError, reason_name
+from tpfemu.errors import DefinitionError
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import messages, registry
 from tpfemu.qmgr.manager import QueueManager
@@ -27,16 +26,6 @@ IN_EXCL = CMQC.MQOO_INPUT_EXCLUSIVE
 IN_DEF = CMQC.MQOO_INPUT_AS_Q_DEF
 
 
-@contextlib.contextmanager
-def raises_mq(reason: int, comp: int = CMQC.MQCC_FAILED):
-    """Expect an MQMIError with exactly this completion code and reason."""
-    with pytest.raises(pymqi.MQMIError) as info:
-        yield info
-    got = (info.value.comp, info.value.reason)
-    assert got == (comp, reason), (
-        f"expected comp {comp} {reason_name(reason)} ({reason}), "
-        f"got comp {got[0]} {reason_name(got[1])} ({got[1]}): {info.value}"
-    )
 
 
 def counts(qm, name: str = "APP.Q") -> tuple[int, int]:
