@@ -16,3 +16,16 @@ Layers (imports go downwards only; each names where its errors are translated):
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``tpfemu.System`` and ``tpfemu.mqi`` without importing everything at startup."""
+    if name == "System":
+        from tpfemu.system import System
+
+        return System
+    if name == "mqi":
+        import tpfemu.mqi as mqi
+
+        return mqi
+    raise AttributeError(f"module 'tpfemu' has no attribute {name!r}")

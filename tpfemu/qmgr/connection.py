@@ -183,10 +183,12 @@ class Connection:
                 # IBM: a name resolved through ObjectQMgrName can be opened for output only
                 raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQOPEN", name)
             queue = qm.local_queue(resolved.local.name)
+            first_input = False
             if options & _INPUT:
                 exclusive = bool(options & cmqc.MQOO_INPUT_EXCLUSIVE)
                 if queue.exclusive or (exclusive and queue.input_count):
                     raise _fail(cmqc.MQRC_OBJECT_IN_USE, "MQOPEN", name)
+                first_input = queue.input_count == 0
                 queue.input_count += 1
                 queue.exclusive = exclusive
             if options & cmqc.MQOO_OUTPUT:
@@ -194,7 +196,10 @@ class Connection:
             if not options & (_INPUT | cmqc.MQOO_OUTPUT):
                 queue.other_count += 1
             qm.ref(_held(resolved), +1)
-            return self._new_handle(options, name.strip(), object_type, resolved, queue)
+            handle = self._new_handle(options, name.strip(), object_type, resolved, queue)
+        if first_input:  # a trigger monitor opening an initiation queue is a trigger point
+            qm.triggers.on_initq_opened(queue)
+        return handle
 
     def _new_handle(self, options, name, kind, resolved, queue) -> Handle:
         handle = Handle(next(self._hobjs), self, options, name, kind, resolved, queue)
@@ -219,10 +224,12 @@ class Connection:
             handle.cursor.close()
         handle.cursor = None
         queue = handle.queue
+        last_input = False
         if queue is not None:
             with self.qmgr.lock:
                 if handle.input:
                     queue.input_count -= 1
+                    last_input = queue.input_count == 0
                     if handle.options & cmqc.MQOO_INPUT_EXCLUSIVE:
                         queue.exclusive = False
                 if handle.output:
@@ -230,6 +237,8 @@ class Connection:
                 if not handle.options & (_INPUT | cmqc.MQOO_OUTPUT):
                     queue.other_count -= 1
                 self.qmgr.ref(_held(handle.resolved), -1)
+        if last_input and not queue.deleted and self.qmgr.running:
+            self.qmgr.triggers.on_last_input_close(queue)  # seed 000, point 12
 
     # -- units of work -------------------------------------------------------------------------
 

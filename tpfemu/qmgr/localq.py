@@ -57,6 +57,7 @@ class LocalQueue:
         self.stopping = False
         self.expiring = False  # a message with an expiry was ever put here
         self.trigger_state: dict = {}  # owned by the triggering layer
+        self.trigger_lock = threading.Lock()  # a put and its trigger evaluation, together
 
     # -- definition ----------------------------------------------------------------------
 

@@ -76,6 +76,10 @@ class QueueManager:
         self._scan_stop = threading.Event()
         self._scanner: threading.Thread | None = None
         self.catalog.subscribe(self._on_catalog)
+        from tpfemu.qmgr.triggers import Triggers
+
+        self.triggers = Triggers(self)
+        self.system: Any = None  # the System running this queue manager, if any
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -137,9 +141,12 @@ class QueueManager:
             self._emit(event, getattr(defn, "name", ""), type=defn.type_name)
             return
         if event == "define":
-            self.queues[defn.name] = LocalQueue(defn, self.msgid_prefix)
+            queue = self.queues[defn.name] = LocalQueue(defn, self.msgid_prefix)
+            self.triggers.on_define(queue)
         elif event == "alter":
             self.queues[defn.name].redefine(defn)
+            if old is not None:
+                self.triggers.on_alter(old, defn)
         elif event == "delete":
             queue = self.queues.pop(defn.name)
             queue.drop()
@@ -208,6 +215,8 @@ class QueueManager:
         uow.queues.clear()
         uow.extra.clear()
         uow.count = 0
+        if uow.triggers:
+            self.triggers.on_finish(uow, commit)
 
     # -- expiry ---------------------------------------------------------------------------
 

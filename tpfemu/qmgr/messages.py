@@ -185,7 +185,8 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
     if profile is not None and len(data) > profile.maxmsgl:
         raise _fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
     if (md is None and not options & ~_FAST_PUT and not handle.resolved.remote
-            and first.defpsist == "NO" and not qm.events.active):
+            and first.defpsist == "NO" and not qm.events.active
+            and queue.definition.trigger != "YES"):
         uow = conn.uow_for(None)
         if uow is None:  # a datagram with default context, no unit of work
             generation = qm.catalog.generation
@@ -280,12 +281,22 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
         values = context.values_of(None, dict(zip(context._NAMES, values, strict=True),
                                               Format=cmqc.MQFMT_XMIT_Q_HEADER))
     record = context.encode(values)
-    new_id, _seq = queue.core.put_message(
-        record + body, priority=priority, persistent=persistent, expiry=deadline,
+    put_args = dict(
+        priority=priority, persistent=persistent, expiry=deadline,
         msg_id=msg_id if msg_id and msg_id != _ZERO_ID else None,
         correl_id=correl_id if correl_id != _ZERO_ID else None,
         uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
     )
+    if queue.definition.trigger == "YES":
+        # The put and its trigger evaluation are one step: "the previous count" is exact.
+        with queue.trigger_lock:
+            new_id, _seq = queue.core.put_message(record + body, **put_args)
+            trigger_md = _md_of(new_id, correl_id, priority, persistent, expiry_tenths,
+                                values, put_time or now)
+            qm.triggers.after_put(queue, priority, trigger_md, uow)
+        qm.triggers.retry_pending(queue)
+    else:
+        new_id, _seq = queue.core.put_message(record + body, **put_args)
     if uow is not None:
         uow.touch(queue)
         uow.count += 1
@@ -308,6 +319,19 @@ def _id(value: Any) -> bytes:
     """A MsgId/CorrelId as 24 bytes: shorter ones are NUL-padded, as pymqi packs them."""
     value = bytes(value)
     return value.ljust(24, b"\0") if len(value) < 24 else value
+
+
+def _md_of(msg_id: bytes, correl_id: bytes, priority: int, persistent: bool, expiry: int,
+           values: tuple, put_time: int) -> MD:
+    """The MQMD of a message just put (CUIR receives it on data level 0)."""
+    md = MD(Version=cmqc.MQMD_VERSION_2)
+    md._load_trusted({f: v for f, v in zip(context._NAMES, values, strict=True)
+                      if f != "Expiry"})
+    date, clock = _date_time(put_time)
+    md._load_trusted({"MsgId": msg_id, "CorrelId": correl_id, "Priority": priority,
+                      "Persistence": int(persistent), "Expiry": expiry, "PutDate": date,
+                      "PutTime": clock})
+    return md
 
 
 def _set(obj: Any, field: str, value: Any) -> None:
@@ -409,7 +433,12 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
             _queue_usable(conn, handle, "MQGET")
             if _live_get_inhibited(conn, handle):
                 raise _fail(cmqc.MQRC_GET_INHIBITED, "MQGET", handle.name)
-            return queue.core.get_body(uow_id)
+            try:
+                return queue.core.get_body(uow_id)
+            except errors.NoMessageAvailable:
+                if queue.definition.trigger == "YES":
+                    qm.triggers.on_empty_get(queue)  # TPF FIRST: the next message triggers
+                raise
 
         try:
             data = attempt() if timeout == 0.0 else queue.wait_for(attempt, timeout)
@@ -419,7 +448,7 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         if uow is not None:
             uow.touch(queue)
             uow.count += 1
-        elif timeout == 0.0 and not options:
+        elif timeout == 0.0 and not options and queue.definition.trigger != "YES":
             handle.get_plan = (generation, queue)  # the checks passed for this generation
         return data
     return _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
@@ -457,6 +486,10 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
                 accept_truncated=bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG),
                 cursor=handle.cursor, options=cursor_bits, cap_body=True,
             )
+        except errors.NoMessageAvailable:
+            if not options & _BROWSE and queue.definition.trigger == "YES":
+                qm.triggers.on_empty_get(queue)  # TPF FIRST: the next message triggers
+            raise
         except errors.TruncatedMessage as exc:  # IBM: a warning, the message stays
             if md is not None and getattr(exc, "descriptor", None) is not None:
                 d = exc.descriptor  # IBM fills MsgDesc whether or not the data fits

@@ -39,7 +39,7 @@ def new_uow_id() -> int:
 class UnitOfWork:
     """The MQ work of one connection (or one commit scope) not yet committed."""
 
-    __slots__ = ("id", "queues", "count", "owner", "extra")
+    __slots__ = ("id", "queues", "count", "owner", "extra", "triggers")
 
     def __init__(self, owner: Any = None) -> None:
         self.id = new_uow_id()
@@ -49,6 +49,7 @@ class UnitOfWork:
         # (queue, core uow id) pairs of gets made under their own id and joined later
         # (MQGMO_SYNCPOINT_IF_PERSISTENT of a persistent message)
         self.extra: list[tuple[LocalQueue, int]] = []
+        self.triggers: list = []  # triggers held until the unit of work ends
 
     def touch(self, queue: LocalQueue) -> None:
         self.queues.setdefault(queue.name, queue)

@@ -1,0 +1,35 @@
+"""The operator console: ZMQSC (MQ) and ZINET (Internet daemon) commands.
+
+:func:`execute` runs one command line against a :class:`~tpfemu.system.System` and
+returns the response text. Every response line starts with a message identifier — four
+letters, four digits and a severity letter (I, W or E) — followed by the processor ID.
+A rejected command changes nothing and says why. The command reference is
+``docs/console.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tpfemu.system import System
+
+__all__ = ["execute"]
+
+
+def execute(system: System, text: str) -> str:
+    """Run one console command line; never raises for a bad command."""
+    words = text.strip().split(None, 1)
+    if not words:
+        return f"CONS0001E {system.cpu} EMPTY COMMAND"
+    verb = words[0].upper()
+    rest = words[1] if len(words) > 1 else ""
+    if verb == "ZMQSC":
+        from tpfemu.console.zmqsc import zmqsc
+
+        return zmqsc(system, rest)
+    if verb == "ZINET":
+        from tpfemu.console.zinet import zinet
+
+        return zinet(system, rest)
+    return f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC AND ZINET ARE KNOWN"

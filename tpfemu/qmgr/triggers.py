@@ -1,0 +1,348 @@
+"""Triggering: IBM's trigger conditions (seed 000), TPF's trigger types and CUIR (seed 004).
+
+A queue with TRIGGER on is served in one of two ways:
+
+**With an initiation queue (INITQ set)** — IBM's model. When the conditions of seed 000
+hold, an MQTM trigger message (Format MQTRIG, non-persistent, unlimited expiry, priority
+the initiation queue's DEFPRTY) is put on the initiation queue. A trigger monitor
+(:class:`~tpfemu.qmgr.trigmon.TriggerMonitor`, started for a named initiation queue) gets
+it and activates the process's program as a new entry with the MQTMC2 on data level 0, or
+the user exit CUIR (MQMD + MQTM on D0) when the trigger message names no process.
+
+**Without an initiation queue** — TPF's model (seed 004). FIRST is *armed* when an
+application's MQGET finds the queue empty (and when triggering is first switched on for
+an empty queue); the next qualifying message activates the process's program (MQTMC2 on
+D0) — or CUIR (MQMD of the message + MQTM on D0) when the queue names no process — as a
+new entry, and disarms. EVERY creates a new entry for every qualifying message. DEPTH
+follows IBM's rule (the TRIGDPTH-th qualifying message).
+
+The conditions checked, by seed 000's numbers: 2 the priority threshold (TRIGMPRI; in
+MSGDLVSQ FIFO every message counts at DEFPRTY, note 14); 3 the previous count of
+qualifying messages (FIRST zero, EVERY any, DEPTH TRIGDPTH-1), uncommitted messages
+counted on processor-unique queues and committed only on processor-shared ones; 4 no
+application has the queue open for input (FIRST, DEPTH); 5 gets not inhibited; 6 a
+defined process (or a transmission queue); 7 a usable initiation queue; 8 a trigger
+monitor has it open for input; 9 TRIGGER on; 10 type not NONE. After a DEPTH trigger,
+TRIGGER is switched off until re-enabled. The additional trigger points of 11-13 are the
+other ``on_*`` hooks. A trigger caused by a put in a unit of work is delivered when the
+unit of work ends: on commit, or on backout too for FIRST and DEPTH.
+
+Puts to a trigger-enabled queue are serialized with their evaluation (one lock per
+queue), so "the previous count" is exact however many threads put at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from tpfemu import errors
+from tpfemu.mq import cmqc
+from tpfemu.mq.headers import TM, TMC2
+from tpfemu.mq.structs import MD
+from tpfemu.qmgr.objects import LocalQueueDef, ProcessDef
+
+if TYPE_CHECKING:
+    from tpfemu.qmgr.localq import LocalQueue
+    from tpfemu.qmgr.manager import QueueManager
+
+__all__ = ["Triggers", "CUIR"]
+
+CUIR = "CUIR"  # TPF's MQSeries queue trigger user exit
+
+_APPL_TYPES = {"TPF": cmqc.MQAT_TPF, "CICS": cmqc.MQAT_CICS, "UNIX": cmqc.MQAT_UNIX,
+               "DEFAULT": cmqc.MQAT_DEFAULT}
+
+
+def _appl_type(value: Any) -> int:
+    if isinstance(value, int):
+        return value
+    return _APPL_TYPES.get(str(value).upper(), cmqc.MQAT_UNKNOWN)
+
+
+class Triggers:
+    """The triggering service of one queue manager."""
+
+    def __init__(self, qmgr: QueueManager) -> None:
+        self.qmgr = qmgr
+        self._local = threading.local()  # .in_alter: inside a catalog listener
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _count(self, queue: LocalQueue) -> int:
+        """Qualifying messages on the queue now (condition 2, note 14, note 3a/b)."""
+        d = queue.definition
+        committed_only = d.common == "YES"
+        if d.msgdlvsq == "FIFO":  # note 14: every message counts at the default priority
+            if d.trigmpri > d.defprty:
+                return 0
+            return queue.core.depth_at_least(0, committed_only)
+        return queue.core.depth_at_least(d.trigmpri, committed_only)
+
+    def _qualifies(self, d: LocalQueueDef, priority: int) -> bool:
+        effective = d.defprty if d.msgdlvsq == "FIFO" else priority
+        return effective >= d.trigmpri
+
+    def _process(self, d: LocalQueueDef) -> ProcessDef | None:
+        return self.qmgr.catalog.find_process(d.process) if d.process else None
+
+    def _static_ok(self, queue: LocalQueue, *, check_input: bool = True,
+                   check_get: bool = True, check_monitor: bool = True) -> bool:
+        """Conditions 4-10 (each may be left out, as the additional trigger points say)."""
+        d = queue.definition
+        if d.trigger != "YES" or d.trigtype == "NONE":  # 9, 10
+            return False
+        if check_input and d.trigtype in ("FIRST", "DEPTH") and queue.input_count:  # 4
+            return False
+        if check_get and d.get == "DISABLED":  # 5
+            return False
+        if d.initq:
+            if d.process:  # 6
+                if self._process(d) is None:
+                    return False
+            elif d.usage != "XMITQ":
+                return False
+            initq = self.qmgr.queues.get(d.initq)  # 7
+            if initq is None or initq.deleted:
+                return False
+            idef = initq.definition
+            if idef.get == "DISABLED" or idef.put == "DISABLED" or idef.usage != "NORMAL":
+                return False
+            if check_monitor and not initq.input_count:  # 8
+                return False
+        elif d.process and self._process(d) is None:  # TPF: a named process must exist
+            return False
+        return True
+
+    def _note(self, queue: LocalQueue) -> None:
+        state = queue.trigger_state
+        state["fired"] = state.get("fired", 0) + 1
+        from tpfemu.qmgr.manager import now_us
+
+        state["last"] = now_us()
+
+    # -- trigger point 1: a message is put ------------------------------------------------
+
+    def after_put(self, queue: LocalQueue, priority: int, md: MD, uow: Any) -> None:
+        """Conditions 1-10 and 11 for a message just put (the caller holds
+        queue.trigger_lock across the put and this call)."""
+        d = queue.definition
+        if d.trigger != "YES" or d.trigtype == "NONE" or not self._qualifies(d, priority):
+            return
+        if d.common == "YES" and uow is not None:
+            # Processor-shared: only committed messages count; judge it at commit.
+            uow.triggers.append(("shared", queue, priority, md))
+            return
+        count = self._count(queue)
+        previous = count - 1
+        fire = False
+        if not d.initq:
+            fire = self._tpf_fire(queue, previous)
+        elif self._static_ok(queue):
+            if d.trigtype == "EVERY":
+                fire = True
+            elif d.trigtype == "FIRST":
+                fire = previous == 0 or self._interval_elapsed(queue)  # 3, or 11
+            elif d.trigtype == "DEPTH":
+                fire = previous == d.trigdpth - 1
+        if not fire:
+            return
+        if uow is not None:
+            uow.triggers.append(("fire", queue, priority, md))
+        else:
+            self._fire(queue, md)
+
+    def _tpf_fire(self, queue: LocalQueue, previous: int) -> bool:
+        d = queue.definition
+        if not self._static_ok(queue, check_input=d.trigtype == "DEPTH"):
+            return False
+        state = queue.trigger_state
+        if d.trigtype == "EVERY":
+            return True
+        if d.trigtype == "FIRST":
+            armed = state.get("armed", previous == 0)
+            if armed:
+                state["armed"] = False
+            return armed
+        return previous == d.trigdpth - 1  # DEPTH
+
+    def _interval_elapsed(self, queue: LocalQueue) -> bool:
+        """Condition 11 for FIRST: the queue was not empty but TRIGINT has passed since the
+        last trigger message for it."""
+        from tpfemu.qmgr.manager import now_us
+
+        profile = self.qmgr.catalog.profile
+        last = queue.trigger_state.get("last")
+        if profile is None or last is None:
+            return False
+        return now_us() - last >= profile.trigint * 1000
+
+    # -- delivering a trigger ---------------------------------------------------------------
+
+    def _fire(self, queue: LocalQueue, md: MD | None) -> None:
+        """Make the trigger: a trigger message on the initiation queue, or (TPF, no INITQ)
+        a new entry running the process program or CUIR."""
+        d = queue.definition
+        tm = self.trigger_message(d)
+        self._note(queue)
+        if d.trigtype == "DEPTH":  # IBM: triggering is off after a DEPTH trigger
+            if getattr(self._local, "in_alter", False):
+                # Inside the catalog's listener of an ALTER: change it once that is over.
+                threading.Thread(target=self._switch_off, args=(d.name,), daemon=True).start()
+            else:
+                self._switch_off(d.name)
+        self.qmgr._emit("trigger", queue.name, trigtype=d.trigtype, initq=d.initq,
+                        process=d.process)
+        if d.initq:
+            initq = self.qmgr.queues[d.initq]
+            md_fields = {"Format": cmqc.MQFMT_TRIGGER, "MsgType": cmqc.MQMT_DATAGRAM}
+            try:
+                self.qmgr.put_internal(d.initq, "", tm.pack(), md_fields,
+                                       priority=initq.definition.defprty, persistent=False)
+            except errors.MQMIError as exc:
+                self.qmgr.console(f"MQSC0910E {self.qmgr.cpu} TRIGGER FOR {d.name} NOT PUT "
+                                  f"ON {d.initq}: {exc.reason_name}")
+            return
+        self.activate(tm, md, queue)
+
+    def _switch_off(self, name: str) -> None:
+        try:
+            self.qmgr.catalog.alter("QL", name, trigger="NO")
+        except errors.TpfEmuError:
+            pass  # the queue was deleted meanwhile
+
+    def trigger_message(self, d: LocalQueueDef) -> TM:
+        """The MQTM for queue definition ``d`` (seed 000's values for a transmission queue
+        with no process)."""
+        process = self._process(d)
+        tm = TM(QName=d.name.encode(), TriggerData=d.trigdata.encode())
+        if process is not None:
+            tm.set(ProcessName=process.name.encode(), ApplType=_appl_type(process.appltype),
+                   ApplId=process.applid.encode(), EnvData=process.envdata.encode(),
+                   UserData=process.userdata.encode())
+        else:
+            tm.ApplType = cmqc.MQAT_UNKNOWN
+        return tm
+
+    def activate(self, tm: TM, md: MD | None, queue: LocalQueue | None = None) -> bool:
+        """Start the program a trigger names as a new entry: the process's program with
+        the MQTMC2 on D0, or CUIR with MQMD + MQTM on D0. Returns False (and says so on
+        the console) when there is no dispatcher or the program is not loaded."""
+        system = getattr(self.qmgr, "system", None)
+        process_name = bytes(tm.ProcessName).strip()
+        program = bytes(tm.ApplId).strip().decode() if process_name else CUIR
+        qname = bytes(tm.QName).strip().decode()
+        if system is None:
+            self.qmgr.console(f"MQSC0911E {self.qmgr.cpu} TRIGGER FOR {qname}: NO DISPATCHER "
+                              "(A QUEUE MANAGER WITHOUT A SYSTEM CANNOT START ENTRIES)")
+            return False
+        if system.programs.get(program) is None:
+            self.qmgr.console(f"MQSC0912E {self.qmgr.cpu} TRIGGER FOR {qname}: PROGRAM "
+                              f"{program} IS NOT LOADED - TRIGGER KEPT")
+            if queue is not None:
+                queue.trigger_state["pending"] = (tm, md)
+            return False
+        if process_name:
+            data = TMC2.from_tm(tm, self.qmgr.name).pack()
+        else:
+            data = (md if md is not None else MD(Version=2)).copy()
+            data.Version = 2
+            data = data.pack() + tm.pack()
+        system.dispatcher.creec(program, data, b"", origin=("TRIGGER", qname))
+        return True
+
+    def retry_pending(self, queue: LocalQueue) -> None:
+        """A trigger whose program was not loaded is tried again at the next trigger point."""
+        pending = queue.trigger_state.pop("pending", None)
+        if pending is not None:
+            self.activate(pending[0], pending[1], queue)
+
+    # -- the other trigger points (seed 000, 12-13) -----------------------------------------
+
+    def _enough(self, queue: LocalQueue) -> bool:
+        d = queue.definition
+        need = d.trigdpth if d.trigtype == "DEPTH" else 1
+        return self._count(queue) >= need
+
+    def _point(self, queue: LocalQueue, **skip: bool) -> None:
+        """A trigger point other than a put: not in a unit of work, one trigger at most."""
+        d = queue.definition
+        if d.trigger != "YES" or d.trigtype == "NONE":
+            return
+        with queue.trigger_lock:
+            if not d.initq:
+                if self._static_ok(queue, **skip) and self._enough(queue):
+                    queue.trigger_state["armed"] = False
+                    self._fire(queue, None)
+                return
+            if self._static_ok(queue, **skip) and self._enough(queue):
+                self._fire(queue, None)
+
+    def on_empty_get(self, queue: LocalQueue) -> None:
+        """TPF FIRST: an MQGET found the queue empty, so the next message triggers."""
+        d = queue.definition
+        if d.trigger == "YES" and d.trigtype == "FIRST" and not d.initq:
+            queue.trigger_state["armed"] = True
+
+    def on_last_input_close(self, queue: LocalQueue) -> None:
+        """Point 12: the only application serving the queue closed it (FIRST, DEPTH)."""
+        if queue.definition.trigtype in ("FIRST", "DEPTH"):
+            self._point(queue)
+
+    def on_initq_opened(self, initq: LocalQueue) -> None:
+        """A trigger monitor opened an initiation queue for input (no one had it open):
+        one trigger for each application queue served by it with messages waiting."""
+        for queue in list(self.qmgr.queues.values()):
+            if queue.definition.initq == initq.name:
+                self._point(queue, check_monitor=False)
+
+    def on_alter(self, old: LocalQueueDef, new: LocalQueueDef) -> None:
+        """Points 13: trigger attributes changed, an initiation queue's PUT allowed again,
+        an application queue's GET allowed again."""
+        queue = self.qmgr.queues.get(new.name)
+        if queue is None:
+            return
+        self._local.in_alter = True
+        try:
+            self._on_alter(queue, old, new)
+        finally:
+            self._local.in_alter = False
+
+    def _on_alter(self, queue: LocalQueue, old: LocalQueueDef, new: LocalQueueDef) -> None:
+        if new.trigger == "YES" and new.trigtype == "FIRST" and not new.initq and (
+            old.trigger != "YES" and queue.core.depth == 0
+        ):
+            queue.trigger_state["armed"] = True  # TPF FIRST: armed on an empty queue
+        changed = (old.trigger != "YES" and new.trigger == "YES") or (
+            new.trigger == "YES" and (old.trigtype, old.trigmpri, old.trigdpth)
+            != (new.trigtype, new.trigmpri, new.trigdpth)
+        )
+        if changed:
+            self._point(queue, check_monitor=False)
+        if old.get == "DISABLED" and new.get == "ENABLED":
+            self._point(queue, check_get=False)
+        if old.put == "DISABLED" and new.put == "ENABLED":  # an initiation queue's inhibit
+            for app in list(self.qmgr.queues.values()):
+                if app.definition.initq == new.name:
+                    self._point(app)
+
+    def on_define(self, queue: LocalQueue) -> None:
+        """A new queue with TPF FIRST triggering starts armed (it is empty)."""
+        d = queue.definition
+        if d.trigger == "YES" and d.trigtype == "FIRST" and not d.initq:
+            queue.trigger_state["armed"] = True
+
+    def on_finish(self, uow: Any, commit: bool) -> None:
+        """Deliver the triggers a unit of work held: on commit; on backout only for FIRST
+        and DEPTH (seed 000, after condition 10)."""
+        held, uow.triggers = uow.triggers, []
+        for kind, queue, priority, md in held:
+            if queue.deleted:
+                continue
+            if kind == "shared":
+                if commit:
+                    with queue.trigger_lock:
+                        self.after_put(queue, priority, md, None)
+                continue
+            if commit or queue.definition.trigtype in ("FIRST", "DEPTH"):
+                self._fire(queue, md)

@@ -1,0 +1,125 @@
+"""The System: one TPF processor running its queue manager, programs and console.
+
+::
+
+    with tpfemu.System.start(name="TPF1", cpu="B") as system:
+        system.console("ZMQSC DEF MQP")
+        system.console("ZMQSC DEF QL-APP.IN")
+        system.programs.load("QZZ1", qzz1)
+        qm = tpfemu.mqi.connect("TPF1")
+
+``System.start`` boots the ECB dispatcher (I-streams), the program table, the queue
+manager (registered so ``mqi.connect(name)`` finds it), the console sink and the
+Internet daemon. ``console(text)`` runs one operator command (ZMQSC, ZINET) and returns
+its response; the interactive console and the ``tpfemu`` CLI call the same function.
+``stop()`` quiesces the entries and stops the queue manager.
+
+``home=None`` keeps everything in memory; persistence (issue 7) will keep LMDB files in
+the home.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+from ecb import Dispatcher, Programs
+from tpfemu import errors
+from tpfemu.qmgr.manager import QueueManager
+
+__all__ = ["System"]
+
+_CPU_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class System:
+    """One TPF processor. Build it with :meth:`start`."""
+
+    def __init__(self, name: str = "TPF1", home: str | Path | None = None, cpu: str = "B",
+                 *, istreams: int = 2, console: Callable[[str], None] | None = None) -> None:
+        if len(cpu) != 1 or cpu.upper() not in _CPU_IDS:
+            raise ValueError(f"cpu must be one processor ID letter A-Z, not {cpu!r}")
+        self.name = name
+        self.cpu = cpu.upper()
+        self.home = Path(home) if home is not None else None
+        #: Console lines written by the system (depth warnings, dumps, trigger errors),
+        #: newest last; also passed to ``console`` if given.
+        self.log: deque[str] = deque(maxlen=10_000)
+        self._echo = console
+        self._log_lock = threading.Lock()
+        self.programs = Programs()
+        self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
+        self.qmgr = QueueManager(name, cpu=self.cpu, console=self.say)
+        self.qmgr.system = self
+        self.running = False
+        self.services: list = []  # started services (Internet daemon, monitors) to stop
+
+    # -- life cycle -----------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, name: str = "TPF1", home: str | Path | None = None, cpu: str = "B",
+              **kwargs) -> System:
+        """Boot a processor: dispatcher, queue manager, console. Returns it running."""
+        system = cls(name, home, cpu, **kwargs)
+        system.dispatcher.start()
+        try:
+            system.qmgr.start()
+        except errors.TpfEmuError:
+            system.dispatcher.stop(1)
+            raise
+        system.running = True
+        return system
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Quiesce: services stop, entries finish (or are reported), the queue manager
+        stops (open units of work are backed out)."""
+        if not self.running:
+            return
+        self.running = False
+        for service in reversed(self.services):
+            try:
+                service.stop()
+            except Exception as exc:  # stopping must go on
+                self.say(f"SYST0002E {self.cpu} stopping {service!r} failed: {exc!r}")
+        self.services.clear()
+        self.dispatcher.stop(timeout)
+        self.qmgr.stop()
+
+    def __enter__(self) -> System:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start_trigger_monitor(self, initq: str, **kwargs) -> object:
+        """Start a trigger monitor serving initiation queue ``initq`` (IBM's runmqtrm: it
+        runs only where it is started). It stops with the system.
+
+        :raises MQMIError: the initiation queue cannot be opened.
+        """
+        from tpfemu.qmgr.trigmon import TriggerMonitor
+
+        monitor = TriggerMonitor(self, initq, **kwargs).start()
+        self.services.append(monitor)
+        return monitor
+
+    # -- console -------------------------------------------------------------------------
+
+    def say(self, line: str) -> None:
+        """Write one line to the system console."""
+        with self._log_lock:
+            self.log.append(line)
+        if self._echo is not None:
+            self._echo(line)
+
+    def console(self, text: str) -> str:
+        """Run one operator command (``ZMQSC ...``, ``ZINET ...``); return its response.
+
+        A rejected command changes nothing and its response says why (an ``E`` message);
+        this method does not raise for bad commands.
+        """
+        from tpfemu.console import execute
+
+        return execute(self, text)
