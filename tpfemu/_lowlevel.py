@@ -610,9 +610,17 @@ class CoreQueue:
         """CURDEPTH: every message on the queue, committed or not, expired or not."""
         return lib.tpf_mq_depth(self._handle())
 
-    def depth_at_least(self, priority: int, committed_only: bool = False) -> int:
-        """Messages whose priority is >= priority (O(1); triggering uses it)."""
-        return lib.tpf_mq_depth_at_least(self._handle(), priority, 1 if committed_only else 0)
+    def depth_at_least(self, priority: int, committed_only: bool = False,
+                       without_gets: bool = False) -> int:
+        """Messages whose priority is >= priority (O(1); triggering uses it).
+
+        :param committed_only: leave out puts not yet committed.
+        :param without_gets: leave out messages got in a unit of work not yet ended.
+        """
+        flags = (lib.TPF_MQ_COUNT_NO_UNCOMMITTED_PUTS if committed_only else 0) | (
+            lib.TPF_MQ_COUNT_NO_UNCOMMITTED_GETS if without_gets else 0
+        )
+        return lib.tpf_mq_depth_at_least(self._handle(), priority, flags)
 
     def stats(self) -> dict[str, int | list[int]]:
         """The core's counters (puts, gets, depth by priority, slab bytes, ...)."""

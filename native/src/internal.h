@@ -176,7 +176,8 @@ struct tpf_mq_queue {
     uint32_t nuows, cap_uows;
     tpf_mq_cursor_t *cursors;
     tpf_mq_stats_t st;            /**< counters kept current (depth, by priority, ...) */
-    uint32_t uncommitted_by_priority[TPF_MQ_PRIORITIES];
+    uint32_t uncommitted_by_priority[TPF_MQ_PRIORITIES]; /**< puts not yet committed */
+    uint32_t got_by_priority[TPF_MQ_PRIORITIES];         /**< gets not yet committed */
 };
 
 #endif /* TPF_INTERNAL_H */

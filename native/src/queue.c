@@ -702,6 +702,7 @@ static void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
     n->uow_next = r->head;
     r->head = n;
     q->st.uncommitted_gets++;
+    q->got_by_priority[n->md.priority]++;
 }
 
 static int check_get_options(const tpf_mq_getreq_t *req)
@@ -961,6 +962,7 @@ static int finish_uow(tpf_mq_queue_t *q, uint64_t uow, int commit, uint32_t *n_o
                 n->state &= (uint8_t)~N_GOT;
                 n->got_uow = 0;
                 q->st.uncommitted_gets--;
+                q->got_by_priority[n->md.priority]--;
                 if (commit)
                     remove_node(q, n);
                 else
@@ -1081,7 +1083,7 @@ uint32_t tpf_mq_depth(tpf_mq_queue_t *q)
     return d;
 }
 
-uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int committed_only)
+uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int flags)
 {
     if (priority < 0)
         priority = 0;
@@ -1091,8 +1093,10 @@ uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int committed_on
     QLOCK(q);
     for (int p = priority; p < TPF_MQ_PRIORITIES; p++) {
         total += q->st.depth_by_priority[p];
-        if (committed_only)
+        if (flags & TPF_MQ_COUNT_NO_UNCOMMITTED_PUTS)
             total -= q->uncommitted_by_priority[p];
+        if (flags & TPF_MQ_COUNT_NO_UNCOMMITTED_GETS)
+            total -= q->got_by_priority[p];
     }
     QUNLOCK(q);
     return total;

@@ -33,7 +33,6 @@ queue), so "the previous count" is exact however many threads put at once.
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
@@ -65,7 +64,6 @@ class Triggers:
 
     def __init__(self, qmgr: QueueManager) -> None:
         self.qmgr = qmgr
-        self._local = threading.local()  # .in_alter: inside a catalog listener
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -73,11 +71,12 @@ class Triggers:
         """Qualifying messages on the queue now (condition 2, note 14, note 3a/b)."""
         d = queue.definition
         committed_only = d.common == "YES"
+        # Messages got in a unit of work not yet ended are on their way out (note 12b).
         if d.msgdlvsq == "FIFO":  # note 14: every message counts at the default priority
             if d.trigmpri > d.defprty:
                 return 0
-            return queue.core.depth_at_least(0, committed_only)
-        return queue.core.depth_at_least(d.trigmpri, committed_only)
+            return queue.core.depth_at_least(0, committed_only, without_gets=True)
+        return queue.core.depth_at_least(d.trigmpri, committed_only, without_gets=True)
 
     def _qualifies(self, d: LocalQueueDef, priority: int) -> bool:
         effective = d.defprty if d.msgdlvsq == "FIFO" else priority
@@ -143,11 +142,17 @@ class Triggers:
                 fire = True
             elif d.trigtype == "FIRST":
                 fire = previous == 0 or self._interval_elapsed(queue)  # 3, or 11
-            elif d.trigtype == "DEPTH":
-                fire = previous == d.trigdpth - 1
+            elif d.trigtype == "DEPTH":  # 3, or 11: TriggerDepth or more already there
+                fire = previous >= d.trigdpth - 1
         if not fire:
             return
+        if d.trigtype == "DEPTH":  # off as soon as the trigger is generated (IBM)
+            self._switch_off(d.name)
         if uow is not None:
+            # Generated now (TRIGINT counts from here), available when the unit of work ends.
+            from tpfemu.qmgr.manager import now_us
+
+            queue.trigger_state["last"] = now_us()
             uow.triggers.append(("fire", queue, priority, md))
         else:
             self._fire(queue, md)
@@ -173,8 +178,10 @@ class Triggers:
 
         profile = self.qmgr.catalog.profile
         last = queue.trigger_state.get("last")
-        if profile is None or last is None:
+        if profile is None:
             return False
+        if last is None:  # no trigger message was ever written for this queue
+            return True
         return now_us() - last >= profile.trigint * 1000
 
     # -- delivering a trigger ---------------------------------------------------------------
@@ -185,12 +192,8 @@ class Triggers:
         d = queue.definition
         tm = self.trigger_message(d)
         self._note(queue)
-        if d.trigtype == "DEPTH":  # IBM: triggering is off after a DEPTH trigger
-            if getattr(self._local, "in_alter", False):
-                # Inside the catalog's listener of an ALTER: change it once that is over.
-                threading.Thread(target=self._switch_off, args=(d.name,), daemon=True).start()
-            else:
-                self._switch_off(d.name)
+        if d.trigtype == "DEPTH" and d.trigger == "YES":  # IBM: off after a DEPTH trigger
+            self._switch_off(d.name)  # at once (also when an ALTER or MQSET caused it)
         self.qmgr._emit("trigger", queue.name, trigtype=d.trigtype, initq=d.initq,
                         process=d.process)
         if d.initq:
@@ -200,8 +203,12 @@ class Triggers:
                 self.qmgr.put_internal(d.initq, "", tm.pack(), md_fields,
                                        priority=initq.definition.defprty, persistent=False)
             except errors.MQMIError as exc:
-                self.qmgr.console(f"MQSC0910E {self.qmgr.cpu} TRIGGER FOR {d.name} NOT PUT "
-                                  f"ON {d.initq}: {exc.reason_name}")
+                # IBM: a trigger message that cannot be put on the initiation queue goes to
+                # the dead-letter queue.
+                self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {d.name} NOT PUT "
+                                  f"ON {d.initq}: {exc.reason_name} - SENT TO THE DEAD-LETTER "
+                                  "QUEUE")
+                self.qmgr.dead_letter(tm.pack(), md_fields, exc.reason, d.initq, "")
             return
         self.activate(tm, md, queue)
 
@@ -240,7 +247,7 @@ class Triggers:
             self.qmgr.console(f"MQSC0912E {self.qmgr.cpu} TRIGGER FOR {qname}: PROGRAM "
                               f"{program} IS NOT LOADED - TRIGGER KEPT")
             if queue is not None:
-                queue.trigger_state["pending"] = (tm, md)
+                queue.trigger_state.setdefault("pending", []).append((tm, md))
             return False
         if process_name:
             data = TMC2.from_tm(tm, self.qmgr.name).pack()
@@ -254,8 +261,8 @@ class Triggers:
     def retry_pending(self, queue: LocalQueue) -> None:
         """A trigger whose program was not loaded is tried again at the next trigger point."""
         pending = queue.trigger_state.pop("pending", None)
-        if pending is not None:
-            self.activate(pending[0], pending[1], queue)
+        for tm, md in pending or ():
+            self.activate(tm, md, queue)
 
     # -- the other trigger points (seed 000, 12-13) -----------------------------------------
 
@@ -287,7 +294,7 @@ class Triggers:
     def on_last_input_close(self, queue: LocalQueue) -> None:
         """Point 12: the only application serving the queue closed it (FIRST, DEPTH)."""
         if queue.definition.trigtype in ("FIRST", "DEPTH"):
-            self._point(queue)
+            self._point(queue, check_get=False)  # conditions 6 through 10
 
     def on_initq_opened(self, initq: LocalQueue) -> None:
         """A trigger monitor opened an initiation queue for input (no one had it open):
@@ -302,20 +309,16 @@ class Triggers:
         queue = self.qmgr.queues.get(new.name)
         if queue is None:
             return
-        self._local.in_alter = True
-        try:
-            self._on_alter(queue, old, new)
-        finally:
-            self._local.in_alter = False
-
-    def _on_alter(self, queue: LocalQueue, old: LocalQueueDef, new: LocalQueueDef) -> None:
         if new.trigger == "YES" and new.trigtype == "FIRST" and not new.initq and (
             old.trigger != "YES" and queue.core.depth == 0
         ):
             queue.trigger_state["armed"] = True  # TPF FIRST: armed on an empty queue
+        depth_matters = new.trigtype == "DEPTH"  # TriggerDepth "if relevant" (point 13)
         changed = (old.trigger != "YES" and new.trigger == "YES") or (
-            new.trigger == "YES" and (old.trigtype, old.trigmpri, old.trigdpth)
-            != (new.trigtype, new.trigmpri, new.trigdpth)
+            new.trigger == "YES" and (
+                old.trigtype != new.trigtype or old.trigmpri != new.trigmpri
+                or (depth_matters and old.trigdpth != new.trigdpth)
+            )
         )
         if changed:
             self._point(queue, check_monitor=False)
@@ -336,13 +339,34 @@ class Triggers:
         """Deliver the triggers a unit of work held: on commit; on backout only for FIRST
         and DEPTH (seed 000, after condition 10)."""
         held, uow.triggers = uow.triggers, []
-        for kind, queue, priority, md in held:
+        shared: dict[str, list] = {}
+        for kind, queue, _priority, md in held:
             if queue.deleted:
                 continue
             if kind == "shared":
                 if commit:
-                    with queue.trigger_lock:
-                        self.after_put(queue, priority, md, None)
+                    shared.setdefault(queue.name, []).append((queue, md))
                 continue
             if commit or queue.definition.trigtype in ("FIRST", "DEPTH"):
                 self._fire(queue, md)
+        for entries in shared.values():
+            self._committed_shared(entries)
+
+    def _committed_shared(self, entries: list) -> None:
+        """Processor-shared queue (committed messages count): the unit of work's
+        qualifying messages became visible at once; judge them in put order, each against
+        the count before it."""
+        queue = entries[0][0]
+        d = queue.definition
+        with queue.trigger_lock:
+            if not self._static_ok(queue):
+                return
+            previous = self._count(queue) - len(entries)
+            for _queue, md in entries:
+                if d.trigtype == "EVERY" or (
+                    d.trigtype == "FIRST" and previous == 0
+                ) or (d.trigtype == "DEPTH" and previous == d.trigdpth - 1):
+                    self._fire(queue, md)
+                    if d.trigtype == "DEPTH":
+                        return
+                previous += 1

@@ -290,12 +290,18 @@ int tpf_mq_discard_expired(tpf_mq_queue_t *q, int64_t now, uint32_t *n_out);
 /** @brief CURDEPTH. This function can't fail. */
 uint32_t tpf_mq_depth(tpf_mq_queue_t *q);
 
+/** @defgroup countflags Flags of tpf_mq_depth_at_least() @{ */
+#define TPF_MQ_COUNT_NO_UNCOMMITTED_PUTS 1 /**< leave out puts not yet committed */
+#define TPF_MQ_COUNT_NO_UNCOMMITTED_GETS 2 /**< leave out gets not yet committed */
+/** @} */
+
 /**
  * @brief Messages on the queue whose MD.Priority is >= priority, in O(1) (triggering
- * needs it). With committed_only, uncommitted puts are left out (shared queues).
+ * needs it). Flags leave out uncommitted puts (processor-shared queues count committed
+ * messages only) and/or messages got in a unit of work not yet ended (seed 000, note 12b).
  * This function can't fail; priority outside 0..9 is clamped.
  */
-uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int committed_only);
+uint32_t tpf_mq_depth_at_least(tpf_mq_queue_t *q, int priority, int flags);
 
 /** @brief Copy the queue's counters into *out. This function can't fail. */
 void tpf_mq_stats(tpf_mq_queue_t *q, tpf_mq_stats_t *out);
