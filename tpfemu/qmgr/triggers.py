@@ -365,7 +365,7 @@ class Triggers:
             for _queue, md in entries:
                 if d.trigtype == "EVERY" or (
                     d.trigtype == "FIRST" and previous == 0
-                ) or (d.trigtype == "DEPTH" and previous == d.trigdpth - 1):
+                ) or (d.trigtype == "DEPTH" and previous >= d.trigdpth - 1):
                     self._fire(queue, md)
                     if d.trigtype == "DEPTH":
                         return
