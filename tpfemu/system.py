@@ -70,6 +70,11 @@ class System:
             system.dispatcher.stop(1)
             raise
         system.running = True
+        if system.home is not None:  # servers defined ACT-AUTO in this home start now
+            from tpfemu.console.zinet import start_auto
+
+            for line in filter(None, start_auto(system).splitlines()):
+                system.say(line)
         return system
 
     def stop(self, timeout: float = 5.0) -> None:
