@@ -28,6 +28,7 @@ REQUIRED: dict[str, dict[str, Any]] = {
     "QA": {"targq": "TARGET.Q"},
     "QR": {"rqmname": "QM2"},
     "PROC": {"applid": "QZZ1"},
+    "CHL": {"chltype": "SDR", "conname": "HOST.EXAMPLE", "xmitq": "XMIT.Q"},
 }
 
 
@@ -397,6 +398,7 @@ def _strategy(type_name: str) -> st.SearchStrategy[ObjectDef]:
     cls = DEFINITION_TYPES[type_name]
     name_chars = st.sampled_from("ABCXYZabz019./_%")
     names = st.text(name_chars, min_size=1, max_size=48).filter(lambda n: n != "ALL")
+    own_names = st.text(name_chars, min_size=1, max_size=cls.name_max).filter(lambda n: n != "ALL")
     fields: dict[str, st.SearchStrategy[Any]] = {}
     for attr, spec in cls.ATTRS.items():
         if spec.kind == "int":
@@ -410,6 +412,9 @@ def _strategy(type_name: str) -> st.SearchStrategy[ObjectDef]:
     if type_name == "PROC":
         fields["applid"] = st.from_regex(r"[A-Z][A-Z0-9]{3}", fullmatch=True)
         fields["appltype"] = st.sampled_from(["TPF", "DEFAULT"])
+    if type_name == "CHL":
+        fields["conname"] = st.from_regex(r"[a-z][a-z0-9.-]{0,20}(\([1-9][0-9]{0,3}\))?",
+                                          fullmatch=True)
 
     def fix(values: dict[str, Any]) -> dict[str, Any]:
         if values.get("common") == "YES":
@@ -417,9 +422,13 @@ def _strategy(type_name: str) -> st.SearchStrategy[ObjectDef]:
         name = values["name"]
         if type_name == "QA" and values["targq"] == name:
             values["targq"] = name[:-1] + ("Y" if name[-1] != "Y" else "Z")
+        if type_name == "CHL" and values["chltype"] != "SDR":
+            values.update(conname="", xmitq="")
+        if type_name == "CHL" and values["chltype"] == "SDR" and not values["xmitq"]:
+            values["xmitq"] = "XMIT.Q"
         return values
 
-    return st.fixed_dictionaries({"name": names, **fields}).map(fix).map(lambda v: cls(**v))
+    return st.fixed_dictionaries({"name": own_names, **fields}).map(fix).map(lambda v: cls(**v))
 
 
 @settings(max_examples=60, deadline=None)

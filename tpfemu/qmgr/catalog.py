@@ -14,8 +14,8 @@ Rules (TPF, seed 004 and ``tpf-facts.md`` §2):
   ``DEAD.LETTER.QUEUE`` and ``SPECIAL.RECOVERY.QUEUE`` (local, processor-unique, defaults),
   which cannot be deleted while the profile exists; the profile can be deleted only when no
   other object exists, and takes those two queues with it.
-- QL, QA and QR share one namespace; processes have their own. Names are stored as given
-  (the console upper-cases unquoted names).
+- QL, QA and QR share one namespace; processes and channels (CHL) have their own. Names
+  are stored as given (the console upper-cases unquoted names).
 - Every command is checked completely before anything changes: a refused command raises
   :class:`~tpfemu.errors.DefinitionError` (naming the MQSC keyword and what it accepts) and
   changes nothing. Addressing an object that does not exist raises
@@ -27,6 +27,12 @@ Rules (TPF, seed 004 and ``tpf-facts.md`` §2):
 - A QL's MAXMSGL may not exceed the profile's when it is given (or defaulted) on DEFINE or
   ALTER. Lowering the profile's MAXMSGL later is allowed and leaves queues as they are: the
   lower of the two limits applies at MQPUT, as in IBM MQ (2030 vs 2031).
+- A channel's BATCHSZ defaults to the profile's, and its CPU to the catalog's processor.
+
+Runtime tables kept beside the definitions (not part of :meth:`snapshot`, not persisted as
+definitions): ``xmitq_routes`` (transmission-queue swings made by ``ZMQSC SWQ``, see
+:mod:`tpfemu.qmgr.swq`; name resolution follows them) and ``channel_requests`` (the state
+operators asked for with ``ZMQSC START/STOP/RESET/RESOLVE CHL``, for the channel agent).
 
 Hooks for the queue manager, which owns the live queues:
 
@@ -49,6 +55,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tpfemu.errors import (
@@ -61,6 +68,7 @@ from tpfemu.mq import cmqc
 from tpfemu.qmgr.objects import (
     AUTO_QUEUES,
     DEFINITION_TYPES,
+    ChannelDef,
     LocalQueueDef,
     ObjectDef,
     ProcessDef,
@@ -75,6 +83,20 @@ QUEUE_TYPES = ("QL", "QA", "QR")
 ALL_QUEUES = "Q"  # list("Q", ...) lists every queue type
 Listener = Callable[[str, ObjectDef | None, ObjectDef | None], None]
 InUse = Callable[[str, str], str | None]
+
+
+@dataclass(frozen=True)
+class ChannelRequest:
+    """What operators last asked of a channel (``catalog.channel_requests[name]``).
+
+    Recorded by ``ZMQSC START/STOP/RESET/RESOLVE CHL`` for the channel agent to act on.
+    """
+
+    state: str = ""  # "RUNNING" after START, "STOPPED" after STOP, "" if neither was asked
+    mode: str = ""  # STOP: QUIESCE (finish the batch) or FORCE
+    seqnum: int | None = None  # RESET: the message sequence number to use next
+    resolve: str = ""  # RESOLVE: COMMIT or BACKOUT the in-doubt batch
+    time_us: int = 0  # when the last request was made (microseconds since the epoch)
 
 
 def _definition_class(type_name: str) -> type[ObjectDef]:
@@ -102,21 +124,37 @@ class Catalog:
 
     :param qmgr_name: the queue manager's name (also the profile's).
     :param in_use: the queue manager's veto on DELETE and on USAGE changes (see module doc).
+    :param cpu: the processor ID this catalog's queue manager runs on (a channel's default CPU).
     """
 
-    def __init__(self, qmgr_name: str = "TPF1", *, in_use: InUse | None = None) -> None:
+    def __init__(
+        self, qmgr_name: str = "TPF1", *, in_use: InUse | None = None, cpu: str = "B"
+    ) -> None:
         self.qmgr_name = check_name(qmgr_name, "QMGR")
+        self.cpu = cpu
         self._in_use = in_use
         self._lock = threading.RLock()
         self._profile: ProfileDef | None = None
         self._queues: dict[str, QueueDef] = {}
         self._processes: dict[str, ProcessDef] = {}
+        self._channels: dict[str, ChannelDef] = {}
+        #: Transmission-queue swings (``ZMQSC SWQ``): original XMITQ name -> the one new
+        #: puts go to instead. Changed only by :mod:`tpfemu.qmgr.swq`, under :attr:`lock`.
+        self.xmitq_routes: dict[str, str] = {}
+        #: What operators asked of each channel (START/STOP/RESET/RESOLVE): channel name ->
+        #: a record the channel agent acts on. Dropped when the channel is deleted.
+        self.channel_requests: dict[str, ChannelRequest] = {}
         self._listeners: list[Listener] = []
         #: Bumped by every change, before listeners run: a decision cached against an
         #: older generation (e.g. an MQI handle's put plan) must be made again.
         self.generation = 0
 
     # ---------------------------------------------------------------- reading
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The re-entrant lock every change takes (for multi-step changes made elsewhere)."""
+        return self._lock
 
     @property
     def profile(self) -> ProfileDef | None:
@@ -143,6 +181,10 @@ class Catalog:
         """The process definition named ``name``, or None."""
         return self._processes.get(name)
 
+    def find_channel(self, name: str) -> ChannelDef | None:
+        """The channel definition named ``name``, or None."""
+        return self._channels.get(name)
+
     def list(self, type_name: str, pattern: str = "*") -> list[ObjectDef]:
         """The definitions of a type whose names match ``pattern``, sorted by name.
 
@@ -166,12 +208,13 @@ class Catalog:
         return sorted((d for d in pool if matches(d.name, pattern)), key=lambda d: d.name)
 
     def snapshot(self) -> list[ObjectDef]:
-        """Every definition: the profile first, then queues and processes by name."""
+        """Every definition: the profile first, then queues, processes and channels by name."""
         with self._lock:
             head: list[ObjectDef] = [self._profile] if self._profile is not None else []
             queues = sorted(self._queues.values(), key=lambda d: d.name)
             procs = sorted(self._processes.values(), key=lambda d: d.name)
-            return head + queues + procs
+            chls = sorted(self._channels.values(), key=lambda d: d.name)
+            return head + queues + procs + chls
 
     # ---------------------------------------------------------------- hooks
 
@@ -198,7 +241,7 @@ class Catalog:
             if cls is ProfileDef:
                 return self._define_profile(name, attrs, replace)
             profile = self._require_profile("DEFINE", cls)
-            check_name(name, cls.type_name)
+            check_name(name, cls.type_name, cls.name_max)
             assert name is not None
             space = self._space(cls)
             existing = space.get(name)
@@ -216,7 +259,7 @@ class Catalog:
                     keyword=cls.type_name,
                     accepted="a new name, or REPLACE",
                 )
-            defaults = {"maxmsgl": profile.maxmsgl} if cls is LocalQueueDef else {}
+            defaults = self._defaults(cls, profile)
             new = cls.build(name, attrs, defaults=defaults, previous=existing)
             self._check_maxmsgl(new, profile)
             if existing is not None:
@@ -263,6 +306,8 @@ class Catalog:
                 )
             self._check_free("DELETE", old)
             del self._space(cls)[old.name]
+            if cls is ChannelDef:
+                self.channel_requests.pop(old.name, None)
             self._emit("delete", old, None)
             return old
 
@@ -290,10 +335,15 @@ class Catalog:
                 )
             queues: dict[str, QueueDef] = {}
             processes: dict[str, ProcessDef] = {}
+            channels: dict[str, ChannelDef] = {}
             for obj in objects:
                 if obj is profiles[0]:
                     continue
-                space: dict[str, Any] = processes if isinstance(obj, ProcessDef) else queues
+                space: dict[str, Any] = queues
+                if isinstance(obj, ProcessDef):
+                    space = processes
+                elif isinstance(obj, ChannelDef):
+                    space = channels
                 if obj.name in space:
                     raise DefinitionError(
                         f"restore: {obj.label} is defined twice", keyword=obj.type_name
@@ -306,14 +356,33 @@ class Catalog:
             self._profile = profiles[0]
             self._queues.update(sorted(queues.items()))
             self._processes.update(sorted(processes.items()))
+            self._channels.update(sorted(channels.items()))
             self._emit_all(
-                "define", [self._profile, *self._queues.values(), *self._processes.values()]
+                "define",
+                [
+                    self._profile,
+                    *self._queues.values(),
+                    *self._processes.values(),
+                    *self._channels.values(),
+                ],
             )
 
     # ---------------------------------------------------------------- internals
 
     def _space(self, cls: type[ObjectDef]) -> dict[str, Any]:
-        return self._processes if cls is ProcessDef else self._queues
+        if cls is ProcessDef:
+            return self._processes
+        if cls is ChannelDef:
+            return self._channels
+        return self._queues
+
+    def _defaults(self, cls: type[ObjectDef], profile: ProfileDef) -> dict[str, Any]:
+        """Defaults that come from the profile or the processor rather than the specs."""
+        if cls is LocalQueueDef:
+            return {"maxmsgl": profile.maxmsgl}
+        if cls is ChannelDef:
+            return {"batchsz": profile.batchsz, "cpu": self.cpu}
+        return {}
 
     def _unknown(self, verb: str, cls: type[ObjectDef], name: str | None) -> UnknownObjectName:
         obj = self.qmgr_name if cls is ProfileDef else str(name)
@@ -372,6 +441,7 @@ class Catalog:
     def _delete_profile(self) -> ProfileDef:
         profile = self._require_profile("DELETE", ProfileDef)
         others = [n for n in self._queues if n not in AUTO_QUEUES] + list(self._processes)
+        others += list(self._channels)
         if others:
             shown = ", ".join(sorted(others)[:5]) + (", ..." if len(others) > 5 else "")
             raise DefinitionError(

@@ -10,7 +10,8 @@ invalid definition cannot exist::
     LocalQueueDef(name="APP.IN", maxdepth=10**9)   # DefinitionError naming MAXDEPTH
 
 Types (``type_name``): ``MQP`` the profile (one per queue manager, named like it), ``QL``
-local queue, ``QA`` alias queue, ``QR`` local definition of a remote queue, ``PROC`` process.
+local queue, ``QA`` alias queue, ``QR`` local definition of a remote queue, ``PROC`` process,
+``CHL`` message channel (sender, receiver or server-connection; names 1-20 characters).
 
 Where we differ from, or go beyond, IBM (for ``docs/deviations.md``):
 
@@ -25,6 +26,9 @@ Where we differ from, or go beyond, IBM (for ``docs/deviations.md``):
   only TRIGTYPE.
 - A process whose APPLTYPE is TPF or DEFAULT must name a TPF program (4 characters) as
   APPLID; for other application types APPLID is MQ's free 0..256 characters.
+- Channels (``CHL``): CONNAME and XMITQ belong to sender channels only (TPF lets ALT CHL
+  change CONNAME of senders only; IBM ignores CONNAME on a receiver, we refuse it), and a
+  sender needs both. SPEED (TPF's fast/normal channels) stands for MQ's NPMSPEED.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ from tpfemu.errors import DefinitionError
 
 NAME_MAX = 48
 NAME_RULE = "1 to 48 characters A-Z a-z 0-9 . / _ % (not ALL)"
+CHANNEL_NAME_MAX = 20  # TPF: channel names are 1-20 characters
+CHANNEL_NAME_RULE = "1 to 20 characters A-Z a-z 0-9 . / _ % (not ALL)"
+DEFAULT_PORT = 1414  # CONNAME without (port): MQ's standard port
 RESERVED_NAMES = frozenset({"ALL"})  # reserved exactly as written: DISPLAY QL-ALL means all
 DEAD_LETTER_QUEUE = "DEAD.LETTER.QUEUE"
 SPECIAL_RECOVERY_QUEUE = "SPECIAL.RECOVERY.QUEUE"
@@ -47,17 +54,22 @@ AUTO_QUEUES = (DEAD_LETTER_QUEUE, SPECIAL_RECOVERY_QUEUE)  # created by DEFINE M
 _NAME_CHARS = re.compile(r"[A-Za-z0-9./_%]+")
 _TPF_PROGRAM = re.compile(r"[A-Z][A-Z0-9]{3}")
 _TPF_APPLTYPES = ("TPF", "DEFAULT")  # DEFAULT on a TPF queue manager is TPF
+_CONNAME = re.compile(r"([A-Za-z0-9][A-Za-z0-9.:_-]*)(?:\((\d{1,5})\))?")
+CPU_IDS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")  # TPF processor IDs
 
 T = TypeVar("T", bound="ObjectDef")
 
 
-def name_problem(name: object) -> str | None:
-    """What is wrong with ``name`` as an MQ object name, or None if it is valid."""
+def name_problem(name: object, max_len: int = NAME_MAX) -> str | None:
+    """What is wrong with ``name`` as an MQ object name, or None if it is valid.
+
+    :param max_len: the longest name allowed (48; channels 20).
+    """
     if not isinstance(name, str):
         return "is not a string"
     if not name:
         return "is empty"
-    if len(name) > NAME_MAX:
+    if len(name) > max_len:
         return f"is {len(name)} characters long"
     if not _NAME_CHARS.fullmatch(name):
         bad = sorted({c for c in name if not _NAME_CHARS.fullmatch(c)})
@@ -67,16 +79,16 @@ def name_problem(name: object) -> str | None:
     return None
 
 
-def check_name(name: object, keyword: str) -> str:
+def check_name(name: object, keyword: str, max_len: int = NAME_MAX) -> str:
     """Return ``name`` if it is a valid MQ object name, else raise DefinitionError.
 
     :param keyword: the keyword that carried the name (``"QL"``, ``"TARGQ"``...).
+    :param max_len: the longest name allowed (48; channels 20).
     """
-    problem = name_problem(name)
+    problem = name_problem(name, max_len)
     if problem is not None:
-        raise DefinitionError(
-            f"{keyword} name {name!r} {problem}", keyword=keyword, accepted=NAME_RULE
-        )
+        rule = NAME_RULE if max_len == NAME_MAX else NAME_RULE.replace("48", str(max_len))
+        raise DefinitionError(f"{keyword} name {name!r} {problem}", keyword=keyword, accepted=rule)
     return name  # type: ignore[return-value]
 
 
@@ -122,6 +134,8 @@ class AttrSpec:
 
         :param owner: the object, for the message (``"QL 'APP.IN'"``).
         """
+        if self.required and value == "" and self.kind != "name":
+            raise self.error(owner, f"{self.keyword} is required")
         if self.kind == "int" or (self.kind == "appltype" and _is_integer(value)):
             if _is_integer(value):
                 number = int(value)
@@ -224,11 +238,12 @@ class ObjectDef:
     """Base of every definition: a validated, immutable set of attributes with a name."""
 
     type_name: ClassVar[str] = ""
+    name_max: ClassVar[int] = NAME_MAX
     ATTRS: ClassVar[Mapping[str, AttrSpec]] = MappingProxyType({})
     name: str
 
     def __post_init__(self) -> None:
-        check_name(self.name, self.type_name)
+        check_name(self.name, self.type_name, self.name_max)
         label = self.label
         for attr, spec in self.ATTRS.items():
             object.__setattr__(self, attr, spec.check(getattr(self, attr), label))
@@ -494,6 +509,69 @@ class ProcessDef(ObjectDef):
             )
 
 
-for _cls in (ProfileDef, LocalQueueDef, AliasQueueDef, RemoteQueueDef, ProcessDef):
+@dataclass(frozen=True, kw_only=True)
+class ChannelDef(ObjectDef):
+    """A message channel (``ZMQSC DEF CHL``): sender (SDR), receiver (RCVR) or
+    server-connection (SVRCONN), over TCP/IP only (tpf-facts §2.2).
+
+    CHLTYPE is required and cannot be altered. A sender needs CONNAME (host name or dotted
+    address, ``host(port)`` for a port other than 1414) and XMITQ (the transmission queue
+    it serves); other types take neither. BATCHSZ defaults to the profile's (the catalog
+    fills it in); the lower of the two ends' values is used when the channel runs. CPU is
+    the processor that runs the channel (``ALL``: every processor); the catalog defaults
+    it to the local one. The channel must be restarted after ALT CHL to use new values.
+    """
+
+    type_name: ClassVar[str] = "CHL"
+    name_max: ClassVar[int] = CHANNEL_NAME_MAX
+    chltype: str = _enum(
+        "",
+        *_mq(SDR="MQCHT_SENDER", RCVR="MQCHT_RECEIVER", SVRCONN="MQCHT_SVRCONN"),
+        None,
+        required=True,
+        alterable=False,
+    )
+    conname: str = _text(256, None)
+    xmitq: str = _name(None)
+    batchsz: int = _int(50, 1, 9999, None)
+    speed: str = _enum("NORMAL", ("FAST", "NORMAL"), {}, None)  # MQ: NPMSPEED FAST/NORMAL
+    cpu: str = _enum("B", (*CPU_IDS, "ALL"), {}, None)
+    descr: str = _text(64, None)
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """(host, port) of CONNAME, the port 1414 when not given; None without CONNAME."""
+        found = _CONNAME.fullmatch(self.conname)
+        if not self.conname or found is None:
+            return None
+        return found.group(1), int(found.group(2) or DEFAULT_PORT)
+
+    def _check_rules(self) -> None:
+        specs = self.ATTRS
+        if self.chltype == "SDR":
+            if not self.conname:
+                raise specs["conname"].error(self.label, "a sender channel needs CONNAME")
+            if not self.xmitq:
+                raise specs["xmitq"].error(self.label, "a sender channel needs XMITQ", NAME_RULE)
+        else:
+            for attr in ("conname", "xmitq"):
+                if getattr(self, attr):
+                    raise specs[attr].error(
+                        self.label,
+                        f"{attr.upper()} is for sender (SDR) channels only",
+                        f"nothing when CHLTYPE is {self.chltype}",
+                    )
+        if self.conname:
+            found = _CONNAME.fullmatch(self.conname)
+            if found is None or not 1 <= int(found.group(2) or DEFAULT_PORT) <= 65535:
+                raise specs["conname"].error(
+                    self.label,
+                    f"CONNAME {self.conname!r} is not a host name or address",
+                    "1 to 256 characters: a host name or dotted IP address, optionally "
+                    f"followed by (port) 1 to 65535; port {DEFAULT_PORT} when omitted",
+                )
+
+
+for _cls in (ProfileDef, LocalQueueDef, AliasQueueDef, RemoteQueueDef, ProcessDef, ChannelDef):
     _definition(_cls)
 del _cls

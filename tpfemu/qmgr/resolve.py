@@ -14,6 +14,10 @@ IBM's rules, as far as a single queue manager with transmission queues needs the
   MQRC_UNKNOWN_REMOTE_Q_MGR if there is neither).
 - A transmission queue must be a local queue (2091) with USAGE XMITQ (2092); a missing one
   is 2196 MQRC_UNKNOWN_XMIT_Q.
+- TPF's transmission-queue swing (``ZMQSC SWQ``, :mod:`tpfemu.qmgr.swq`): a transmission
+  queue chosen above is replaced by the one it was swung to (``catalog.xmitq_routes``,
+  followed to the end of the chain), so new opens put there. A route whose target is no
+  longer a local queue is ignored.
 
 Messages for another queue manager go onto the transmission queue prefixed by an MQXQH
 naming the destination (the queue manager adds it at MQPUT).
@@ -66,8 +70,20 @@ def _fail(reason: str, name: str, call: str = "MQOPEN") -> errors.MQMIError:
     return errors.error_for(getattr(cmqc, reason), call=call, obj=name)
 
 
+def _swung(catalog: Catalog, name: str) -> str:
+    """The transmission queue that ``name`` has been swung to (itself if none)."""
+    routes = catalog.xmitq_routes
+    seen = {name}
+    while (target := routes.get(name)) is not None and target not in seen:
+        if not isinstance(catalog.find_queue(target), LocalQueueDef):
+            break
+        seen.add(target)
+        name = target
+    return name
+
+
 def _xmitq(catalog: Catalog, name: str, opened: str) -> LocalQueueDef:
-    xq = catalog.find_queue(name)
+    xq = catalog.find_queue(_swung(catalog, name))
     if xq is None:
         raise _fail("MQRC_UNKNOWN_XMIT_Q", opened)
     if not isinstance(xq, LocalQueueDef):
@@ -95,7 +111,8 @@ def _to_remote_qmgr(catalog: Catalog, local_name: str, qname: str, qmgr: str,
         if alias.usage != "XMITQ":
             raise _fail("MQRC_XMIT_Q_USAGE_ERROR", opened)
         path.append(alias)
-        return Resolved(alias, path, qname, qmgr, via_qmgr_name=True)
+        xq = _xmitq(catalog, alias.name, opened) if alias.name in catalog.xmitq_routes else alias
+        return Resolved(xq, path, qname, qmgr, via_qmgr_name=True)
     raise _fail("MQRC_UNKNOWN_REMOTE_Q_MGR", opened)
 
 
