@@ -6,7 +6,6 @@ Exit status: 0 success, 1 failure (a tpfemu error), 2 usage error (click's own).
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -42,120 +41,207 @@ def main() -> None:
     """Emulate an IBM TPF system and its MQSeries local queue manager."""
 
 
+name_option = click.option("--name", default="TPF1", show_default=True,
+                           help="Queue manager name (what MQCONN names).")
+cpu_option = click.option("--cpu", default="B", show_default=True,
+                          help="Processor ID of this TPF system (A-Z).")
+
+
+def script_commands(lines: list[str]) -> list[str]:
+    """Commands of a script: one per line; ``*`` or ``#`` starts a comment line; a line
+    ending in ``+`` continues on the next."""
+    commands: list[str] = []
+    pending = ""
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith(("*", "#")):
+            continue
+        if line.endswith("+"):
+            pending += line[:-1].rstrip() + " "
+            continue
+        commands.append(pending + line)
+        pending = ""
+    if pending.strip():
+        commands.append(pending.strip())
+    return commands
+
+
+def _run_commands(system, commands: list[str], echo) -> bool:
+    """Run commands, echoing each with its response; False once STOP QMGR was asked."""
+    for command in commands:
+        echo(f"{system.cpu}> {command}")
+        echo(system.console(command))
+        if getattr(system, "stop_requested", False):
+            return False
+    return True
+
+
 @main.command()
+@click.argument("scripts", nargs=-1, type=click.File("r"))
 @home_option
+@name_option
+@cpu_option
 @_translate_errors
-def demo(home: str | None) -> None:
-    """Show the queue manager, its MQI and the ECB runtime at work, step by step.
+def run(scripts, home: str | None, name: str, cpu: str) -> None:
+    """Boot a TPF system, run command SCRIPTS, then take commands from the console.
 
     \b
-    1. Define the profile and queues (as ZMQSC DEF would).
-    2. A pymqi program puts and gets by priority.
-    3. A request is answered; the reply is found by its CorrelId.
-    4. A unit of work is backed out: the message comes back, BackoutCount 1.
-    5. An expired message is discarded and reported, as IBM documents.
-    6. A legacy program, QZZ1, runs as TPF entries: CREEC hands it a core block on D0,
-       and it puts what it reads inside a TPF commit scope.
+    Scripts hold one command per line (ZMQSC ..., ZINET ...); lines starting with * or #
+    are comments; a line ending in + continues on the next. After the scripts, commands
+    are read from the terminal (or from standard input) until ZMQSC STOP QMGR or the end
+    of input.
+    """
+    import sys
+
+    from tpfemu.system import System
+
+    with System.start(name=name, home=home, cpu=cpu, console=click.echo) as system:
+        go_on = True
+        for script in scripts:
+            go_on = _run_commands(system, script_commands(script.readlines()), click.echo)
+            if not go_on:
+                break
+        interactive = sys.stdin is not None and sys.stdin.isatty()
+        while go_on:
+            try:
+                line = input(f"{name}/{system.cpu}> ") if interactive else sys.stdin.readline()
+            except EOFError:
+                break
+            if not interactive and not line:
+                break
+            commands = script_commands([line])
+            go_on = _run_commands(system, commands, click.echo) if commands else True
+
+
+@main.command()
+@click.argument("command")
+@home_option
+@name_option
+@cpu_option
+@_translate_errors
+def cmd(command: str, home: str | None, name: str, cpu: str) -> None:
+    """Run one console COMMAND on a new system with that home and print the response.
+
+    \b
+    Example: tpfemu cmd "ZMQSC DISP QMGR"
+    Exit status 1 when the response is an error (an E message).
+    """
+    from tpfemu.system import System
+
+    with System.start(name=name, home=home, cpu=cpu) as system:
+        response = system.console(command)
+    click.echo(response)
+    first = response.split(" ", 1)[0]
+    if first[-1:] == "E":
+        raise SystemExit(1)
+
+
+def _load_example(path):
+    """Import an example program module from the repository's examples/ directory."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"tpfemu_example_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise errors.TpfEmuError(f"cannot load the example program {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@main.command()
+@home_option
+@click.option("--requests", "count", default=40, show_default=True,
+              help="How many balance requests to send.")
+@_translate_errors
+def demo(home: str | None, count: int) -> None:
+    """Run a legacy TPF application end to end, the way an operator and a client see it.
+
+    \b
+    1. Boot a TPF system (processor B) with queue manager TPF1.
+    2. Define the profile, the queues, a process and a trigger with ZMQSC commands
+       (examples/bank/setup.mqsc).
+    3. Send balance requests before the application is loaded: the trigger cannot
+       start it, the console says so, the queue fills past its depth warning level.
+    4. Load the legacy program BNK1 (examples/bank/bnk1.py): the next trigger starts it
+       as a TPF entry with the MQTMC2 on data level 0, and it answers every request.
+    5. Show the console, the queue display with its trigger counters, and a summary.
     """
     import time
+    from pathlib import Path
 
     import tpfemu.mqi as pymqi
-    from ecb import Dispatcher, Ecb, Level, Programs
     from tpfemu.mqi import CMQC
-    from tpfemu.qmgr.manager import QueueManager
+    from tpfemu.system import System
 
-    del home  # the demo keeps everything in memory
+    examples = Path(__file__).resolve().parents[1] / "examples" / "bank"
+    if not examples.is_dir():
+        raise errors.TpfEmuError(f"the demo's application is not here: {examples}")
     say = click.echo
 
     def step(text: str) -> None:
         say(click.style(text, bold=True))
 
-    with QueueManager("TPF1") as qmgr:
-        step("1. Define the profile and queues")
-        cat = qmgr.catalog
-        cat.define("MQP")
-        cat.define("QL", "APP.IN", maxdepth=1000)
-        cat.define("QL", "APP.REPLY")
-        cat.define("QA", "APP.ALIAS", targq="APP.IN", defprty=4)
-        names = ", ".join(d.name for d in cat.list("Q"))
-        say(f"   queues: {names}")
+    console_lines: list[str] = []
+    started = time.monotonic()
+    with System.start(name="TPF1", home=home, cpu="B", console=console_lines.append) as system:
+        step("1. A TPF system is up: processor B, queue manager TPF1")
+        step("2. The operator defines the application with ZMQSC (examples/bank/setup.mqsc)")
+        for command in script_commands((examples / "setup.mqsc").read_text().splitlines()):
+            say(click.style(f"   B> {command}", fg="cyan"))
+            for line in system.console(command).splitlines():
+                say(f"   {line}")
 
-        step("2. Priority order through the MQI (pymqi's API)")
+        step(f"3. A client sends {count} balance requests; BNK1 is not loaded yet")
         qm = pymqi.connect("TPF1")
-        q = pymqi.Queue(
-            qm, "APP.IN", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_INQUIRE
-        )
-        for text, prio in [(b"routine 1", 0), (b"URGENT", 9), (b"routine 2", 0), (b"high", 6)]:
-            q.put(text, pymqi.MD(Priority=prio))
-        order = [q.get().decode() for _ in range(4)]
-        say(f"   got in order: {', '.join(order)}")
+        requests = pymqi.Queue(qm, "BANK.REQUEST", CMQC.MQOO_OUTPUT)
+        msg_ids = []
+        with click.progressbar(range(count), label="   sending") as bar:
+            for i in bar:
+                md = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"BANK.REPLY",
+                              Format=CMQC.MQFMT_STRING)
+                requests.put(b"%08d" % (1000 + i), md)
+                msg_ids.append(bytes(md.MsgId))
+        system.console("ZMQSC DISP QL-BANK.REQUEST")  # lets the depth monitor look now
+        monitor = getattr(system, "depth_monitor", None)
+        if monitor is not None:
+            monitor.check()
+        kept = [line for line in console_lines if "BNK1" in line]
+        if kept:
+            say(f"   console: {kept[0]}")
+            if len(kept) > 1:
+                say(f"   console: ... and so for each of the {len(kept)} triggers, all kept")
+        for line in console_lines:
+            if "QDEPTHHI" in line:
+                say(f"   console: {line}")
 
-        step("3. Request and reply, matched by CorrelId")
-        request = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"APP.REPLY")
-        pymqi.Queue(qm, "APP.ALIAS").put(b"balance?", request)
-        server_md = pymqi.MD()
-        asked = q.get(None, server_md)
-        reply = pymqi.MD(MsgType=CMQC.MQMT_REPLY, CorrelId=server_md.MsgId)
-        replies = pymqi.Queue(qm, "APP.REPLY", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
-        replies.put(b"noise", pymqi.MD(CorrelId=b"N".ljust(24, b".")))
-        replies.put(b"balance: 42", reply)
-        gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
-        answer = replies.get(None, pymqi.MD(CorrelId=request.MsgId), gmo)
-        say(f"   asked {asked.decode()!r} via the alias (priority {server_md.Priority} from "
-            f"its DEFPRTY); the reply by CorrelId: {answer.decode()!r}, past "
-            f"{replies.get().decode()!r} put before it")
+        step("4. The operator loads BNK1; the next request's trigger starts it")
+        _load_example(examples / "bnk1.py").load(system)
+        md = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"BANK.REPLY",
+                      Format=CMQC.MQFMT_STRING)
+        requests.put(b"%08d" % 9999, md)
+        msg_ids.append(bytes(md.MsgId))
+        replies = pymqi.Queue(qm, "BANK.REPLY", CMQC.MQOO_INPUT_SHARED)
+        gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, Options=CMQC.MQGMO_WAIT,
+                        WaitInterval=5000, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
+        answers = []
+        with click.progressbar(msg_ids, label="   replies ") as bar:
+            for msg_id in bar:
+                answers.append(replies.get(None, pymqi.MD(CorrelId=msg_id), gmo))
+        say(f"   first reply: {answers[0].decode()!r}")
+        say(f"   last reply:  {answers[-1].decode()!r}")
+        system.dispatcher.wait_idle(5)
 
-        step("4. A unit of work backed out")
-        q.put(b"order 17")
-        md = pymqi.MD()
-        q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT))
-        qm.backout()
-        md = pymqi.MD()
-        got = q.get(None, md)
-        say(f"   after MQBACK {got.decode()!r} is back, BackoutCount {md.BackoutCount}")
-
-        step("5. Expiry, as IBM documents it")
-        q.put(b"stale quote", pymqi.MD(Expiry=1, ReplyToQ=b"APP.REPLY",
-                                       Report=CMQC.MQRO_EXPIRATION_WITH_DATA))
-        q.put(b"fresh quote")
-        time.sleep(0.15)
-        say(f"   0.15 s later the depth is still {q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)}: an "
-            "expired message counts until a get meets it")
-        fresh = q.get()
-        report_md = pymqi.MD()
-        report = replies.get(None, report_md)
-        say(f"   get returns {fresh.decode()!r}; a report came back with Feedback "
-            f"{report_md.Feedback} (MQFB_EXPIRATION) and data {report.decode()!r}")
-
-        step("6. Program QZZ1 runs as TPF entries, using the MQI in a commit scope")
-        done = threading.Event()
-
-        def qzz1(ecb: Ecb) -> None:
-            block = ecb.block(Level.D0)
-            text = bytes(block).rstrip(b"\0") if block is not None else b""
-            conn = pymqi.connect("TPF1")
-            pymqi.tx_begin()
-            pymqi.Queue(conn, "APP.REPLY").put(b"QZZ1 saw " + text)
-            pymqi.tx_commit()  # nothing was visible before this
-            if text.endswith(b"2"):
-                done.set()
-            ecb.exitc()
-
-        programs = Programs()
-        programs.load("QZZ1", qzz1)
-        console: list[str] = []
-        with Dispatcher(programs, istreams=2, console=console.append) as disp:
-            for i in range(3):
-                disp.creec("QZZ1", b"order %d" % i, b"P%03d" % i)
-            if not done.wait(5):
-                raise errors.TpfEmuError("the QZZ1 entries did not finish within 5 seconds")
-            disp.wait_idle(5)
-            stats = disp.stats()
-        results = sorted(replies.get().decode() for _ in range(3))
-        for line in results:
+        step("5. What the operator sees")
+        for line in system.console("ZMQSC DISP QL-BANK.REQUEST").splitlines():
             say(f"   {line}")
-        say(f"   entries created {stats.created}, completed {stats.completed}, "
-            f"failed {stats.failed}")
+        stats = system.dispatcher.stats()
+        queue = system.qmgr.queues["BANK.REQUEST"]
+        say("")
+        say(f"   requests sent {len(msg_ids)}, replies matched by CorrelId {len(answers)}, "
+            f"requests left {queue.core.depth}")
+        say(f"   triggers fired {queue.trigger_state.get('fired', 0)}, BNK1 entries "
+            f"{stats.calls.get('BNK1', 0)}, entries failed {stats.failed}, "
+            f"console lines {len(console_lines)}, {time.monotonic() - started:.2f} s")
+        replies.close()
+        requests.close()
         qm.disconnect()
-    say("")
-    say("Triggering, the ZMQSC console and persistence come next; see README.md.")

@@ -54,6 +54,8 @@ class System:
         self.qmgr = QueueManager(name, cpu=self.cpu, console=self.say)
         self.qmgr.system = self
         self.running = False
+        self.stop_requested = False  # ZMQSC STOP QMGR asks the CLI to end the session
+        self.depth_monitor = None
         self.services: list = []  # started services (Internet daemon, monitors) to stop
 
     # -- life cycle -----------------------------------------------------------------------
@@ -70,6 +72,10 @@ class System:
             system.dispatcher.stop(1)
             raise
         system.running = True
+        from tpfemu.console.monitor import DepthMonitor
+
+        system.depth_monitor = DepthMonitor(system).start()  # QDEPTHHI console warnings
+        system.services.append(system.depth_monitor)
         if system.home is not None:  # servers defined ACT-AUTO in this home start now
             from tpfemu.console.zinet import start_auto
 

@@ -13,20 +13,47 @@ def test_help_lists_commands():
     assert "TPF" in result.output and "demo" in result.output
 
 
-def test_demo_shows_each_layer_working():
-    """The demo runs to the end and shows real results from the MQI and the ECB runtime."""
-    result = CliRunner().invoke(cli.main, ["demo"])
+def test_demo_runs_the_legacy_application_end_to_end():
+    """The demo defines objects by ZMQSC, shows the trigger kept while BNK1 is missing and
+    the depth warning, then BNK1 answers every request, matched by CorrelId."""
+    result = CliRunner().invoke(cli.main, ["demo", "--requests", "40"])
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "DEAD.LETTER.QUEUE, SPECIAL.RECOVERY.QUEUE" in out
-    assert "got in order: URGENT, high, routine 1, routine 2" in out
-    assert "(priority 4 from its DEFPRTY); the reply by CorrelId: 'balance: 42'" in out
-    assert "'order 17' is back, BackoutCount 1" in out
-    assert "the depth is still 2" in out
-    assert "Feedback 258 (MQFB_EXPIRATION) and data 'stale quote'" in out
-    for i in range(3):
-        assert f"QZZ1 saw order {i}" in out
-    assert "entries created 3, completed 3, failed 0" in out
+    assert "MQSC0017I B MQP TPF1 DEFINED" in out
+    assert "PROGRAM BNK1 IS NOT LOADED - TRIGGER KEPT" in out
+    assert "... and so for each of the 40 triggers, all kept" in out
+    assert "MQSC0070W B QL BANK.REQUEST DEPTH 40 IS ABOVE QDEPTHHI 60% OF MAXDEPTH 50" in out
+    assert "first reply: 'ACCOUNT 00001000 BALANCE" in out
+    assert "requests sent 41, replies matched by CorrelId 41, requests left 0" in out
+    assert "triggers fired 41, BNK1 entries 41, entries failed 0" in out
+
+
+def test_script_commands_follow_the_console_rules():
+    """Scripts skip * and # comment lines and join lines ending in +."""
+    lines = ["* comment", "# also", "", "ZMQSC DEF QL-A +", "   MAXDEPTH-5", "ZMQSC DISP QMGR"]
+    assert cli.script_commands(lines) == ["ZMQSC DEF QL-A MAXDEPTH-5", "ZMQSC DISP QMGR"]
+
+
+def test_run_executes_a_script_then_standard_input_until_stop(tmp_path):
+    """tpfemu run runs its script, then commands from standard input until STOP QMGR."""
+    script = tmp_path / "setup.mqsc"
+    script.write_text("ZMQSC DEF MQP\nZMQSC DEF QL-APP.IN +\n MAXDEPTH-7\n")
+    result = CliRunner().invoke(
+        cli.main, ["run", str(script), "--name", "RUNQM"],
+        input="ZMQSC DISP QL-APP.IN\nZMQSC STOP QMGR\nZMQSC DEF QL-NEVER\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "MQSC0010I B QL APP.IN DEFINED" in result.output
+    assert "MAXDEPTH  7" in result.output
+    assert "NEVER" not in result.output.split("STOP QMGR", 1)[1]
+
+
+def test_cmd_runs_one_command_and_fails_on_an_error_response():
+    """tpfemu cmd prints the response; an E response exits with status 1."""
+    ok = CliRunner().invoke(cli.main, ["cmd", "ZMQSC DEF MQP", "--name", "CMDQM"])
+    assert ok.exit_code == 0 and "MQSC0017I" in ok.output
+    bad = CliRunner().invoke(cli.main, ["cmd", "ZMQSC DEF QL-X", "--name", "CMDQM2"])
+    assert bad.exit_code == 1 and "E B" in bad.output
 
 
 def test_tpfemu_errors_exit_1_with_the_mnemonic():

@@ -64,7 +64,7 @@ class QueueManager:
         self.cpu = cpu
         self.console = console or (lambda line: None)
         self.events = EventBus(name, self.console)
-        self.catalog = Catalog(name, in_use=self._in_use)
+        self.catalog = Catalog(name, in_use=self._in_use, cpu=cpu)
         self.queues: dict[str, LocalQueue] = {}
         self.lock = threading.RLock()
         self.msgid_prefix = (b"AMQ " + name.encode("ascii")[:12]).ljust(16)

@@ -237,7 +237,7 @@ class Triggers:
         the console) when there is no dispatcher or the program is not loaded."""
         system = getattr(self.qmgr, "system", None)
         process_name = bytes(tm.ProcessName).strip()
-        program = bytes(tm.ApplId).strip().decode() if process_name else CUIR
+        program = self._program_of(tm)
         qname = bytes(tm.QName).strip().decode()
         if system is None:
             self.qmgr.console(f"MQSC0911E {self.qmgr.cpu} TRIGGER FOR {qname}: NO DISPATCHER "
@@ -260,9 +260,19 @@ class Triggers:
 
     def retry_pending(self, queue: LocalQueue) -> None:
         """A trigger whose program was not loaded is tried again at the next trigger point."""
-        pending = queue.trigger_state.pop("pending", None)
-        for tm, md in pending or ():
+        pending = queue.trigger_state.get("pending")
+        if not pending:
+            return
+        system = getattr(self.qmgr, "system", None)
+        if system is None or system.programs.get(self._program_of(pending[0][0])) is None:
+            return  # still not loaded: said once already, kept quietly
+        del queue.trigger_state["pending"]
+        for tm, md in pending:
             self.activate(tm, md, queue)
+
+    @staticmethod
+    def _program_of(tm: TM) -> str:
+        return bytes(tm.ApplId).strip().decode() if bytes(tm.ProcessName).strip() else CUIR
 
     # -- the other trigger points (seed 000, 12-13) -----------------------------------------
 
