@@ -181,8 +181,14 @@ def demo(home: str | None, count: int) -> None:
     def step(text: str) -> None:
         say(click.style(text, bold=True))
 
+    import tempfile
+
     console_lines: list[str] = []
     started = time.monotonic()
+    embedded = None
+    if home is None:  # the demo's own home, removed afterwards
+        embedded = tempfile.TemporaryDirectory(prefix="tpfemu-demo-")
+        home = embedded.name
     with System.start(name="TPF1", home=home, cpu="B", console=console_lines.append) as system:
         step("1. A TPF system is up: processor B, queue manager TPF1")
         step("2. The operator defines the application with ZMQSC (examples/bank/setup.mqsc)")
@@ -245,3 +251,5 @@ def demo(home: str | None, count: int) -> None:
         replies.close()
         requests.close()
         qm.disconnect()
+    if embedded is not None:
+        embedded.cleanup()

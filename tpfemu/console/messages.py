@@ -211,6 +211,19 @@ MONITOR_FAILED = _msg(72, "E", "DEPTH MONITOR CHECK FAILED: {detail}",
 
 # -- last resort -----------------------------------------------------------------------------------
 
+TRIGMON_STARTED = _msg(80, "I", "TRIGGER MONITOR FOR INITIATION QUEUE {name} STARTED",
+                       "START TRIGMON: a trigger monitor now serves the initiation queue "
+                       "(IBM's runmqtrm): it starts the process programs, or CUIR, as entries.")
+TRIGMON_STOPPED = _msg(81, "I", "TRIGGER MONITOR FOR INITIATION QUEUE {name} STOPPED - "
+                       "{count} ENTRIES STARTED",
+                       "STOP TRIGMON: the monitor closed the initiation queue.")
+TRIGMON_REFUSED = _msg(82, "E", "{verb} TRIGMON {name} REFUSED: {detail}",
+                       "The initiation queue cannot be opened, a monitor already serves it, "
+                       "or none does.")
+TRIGMON_LIST = _msg(83, "I", "TRIGMON {name} RUNNING - {count} ENTRIES STARTED",
+                    "DISPLAY TRIGMON: one line per running trigger monitor.")
+TRIGMON_NONE = _msg(84, "I", "NO TRIGGER MONITOR IS RUNNING",
+                    "DISPLAY TRIGMON when none runs.")
 INTERNAL = _msg(99, "E", "COMMAND FAILED ON AN INTERNAL ERROR: {detail}",
                 "A defect in tpfemu; the command may not have been carried out. Please "
                 "report it with the command.")

@@ -307,6 +307,12 @@ class _Run:
         self.no_operands()
         if cmd.obj == "QMGR":
             return self.display_qmgr()
+        if cmd.obj == "TRIGMON":
+            monitors = self.trigger_monitors()
+            if not monitors:
+                return [m.TRIGMON_NONE.line(self.cpu)]
+            return [m.TRIGMON_LIST.line(self.cpu, name=mon.initq, count=mon.started)
+                    for mon in monitors]
         if cmd.obj == "MQP":
             profile = self.catalog.profile
             if profile is None or cmd.name not in (None, "*", "ALL", self.qmgr.name):
@@ -379,9 +385,42 @@ class _Run:
 
     # -- START / STOP ---------------------------------------------------------------------------
 
+    # -- trigger monitors -------------------------------------------------------------------
+
+    def trigger_monitors(self) -> list[Any]:
+        from tpfemu.qmgr.trigmon import TriggerMonitor
+
+        return [s for s in self.system.services if isinstance(s, TriggerMonitor)]
+
+    def trigmon(self, verb: str) -> list[str]:
+        """START/STOP TRIGMON-initq: the built-in trigger monitor of an initiation queue."""
+        self.no_operands()
+        name = self.name
+        running = {mon.initq: mon for mon in self.trigger_monitors()}
+        if verb == "START":
+            if name in running:
+                raise self.reject(m.TRIGMON_REFUSED, verb=verb, name=name,
+                                  detail="A TRIGGER MONITOR ALREADY SERVES IT")
+            try:
+                self.system.start_trigger_monitor(name)
+            except errors.MQMIError as exc:
+                raise self.reject(m.TRIGMON_REFUSED, verb=verb, name=name,
+                                  detail=f"THE QUEUE CANNOT BE OPENED: {exc.reason_name}") \
+                    from None
+            return [m.TRIGMON_STARTED.line(self.cpu, name=name)]
+        monitor = running.get(name)
+        if monitor is None:
+            raise self.reject(m.TRIGMON_REFUSED, verb=verb, name=name,
+                              detail="NO TRIGGER MONITOR SERVES IT")
+        monitor.stop()
+        self.system.services.remove(monitor)
+        return [m.TRIGMON_STOPPED.line(self.cpu, name=name, count=monitor.started)]
+
     def _start(self) -> list[str]:
         if self.cmd.obj == "CHL":
             return self.channel_request()
+        if self.cmd.obj == "TRIGMON":
+            return self.trigmon("START")
         self.no_operands()
         if not self.qmgr.running:
             raise self.reject(m.QMGR_DOWN, name=self.qmgr.name)
@@ -394,6 +433,8 @@ class _Run:
     def _stop(self) -> list[str]:
         if self.cmd.obj == "CHL":
             return self.channel_request()
+        if self.cmd.obj == "TRIGMON":
+            return self.trigmon("STOP")
         self.no_operands()
         self.system.stop_requested = True  # type: ignore[attr-defined]
         return [m.QMGR_STOPPING.line(self.cpu, name=self.qmgr.name)]
