@@ -53,6 +53,37 @@ class DefinitionError(TpfEmuError, ValueError):
         super().__init__(text)
 
 
+class TpfcsError(TpfEmuError):
+    """A TPFCS collection call failed: the ``TO2_ERROR_*`` code that z/TPF's
+    ``TO2_getErrorCode`` would report, with its name (see :mod:`tpfemu.store.tpfcs`).
+
+    Nothing was changed by the failed call (its LMDB transaction was aborted).
+
+    :param code: the error number (tpfemu's numbering; IBM's values are not published here).
+    :param code_name: the mnemonic, e.g. ``"TO2_ERROR_LOCATOR_NOT_FOUND"``.
+    :param message: what is wrong, naming the collection or data store.
+    :param call: the TO2 call, e.g. ``"TO2_removeKey"`` (optional, for the message).
+    :param pid: the collection's PID in hex, if one is concerned.
+    """
+
+    def __init__(
+        self, code: int, code_name: str, message: str, *, call: str = "", pid: str = ""
+    ) -> None:
+        self.code = code
+        self.code_name = code_name
+        self.call = call
+        self.pid = pid
+        self.message = message
+        super().__init__(code, code_name, message)
+
+    def __str__(self) -> str:
+        """``TO2_removeKey on PID 0000000000000007: TO2_ERROR_LOCATOR_NOT_FOUND (3): ...``."""
+        where = self.call or "TO2 call"
+        if self.pid:
+            where += f" on PID {self.pid}"
+        return f"{where}: {self.code_name} ({self.code}): {self.message}"
+
+
 def register_reason_names(names: Mapping[str, int]) -> None:
     """Record the mnemonics of reason codes (``{"MQRC_Q_FULL": 2053, ...}``)."""
     for name, number in names.items():
@@ -224,6 +255,31 @@ class QueueManagerNameError(MQMIError, LookupError):
 @_reason("MQRC_SYNCPOINT_LIMIT_REACHED")
 class SyncpointLimitReached(MQMIError):
     """MQRC_SYNCPOINT_LIMIT_REACHED: the unit of work holds MAXUMSGS messages."""
+
+
+@_reason("MQRC_STORAGE_MEDIUM_FULL")
+class StorageFull(MQMIError):
+    """MQRC_STORAGE_MEDIUM_FULL: the disk, or a store's map at its size ceiling, is full.
+
+    Nothing of the failed call was written; everything committed before it is intact.
+    """
+
+    hint = "free disk space or raise the store's map size ceiling"
+
+
+@_reason("MQRC_RESOURCE_PROBLEM")
+class ResourceProblem(MQMIError):
+    """MQRC_RESOURCE_PROBLEM: a store ran out of a system resource (reader slots, memory)."""
+
+
+@_reason("MQRC_OBJECT_DAMAGED")
+class ObjectDamaged(MQMIError):
+    """MQRC_OBJECT_DAMAGED: a store's files are damaged or not a store of this version."""
+
+
+@_reason("MQRC_FILE_SYSTEM_ERROR")
+class FileSystemError(MQMIError):
+    """MQRC_FILE_SYSTEM_ERROR: the file system refused a store's read, write or sync."""
 
 
 def error_for(reason: int, *, call: str = "", obj: str = "", comp: int | None = None) -> MQMIError:

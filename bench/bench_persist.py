@@ -1,0 +1,290 @@
+"""Benchmarks of the persistence of processor-unique queues (issue 7), beside baselines
+from the same run, on the same disk (pytest's tmp_path).
+
+Run with ``.venv/bin/python -m pytest bench/bench_persist.py`` (about two minutes; it
+writes about 3 GB under tmp_path). Figures are medians per message.
+
+Goals (issue 7):
+
+- durable put+commit of 1 KB, 16 threads committing concurrently (group commit):
+  >= 100 000 messages/s, >= 20x ``diskcache.Deque`` and >= 30x persist-queue's
+  ``SQLiteQueue(auto_commit=True)`` doing the same durable work (on 16 threads, and on
+  one thread, their best case);
+- one thread committing every message: >= 0.6x the rate of ``os.write`` + ``os.fdatasync``
+  of 1 KB appended to a file on the same disk;
+- restart recovery of 1 000 000 persistent 1 KB messages: >= 1 000 000 messages/s,
+  beside a plain LMDB cursor scan of the same messages stored one per key.
+
+Durability of the baselines, as configured by default: persist-queue's SQLite runs with a
+rollback journal and ``synchronous=FULL`` (fsyncs every commit); diskcache runs SQLite in
+WAL mode with ``synchronous=NORMAL``, which does not fsync at commit (it survives a killed
+process, not an OS crash), so its "durable" is weaker than the log's.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import diskcache
+import lmdb
+import persistqueue
+import pytest
+
+from tpfemu.store import CheckpointStore, Commit, Put, RecoveryLog, StoredMessage, recover
+from tpfemu.store.message import NEVER
+
+PAYLOAD = b"x" * 1024
+MSG_ID = bytes(24)
+THREADS = 16
+PER_THREAD = 400  # commits per thread per round: 6 400 messages a round
+SINGLE = 2_000  # commits per round for one thread
+RECOVER_N = 1_000_000
+ROUNDS = 5
+
+
+def _pedantic(benchmark, fn, setup=None, rounds=ROUNDS, warmup=1):
+    if setup is None:
+        return benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=warmup)
+    return benchmark.pedantic(fn, setup=setup, rounds=rounds, warmup_rounds=warmup)
+
+
+def _threads(work: Callable[[int], None], count: int = THREADS) -> None:
+    """Run work(t) on ``count`` threads that start together; return when all finished."""
+    start = threading.Barrier(count)
+
+    def run(t: int) -> None:
+        start.wait()
+        work(t)
+
+    threads = [threading.Thread(target=run, args=(t,)) for t in range(count)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+
+
+@pytest.fixture(autouse=True)
+def quiet_disk() -> None:
+    """Flush what earlier benchmarks left in the page cache, so that their writeback does
+    not land on this one's syncs."""
+    os.sync()
+
+
+# -- durable put+commit, 16 committing threads ---------------------------------------------
+
+GROUP16 = "durable put+commit 1KB, 16 threads, per message"
+
+
+@pytest.fixture
+def log(tmp_path: Path):
+    """A recovery log with room for the benchmark's rounds, closed after the test."""
+    with RecoveryLog(tmp_path / "home", map_size=1 << 30, preformat=256 << 20) as log:
+        yield log
+
+
+def _log_committers(log: RecoveryLog, per_commit: int, commits: int):
+    uows = iter(range(1, 1 << 62))
+    lock = threading.Lock()
+
+    def work(t: int) -> None:
+        commit = log.commit
+        queue = f"BENCH.Q{t % 4}"
+        for _ in range(commits):
+            with lock:
+                uow = next(uows)
+            commit([*(Put(queue, PAYLOAD, MSG_ID, uow=uow) for _ in range(per_commit)),
+                    Commit(uow)])  # fmt: skip
+
+    def run() -> None:
+        _threads(work)
+        log.trim(log.replay_point)  # as the checkpoint would: keep the log short
+
+    return run
+
+
+@pytest.mark.parametrize(("goal", "goal_vs"), [(20, "diskcache"), (30, "persistqueue")],
+                         ids=["vs-diskcache", "vs-persistqueue"])  # fmt: skip
+def test_log_16_committers(benchmark, tag, log, goal, goal_vs):
+    """tpfemu: 16 threads, each committing one persistent put per unit of work."""
+    benchmark.group = GROUP16
+    tag("subject", ops=THREADS * PER_THREAD, goal=goal, goal_vs=goal_vs)
+    _pedantic(benchmark, _log_committers(log, 1, PER_THREAD))
+    assert log.stats["largest_batch"] > 2
+
+
+def test_log_16_committers_uow16(benchmark, tag, log):
+    """tpfemu: 16 threads, each committing units of work of 16 persistent puts."""
+    benchmark.group = GROUP16
+    tag("subject", ops=THREADS * PER_THREAD)
+    _pedantic(benchmark, _log_committers(log, 16, PER_THREAD // 16))
+
+
+def test_diskcache_deque_16_threads(benchmark, tag, tmp_path):
+    """diskcache.Deque.append of 1 KB on 16 threads (its default durability)."""
+    benchmark.group = GROUP16
+    tag("baseline", ops=THREADS * PER_THREAD // 4)
+    deque = diskcache.Deque(directory=str(tmp_path / "diskcache"))
+
+    def work(t: int) -> None:
+        for _ in range(PER_THREAD // 4):
+            deque.append(PAYLOAD)
+
+    _pedantic(benchmark, lambda: _threads(work), rounds=3)
+
+
+def test_diskcache_deque_one_thread(benchmark, tag, tmp_path):
+    """diskcache.Deque.append of 1 KB on one thread (its best case: no lock contention)."""
+    benchmark.group = GROUP16
+    tag("baseline", ops=THREADS * PER_THREAD // 4)
+    deque = diskcache.Deque(directory=str(tmp_path / "diskcache"))
+
+    def run() -> None:
+        for _ in range(THREADS * PER_THREAD // 4):
+            deque.append(PAYLOAD)
+
+    _pedantic(benchmark, run, rounds=3)
+
+
+def test_persistqueue_one_thread(benchmark, tag, tmp_path):
+    """persist-queue SQLiteQueue(auto_commit=True).put of 1 KB on one thread."""
+    benchmark.group = GROUP16
+    tag("baseline", ops=THREADS * PER_THREAD // 8)
+    q = persistqueue.SQLiteQueue(str(tmp_path / "pq"), auto_commit=True)
+
+    def run() -> None:
+        for _ in range(THREADS * PER_THREAD // 8):
+            q.put(PAYLOAD)
+
+    _pedantic(benchmark, run, rounds=3)
+
+
+def test_persistqueue_16_threads(benchmark, tag, tmp_path):
+    """persist-queue SQLiteQueue(auto_commit=True).put of 1 KB on 16 threads."""
+    benchmark.group = GROUP16
+    tag("baseline", ops=THREADS * PER_THREAD // 8)
+    q = persistqueue.SQLiteQueue(str(tmp_path / "pq"), auto_commit=True, multithreading=True)
+
+    def work(t: int) -> None:
+        for _ in range(PER_THREAD // 8):
+            q.put(PAYLOAD)
+
+    _pedantic(benchmark, lambda: _threads(work), rounds=3)
+
+
+# -- one thread committing every message ---------------------------------------------------
+
+GROUP1 = "durable put+commit 1KB, one thread, per message"
+
+
+def test_log_one_committer(benchmark, tag, log):
+    """tpfemu: one thread committing every persistent put (its own unit of work)."""
+    benchmark.group = GROUP1
+    tag("subject", ops=SINGLE, goal=0.6, goal_vs="fdatasync")
+    commit = log.commit
+
+    def run() -> None:
+        for uow in range(1, SINGLE + 1):
+            commit([Put("BENCH.Q", PAYLOAD, MSG_ID, uow=uow), Commit(uow)])
+        log.trim(log.replay_point)
+
+    _pedantic(benchmark, run)
+
+
+def test_raw_write_fdatasync(benchmark, tag, tmp_path):
+    """os.write of 1 KB appended to a file + os.fdatasync, in a loop (same disk)."""
+    benchmark.group = GROUP1
+    tag("baseline", ops=SINGLE)
+    fd = os.open(tmp_path / "raw.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    write, sync = os.write, os.fdatasync
+
+    def run() -> None:
+        for _ in range(SINGLE):
+            write(fd, PAYLOAD)
+            sync(fd)
+
+    try:
+        _pedantic(benchmark, run)
+    finally:
+        os.close(fd)
+
+
+# -- restart recovery of 1 000 000 messages ------------------------------------------------
+
+GROUP_RECOVER = "restart recovery of 1M x 1KB persistent messages, per message"
+
+
+def _messages(n: int) -> Iterator[StoredMessage]:
+    for i in range(n):
+        yield StoredMessage(i + 1, i.to_bytes(24, "big"), MSG_ID, i % 10, NEVER, i, 0, 0,
+                            PAYLOAD)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def homes(tmp_path_factory) -> dict[str, Path]:
+    """Three copies of the same 1 000 000 messages: all in the recovery log (units of work
+    of 100, 4 queues), all in checkpoints, and one LMDB record each (the plain baseline)."""
+    root = tmp_path_factory.mktemp("recover")
+    from_log = root / "from-log"
+    with RecoveryLog(from_log, map_size=2 << 30) as log:
+        for uow in range(1, RECOVER_N // 100 + 1):
+            queue = f"BENCH.Q{uow % 4}"
+            ticket = log.append([*(Put(queue, PAYLOAD, (uow * 100 + j).to_bytes(24, "big"),
+                                       priority=j % 10, uow=uow) for j in range(100)),
+                                 Commit(uow)])  # fmt: skip
+            if uow % 50 == 0:
+                ticket.wait()  # batches of about 50 units of work, as under load
+    from_ckpt = root / "from-checkpoint"
+    with CheckpointStore.open(from_ckpt, map_size=2 << 30) as ckpt:
+        quarter = RECOVER_N // 4
+        for q in range(4):
+            messages = _messages(RECOVER_N)
+            ckpt.write(f"BENCH.Q{q}", (m for i, m in enumerate(messages)
+                                       if quarter * q <= i < quarter * (q + 1)), lsn=1)
+    plain = root / "plain"
+    env = lmdb.open(str(plain), map_size=2 << 30, sync=False)
+    key = struct.Struct(">Q").pack
+    with env.begin(write=True) as txn:
+        cur = txn.cursor()
+        cur.putmulti(((key(i), PAYLOAD) for i in range(RECOVER_N)), append=True)
+    env.sync(True)
+    env.close()
+    return {"log": from_log, "checkpoint": from_ckpt, "plain": plain}
+
+
+def _check_recovered(recovered: dict) -> None:
+    assert sum(map(len, recovered.values())) == RECOVER_N
+
+
+def test_recover_from_log(benchmark, tag, homes):
+    """tpfemu: recover 1M messages from the recovery log alone (no checkpoint)."""
+    benchmark.group = GROUP_RECOVER
+    tag("subject", ops=RECOVER_N)
+    _check_recovered(_pedantic(benchmark, lambda: recover(homes["log"]), rounds=3))
+
+
+def test_recover_from_checkpoint(benchmark, tag, homes):
+    """tpfemu: recover 1M messages from checkpoints (an empty log tail)."""
+    benchmark.group = GROUP_RECOVER
+    tag("subject", ops=RECOVER_N)
+    _check_recovered(_pedantic(benchmark, lambda: recover(homes["checkpoint"]), rounds=3))
+
+
+def test_lmdb_cursor_scan(benchmark, tag, homes):
+    """A plain LMDB cursor scan (buffers=True) of 1M records of 1 KB, one per message."""
+    benchmark.group = GROUP_RECOVER
+    tag("baseline", ops=RECOVER_N)
+    env = lmdb.open(str(homes["plain"]), readonly=True, lock=False)
+
+    def scan() -> int:
+        n = 0
+        with env.begin(buffers=True) as txn:
+            for _key, value in txn.cursor():
+                n += len(value)
+        return n
+
+    assert _pedantic(benchmark, scan, rounds=3) == RECOVER_N * len(PAYLOAD)
+    env.close()

@@ -1,0 +1,307 @@
+"""The recovery log: records and LSNs, group commit and durability, trimming, storage full."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from store_helpers import cid, mid, payload, run_python
+
+from tpfemu import errors
+from tpfemu.store import Backout, Commit, Get, Put, RecoveryLog
+from tpfemu.store.log_records import (
+    BACKOUT,
+    BATCH,
+    COMMIT,
+    GET,
+    LOG_DB,
+    LSN,
+    PUT,
+    read_batches,
+)
+
+KiB = 1024
+
+
+def _last_written_lsn(log: RecoveryLog) -> int:
+    """The LSN of the last record in the log environment (written, maybe not synced)."""
+    with log._env.read() as txn:
+        cur = txn.cursor(db=log._env.db(LOG_DB))
+        if not cur.last():
+            return 0
+        return LSN.unpack(cur.key())[0] + BATCH.unpack_from(cur.value())[2] - 1
+
+
+@pytest.mark.parametrize("sync_mode", ["envsync", "commit"])
+def test_records_replay_in_order_with_their_fields(home, sync_mode):
+    """Put/Get/Commit/Backout come back from replay in LSN order with every field."""
+    with RecoveryLog(home, sync_mode=sync_mode) as log:
+        put = Put("APP.Q", payload(1), mid(1), cid(1), priority=7, expiry=123_456,
+                  put_time=99, ctx_len=3, backout_count=2, uow=5)
+        t1 = log.commit([put, Commit(5)])
+        t2 = log.commit([Get("APP.Q", t1.lsn, uow=6, backout_count=2), Backout(6)])
+        assert list(t1.lsns) == [1, 2] and list(t2.lsns) == [3, 4]
+        records = list(log.replay())
+    assert [r.kind for r in records] == [PUT, COMMIT, GET, BACKOUT]
+    assert [r.lsn for r in records] == [1, 2, 3, 4]
+    m = records[0].message
+    assert (m.key, m.msg_id, m.correl_id, m.priority, m.expiry, m.put_time, m.ctx_len,
+            m.backout_count, bytes(m.data)) == (1, mid(1), cid(1), 7, 123_456, 99, 3, 2,
+                                                payload(1))  # fmt: skip
+    assert records[0].queue == "APP.Q" and records[0].uow == 5
+    assert (records[2].queue, records[2].key, records[2].uow, records[2].backout_count) == (
+        "APP.Q", 1, 6, 2)
+    assert records[3].uow == 6 and records[1].uow == 5
+
+
+def test_replay_from_an_lsn_inside_a_batch(log):
+    """replay(from_lsn) starts at that record even when it is in the middle of a batch."""
+    log.commit([Put("Q", payload(i), mid(i)) for i in range(5)])
+    log.commit([Put("Q", payload(i), mid(i)) for i in range(5, 8)])
+    assert [r.lsn for r in log.replay(3)] == [3, 4, 5, 6, 7, 8]
+    assert [r.lsn for r in log.replay(7)] == [7, 8]
+    assert list(log.replay(9)) == []
+
+
+def test_append_returns_at_once_and_wait_returns_when_synced(log, monkeypatch):
+    """append() does no I/O; wait() returns only after the batch's sync has returned."""
+    release = threading.Event()
+    real_sync = log._env.sync
+
+    def slow_sync() -> None:
+        release.wait(10)
+        real_sync()
+
+    monkeypatch.setattr(log._env, "sync", slow_sync)
+    ticket = log.append([Put("Q", payload(1), mid(1))])
+    assert not ticket.durable
+    with pytest.raises(TimeoutError):
+        ticket.wait(0.05)
+    release.set()
+    assert ticket.wait(10) is ticket and ticket.durable
+    assert log.durable_lsn >= ticket.lsn
+
+
+def test_16_committers_return_only_after_their_records_are_synced(log, monkeypatch, home):
+    """Under 16 concurrent committers every commit returns after a sync covering it, and
+    syncs are shared (group commit)."""
+    synced = [0]
+    real_sync = log._env.sync
+
+    def counting_sync() -> None:
+        upto = _last_written_lsn(log)
+        real_sync()
+        synced[0] = max(synced[0], upto)
+
+    monkeypatch.setattr(log._env, "sync", counting_sync)
+    late: list[tuple[int, int]] = []
+    start = threading.Barrier(16)
+
+    def committer(t: int) -> None:
+        start.wait()
+        for i in range(40):
+            uow = t * 1000 + i + 1
+            ticket = log.commit([Put(f"Q{t % 4}", payload(i), mid(i), uow=uow), Commit(uow)])
+            if ticket.lsns[-1] > synced[0]:
+                late.append((ticket.lsns[-1], synced[0]))
+
+    threads = [threading.Thread(target=committer, args=(t,)) for t in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert late == []
+    assert log.stats["records"] == 16 * 40 * 2
+    assert log.stats["syncs"] < 16 * 40  # commits shared syncs
+    assert log.stats["largest_batch"] > 2
+    # Another process sees every committed record while this one still has the log open.
+    out = run_python(
+        """
+        import sys
+        from tpfemu.store.lmdbenv import LmdbEnv
+        from tpfemu.store.log_records import LOG_DB, META_DB, QUEUES_DB, read_batches
+        env = LmdbEnv(sys.argv[1], dbs=(LOG_DB, QUEUES_DB, META_DB), readonly=True)
+        print(sum(len(records) for _, _, records in read_batches(env)))
+        """,
+        str(home / "recovery-log"),
+    )
+    assert int(out.stdout) == sum(len(r) for _, _, r in read_batches(log._env))
+
+
+def test_a_lone_committer_writes_and_syncs_itself(log, monkeypatch):
+    """With the log idle, commit() writes in the calling thread: no hand-off to the logger."""
+    writers: set[str] = set()
+    real_write = log._env.write
+
+    def recording_write(fn, **kw):
+        writers.add(threading.current_thread().name)
+        return real_write(fn, **kw)
+
+    monkeypatch.setattr(log._env, "write", recording_write)
+    for i in range(20):
+        log.commit([Put("Q", payload(i), mid(i))])
+    assert writers == {threading.current_thread().name}
+    assert log.stats["syncs"] == 20 and log.durable_lsn == 20
+
+
+def test_close_writes_what_was_appended(home):
+    """Records appended without waiting are written and synced by close()."""
+    log = RecoveryLog(home)
+    ticket = log.append([Put("Q", payload(i), mid(i)) for i in range(100)])
+    log.close()
+    assert ticket.durable
+    with pytest.raises(errors.TpfEmuError):
+        log.append([Put("Q", b"x", mid(0))])
+    with RecoveryLog(home) as log:
+        assert [r.lsn for r in log.replay()] == list(range(1, 101))
+
+
+def test_trim_deletes_covered_batches_and_lsns_keep_growing(home):
+    """trim() drops whole batches below the LSN; LSNs continue after a reopen, even when
+    everything was trimmed."""
+    with RecoveryLog(home) as log:
+        for i in range(10):
+            log.commit([Put("Q", payload(i), mid(i)), Put("Q", payload(i), mid(i))])
+        assert log.trim(6) == 2  # batches 1-2 and 3-4; 5-6 holds LSN 6
+        assert [r.lsn for r in log.replay()][:2] == [5, 6]
+        assert log.trim(100) == 10 - 2
+        assert list(log.replay()) == []
+    with RecoveryLog(home) as log:
+        assert log.next_lsn == 21
+        assert log.commit([Put("Q", b"x", mid(0))]).lsn == 21
+
+
+def test_each_open_is_a_new_incarnation_and_queue_names_persist(home):
+    """Reopening numbers a new incarnation (unit-of-work scope); queue ids keep their names."""
+    with RecoveryLog(home) as log:
+        first = log.incarnation
+        log.commit([Put("A", b"1", mid(1), uow=1), Put("B", b"2", mid(2), uow=1), Commit(1)])
+    with RecoveryLog(home) as log:
+        assert log.incarnation == first + 1
+        log.commit([Put("B", b"3", mid(3), uow=1), Commit(1)])
+        records = list(log.replay())
+    assert [(r.queue, r.incarnation) for r in records if r.kind == PUT] == [
+        ("A", first), ("B", first), ("B", first + 1)]
+
+
+def test_full_map_is_storage_full_and_acknowledged_records_are_intact(home):
+    """A commit that does not fit raises StorageFull; every acknowledged record replays
+    intact, and once trimmed the log takes commits again."""
+    with RecoveryLog(home, map_size=64 * KiB, max_map_size=512 * KiB) as log:
+        acked = []
+        with pytest.raises(errors.StorageFull):
+            for i in range(10_000):
+                acked.append(log.commit([Put("Q", payload(i, 1000), mid(i))]).lsn)
+        assert len(acked) > 100
+        replayed = {r.lsn: bytes(r.message.data) for r in log.replay()}
+        assert replayed == {lsn: payload(i, 1000) for i, lsn in enumerate(acked)}
+        log.trim(acked[len(acked) // 2])
+        for i in range(20):
+            log.commit([Put("Q", payload(i, 1000), mid(i))])
+
+
+def test_a_unit_of_work_that_lost_records_to_a_full_batch_cannot_commit(home):
+    """After a batch with a unit of work's Put failed, its Commit raises StorageFull and is
+    logged as a Backout; other units of work commit normally."""
+    with RecoveryLog(home, map_size=64 * KiB, max_map_size=256 * KiB) as log:
+        log.commit([Put("Q", payload(1), mid(1), uow=1), Commit(1)])
+        big = log.append([Put("Q", bytes(512 * KiB), mid(2), uow=7)])
+        with pytest.raises(errors.StorageFull):
+            big.wait(10)
+        with pytest.raises(errors.StorageFull):
+            log.commit([Commit(7)])
+        log.commit([Put("Q", payload(3), mid(3), uow=8), Commit(8)])
+        kinds = [(r.kind, r.uow) for r in log.replay() if r.kind in (COMMIT, BACKOUT)]
+    assert kinds == [(COMMIT, 1), (BACKOUT, 7), (COMMIT, 8)]
+
+
+def test_a_failed_sync_breaks_the_log(log, monkeypatch):
+    """When a sync fails, its waiters and every later append raise (durability unknown)."""
+
+    def failing_sync() -> None:
+        raise errors.error_for(2208, call="sync", obj="recovery log")
+
+    monkeypatch.setattr(log._env, "sync", failing_sync)
+    with pytest.raises(errors.FileSystemError):
+        log.commit([Put("Q", b"x", mid(1))])
+    with pytest.raises(errors.FileSystemError):
+        log.append([Put("Q", b"y", mid(2))])
+
+
+def test_bad_records_are_refused_before_anything_is_queued(log):
+    """A record of the wrong type or with a bad MsgId raises at append; nothing is queued."""
+    with pytest.raises(TypeError):
+        log.append([Put("Q", b"x", mid(1)), "not a record"])
+    with pytest.raises(ValueError):
+        log.append([Put("Q", b"x", b"short")])
+    assert log.next_lsn == 1
+
+
+def test_a_full_disk_is_storage_full_and_acknowledged_records_survive(home):
+    """With the file size capped (as a full disk), commits fail with StorageFull on the call
+    that hit it, later ones too, and every acknowledged record recovers intact."""
+    out = run_python(
+        """
+        import resource, signal, sys
+        from tpfemu import errors
+        from tpfemu.store import Put, RecoveryLog
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        log = RecoveryLog(sys.argv[1], map_size=64 << 20)
+        limit = 1 << 20
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        acked = []
+        try:
+            for i in range(100_000):
+                msg_id = i.to_bytes(24, "big")
+                acked.append(log.commit([Put("Q", b"%d;" % i * 100, msg_id)]).lsn)
+        except errors.StorageFull as exc:
+            print(exc.reason_name, len(acked))
+        try:
+            log.commit([Put("Q", b"more", bytes(24))])
+        except errors.StorageFull as exc:
+            print(exc.reason_name)
+        """,
+        str(home),
+    )
+    first, count, second = out.stdout.split()
+    assert first == second == "MQRC_STORAGE_MEDIUM_FULL"
+    assert int(count) > 100
+    with RecoveryLog(home) as log:
+        records = list(log.replay())
+    assert len(records) == int(count)
+    assert all(bytes(r.message.data) == b"%d;" % i * 100 for i, r in enumerate(records))
+
+
+def test_only_one_writer_per_home(home):
+    """A second RecoveryLog on the same home raises ObjectInUse until the first closes."""
+    with RecoveryLog(home):
+        with pytest.raises(errors.ObjectInUse):
+            RecoveryLog(home)
+    with RecoveryLog(home) as log:
+        log.commit([Put("Q", b"x", mid(1))])
+
+
+def test_an_unexpected_writer_error_fails_the_waiters_instead_of_hanging(log, monkeypatch):
+    """A bug in the writer breaks the log: waiters get InternalError, they never hang."""
+    syncing, release = threading.Event(), threading.Event()
+    real_sync = log._env.sync
+
+    def slow_sync() -> None:
+        syncing.set()
+        release.wait(10)
+        real_sync()
+
+    def broken_write(fn, **kw):
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(log._env, "sync", slow_sync)
+    first = log.append([Put("Q", b"x", mid(1))])
+    assert syncing.wait(10)  # the logger wrote the first batch and waits in its sync
+    queued = log.append([Put("Q", b"y", mid(2))])  # the logger's next batch
+    monkeypatch.setattr(log._env, "write", broken_write)
+    release.set()
+    first.wait(10)
+    with pytest.raises(errors.InternalError):
+        queued.wait(10)
+    with pytest.raises(errors.InternalError):
+        log.commit([Put("Q", b"z", mid(3))])

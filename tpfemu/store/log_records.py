@@ -1,0 +1,199 @@
+"""The records of the recovery log and their layout on disk.
+
+Records are appended to the log as :class:`Put`, :class:`Get`, :class:`Commit` and
+:class:`Backout` (see :mod:`tpfemu.store.recovery_log` for their meaning), and come back
+from replay as :class:`LogRecord`. This module also reads the log's environment without a
+:class:`~tpfemu.store.recovery_log.RecoveryLog` (recovery, other processes, tools).
+
+Layout: sub-database ``log`` maps an 8-byte big-endian LSN (the first of its batch,
+written with ``append=True``) to a batch: a 16-byte header (magic, incarnation, record
+count) and the records. A record is a 32-byte header (kind, queue id, backout count,
+unit of work, message key); a PUT record adds a descriptor and the data
+(:mod:`tpfemu.store.message`). ``queues`` maps queue names to 4-byte ids; ``meta`` holds
+the incarnation and the LSN floor left by trimming.
+
+Little-endian throughout, except the keys (big-endian, so LMDB's byte order is LSN order).
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from tpfemu import errors
+from tpfemu.mq import cmqc
+from tpfemu.store.lmdbenv import LmdbEnv
+from tpfemu.store.message import DESC, NEVER, ZERO_ID, StoredMessage
+
+PUT, GET, COMMIT, BACKOUT = 1, 2, 3, 4
+KIND_NAMES = {PUT: "PUT", GET: "GET", COMMIT: "COMMIT", BACKOUT: "BACKOUT"}
+
+MAGIC = b"TPFL"
+BATCH = struct.Struct("<4sIII")  # magic, incarnation, record count, reserved
+REC = struct.Struct("<BxxxIIxxxxQQ")  # kind, queue id, backout count, uow, message key
+PUT_HEAD = struct.Struct(REC.format + DESC.format[1:])  # a PUT record up to its data
+LSN = struct.Struct(">Q")
+U32 = struct.Struct("<I")
+U64 = struct.Struct("<Q")
+
+LOG_DB, QUEUES_DB, META_DB = b"log", b"queues", b"meta"
+
+
+# -- records ------------------------------------------------------------------------------
+
+
+class Put(NamedTuple):
+    """The put of a persistent message; its message key will be this record's LSN.
+
+    :param expiry: absolute deadline in microseconds, or NEVER.
+    :param uow: the unit of work, or 0 outside syncpoint (committed by itself).
+    """
+
+    queue: str
+    data: bytes
+    msg_id: bytes
+    correl_id: bytes = ZERO_ID
+    priority: int = 0
+    expiry: int = NEVER
+    put_time: int = 0
+    ctx_len: int = 0
+    backout_count: int = 0
+    uow: int = 0
+
+
+class Get(NamedTuple):
+    """The get of the persistent message with message ``key`` from ``queue``.
+
+    :param backout_count: the message's backout count when it was got; if the unit of
+        work is backed out (or never finishes) the message stays with one more.
+    """
+
+    queue: str
+    key: int
+    uow: int = 0
+    backout_count: int = 0
+
+
+class Commit(NamedTuple):
+    """The commit of a unit of work: its Puts and Gets take effect."""
+
+    uow: int
+
+
+class Backout(NamedTuple):
+    """The backout of a unit of work: its Puts and Gets are undone."""
+
+    uow: int
+
+
+Record = Put | Get | Commit | Backout
+
+
+class LogRecord(NamedTuple):
+    """A record as replayed: ``message`` is the put message (key = lsn) for PUT records."""
+
+    lsn: int
+    kind: int  # PUT, GET, COMMIT or BACKOUT
+    queue: str | None
+    uow: int
+    incarnation: int
+    key: int  # the message key (PUT: its own lsn; GET: the message got)
+    backout_count: int
+    message: StoredMessage | None
+
+
+def encode_put(r: Put, qid: int) -> bytes:
+    """A PUT record up to its data (the data follows it)."""
+    if len(r.msg_id) != 24 or len(r.correl_id) != 24:
+        raise ValueError("msg_id and correl_id must be 24 bytes")
+    return PUT_HEAD.pack(
+        PUT, qid, 0, r.uow, 0, 0, r.msg_id, r.correl_id, r.priority, r.expiry, r.put_time,
+        r.ctx_len, r.backout_count, len(r.data),
+    )  # fmt: skip
+
+
+def encode_records(
+    records: Sequence[Record], qid_of: Callable[[str], int]
+) -> tuple[list[bytes], set[int], list[tuple[int, int]], list[int]]:
+    """Encode records for a batch: (parts to join, units of work with a record, (part
+    index, uow) of each Commit, units of work committed or backed out)."""
+    parts: list[bytes] = []
+    uows: set[int] = set()
+    commits: list[tuple[int, int]] = []
+    closing: list[int] = []
+    for r in records:
+        kind = type(r)
+        if kind is Put:
+            parts.append(encode_put(r, qid_of(r.queue)))
+            parts.append(r.data)
+        elif kind is Get:
+            parts.append(REC.pack(GET, qid_of(r.queue), r.backout_count, r.uow, r.key))
+        elif kind is Commit:
+            commits.append((len(parts), r.uow))
+            closing.append(r.uow)
+            parts.append(REC.pack(COMMIT, 0, 0, r.uow, 0))
+        elif kind is Backout:
+            closing.append(r.uow)
+            parts.append(REC.pack(BACKOUT, 0, 0, r.uow, 0))
+        else:
+            raise TypeError(f"not a log record: {r!r}")
+        if r.uow:
+            uows.add(r.uow)
+    return parts, uows, commits, closing
+
+
+# -- reading (also used by recovery without a RecoveryLog) ---------------------------------
+
+
+def read_batches(env: LmdbEnv, from_lsn: int = 0) -> Iterator[tuple[int, int, bytes]]:
+    """(first LSN, incarnation, records as bytes) of each batch holding LSNs >= from_lsn."""
+    with env.read(buffers=True) as txn:
+        cur = txn.cursor(db=env.db(LOG_DB))
+        if cur.set_range(LSN.pack(from_lsn)):
+            if LSN.unpack(cur.key())[0] > from_lsn:
+                cur.prev()  # the batch before may hold from_lsn (none: iteration starts at first)
+        elif not cur.last():  # every batch starts before from_lsn: the last may hold it
+            return
+        for key, value in cur:
+            magic, incarnation, _count, _ = BATCH.unpack_from(value)
+            if magic != MAGIC:
+                raise errors.error_for(cmqc.MQRC_OBJECT_DAMAGED, call="replay",
+                                       obj=f"log batch {LSN.unpack(key)[0]}")  # fmt: skip
+            yield LSN.unpack(key)[0], incarnation, bytes(value[BATCH.size :])
+
+
+def read_queue_names(env: LmdbEnv) -> dict[int, str]:
+    """Queue id -> name, as stored in the log environment."""
+    with env.read() as txn:
+        return {U32.unpack(qid)[0]: name.decode()
+                for name, qid in txn.cursor(db=env.db(QUEUES_DB))}  # fmt: skip
+
+
+def decode_batch(
+    first_lsn: int, incarnation: int, records: bytes, names: dict[int, str], from_lsn: int = 0
+) -> Iterator[LogRecord]:
+    """The records of one batch (those with LSN >= from_lsn); PUT data are views of it."""
+    view = memoryview(records)
+    off = 0
+    end = len(records)
+    for lsn in itertools.count(first_lsn):
+        if off >= end:
+            return
+        kind, qid, backouts, uow, key = REC.unpack_from(records, off)
+        if kind == PUT:
+            (_, _, _, _, _, _, mid, cid, prio, expiry, put_time, ctx_len, backouts,
+             length) = PUT_HEAD.unpack_from(records, off)  # fmt: skip
+            data_at = off + PUT_HEAD.size
+            off = data_at + length
+            if lsn >= from_lsn:
+                message = StoredMessage(lsn, mid, cid, prio, expiry, put_time, ctx_len,
+                                        backouts, view[data_at:off])  # fmt: skip
+                yield LogRecord(lsn, kind, names.get(qid), uow, incarnation, lsn, backouts,
+                                message)  # fmt: skip
+            continue
+        off += REC.size
+        if lsn >= from_lsn:
+            queue = names.get(qid) if kind == GET else None
+            yield LogRecord(lsn, kind, queue, uow, incarnation, key, backouts, None)
