@@ -34,7 +34,6 @@ import errno
 import fcntl
 import os
 import resource
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +43,7 @@ import lmdb
 
 from tpfemu import errors
 from tpfemu.mq import cmqc
+from tpfemu.store.gate import Gate
 
 T = TypeVar("T")
 
@@ -91,51 +91,6 @@ def translate(exc: lmdb.Error, *, call: str = "", obj: str = "") -> errors.TpfEm
     return error
 
 
-class _Gate:
-    """Many holders share it (transactions), one takes it alone (a map resize)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition(threading.Lock())
-        self._shared = 0
-        self._exclusive = False
-        self._waiting = 0  # exclusive requests pending: new shared holders wait behind them
-
-    def acquire_shared(self) -> None:
-        with self._cond:
-            while self._exclusive or self._waiting:
-                self._cond.wait()
-            self._shared += 1
-
-    def release_shared(self) -> None:
-        with self._cond:
-            self._shared -= 1
-            if not self._shared:
-                self._cond.notify_all()
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        self.acquire_shared()
-        try:
-            yield
-        finally:
-            self.release_shared()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            while self._exclusive or self._shared:
-                self._cond.wait()
-            self._waiting -= 1
-            self._exclusive = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._exclusive = False
-                self._cond.notify_all()
-
-
 class LmdbEnv:
     """An LMDB environment in directory ``path`` (created if missing), shared by processes.
 
@@ -173,7 +128,7 @@ class LmdbEnv:
         self.growths = 0  # how many times this process grew the map
         self.growths_into_reserve = 0  # ... of which above the ceiling, for reclaiming
         self.stale_readers_cleared = 0
-        self._gate = _Gate()
+        self._gate = Gate()
         data_file = self.path / "data.mdb"
         new = not data_file.exists()
         if not readonly:

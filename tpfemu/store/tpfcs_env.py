@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +19,7 @@ import lmdb
 
 from tpfemu.errors import MQCC_FAILED, StorageFull, TpfcsError
 from tpfemu.mq.cmqc import MQRC_STORAGE_MEDIUM_FULL
+from tpfemu.store.gate import Gate
 from tpfemu.store.tpfcs_layout import TO2_ERROR_DB, fail
 from tpfemu.store.tpfcs_ops import Dbs
 
@@ -31,71 +30,6 @@ ATTEMPTS = 64  # growth steps and retries one call may take
 GROW_WAIT = 30.0  # seconds growth waits for this process's snapshots to close
 _DB_NAMES = (b"meta", b"ds", b"coll", b"elem", b"names", b"sessions")
 _FORMAT = b"\x01"
-
-
-class Gate:
-    """Shared/exclusive lock over this process's use of one environment.
-
-    LMDB may only resize the map while the process has no transaction; every transaction
-    holds the gate shared (re-entrant per thread) and a resize holds it exclusive.
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._shared = 0
-        self._waiting = 0
-        self._exclusive = False
-        self._local = threading.local()
-
-    def held(self) -> bool:
-        """True if this thread holds the gate shared."""
-        return getattr(self._local, "depth", 0) > 0
-
-    def acquire_shared(self) -> None:
-        depth = getattr(self._local, "depth", 0)
-        if depth == 0:
-            with self._cond:
-                while self._exclusive or self._waiting:
-                    self._cond.wait()
-                self._shared += 1
-        self._local.depth = depth + 1
-
-    def release_shared(self) -> None:
-        self._local.depth -= 1
-        if self._local.depth == 0:
-            with self._cond:
-                self._shared -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        self.acquire_shared()
-        try:
-            yield
-        finally:
-            self.release_shared()
-
-    @contextmanager
-    def exclusive(self, timeout: float) -> Iterator[bool]:
-        """Hold the gate alone; yields False if other holders stayed past ``timeout``."""
-        with self._cond:
-            self._waiting += 1
-            try:
-                got = self._cond.wait_for(lambda: not self._exclusive and not self._shared,
-                                          timeout)
-            finally:
-                self._waiting -= 1
-            if got:
-                self._exclusive = True
-            else:
-                self._cond.notify_all()
-        try:
-            yield got
-        finally:
-            if got:
-                with self._cond:
-                    self._exclusive = False
-                    self._cond.notify_all()
 
 
 @dataclass
