@@ -8,14 +8,12 @@ All threads start together at a barrier and are joined with a timeout.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import threading
 from collections import Counter
 
 import pytest
-from test_triggers_conditions import Env
-from test_triggers_tpf import Recorder
+from trigger_helpers import Env, Recorder
 
 import tpfemu
 import tpfemu.mqi as pymqi
@@ -23,21 +21,6 @@ from tpfemu.mqi import CMQC
 
 JOIN_TIMEOUT = 10.0
 ROUNDS = 5  # fresh queues per test: a race that loses one time in a few is seen
-
-_ids = itertools.count(1)
-
-
-@pytest.fixture
-def system():
-    s = tpfemu.System.start(name=f"TGX{next(_ids)}")
-    s.qmgr.catalog.define("MQP")
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def env(system) -> Env:
-    return Env(system)
 
 
 @pytest.fixture(autouse=True)

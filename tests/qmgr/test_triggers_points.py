@@ -7,33 +7,16 @@ browsing INIT.Q) is the one of test_triggers_conditions.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import threading
 import time
 
 import pytest
-from test_triggers_conditions import Env, blank
+from trigger_helpers import Env, blank
 
-import tpfemu
 import tpfemu.mqi as pymqi
 from ecb import Level
 from tpfemu.mqi import CMQC
-
-_ids = itertools.count(1)
-
-
-@pytest.fixture
-def system():
-    s = tpfemu.System.start(name=f"TGP{next(_ids)}")
-    s.qmgr.catalog.define("MQP")
-    yield s
-    s.stop()
-
-
-@pytest.fixture
-def env(system) -> Env:
-    return Env(system)
 
 
 def wait_until(predicate, timeout: float = 2.0) -> bool:

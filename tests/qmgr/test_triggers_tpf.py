@@ -11,16 +11,13 @@ monitor (IBM's runmqtrm) does the same from the trigger messages.
 
 from __future__ import annotations
 
-import itertools
-import threading
 import time
 
 import pytest
-from test_triggers_conditions import blank
+from trigger_helpers import Recorder, blank
 
 import tpfemu
 import tpfemu.mqi as pymqi
-from ecb import Level
 from tpfemu.mqi import CMQC
 
 QUIET = 0.15  # seconds to wait, after the dispatcher is idle, before "no entry was created"
@@ -28,31 +25,10 @@ MD_LENGTH = 364  # MQMD version 2
 TM_LENGTH = 684
 TMC2_LENGTH = 732
 
-_ids = itertools.count(1)
-
 
 def long_at(data: bytes, offset: int) -> int:
     """The MQLONG at ``offset`` (the emulator's native encoding, MQENC_NATIVE 0x222)."""
     return int.from_bytes(data[offset:offset + 4], "little", signed=True)
-
-
-class Recorder:
-    """A program that records the D0 block of every entry it is given."""
-
-    def __init__(self) -> None:
-        self.blocks: list[bytes] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, ecb) -> None:
-        block = ecb.block(Level.D0)
-        with self._cond:
-            self.blocks.append(bytes(block) if block is not None else b"")
-            self._cond.notify_all()
-
-    def wait_for(self, count: int, timeout: float = 5.0) -> bool:
-        """Wait (bounded) until ``count`` entries were recorded."""
-        with self._cond:
-            return self._cond.wait_for(lambda: len(self.blocks) >= count, timeout)
 
 
 class Tpf:
@@ -97,14 +73,6 @@ class Tpf:
     def quiet(self) -> None:
         assert self.s.dispatcher.wait_idle(2)
         time.sleep(QUIET)
-
-
-@pytest.fixture
-def system():
-    s = tpfemu.System.start(name=f"TGT{next(_ids)}")
-    s.qmgr.catalog.define("MQP")
-    yield s
-    s.stop()
 
 
 @pytest.fixture
