@@ -364,6 +364,7 @@ class CoreQueue:
         uow: int = 0,
         ctx_len: int = 0,
         put_time: int = 0,
+        backout_count: int = 0,
     ) -> tuple[bytes, int]:
         """Put a message with a full descriptor; return its MsgId and put sequence.
 
@@ -371,7 +372,11 @@ class CoreQueue:
         :param msg_id: 24 bytes; None (or 24 zero bytes) has the core generate one.
         :param ctx_len: the first ctx_len bytes of data are the caller's context record.
         :param put_time: microseconds; 0 = now.
+        :param backout_count: the message's BackoutCount (a message restored at restart
+            keeps its count; a new message starts at 0).
         """
+        if backout_count < 0:
+            raise ValueError(f"backout_count must be 0 or more, not {backout_count}")
         if not 0 <= ctx_len <= len(data):
             raise ValueError(f"ctx_len must be 0 to the data length {len(data)}, not {ctx_len}")
         md = _scratch.put_md
@@ -383,6 +388,8 @@ class CoreQueue:
         md.uow = uow
         md.ctx_len = ctx_len
         md.put_time = put_time
+        md.backout_count = backout_count
+        md.flags = lib.TPF_MQ_F_RESTORE if backout_count else 0
         ffi.memmove(md.msg_id, _check_id(msg_id, "msg_id"), ID_LEN)
         ffi.memmove(md.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
         buf, length = _buffer(data)

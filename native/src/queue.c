@@ -508,7 +508,9 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
     }
     n->md = *md;
     n->md.length = length;
-    n->md.backout_count = 0;
+    if (!(md->flags & TPF_MQ_F_RESTORE) || n->md.backout_count < 0)
+        n->md.backout_count = 0;
+    n->md.flags = 0;
     if (n->md.put_time == 0)
         n->md.put_time = clock_us();
     int generated = tpf_id_is_zero(n->md.msg_id);

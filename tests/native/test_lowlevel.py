@@ -445,6 +445,19 @@ def test_backout_of_get_restores_in_place_with_count(queue):
     assert (m.data, m.descriptor.backout_count) == (b"first", 1)
 
 
+def test_restored_message_keeps_its_backout_count(queue):
+    """A message restored at restart keeps its BackoutCount; the next put starts at 0 again
+    (the scratch descriptor must not carry the count over), and a backout adds 1."""
+    queue.put_message(b"restored", backout_count=4)
+    queue.put_message(b"new")
+    assert queue.get_message(uow=9).descriptor.backout_count == 4
+    queue.backout(9)
+    assert queue.get_message().descriptor.backout_count == 5
+    assert queue.get_message().descriptor.backout_count == 0
+    with pytest.raises(ValueError, match="backout_count"):
+        queue.put_message(b"x", backout_count=-1)
+
+
 def test_commit_of_get_is_final(queue):
     """A get committed removes the message for good."""
     queue.put(b"a")

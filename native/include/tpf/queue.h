@@ -57,9 +57,13 @@
 #define TPF_MQ_NOW 0                 /**< `now` value asking the core to read the clock */
 #define TPF_MQ_MAX_CTX 4096          /**< largest context record (tpf_mq_msg_t.ctx_len) */
 
-/** @defgroup msgflags Flags in tpf_mq_msg_t.flags (outputs) @{ */
-#define TPF_MQ_F_EXPIRED_PENDING 0x0001 /**< the queue holds discarded expired messages
-                                             not yet taken with tpf_mq_take_expired() */
+/** @defgroup msgflags Flags in tpf_mq_msg_t.flags @{ */
+#define TPF_MQ_F_EXPIRED_PENDING 0x0001 /**< output: the queue holds discarded expired
+                                             messages not yet taken with
+                                             tpf_mq_take_expired() */
+#define TPF_MQ_F_RESTORE 0x0100         /**< input to put: keep md->backout_count (a
+                                             message restored at restart); without it a
+                                             put starts the count at 0 */
 /** @} */
 
 typedef struct tpf_mq_queue tpf_mq_queue_t;
