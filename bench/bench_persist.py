@@ -288,3 +288,78 @@ def test_lmdb_cursor_scan(benchmark, tag, homes):
 
     assert _pedantic(benchmark, scan, rounds=3) == RECOVER_N * len(PAYLOAD)
     env.close()
+
+
+# -- processor-shared (COMMON-YES) queues on the TPFCS-like store ----------------------------
+
+GROUP_SHARED = "shared queue (TPFCS, durable) vs CoreQueue: 1KB in a unit of work, per message"
+SHARED_N = 100  # messages per round: each put, get and commit is one synced LMDB commit
+SHARED_ROUNDS = 3  # keeps the four cases to about ten seconds
+
+
+@pytest.fixture
+def shared_q(tmp_path: Path):
+    """A shared queue in a durable store (every commit synced), closed after the test."""
+    from tpfemu.store.shared_queue import SharedQueueStore
+
+    with SharedQueueStore.open(tmp_path / "home", "B", durable=True) as space:
+        yield space.queue("BENCH.SHARED")
+
+
+def _put_commit(q) -> Callable[[], None]:
+    def run() -> None:
+        for uow in range(1, SHARED_N + 1):
+            q.put(PAYLOAD, 0, uow)
+            q.commit(uow)
+        q.purge()
+
+    return run
+
+
+def _get_commit(q) -> tuple[Callable[[], None], Callable[[], None]]:
+    def setup() -> None:
+        for _ in range(SHARED_N):
+            q.put(PAYLOAD, 0)
+
+    def run() -> None:
+        for uow in range(1, SHARED_N + 1):
+            q.get(uow)
+            q.commit(uow)
+
+    return run, setup
+
+
+def test_shared_queue_put_commit(benchmark, tag, shared_q):
+    """tpfemu: put + commit of 1 KB on a processor-shared queue (two synced commits)."""
+    benchmark.group = GROUP_SHARED + ", put+commit"
+    tag("subject", ops=SHARED_N)
+    _pedantic(benchmark, _put_commit(shared_q), rounds=SHARED_ROUNDS, warmup=0)
+
+
+def test_core_queue_put_commit(benchmark, tag):
+    """The same on a processor-unique memory queue (the C core, nothing on disk)."""
+    from tpfemu._lowlevel import CoreQueue
+
+    benchmark.group = GROUP_SHARED + ", put+commit"
+    tag("baseline", ops=SHARED_N)
+    with CoreQueue("BENCH.CORE") as q:
+        _pedantic(benchmark, _put_commit(q), rounds=SHARED_ROUNDS)
+
+
+def test_shared_queue_get_commit(benchmark, tag, shared_q):
+    """tpfemu: get + commit of 1 KB on a processor-shared queue (two synced commits)."""
+    benchmark.group = GROUP_SHARED + ", get+commit"
+    tag("subject", ops=SHARED_N)
+    run, setup = _get_commit(shared_q)
+    _pedantic(benchmark, run, setup=setup, rounds=SHARED_ROUNDS, warmup=0)
+
+
+def test_core_queue_get_commit(benchmark, tag):
+    """The same on a processor-unique memory queue (the C core, nothing on disk)."""
+    from tpfemu._lowlevel import CoreQueue
+
+    benchmark.group = GROUP_SHARED + ", get+commit"
+    tag("baseline", ops=SHARED_N)
+    with CoreQueue("BENCH.CORE") as q:
+        run, setup = _get_commit(q)
+        _pedantic(benchmark, run, setup=setup, rounds=SHARED_ROUNDS)

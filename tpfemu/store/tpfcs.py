@@ -63,6 +63,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import TypeVar
 
@@ -220,6 +221,24 @@ class Tpfcs(Calls):
         finally:
             self._closed = True
             close_env(self.path, self._entry)
+
+    def usage(self) -> int:
+        """Bytes of the map in use: LMDB's high-water mark as of the last commit, or - once
+        that passes half the ceiling (:attr:`max_size`) - the pages the databases hold as
+        the calling thread's transaction sees them (pages freed and not yet reused are not
+        counted). A cheap estimate, for callers that keep a reserve below the ceiling
+        (shared queues refuse puts before commits could run out of room)."""
+        def measure(ops: Ops) -> int:
+            psize = int(self._env.stat()["psize"])
+            high = (int(self._env.info()["last_pgno"]) + 1) * psize
+            if high < self._max_size // 2:
+                return high
+            pages = 3  # two meta pages and the main database's root
+            for f in fields(ops.dbs):
+                st = ops.txn.stat(getattr(ops.dbs, f.name))
+                pages += st["branch_pages"] + st["leaf_pages"] + st["overflow_pages"]
+            return pages * psize
+        return self._run("TO2_usage", measure, write=False)
 
     def reader_check(self) -> int:
         """Clear reader slots left by dead processes; return how many were cleared."""
