@@ -367,6 +367,62 @@ class Catalog:
                 ],
             )
 
+    def adopt(self, definitions: Iterable[ObjectDef | Mapping[str, Any]]) -> list[str]:
+        """Make the catalog equal ``definitions``: the stored set, changed by another
+        processor of the complex (definitions are common to the complex, seed 004).
+
+        Objects that differ are replaced (listeners see ``"alter"``), new ones defined,
+        missing ones deleted, in the order restore uses. An object this processor cannot
+        let go of now (``in_use``: open handles, messages on its memory queue) is kept;
+        the returned lines say which, for the console.
+        """
+        objects = [d if isinstance(d, ObjectDef) else ObjectDef.from_dict(d) for d in definitions]
+        notes: list[str] = []
+        with self._lock:
+            profile = next((d for d in objects if isinstance(d, ProfileDef)), None)
+            if self._profile is None:
+                if profile is not None:
+                    self.restore(objects)
+                return notes
+            wanted: dict[tuple[str, str], ObjectDef] = {
+                (d.type_name, d.name): d for d in objects if not isinstance(d, ProfileDef)
+            }
+            if profile is not None and profile != self._profile:
+                old_profile, self._profile = self._profile, profile
+                self._emit("alter", old_profile, profile)
+            for obj in objects:
+                if isinstance(obj, ProfileDef):
+                    continue
+                space = self._space(type(obj))
+                current = space.get(obj.name)
+                if current == obj:
+                    continue
+                if current is not None and type(current) is not type(obj):
+                    reason = self._busy(current)
+                    if reason is not None:
+                        notes.append(f"{current.label} kept ({reason}): another processor "
+                                     f"made it a {obj.type_name}")  # fmt: skip
+                        continue
+                    del space[current.name]
+                    self._emit("delete", current, None)
+                    current = None
+                space[obj.name] = obj
+                self._emit("alter" if current is not None else "define", current, obj)
+            for current in [*self._queues.values(), *self._processes.values(),
+                            *self._channels.values()]:  # fmt: skip
+                if (current.type_name, current.name) in wanted or current.name in AUTO_QUEUES:
+                    continue
+                reason = self._busy(current)
+                if reason is not None:
+                    notes.append(f"{current.label} kept ({reason}): another processor "
+                                 "deleted it")  # fmt: skip
+                    continue
+                del self._space(type(current))[current.name]
+                self._emit("delete", current, None)
+            if profile is None and not wanted:
+                notes.append("MQP kept: another processor deleted it; delete it here too")
+        return notes
+
     # ---------------------------------------------------------------- internals
 
     def _space(self, cls: type[ObjectDef]) -> dict[str, Any]:
@@ -474,6 +530,9 @@ class Catalog:
         if isinstance(old, LocalQueueDef) and isinstance(new, LocalQueueDef):
             if old.usage != new.usage:
                 self._check_free(f"change USAGE of {old.label}", old, keyword="USAGE")
+
+    def _busy(self, obj: ObjectDef) -> str | None:
+        return self._in_use(obj.type_name, obj.name) if self._in_use is not None else None
 
     def _check_free(self, what: str, obj: ObjectDef, *, keyword: str = "") -> None:
         if self._in_use is None:
