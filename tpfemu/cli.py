@@ -81,8 +81,11 @@ def _run_commands(system, commands: list[str], echo) -> bool:
 @home_option
 @name_option
 @cpu_option
+@click.option("--journal", "journal", type=click.Choice(["off", "events", "payload"]),
+              default="events", show_default=True, envvar="TPFEMU_JOURNAL",
+              help="Event journal level in HOME/journal (needs --home).")
 @_translate_errors
-def run(scripts, home: str | None, name: str, cpu: str) -> None:
+def run(scripts, home: str | None, name: str, cpu: str, journal: str) -> None:
     """Boot a TPF system, run command SCRIPTS, then take commands from the console.
 
     \b
@@ -95,7 +98,8 @@ def run(scripts, home: str | None, name: str, cpu: str) -> None:
 
     from tpfemu.system import System
 
-    with System.start(name=name, home=home, cpu=cpu, console=click.echo) as system:
+    with System.start(name=name, home=home, cpu=cpu, console=click.echo,
+                      journal=journal) as system:
         go_on = True
         for script in scripts:
             go_on = _run_commands(system, script_commands(script.readlines()), click.echo)
@@ -253,3 +257,6 @@ def demo(home: str | None, count: int) -> None:
         qm.disconnect()
     if embedded is not None:
         embedded.cleanup()
+
+
+main.add_command(__import__("tpfemu.journal.cli", fromlist=["journal"]).journal)

@@ -16,6 +16,11 @@ its response; the interactive console and the ``tpfemu`` CLI call the same funct
 
 ``home=None`` keeps everything in memory; persistence (issue 7) will keep LMDB files in
 the home.
+
+With a home, the event journal (docs/journal.md) records every queue-manager event in
+``HOME/journal``; ``journal="events"`` (the default), ``"payload"`` (with message data)
+or ``"off"``. Without a home there is nowhere to write, so there is no journal (a
+:class:`tpfemu.journal.Journal` can still be started on any directory by hand).
 """
 
 from __future__ import annotations
@@ -32,15 +37,26 @@ from tpfemu.qmgr.manager import QueueManager
 __all__ = ["System"]
 
 _CPU_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#: Event journal levels (tpfemu.journal.schema.LEVELS, named here so that a system
+#: without a journal does not import pyarrow).
+JOURNAL_LEVELS = ("off", "events", "payload")
 
 
 class System:
     """One TPF processor. Build it with :meth:`start`."""
 
     def __init__(self, name: str = "TPF1", home: str | Path | None = None, cpu: str = "B",
-                 *, istreams: int = 2, console: Callable[[str], None] | None = None) -> None:
+                 *, istreams: int = 2, console: Callable[[str], None] | None = None,
+                 journal: str = "events", checkpoint_interval: float = 5.0) -> None:
         if len(cpu) != 1 or cpu.upper() not in _CPU_IDS:
             raise ValueError(f"cpu must be one processor ID letter A-Z, not {cpu!r}")
+        if journal not in JOURNAL_LEVELS:
+            raise ValueError(f"journal level must be one of {', '.join(JOURNAL_LEVELS)}, "
+                             f"not {journal!r}")
+        self.journal_level = journal
+        #: The running event journal (:class:`tpfemu.journal.Journal`), or None when the
+        #: level is ``off`` or there is no home.
+        self.journal = None
         self.name = name
         self.cpu = cpu.upper()
         self.home = Path(home) if home is not None else None
@@ -51,7 +67,9 @@ class System:
         self._log_lock = threading.Lock()
         self.programs = Programs()
         self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
-        self.qmgr = QueueManager(name, cpu=self.cpu, console=self.say)
+        # With a home, definitions and persistent messages survive a restart (issue 7).
+        self.qmgr = QueueManager(name, cpu=self.cpu, console=self.say, home=self.home,
+                                 checkpoint_interval=checkpoint_interval)
         self.qmgr.system = self
         self.running = False
         self.stop_requested = False  # ZMQSC STOP QMGR asks the CLI to end the session
@@ -71,6 +89,17 @@ class System:
         except errors.TpfEmuError:
             system.dispatcher.stop(1)
             raise
+        if system.home is not None and system.journal_level != "off":
+            from tpfemu.journal.writer import Journal
+
+            try:
+                system.journal = Journal(system.qmgr, system.home / "journal",
+                                         level=system.journal_level, cpu=system.cpu,
+                                         console=system.say).start()
+            except BaseException:
+                system.qmgr.stop()
+                system.dispatcher.stop(1)
+                raise
         system.running = True
         from tpfemu.console.monitor import DepthMonitor
 
@@ -97,6 +126,8 @@ class System:
         self.services.clear()
         self.dispatcher.stop(timeout)
         self.qmgr.stop()
+        if self.journal is not None:  # last: it records the backouts of the stop too
+            self.journal.stop()
 
     def __enter__(self) -> System:
         return self

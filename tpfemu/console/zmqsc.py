@@ -377,7 +377,8 @@ class _Run:
         name = self.name
         self.catalog_call(lambda: self.catalog.get("QL", name))
         queue = self.qmgr.local_queue(name)
-        removed = queue.core.purge()
+        plog = self.qmgr.persistence
+        removed = plog.log_purge(queue) if plog is not None else queue.core.purge()
         left = queue.core.depth
         if left:
             return [m.CLEARED_PART.line(self.cpu, name=name, count=removed, left=left)]

@@ -10,13 +10,15 @@ queue's condition and sleeps on it; whoever makes a message available (a put out
 unit of work, a commit, a backout that restores gets) or changes what waiters must see (GET
 inhibited, queue deleted, queue manager stopping) calls :meth:`wake` after the change.
 Because the getter re-checks under the condition after registering, no wake-up is lost.
+A getter on a processor-shared queue also looks again every :data:`SHARED_POLL` seconds,
+for puts and commits made by other processors of the complex.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tpfemu import errors
 from tpfemu._lowlevel import CoreQueue
@@ -24,7 +26,11 @@ from tpfemu.qmgr.objects import LocalQueueDef
 
 T = TypeVar("T")
 
-__all__ = ["LocalQueue"]
+__all__ = ["LocalQueue", "SHARED_POLL"]
+
+#: Seconds between looks of an MQGET waiting on a processor-shared queue: a put by another
+#: processor (OS process) cannot notify this one's condition variable.
+SHARED_POLL = 0.02
 
 
 def _core_settings(definition: LocalQueueDef, msgid_prefix: bytes) -> dict:
@@ -42,11 +48,20 @@ def _core_settings(definition: LocalQueueDef, msgid_prefix: bytes) -> dict:
 class LocalQueue:
     """The live state of one local queue."""
 
-    def __init__(self, definition: LocalQueueDef, msgid_prefix: bytes) -> None:
+    def __init__(self, definition: LocalQueueDef, msgid_prefix: bytes,
+                 shared_space: Any = None) -> None:  # fmt: skip
         self.definition = definition
         self.name = definition.name
         self._prefix = msgid_prefix
-        self.core = CoreQueue(definition.name, **_core_settings(definition, msgid_prefix))
+        settings = _core_settings(definition, msgid_prefix)
+        #: A processor-shared (COMMON YES) queue of a system with a home keeps its messages
+        #: in the complex's collection store (:mod:`tpfemu.store.shared_queue`), which
+        #: offers the core's interface; getters in other processes are seen by polling.
+        self.shared = definition.common == "YES" and shared_space is not None
+        if self.shared:
+            self.core = shared_space.queue(definition.name, **settings)
+        else:
+            self.core = CoreQueue(definition.name, **settings)
         self.cond = threading.Condition()
         self.waiters = 0
         self.input_count = 0  # IPPROCS
@@ -58,8 +73,22 @@ class LocalQueue:
         self.expiring = False  # a message with an expiry was ever put here
         self.trigger_state: dict = {}  # owned by the triggering layer
         self.trigger_lock = threading.Lock()  # a put and its trigger evaluation, together
+        # Persistence (tpfemu.qmgr.persistence), used only when the queue manager logs:
+        # a logged core operation and its log record are appended together under
+        # log_lock; log_keys maps the core's put sequence of each logged message to its
+        # key (the LSN of its Put record); log_inflight holds the logged gets not yet
+        # committed or backed out (seq -> (uow, key)); log_pending the logged puts not
+        # yet committed (seq -> uow).
+        self.log_lock = threading.Lock()
+        self.log_keys: dict[int, int] = {}
+        self.log_inflight: dict[int, tuple[int, int]] = {}
+        self.log_pending: dict[int, int] = {}
 
     # -- definition ----------------------------------------------------------------------
+
+    def core_settings(self) -> dict:
+        """The core's settings for the current definition."""
+        return _core_settings(self.definition, self._prefix)
 
     def redefine(self, definition: LocalQueueDef) -> None:
         """Apply an ALTER (or DEFINE REPLACE): new limits; messages keep their places."""
@@ -118,11 +147,11 @@ class LocalQueue:
                         return attempt()
                     except errors.NoMessageAvailable:
                         if deadline is None:
-                            self.cond.wait()
+                            self.cond.wait(SHARED_POLL if self.shared else None)
                             continue
                         remaining = deadline - time.monotonic()
                         if remaining <= 0:
                             raise
-                        self.cond.wait(remaining)
+                        self.cond.wait(min(remaining, SHARED_POLL) if self.shared else remaining)
             finally:
                 self.waiters -= 1

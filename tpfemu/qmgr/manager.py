@@ -23,7 +23,8 @@ import itertools
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu._lowlevel import NEVER
@@ -35,6 +36,10 @@ from tpfemu.qmgr.events import EventBus
 from tpfemu.qmgr.localq import LocalQueue
 from tpfemu.qmgr.objects import LocalQueueDef, ObjectDef
 from tpfemu.qmgr.units import UnitOfWork
+
+if TYPE_CHECKING:
+    from tpfemu.qmgr.persistence import QueuePersistence
+    from tpfemu.store.definitions import DefinitionStore
 
 __all__ = ["QueueManager", "now_us"]
 
@@ -58,9 +63,21 @@ class QueueManager:
     """
 
     def __init__(
-        self, name: str = "TPF1", *, cpu: str = "B", console: Callable[[str], None] | None = None
+        self, name: str = "TPF1", *, cpu: str = "B", console: Callable[[str], None] | None = None,
+        home: str | Path | None = None, checkpoint_interval: float = 5.0,
     ) -> None:
         self.name = name
+        #: The system's home: object definitions and persistent messages are kept there
+        #: (None: everything in memory, gone at stop).
+        self.home = Path(home) if home is not None else None
+        self.checkpoint_interval = checkpoint_interval
+        #: The recovery log and checkpoints of the memory queues (while running with a home).
+        self.persistence: QueuePersistence | None = None
+        self.definitions: DefinitionStore | None = None
+        self._adopting: int | None = None  # the thread adopting stored definitions
+        #: The complex's store of processor-shared queues (while running with a home).
+        self.shared: Any = None
+        self._defs_lock = threading.Lock()
         self.cpu = cpu
         self.console = console or (lambda line: None)
         self.events = EventBus(name, self.console)
@@ -84,7 +101,13 @@ class QueueManager:
     # -- life cycle ---------------------------------------------------------------------
 
     def start(self) -> QueueManager:
-        """Start: MQCONN can find it; the expiry scan runs if EXPRYINT is set."""
+        """Start: MQCONN can find it; the expiry scan runs if EXPRYINT is set.
+
+        With a home, the stored object definitions are restored first, then the persistent
+        messages of the memory queues (checkpoint + recovery log), and checkpoints start.
+        """
+        if self.home is not None:
+            self._open_home(self.home)
         registry.register(self)
         self.running = True
         self._scan_stop.clear()
@@ -110,6 +133,130 @@ class QueueManager:
             q.wake()
         if self._scanner is not None:
             self._scanner.join(5)
+        self._close_home()
+
+    def _open_home(self, home: Path) -> None:
+        from tpfemu.qmgr.persistence import QueuePersistence
+        from tpfemu.store.definitions import DefinitionStore
+        from tpfemu.store.shared_queue import SharedQueueStore
+
+        home.mkdir(parents=True, exist_ok=True)
+        self.shared = SharedQueueStore.open(home, self.cpu)
+        try:
+            definitions = DefinitionStore(home)
+        except BaseException:
+            self._close_shared()
+            raise
+        try:
+            stored = definitions.load()
+            if stored and not self.catalog.snapshot():
+                self.catalog.restore(stored)
+            elif not stored and self.catalog.snapshot():
+                definitions.replace_all([d.to_dict() for d in self.catalog.snapshot()], self.cpu)
+            persistence = QueuePersistence(home, self.cpu, console=self.console,
+                                           checkpoint_interval=self.checkpoint_interval)
+        except BaseException:
+            definitions.close()
+            self._close_shared()
+            raise
+        try:
+            restored = persistence.restore(self.queues)
+            persistence.start(lambda: self.queues)
+            in_doubt = self.shared.recover_in_doubt(
+                sink=lambda item: self._in_doubt_to_srq(item, persistence))
+        except BaseException:
+            persistence.stop()
+            definitions.close()
+            self._close_shared()
+            raise
+        if in_doubt:
+            self.console(f"MQSC0094W {self.cpu} {len(in_doubt)} in-doubt message"
+                         f"{'s' if len(in_doubt) != 1 else ''} of shared queues moved to "
+                         "SPECIAL.RECOVERY.QUEUE")  # fmt: skip
+        if restored:
+            self.console(f"MQSC0091I {self.cpu} {restored} persistent message"
+                         f"{'s' if restored != 1 else ''} restored")  # fmt: skip
+        self.definitions = definitions
+        self._unsubscribe_definitions = self.catalog.subscribe(self._store_definition)
+        self.persistence = persistence
+        # Definitions are common to the complex: follow what other processors change.
+        self._defs_version = definitions.version()
+        self._defs_stop = threading.Event()
+        self._defs_thread = threading.Thread(target=self._follow_definitions,
+                                             name=f"{self.name}-definitions", daemon=True)
+        self._defs_thread.start()
+
+    def _follow_definitions(self, interval: float = 0.25) -> None:
+        """Poll the stored definitions; adopt what another processor changed."""
+        while not self._defs_stop.wait(interval):
+            store = self.definitions
+            if store is None:
+                return
+            try:
+                self.sync_definitions()
+            except Exception as exc:  # keep following; say it once per failure
+                self.console(f"MQSC0092E {self.cpu} stored definitions not adopted: {exc}")
+
+    def sync_definitions(self) -> bool:
+        """Adopt the stored definitions now if another processor changed them; True if
+        they had changed. (The follower thread does this every quarter second.)"""
+        store = self.definitions
+        if store is None:
+            return False
+        with self._defs_lock:
+            version = store.version()
+            if version == self._defs_version:
+                return False
+            self._defs_version = version
+            stored = store.load()
+            self._adopting = threading.get_ident()
+            try:
+                notes = self.catalog.adopt(stored)
+            finally:
+                self._adopting = None
+        for note in notes:
+            self.console(f"MQSC0093W {self.cpu} {note}")
+        return True
+
+    def _close_home(self) -> None:
+        if self.definitions is not None:
+            self._defs_stop.set()
+            self._defs_thread.join(5)
+        persistence, self.persistence = self.persistence, None
+        definitions, self.definitions = self.definitions, None
+        if definitions is not None:
+            self._unsubscribe_definitions()
+            definitions.close()
+        try:
+            if persistence is not None:
+                persistence.stop()
+        finally:
+            self._close_shared()
+
+    def _close_shared(self) -> None:
+        shared, self.shared = self.shared, None
+        if shared is not None:
+            shared.close()
+
+    def _in_doubt_to_srq(self, item: Any, persistence: QueuePersistence) -> None:
+        """Put one in-doubt message of a shared queue on SPECIAL.RECOVERY.QUEUE (seed 004:
+        the operator decides what to do with it), whole, with its descriptor."""
+        srq = self.queues.get("SPECIAL.RECOVERY.QUEUE")
+        if srq is None:
+            raise errors.error_for(cmqc.MQRC_UNKNOWN_OBJECT_NAME, call="restart",
+                                   obj="SPECIAL.RECOVERY.QUEUE")  # fmt: skip
+        d = item.message.descriptor
+        persistence.put_restored(srq, item.message.data, d)
+
+    def _store_definition(self, event: str, old: ObjectDef | None,
+                          new: ObjectDef | None) -> None:  # fmt: skip
+        store = self.definitions
+        if store is None or self._adopting == threading.get_ident():
+            return  # (a change adopted from the store is not written back)
+        if new is None:
+            store.remove(old.type_name, old.name)
+        else:
+            store.save(new.to_dict(), self.cpu)
 
     def __enter__(self) -> QueueManager:
         return self if self.running else self.start()
@@ -141,7 +288,7 @@ class QueueManager:
             self._emit(event, getattr(defn, "name", ""), type=defn.type_name)
             return
         if event == "define":
-            queue = self.queues[defn.name] = LocalQueue(defn, self.msgid_prefix)
+            queue = self.queues[defn.name] = LocalQueue(defn, self.msgid_prefix, self.shared)
             self.triggers.on_define(queue)
         elif event == "alter":
             self.queues[defn.name].redefine(defn)
@@ -150,6 +297,8 @@ class QueueManager:
         elif event == "delete":
             queue = self.queues.pop(defn.name)
             queue.drop()
+            if queue.shared and self._adopting != threading.get_ident():
+                self.shared.delete_queue(defn.name)  # for the whole complex
         self._emit(event, defn.name, type=defn.type_name)
 
     def _in_use(self, type_name: str, name: str) -> str | None:
@@ -202,21 +351,50 @@ class QueueManager:
         return new_uow_id()
 
     def finish(self, uow: UnitOfWork, commit: bool) -> None:
-        """Commit or back out ``uow`` on every queue it touched, then wake getters."""
-        kind = "commit" if commit else "backout"
+        """Commit or back out ``uow`` on every queue it touched, then wake getters.
+
+        With persistent messages in it, the Commit (or Backout) goes to the recovery log
+        first, and a commit is applied to the queues only once it is durable.
+
+        :raises StorageFull: the log could not take the commit; the unit of work was
+            backed out instead (as IBM's MQCMIT that ends in MQRC_BACKED_OUT).
+        """
         work = [(queue, uow.id) for queue in uow.queues.values()] + uow.extra
+        plog = self.persistence
+        logged: list[int] = []
+        failure: errors.MQMIError | None = None
+        if plog is not None:
+            logged = sorted({uow_id for _, uow_id in work if plog.logged(uow_id)})
+            if logged:
+                ticket = plog.log.append([plog.end_record(i, commit) for i in logged])
+                if commit:
+                    try:
+                        ticket.wait()
+                    except errors.MQMIError as exc:  # StorageFull: doomed, backed out
+                        failure, commit = exc, False
+        kind = "commit" if commit else "backout"
         for queue, uow_id in work:
             if queue.deleted:
                 continue
-            n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
+            if logged and uow_id in logged:
+                with queue.log_lock:
+                    n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
+                    plog.finish_queue(queue, uow_id, commit)
+            else:
+                n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
             if n:
                 queue.wake()
                 self._emit(kind, queue.name, uow=uow_id, count=n)
+        for uow_id in logged:
+            plog.applied(uow_id)
         uow.queues.clear()
         uow.extra.clear()
         uow.count = 0
         if uow.triggers:
             self.triggers.on_finish(uow, commit)
+        if failure is not None:
+            failure.call = "MQCMIT"
+            raise failure
 
     # -- expiry ---------------------------------------------------------------------------
 
@@ -226,13 +404,17 @@ class QueueManager:
         while (msg := queue.core.take_expired()) is not None:
             count += 1
             d = msg.descriptor
+            if d.persistent and self.persistence is not None:
+                self.persistence.log_discard(queue, d.seq)
             record = context.decode(msg.data[: d.ctx_len])
+            data = msg.data[d.ctx_len :]
             self._emit(
                 "expire", queue.name, msg_id=d.msg_id, correl_id=d.correl_id,
                 priority=d.priority, persistent=d.persistent, length=d.length - d.ctx_len,
+                group_id=record["GroupId"], expires_us=d.expiry, data=data,
             )
             if record["Report"] & _REPORT_EXPIRATION:
-                self._expiration_report(queue, msg.data[d.ctx_len :], d, record)
+                self._expiration_report(queue, data, d, record)
         return count
 
     def _expiration_report(self, queue: LocalQueue, data: bytes, d: Any, rec: dict) -> None:
@@ -311,12 +493,18 @@ class QueueManager:
             raise errors.error_for(cmqc.MQRC_PUT_INHIBITED, call="MQPUT", obj=qname)
         queue = self.local_queue(resolved.local.name)
         record = context.encode(context.values_of(None, fields))
-        queue.core.put_message(
-            record + data, priority=priority, persistent=persistent, expiry=expiry,
-            msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record),
-        )
+        args = dict(priority=priority, persistent=persistent, expiry=expiry,
+                    msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record))
+        plog = self.persistence
+        if persistent and plog is not None and not queue.shared:
+            # a persistent report or dead letter is logged like any persistent put
+            new_id = plog.put_logged(queue, record + data, args)
+        else:
+            new_id, _seq = queue.core.put_message(record + data, **args)
         queue.wake()
-        self._emit("put", queue.name, internal=True, length=len(data))
+        self._emit("put", queue.name, internal=True, length=len(data), msg_id=new_id,
+                   correl_id=correl_id or bytes(24), priority=priority,
+                   persistent=persistent, expires_us=expiry, uow=0, data=data)
 
     def dead_letter(self, data: bytes, fields: dict[str, Any], reason: int, dest_q: str,
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:

@@ -39,6 +39,7 @@ from tpfemu.qmgr.manager import now_us
 __all__ = ["put", "put1", "get"]
 
 _ZERO_ID = bytes(24)
+_GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
                                      ("PutApplName", 28), ("ApplOriginData", 4))}
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
@@ -287,16 +288,26 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
         correl_id=correl_id if correl_id != _ZERO_ID else None,
         uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
     )
+    plog = qm.persistence if persistent and queue.definition.common != "YES" else None
+    if plog is not None and not put_time:
+        put_time = put_args["put_time"] = now  # the log records the put time
     if queue.definition.trigger == "YES":
         # The put and its trigger evaluation are one step: "the previous count" is exact.
         with queue.trigger_lock:
-            new_id, _seq = queue.core.put_message(record + body, **put_args)
+            new_id, ticket = _core_put(queue, plog, record + body, put_args)
             trigger_md = _md_of(new_id, correl_id, priority, persistent, expiry_tenths,
                                 values, put_time or now)
             qm.triggers.after_put(queue, priority, trigger_md, uow)
         qm.triggers.retry_pending(queue)
     else:
-        new_id, _seq = queue.core.put_message(record + body, **put_args)
+        new_id, ticket = _core_put(queue, plog, record + body, put_args)
+    if ticket is not None and uow is None:  # outside syncpoint: durable before MQPUT returns
+        try:
+            ticket.wait()
+        except errors.MQMIError as exc:  # StorageFull: the put is undone
+            plog.undo_put(queue, new_id)
+            exc.call, exc.obj = "MQPUT", name
+            raise
     if uow is not None:
         uow.touch(queue)
         uow.count += 1
@@ -310,9 +321,33 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
     if qm.events.active:
         qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
                  persistent=persistent, expiry=expiry_tenths, length=len(data),
-                 uow=uow.id if uow else 0, remote=handle.resolved.remote_qmgr)
+                 uow=uow.id if uow else 0, remote=handle.resolved.remote_qmgr,
+                 group_id=values[_GROUP_ID_AT],
+                 data=data if type(data) is bytes else bytes(data))
     if warning:
         raise _fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _truncate(msg: Any, max_length: int) -> Any:
+    """``msg`` as a get with a buffer of ``max_length`` bytes and ACCEPT_TRUNCATED_MSG
+    returns it: the context record whole, the data cut, reason 2079 if it was cut. (The
+    whole message stays with the log layer while the get is in flight.)"""
+    d = msg.descriptor
+    if len(msg.data) - d.ctx_len <= max_length:
+        return msg
+    return type(msg)(msg.data[: d.ctx_len + max_length], d, cmqc.MQRC_TRUNCATED_MSG_ACCEPTED)
+
+
+def _core_put(queue: Any, plog: Any, message: bytes, put_args: dict) -> tuple[bytes, Any]:
+    """Put on the core; with ``plog`` (a persistent message of a logged queue) append its
+    Put record under the queue's log lock too. Returns the MsgId and the log ticket."""
+    if plog is None:
+        return queue.core.put_message(message, **put_args)[0], None
+    with queue.log_lock:
+        new_id, seq = queue.core.put_message(message, **put_args)
+        a = put_args
+        return new_id, plog.log_put(queue, seq, message, new_id, a["correl_id"], a["priority"],
+                                    a["expiry"], a["put_time"], a["ctx_len"], a["uow"])
 
 
 def _id(value: Any) -> bytes:
@@ -425,7 +460,7 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
 
     if md is None and not options & ~(cmqc.MQGMO_WAIT | cmqc.MQGMO_NO_SYNCPOINT
                                        | cmqc.MQGMO_FAIL_IF_QUIESCING) and max_length is None \
-            and handle.cursor is None and not qm.events.active:
+            and handle.cursor is None and not qm.events.active and qm.persistence is None:
         uow_id = uow.id if uow is not None else 0
         generation = qm.catalog.generation
 
@@ -474,18 +509,45 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
     if cursor_bits and handle.cursor is None:
         handle.cursor = queue.core.cursor()
     if_persistent = bool(options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT)
-    uow_id = uow.id if uow is not None else (qm.private_uow() if if_persistent else 0)
+    # A logged queue: a destructive get logs the Get of a persistent message with the
+    # core get (under the queue's log lock); outside syncpoint it is made under a private
+    # unit of work, committed once its record is durable (tpfemu.qmgr.persistence).
+    plog = qm.persistence if queue.definition.common != "YES" else None
+    if plog is not None and options & (_BROWSE | cmqc.MQGMO_UNLOCK):
+        plog = None
+    private = plog is not None and uow is None and not if_persistent
+    uow_id = uow.id if uow is not None else (
+        qm.private_uow() if if_persistent or private else 0)
+    tickets: list = []
+
+    def core_get():
+        return queue.core.get_message(
+            msg_id=msg_id, correl_id=correl_id, uow=uow_id, max_length=max_length,
+            accept_truncated=bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG),
+            cursor=handle.cursor, options=cursor_bits, cap_body=True,
+        )
+
+    def logged_get():
+        with queue.log_lock:
+            if max_length is not None and options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG:
+                # the log layer keeps the whole message while the get is in flight
+                got = _truncate(queue.core.get_message(
+                    msg_id=msg_id, correl_id=correl_id, uow=uow_id, cursor=handle.cursor,
+                    options=cursor_bits, cap_body=True), max_length)
+            else:
+                got = core_get()
+            if got.descriptor.persistent:
+                ticket = plog.log_get(queue, got, uow_id, in_syncpoint=not private)
+                if ticket is not None:
+                    tickets.append(ticket)
+            return got
 
     def attempt():
         _queue_usable(conn, handle, "MQGET")
         if _live_get_inhibited(conn, handle):  # browses too (IBM's InhibitGet)
             raise _fail(cmqc.MQRC_GET_INHIBITED, "MQGET", name)
         try:
-            return queue.core.get_message(
-                msg_id=msg_id, correl_id=correl_id, uow=uow_id, max_length=max_length,
-                accept_truncated=bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG),
-                cursor=handle.cursor, options=cursor_bits, cap_body=True,
-            )
+            return core_get() if plog is None else logged_get()
         except errors.NoMessageAvailable:
             if not options & _BROWSE and queue.definition.trigger == "YES":
                 qm.triggers.on_empty_get(queue)  # TPF FIRST: the next message triggers
@@ -503,6 +565,8 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
             qm.collect_expired(queue)
     if options & cmqc.MQGMO_UNLOCK:
         return b""
+    if private:
+        plog.finish_private(queue, uow_id, tickets[0] if tickets else None, name)
     d = msg.descriptor
     record = context.decode(msg.data[: d.ctx_len])
     data = msg.data[d.ctx_len :]
@@ -520,7 +584,8 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
     if qm.events.active:
         qm._emit("browse" if options & _BROWSE else "get", queue.name, msg_id=d.msg_id,
                  correl_id=d.correl_id, priority=d.priority, persistent=d.persistent,
-                 length=d.length - d.ctx_len, uow=uow_id)
+                 length=d.length - d.ctx_len, uow=uow_id, group_id=record["GroupId"],
+                 expires_us=d.expiry, data=None if msg.reason else data)
     if msg.reason:  # MQRC_TRUNCATED_MSG_ACCEPTED
         exc = _fail(msg.reason, "MQGET", name, comp=errors.MQCC_WARNING)
         exc.message = data

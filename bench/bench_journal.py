@@ -1,0 +1,114 @@
+"""Benchmarks of the event journal (issue 8): the MQI put+get round trip with the journal
+off, at ``events`` and at ``payload``, all measured in the same run.
+
+Run with ``.venv/bin/python -m pytest bench/bench_journal.py -p no:randomly``.
+
+Each level runs on its own System with a home in a temporary directory (so everything but
+the journal is the same). A round is PAIRS put+get pairs of 1 KB, non-persistent, then
+``journal.flush()``: the time includes writing every event of the round, so work the
+writer thread does (it shares the GIL with the application) is counted.
+
+Goal (issue 8): at most 15 % loss with the journal on, i.e. ``off / on >= 0.87``. The
+summary prints each level beside ``off``; the "measured outside" section prints the loss
+in %. Two shapes are measured:
+
+- with an MD on each call (the full MQI path every application with descriptors takes);
+- with no MD (the fast path of bench_mqi.py). Any event subscriber turns that fast path
+  off (qmgr/messages.py: the fast path emits no events), so this shape shows what the
+  event bus costs rather than the journal writer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+
+import pytest
+
+import tpfemu
+import tpfemu.mqi as pymqi
+from tpfemu.mqi import CMQC
+
+PAYLOAD = b"x" * 1024
+PAIRS = 2_000
+ROUNDS = 15
+LEVELS = ("off", "events", "payload")
+_names = itertools.count(1)
+_medians: dict[tuple[str, str], float] = {}  # (shape, level) -> seconds per round
+_reported: set[tuple[str, str]] = set()
+
+
+@pytest.fixture(scope="module")
+def systems():
+    """One running System per journal level, each with its own home and queue."""
+    made = {}
+    dirs = []
+    for level in LEVELS:
+        home = tempfile.TemporaryDirectory(prefix=f"bench-journal-{level}-")
+        dirs.append(home)
+        system = tpfemu.System.start(name=f"BJ{next(_names)}", home=home.name, journal=level)
+        if system.qmgr.catalog.profile is None:
+            system.qmgr.catalog.define("MQP")
+        system.qmgr.catalog.define("QL", "BENCH.Q")
+        made[level] = system
+    yield made
+    for system in made.values():
+        system.stop()
+    for home in dirs:
+        home.cleanup()
+
+
+def _round(system, with_md: bool):
+    qm = pymqi.connect(system.name)
+    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    put, get = q.put, q.get
+    journal = system.journal
+
+    if with_md:
+        def run():
+            for i in range(PAIRS):
+                put(PAYLOAD, pymqi.MD(Priority=i % 10))
+                get(None, pymqi.MD())
+            if journal is not None:
+                assert journal.flush(60)
+    else:
+        def run():
+            for _ in range(PAIRS):
+                put(PAYLOAD)
+                get()
+            if journal is not None:
+                assert journal.flush(60)
+    return run, q, qm
+
+
+def _report(external, shape: str) -> None:
+    """Record each level's loss against ``off`` once both were measured (any order)."""
+    base = _medians.get((shape, "off"))
+    if base is None:
+        return
+    for level in ("events", "payload"):
+        on = _medians.get((shape, level))
+        if on is None or (shape, level) in _reported:
+            continue
+        _reported.add((shape, level))
+        loss = (on / base - 1) * 100
+        external(f"journal, MQI put+get 1KB {shape}",
+                 f"journal={level}: loss {loss:+.1f}% (goal <= 15%)", on * 1e9 / PAIRS,
+                 "journal=off, same run", base * 1e9 / PAIRS, goal_ns=base * 1.15e9 / PAIRS)
+
+
+@pytest.mark.parametrize("shape", ["with MD", "no MD"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_put_get(benchmark, tag, external, systems, level, shape):
+    """Queue.put + Queue.get of 1 KB, non-persistent, at one journal level."""
+    benchmark.group = f"journal: MQI put+get 1KB, {shape}"
+    if level == "off":
+        tag("baseline", ops=PAIRS)
+    else:
+        tag("subject", ops=PAIRS, goal=1 / 1.15, goal_vs="off")
+    run, q, qm = _round(systems[level], shape == "with MD")
+    benchmark.pedantic(run, rounds=ROUNDS, iterations=1, warmup_rounds=1)
+    _medians[(shape, level)] = benchmark.stats.stats.median
+    _report(external, shape)
+    q.close()
+    qm.disconnect()

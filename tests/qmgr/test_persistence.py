@@ -1,0 +1,317 @@
+"""Restart round trips of processor-unique queues (seed 004): persistent committed messages
+come back in order with their descriptors, non-persistent ones and uncommitted work do not,
+object definitions persist, and a full log is MQ reason 2192 with nothing half-done."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import time
+from pathlib import Path
+
+import pytest
+
+import tpfemu
+import tpfemu.mqi as pymqi
+from tpfemu.mqi import CMQC
+from tpfemu.qmgr import persistence as persistence_module
+from tpfemu.store.lmdbenv import MiB
+from tpfemu.store.recovery import recover
+
+_names = itertools.count(1)
+IN_OUT = CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT | CMQC.MQOO_BROWSE
+PERSISTENT, NOT_PERSISTENT = CMQC.MQPER_PERSISTENT, CMQC.MQPER_NOT_PERSISTENT
+
+
+class Home:
+    """A home and the systems booted on it, one at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.name = f"PQM{next(_names)}"
+        self.system: tpfemu.System | None = None
+
+    def boot(self, **kwargs) -> tpfemu.System:
+        kwargs.setdefault("journal", "off")
+        self.system = tpfemu.System.start(self.name, self.path, "B", **kwargs)
+        return self.system
+
+    def restart(self, **kwargs) -> tpfemu.System:
+        self.system.stop()
+        return self.boot(**kwargs)
+
+    def queue(self, name: str, options: int = IN_OUT) -> pymqi.Queue:
+        return pymqi.Queue(pymqi.connect(self.name), name, options)
+
+    def mqsc(self, *commands: str) -> list[str]:
+        return [self.system.console(c) for c in commands]
+
+
+@pytest.fixture
+def home(tmp_path):
+    h = Home(tmp_path)
+    h.boot()
+    h.mqsc("ZMQSC DEF MQP", "ZMQSC DEF QL-APP.Q", "ZMQSC DEF QL-PSIST.Q DEFPSIST-YES")
+    yield h
+    if h.system is not None:
+        h.system.stop()
+
+
+def put(q: pymqi.Queue, data: bytes, persistence: int = PERSISTENT, **md_fields) -> pymqi.MD:
+    md = pymqi.MD(Persistence=persistence, **md_fields)
+    q.put(data, md)
+    return md
+
+
+def drain(q: pymqi.Queue) -> list[tuple[bytes, pymqi.MD]]:
+    out = []
+    while True:
+        md = pymqi.MD()
+        try:
+            out.append((q.get(None, md), md))
+        except pymqi.MQMIError as exc:
+            assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+            return out
+
+
+def test_persistent_messages_survive_and_non_persistent_do_not(home):
+    q = home.queue("APP.Q")
+    for i in range(6):
+        put(q, b"m%d" % i, PERSISTENT if i % 2 == 0 else NOT_PERSISTENT)
+    home.restart()
+    assert [data for data, _ in drain(home.queue("APP.Q"))] == [b"m0", b"m2", b"m4"]
+
+
+def test_defpsist_decides_for_persistence_as_queue_def(home):
+    """MQPER_PERSISTENCE_AS_Q_DEF takes the queue's DEFPSIST (the first queue resolved)."""
+    put(home.queue("PSIST.Q"), b"yes", CMQC.MQPER_PERSISTENCE_AS_Q_DEF)
+    put(home.queue("APP.Q"), b"no", CMQC.MQPER_PERSISTENCE_AS_Q_DEF)
+    home.restart()
+    assert [d for d, _ in drain(home.queue("PSIST.Q"))] == [b"yes"]
+    assert drain(home.queue("APP.Q")) == []
+
+
+def test_order_and_descriptors_come_back(home):
+    q = home.queue("APP.Q")
+    sent = []
+    for i, prio in enumerate([3, 7, 3, 0, 9, 7]):
+        md = put(q, b"body-%d" % i, Priority=prio, CorrelId=b"CORR%d" % i,
+                 ReplyToQ=b"REPLY.Q", Format=CMQC.MQFMT_STRING, Expiry=6000)
+        sent.append((b"body-%d" % i, md))
+    before = {data: md for data, md in sent}
+    home.restart()
+    got = drain(home.queue("APP.Q"))
+    # priority order, then put order within a priority
+    expected = [b"body-4", b"body-1", b"body-5", b"body-0", b"body-2", b"body-3"]
+    assert [data for data, _ in got] == expected
+    for data, md in got:
+        put_md = before[data]
+        assert md.MsgId == put_md.MsgId
+        assert md.CorrelId == bytes(put_md.CorrelId).ljust(24, b"\0")
+        assert md.Priority == put_md.Priority
+        assert md.Persistence == PERSISTENT
+        assert md.ReplyToQ.rstrip() == b"REPLY.Q"
+        assert md.Format == CMQC.MQFMT_STRING
+        assert (md.PutDate, md.PutTime) == (put_md.PutDate, put_md.PutTime)
+        assert 0 < md.Expiry <= 6000  # the remaining expiry, still counting down
+        assert md.BackoutCount == 0
+
+
+def test_backout_count_survives(home):
+    q = home.queue("APP.Q")
+    put(q, b"poison")
+    conn = q._qmgr
+    for _ in range(3):
+        md = pymqi.MD()
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
+        assert q.get(None, md, gmo) == b"poison"
+        conn.backout()
+    home.restart()
+    [(data, md)] = drain(home.queue("APP.Q"))
+    assert (data, md.BackoutCount) == (b"poison", 3)
+
+
+def test_uncommitted_put_is_backed_out_and_uncommitted_get_restored(home):
+    q = home.queue("APP.Q")
+    put(q, b"committed-1")
+    put(q, b"committed-2")
+    sync = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    q.put(b"in-flight-put", pymqi.MD(Persistence=PERSISTENT), sync)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)) == b"committed-1"
+    home.restart()  # the stop backs the unit of work out
+    got = drain(home.queue("APP.Q"))
+    assert [d for d, _ in got] == [b"committed-1", b"committed-2"]
+    assert got[0][1].BackoutCount == 1
+
+
+def test_committed_get_is_not_delivered_again(home):
+    q = home.queue("APP.Q")
+    for i in range(4):
+        put(q, b"m%d" % i)
+    assert q.get() == b"m0"  # outside syncpoint: final when it returns
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)) == b"m1"
+    q._qmgr.commit()
+    home.restart()
+    assert [d for d, _ in drain(home.queue("APP.Q"))] == [b"m2", b"m3"]
+
+
+def test_checkpoint_plus_log_equals_the_live_state(home):
+    """Work across checkpoints and trims: what restart would rebuild (checkpoint + log
+    tail) is at every moment exactly the queue's committed persistent messages."""
+    q = home.queue("APP.Q")
+    plog = home.system.qmgr.persistence
+    n = 0
+
+    def live() -> list[bytes]:
+        return [bytes(m.data[m.ctx_len:]) for m in
+                recover(plog.path, log=plog.log, checkpoints=plog.checkpoints)["APP.Q"]]
+
+    def browse(persistent_only: bool = True) -> list[bytes]:
+        out, options = [], CMQC.MQGMO_BROWSE_FIRST
+        while True:
+            md = pymqi.MD()
+            try:
+                data = q.get(None, md, pymqi.GMO(Options=options))
+            except pymqi.MQMIError:
+                return out
+            if md.Persistence == PERSISTENT or not persistent_only:
+                out.append(data)
+            options = CMQC.MQGMO_BROWSE_NEXT
+
+    for round_no in range(4):
+        for _ in range(25):
+            put(q, b"r%d-%d" % (round_no, n), PERSISTENT if n % 3 else NOT_PERSISTENT)
+            n += 1
+        for _ in range(10):
+            q.get()
+        in_flight = q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT))
+        plog.checkpointer.checkpoint()  # with a get in flight: the replay point holds
+        q._qmgr.backout()
+        assert in_flight in browse(persistent_only=False)
+        # recovery sees the same messages in put order; the queue delivers them by priority
+        assert sorted(live()) == sorted(browse())
+    home.restart()
+    restored = [d for d, _ in drain(home.queue("APP.Q"))]
+    assert len(restored) == len(set(restored)) > 0
+
+
+def test_clear_ql_removes_persistent_messages_for_good(home):
+    q = home.queue("APP.Q")
+    for i in range(5):
+        put(q, b"m%d" % i)
+    assert home.mqsc("ZMQSC CLEAR QL-APP.Q")[0].startswith("MQSC")
+    home.restart()
+    assert drain(home.queue("APP.Q")) == []
+
+
+def test_an_expired_persistent_message_is_not_restored(home):
+    q = home.queue("APP.Q")
+    put(q, b"short", Expiry=2)  # 0.2 s
+    put(q, b"long", Expiry=600)
+    time.sleep(0.3)
+    assert q.get() == b"long"  # the expired one is discarded on the way
+    home.restart()
+    assert drain(home.queue("APP.Q")) == []
+
+
+def test_a_message_that_expired_while_down_is_discarded(home):
+    put(home.queue("APP.Q"), b"short", Expiry=2)
+    home.system.stop()
+    time.sleep(0.3)
+    home.boot()
+    assert drain(home.queue("APP.Q")) == []
+
+
+def test_a_queue_altered_below_its_depth_keeps_its_messages(home):
+    q = home.queue("APP.Q")
+    for i in range(5):
+        put(q, b"m%d" % i)
+    home.mqsc("ZMQSC ALT QL-APP.Q MAXDEPTH-2")
+    home.restart()
+    assert len(drain(home.queue("APP.Q"))) == 5
+
+
+def test_definitions_survive_a_restart(home):
+    home.mqsc(
+        "ZMQSC DEF PROC-APP.PROC APPLID-QZZ1",
+        "ZMQSC DEF QL-TRIG.Q MAXDEPTH-77 TRIGTYPE-EVERY PROCESS-APP.PROC",
+        "ZMQSC DEF QA-ALIAS.Q TARGQ-APP.Q",
+        "ZMQSC DEF QL-GONE.Q",
+        "ZMQSC ALT QL-APP.Q MAXDEPTH-1234",
+        "ZMQSC DEL QL-GONE.Q",
+    )
+    shown = home.mqsc("ZMQSC DISP QL-*", "ZMQSC DISP QA-*", "ZMQSC DISP PROC-*")
+    home.restart()
+    after = home.mqsc("ZMQSC DISP QL-*", "ZMQSC DISP QA-*", "ZMQSC DISP PROC-*")
+    assert after == shown
+    assert "GONE.Q" not in after[0]
+    assert "1234" in after[0]
+
+
+def test_messages_of_a_queue_deleted_offline_are_reported(home, tmp_path):
+    put(home.queue("APP.Q"), b"orphan")
+    home.system.stop()
+    from tpfemu.store.definitions import DefinitionStore
+
+    with DefinitionStore(tmp_path) as store:
+        store.remove("QL", "APP.Q")
+    system = home.boot()
+    assert any("APP.Q" in line and "not restored" in line for line in system.log)
+
+
+def test_a_full_log_is_storage_full_and_nothing_is_half_done(home, monkeypatch):
+    """The log's map cannot grow past its ceiling: the MQPUT that does not fit fails with
+    2192 and is not on the queue; every put acknowledged before comes back."""
+    home.system.stop()
+    small = functools.partial(persistence_module.RecoveryLog, map_size=MiB, max_map_size=MiB,
+                              preformat=0)
+    monkeypatch.setattr(persistence_module, "RecoveryLog", small)
+    home.boot(checkpoint_interval=3600)
+    q = home.queue("APP.Q")
+    acknowledged = 0
+    with pytest.raises(pymqi.MQMIError) as failed:
+        for i in range(5000):
+            put(q, bytes(1000) + b"%d" % i)
+            acknowledged += 1
+    assert failed.value.reason == CMQC.MQRC_STORAGE_MEDIUM_FULL
+    assert 0 < acknowledged < 5000
+    assert home.system.qmgr.local_queue("APP.Q").core.depth == acknowledged
+    # a unit of work that cannot be logged is backed out at MQCMIT, with 2192
+    q.put(b"x" * 900, pymqi.MD(Persistence=PERSISTENT), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+    with pytest.raises(pymqi.MQMIError) as commit_failed:
+        q._qmgr.commit()
+    assert commit_failed.value.reason == CMQC.MQRC_STORAGE_MEDIUM_FULL
+    assert home.system.qmgr.local_queue("APP.Q").core.depth == acknowledged
+    home.system.stop()
+    monkeypatch.undo()
+    home.boot()
+    assert len(drain(home.queue("APP.Q"))) == acknowledged
+
+
+def test_a_persistent_expiration_report_survives(home):
+    """Reports the queue manager makes are logged like any persistent put: an expiration
+    report of a persistent message is still on its reply queue after a restart."""
+    home.mqsc("ZMQSC DEF QL-REPLY.Q")
+    q = home.queue("APP.Q")
+    put(q, b"short", Expiry=1, Report=CMQC.MQRO_EXPIRATION, ReplyToQ=b"REPLY.Q")
+    time.sleep(0.2)
+    assert drain(q) == []  # discarded on the way, and reported
+    home.restart()
+    [(data, md)] = drain(home.queue("REPLY.Q"))
+    assert md.Feedback == CMQC.MQFB_EXPIRATION and md.Persistence == PERSISTENT
+
+
+def test_truncated_get_in_flight_keeps_the_whole_message_for_checkpoints(home):
+    """A persistent message got truncated (ACCEPT_TRUNCATED_MSG) in a unit of work is
+    still whole in a checkpoint taken meanwhile; backed out, it comes back whole."""
+    q = home.queue("APP.Q")
+    put(q, b"0123456789" * 10)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)
+    with pytest.raises(pymqi.MQMIError) as warned:
+        q.get(10, pymqi.MD(), gmo)
+    assert warned.value.reason == CMQC.MQRC_TRUNCATED_MSG_ACCEPTED
+    home.system.qmgr.persistence.checkpointer.checkpoint()
+    q._qmgr.backout()
+    home.restart()
+    [(data, md)] = drain(home.queue("APP.Q"))
+    assert data == b"0123456789" * 10 and md.BackoutCount == 1

@@ -1,0 +1,369 @@
+"""Persistent messages of processor-unique (memory) queues: the recovery log, checkpoints
+and restart.
+
+TPF keeps a processor-unique queue in memory while the system runs; its persistent
+messages survive a restart through a recovery log and a checkpoint of each memory queue
+taken every few seconds (seed 004). :class:`QueuePersistence` is that layer for one queue
+manager. It owns a :class:`~tpfemu.store.recovery_log.RecoveryLog` and a
+:class:`~tpfemu.store.checkpoint.CheckpointStore` under ``<home>/cpu-<ID>/`` (a processor's
+own: another processor of the complex has its own memory queues) and a
+:class:`~tpfemu.store.checkpoint.Checkpointer`.
+
+**What is logged.** Only persistent messages: the MQPUT of one (a ``Put`` record, whose
+LSN becomes the message's *key*), the MQGET of one (a ``Get`` naming the key), and the
+MQCMIT/MQBACK of each unit of work that logged either. Non-persistent messages never
+touch the disk and are gone after a restart, as IBM documents.
+
+**Locking and waiting.** Each queue has a ``log_lock``. A logged put or get does its core
+operation and appends its record under that lock (no I/O), so the log holds a queue's
+puts and gets in the order the core did them; the caller then waits for durability
+*outside* the lock (group commit: one sync serves every caller waiting meanwhile). An
+MQPUT outside syncpoint returns when its record is durable. An MQGET outside syncpoint of
+a persistent message gets it under a private unit of work, waits for the ``Get`` record,
+then commits it in the core: until then the message stays hidden but restorable, so a
+crash can never lose a message that was not yet handed to the application. MQCMIT appends
+the ``Commit`` records, waits, and only then makes the unit's puts visible and its gets
+final.
+
+**Checkpoints and the replay point.** A checkpoint of a queue (taken under its lock)
+holds its committed persistent messages whose Put record is durable, in put order, and
+the LSN replay starts from:
+the smallest of the log's replay point and the first LSN of every unit of work with
+records not yet applied to memory (replay is idempotent). A persistent message a unit of
+work has got but not finished is hidden in the core, so the checkpoint takes it from the
+copy kept with the get (its ``Put`` record may be trimmed already). The log before the
+smallest replay point of all queues is trimmed.
+
+**Restart.** :meth:`restore` loads each queue's checkpoint, replays the log after it
+(:func:`~tpfemu.store.recovery.recover`) and puts the messages back on their queues in
+put order with their MsgId, CorrelId, priority, context, put time, absolute expiry
+deadline (so the remaining expiry keeps counting across the outage, and a message that
+expired meanwhile is discarded as usual) and backout count. Work that was not committed
+is backed out. Messages of a queue that is no longer defined are reported on the console
+and dropped.
+
+**Storage full.** A ``Put``/``Get`` outside syncpoint that the log cannot write fails the
+call with reason 2192 (StorageFull) and is undone in the
+core; a unit of work with a record that could not be written is backed out at MQCMIT,
+which fails with 2192.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tpfemu import errors
+from tpfemu.store.checkpoint import Checkpointer, CheckpointStore
+from tpfemu.store.log_records import Backout, Commit, Get, Put
+from tpfemu.store.message import NEVER, StoredMessage
+from tpfemu.store.recovery import recover
+from tpfemu.store.recovery_log import RecoveryLog, Ticket
+
+if TYPE_CHECKING:
+    from tpfemu.qmgr.localq import LocalQueue
+
+__all__ = ["QueuePersistence"]
+
+_BROWSE_FIRST = 0x00000010  # MQGMO_BROWSE_FIRST
+_BROWSE_NEXT = 0x00000020  # MQGMO_BROWSE_NEXT
+
+
+class QueuePersistence:
+    """The recovery log and checkpoints of one queue manager's memory queues.
+
+    :param home: the system's home; files go to ``<home>/cpu-<cpu>/``.
+    :param checkpoint_interval: seconds between checkpoints (TPF: 5).
+    :param console: where restart reports go.
+    """
+
+    def __init__(self, home: str | Path, cpu: str, *, checkpoint_interval: float = 5.0,
+                 console: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        self.path = Path(home) / f"cpu-{cpu}"
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.console = console or (lambda line: None)
+        self.log = RecoveryLog(self.path)
+        try:
+            self.checkpoints = CheckpointStore.open(self.path)
+        except BaseException:
+            self.log.close()
+            raise
+        self._queues: Callable[[], dict[str, LocalQueue]] = dict
+        self.checkpointer = Checkpointer(self.checkpoints, self.log, self._snapshot,
+                                         interval=checkpoint_interval)  # fmt: skip
+        # Units of work with records appended whose end the memory queues have not
+        # applied yet: core uow id -> first LSN (the replay point may not pass it).
+        self._first_lsn: dict[int, int] = {}
+        # Their logged puts and gets: core uow id -> [(queue, seq, is_get)].
+        self._work: dict[int, list[tuple[LocalQueue, int, bool]]] = {}
+        self._lock = threading.Lock()
+
+    # -- life cycle ----------------------------------------------------------------------
+
+    def restore(self, queues: dict[str, LocalQueue]) -> int:
+        """Put every recovered persistent message back on its queue; return how many.
+
+        Call once, before any application runs, with the live queues (after the object
+        definitions were restored). Then :meth:`start` the checkpoints.
+        """
+        recovered = recover(self.path, log=self.log, checkpoints=self.checkpoints)
+        total = 0
+        for name, messages in recovered.items():
+            if not messages:
+                continue
+            queue = queues.get(name)
+            if queue is None:
+                self.console(f"MQSC0090W {len(messages)} persistent message(s) of queue "
+                             f"{name} not restored: the queue is no longer defined")  # fmt: skip
+                continue
+            total += self._restore_queue(queue, messages)
+        return total
+
+    @staticmethod
+    def _restore_queue(queue: LocalQueue, messages: list[StoredMessage]) -> int:
+        core = queue.core
+        limit = queue.definition.maxdepth
+        if limit:  # a queue altered below its depth keeps its messages, as on IBM MQ
+            core.configure(**{**queue.core_settings(), "max_depth": 0})
+        try:
+            for m in messages:
+                _, seq = core.put_message(
+                    bytes(m.data), priority=m.priority, persistent=True, expiry=m.expiry,
+                    msg_id=m.msg_id, correl_id=m.correl_id, ctx_len=m.ctx_len,
+                    put_time=m.put_time, backout_count=m.backout_count,
+                )
+                queue.log_keys[seq] = m.key
+                if m.expiry != NEVER:
+                    queue.expiring = True
+        finally:
+            if limit:
+                core.configure(**queue.core_settings())
+        return len(messages)
+
+    def put_restored(self, queue: LocalQueue, data: bytes, d: Any) -> None:
+        """Put a whole message (context record and data, descriptor ``d``) on memory queue
+        ``queue`` outside syncpoint, as restart does (logged and durable if persistent)."""
+        args = dict(priority=d.priority, persistent=d.persistent, expiry=d.expiry,
+                    msg_id=d.msg_id, correl_id=d.correl_id, ctx_len=d.ctx_len,
+                    put_time=d.put_time, backout_count=d.backout_count)  # fmt: skip
+        if not d.persistent:
+            queue.core.put_message(data, **args)
+            return
+        self.put_logged(queue, data, args)
+
+    def put_logged(self, queue: LocalQueue, message: bytes, args: dict[str, Any]) -> bytes:
+        """Put a persistent message outside syncpoint (``args`` as ``put_message`` takes
+        them, the context record at the head of ``message``), log it and wait until it is
+        durable; return its MsgId. :raises StorageFull: it is not on the queue."""
+        args = {**args, "put_time": args.get("put_time") or time.time_ns() // 1000}
+        with queue.log_lock:
+            new_id, seq = queue.core.put_message(message, **args)
+            ticket = self.log_put(queue, seq, message, new_id, args.get("correl_id"),
+                                  args.get("priority", 0), args.get("expiry", NEVER),
+                                  args["put_time"], args.get("ctx_len", 0), 0,
+                                  args.get("backout_count", 0))  # fmt: skip
+        try:
+            ticket.wait()
+        except errors.MQMIError:
+            self.undo_put(queue, new_id)
+            raise
+        return new_id
+
+    def start(self, queues: Callable[[], dict[str, LocalQueue]]) -> None:
+        """Start checkpointing ``queues()`` every interval (and trimming the log)."""
+        self._queues = queues
+        self.checkpointer.checkpoint()  # the restored state is the new base
+        self.checkpointer.start()
+
+    def stop(self) -> None:
+        """The checkpoint at stop, then close the log and the checkpoint store."""
+        try:
+            self.checkpointer.stop(final=True)
+        finally:
+            self.log.close()
+            self.checkpoints.close()
+
+    # -- logging -------------------------------------------------------------------------
+
+    def log_put(self, queue: LocalQueue, seq: int, data: bytes, msg_id: bytes,
+                correl_id: bytes | None, priority: int, expiry: int, put_time: int,
+                ctx_len: int, uow: int, backout_count: int = 0) -> Ticket:  # fmt: skip
+        """Append the Put of a persistent message the core just took (under queue.log_lock)."""
+        ticket = self.log.append([Put(
+            queue.name, data, msg_id, correl_id or bytes(24), priority, expiry, put_time,
+            ctx_len, backout_count, uow,
+        )])  # fmt: skip
+        key = ticket.lsns.start
+        queue.log_keys[seq] = key
+        if uow:
+            queue.log_pending[seq] = uow
+            with self._lock:
+                self._first_lsn.setdefault(uow, key)
+                self._work.setdefault(uow, []).append((queue, seq, False))
+        return ticket
+
+    def undo_put(self, queue: LocalQueue, msg_id: bytes) -> None:
+        """Take back a put outside syncpoint whose record could not be written (if no one
+        got it meanwhile)."""
+        with queue.log_lock:
+            try:
+                msg = queue.core.get_message(msg_id=msg_id)
+            except errors.NoMessageAvailable:
+                return
+            queue.log_keys.pop(msg.descriptor.seq, None)
+
+    def log_get(self, queue: LocalQueue, msg: Any, uow: int, *, in_syncpoint: bool
+                ) -> Ticket | None:  # fmt: skip
+        """Append the Get of a persistent message the core just handed out under ``uow``
+        (under queue.log_lock); ``msg`` is the core's message, whole. ``in_syncpoint``
+        False: the get is final once the record is durable (it was made under a private
+        unit of work, committed after the wait).
+
+        Until the unit of work ends, the message is *in flight*: checkpoints still hold it
+        (from the copy kept here) and the replay point stays at or below this record.
+        """
+        d = msg.descriptor
+        key = queue.log_keys.get(d.seq)
+        if key is None:  # not a logged message
+            return None
+        ticket = self.log.append([Get(queue.name, key, uow if in_syncpoint else 0,
+                                      d.backout_count)])  # fmt: skip
+        queue.log_inflight[d.seq] = (uow, StoredMessage(
+            key, d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time, d.ctx_len,
+            d.backout_count, msg.data,
+        ))  # fmt: skip
+        with self._lock:
+            self._first_lsn.setdefault(uow, ticket.lsns.start)
+            self._work.setdefault(uow, []).append((queue, d.seq, True))
+        return ticket
+
+    def finish_private(self, queue: LocalQueue, uow: int, ticket: Ticket | None,
+                       name: str) -> None:  # fmt: skip
+        """End the private unit of work of an MQGET outside syncpoint: once the Get record
+        (if the message was persistent) is durable, the get is final.
+
+        :raises StorageFull: the record could not be written; the message is back on the
+            queue (its backout count raised, as after any backed-out get).
+        """
+        if ticket is None:
+            queue.core.commit(uow)
+            return
+        try:
+            ticket.wait()
+        except errors.MQMIError as exc:
+            with queue.log_lock:
+                queue.core.backout(uow)
+                self.finish_queue(queue, uow, False)
+            self.applied(uow)
+            queue.wake()
+            exc.call, exc.obj = "MQGET", name
+            raise
+        with queue.log_lock:
+            queue.core.commit(uow)
+            self.finish_queue(queue, uow, True)
+        self.applied(uow)
+
+    def logged(self, uow: int) -> bool:
+        """Whether unit of work ``uow`` has records in the log."""
+        return uow in self._first_lsn
+
+    def log_discard(self, queue: LocalQueue, seq: int) -> None:
+        """An expired persistent message was discarded: log its removal (not waited for:
+        if the record is lost in a crash, the message comes back and expires again)."""
+        with queue.log_lock:
+            key = queue.log_keys.pop(seq, None)
+            if key is not None:
+                self.log.append([Get(queue.name, key, 0, 0)])
+
+    @staticmethod
+    def end_record(uow: int, commit: bool) -> Commit | Backout:
+        """The record that ends ``uow``; append it, and wait for a commit to be durable
+        before applying it to memory."""
+        return Commit(uow) if commit else Backout(uow)
+
+    def applied(self, uow: int) -> None:
+        """The memory queues applied the end of ``uow``: it no longer holds the replay point."""
+        with self._lock:
+            self._first_lsn.pop(uow, None)
+            self._work.pop(uow, None)
+
+    def finish_queue(self, queue: LocalQueue, uow: int, commit: bool) -> None:
+        """Forget ``uow``'s in-flight puts and gets of ``queue`` (under queue.log_lock,
+        right after the core commit or backout): committed gets and backed-out puts drop
+        their keys."""
+        with self._lock:
+            work = self._work.get(uow, ())
+            mine = [(seq, is_get) for q, seq, is_get in work if q is queue]
+        for seq, is_get in mine:
+            if is_get:
+                if queue.log_inflight.pop(seq, None) is not None and commit:
+                    queue.log_keys.pop(seq, None)
+            elif queue.log_pending.pop(seq, None) is not None and not commit:
+                queue.log_keys.pop(seq, None)
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    def _snapshot(self) -> Iterator[tuple[str, list[StoredMessage], int]]:
+        for queue in list(self._queues().values()):
+            if queue.deleted or queue.definition.common == "YES":
+                continue
+            yield queue.name, *self.snapshot_queue(queue)
+
+    def snapshot_queue(self, queue: LocalQueue) -> tuple[list[StoredMessage], int]:
+        """The committed persistent messages of ``queue`` in put order, and the replay
+        point, taken together under the queue's log lock."""
+        with queue.log_lock:
+            point = self.log.replay_point
+            with self._lock:
+                if self._first_lsn:
+                    point = min(point, min(self._first_lsn.values()))
+            keys = queue.log_keys
+            # messages got by units of work still in flight: hidden from the browse
+            out: list[StoredMessage] = [m for _, m in queue.log_inflight.values()]
+            if keys:
+                with queue.core.cursor() as cursor:
+                    options = _BROWSE_FIRST
+                    while True:
+                        try:
+                            msg = queue.core.get_message(cursor=cursor, options=options)
+                        except errors.NoMessageAvailable:
+                            break
+                        options = _BROWSE_NEXT
+                        d = msg.descriptor
+                        key = keys.get(d.seq) if d.persistent else None
+                        if key is None:
+                            continue
+                        out.append(StoredMessage(
+                            key, d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time,
+                            d.ctx_len, d.backout_count, msg.data,
+                        ))  # fmt: skip
+            # A message whose Put is not durable yet stays out: its key may be given again
+            # after a crash; the log (replayed from ``point``) brings it back if durable.
+            out = [m for m in out if m.key < point]
+            out.sort(key=_first)
+            return out, point
+
+    # -- clear ---------------------------------------------------------------------------
+
+    def log_purge(self, queue: LocalQueue) -> int:
+        """CLEAR QL: remove the queue's committed messages that no unit of work holds (as
+        the core's purge does) and log a Get of each persistent one; wait until that is
+        durable. Returns how many messages were removed."""
+        with queue.log_lock:
+            removed = queue.core.purge()
+            held = queue.log_inflight.keys() | queue.log_pending.keys()
+            gone = [seq for seq in queue.log_keys if seq not in held]
+            ticket = None
+            if gone:
+                ticket = self.log.append([Get(queue.name, queue.log_keys.pop(seq), 0, 0)
+                                          for seq in gone])  # fmt: skip
+        if ticket is not None:
+            ticket.wait()
+        return removed
+
+
+def _first(m: Any) -> int:
+    return m[0]
