@@ -242,6 +242,20 @@ class Batch:
         return [_descriptor(self._mds[i]) for i in range(self.count)]
 
 
+def check_settings(max_depth: int, max_msg_length: int, default_priority: int,
+                   msgid_prefix: bytes) -> None:
+    """Raise ValueError naming the setting of a queue that is out of range (the core's
+    limits; any other queue storage with the core's interface checks the same)."""
+    if not 0 <= max_depth <= 0xFFFFFFFF:
+        raise ValueError(f"max_depth must be 0 (unlimited) to 4294967295, not {max_depth}")
+    if not 1 <= max_msg_length <= 0xFFFFFFFF:
+        raise ValueError(f"max_msg_length must be 1 to 4294967295, not {max_msg_length}")
+    if not 0 <= default_priority < PRIORITIES:
+        raise ValueError(f"default_priority must be 0 to 9, not {default_priority}")
+    if len(msgid_prefix) > _PREFIX_LEN:
+        raise ValueError(f"msgid_prefix is at most {_PREFIX_LEN} bytes: {msgid_prefix!r}")
+
+
 class CoreQueue:
     """One in-memory queue of the C core: priority order, matched gets, units of work.
 
@@ -285,14 +299,7 @@ class CoreQueue:
 
     @staticmethod
     def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
-        if not 0 <= max_depth <= 0xFFFFFFFF:
-            raise ValueError(f"max_depth must be 0 (unlimited) to 4294967295, not {max_depth}")
-        if not 1 <= max_msg_length <= 0xFFFFFFFF:
-            raise ValueError(f"max_msg_length must be 1 to 4294967295, not {max_msg_length}")
-        if not 0 <= default_priority < PRIORITIES:
-            raise ValueError(f"default_priority must be 0 to 9, not {default_priority}")
-        if len(msgid_prefix) > _PREFIX_LEN:
-            raise ValueError(f"msgid_prefix is at most {_PREFIX_LEN} bytes: {msgid_prefix!r}")
+        check_settings(max_depth, max_msg_length, default_priority, msgid_prefix)
         cfg = ffi.new("tpf_mq_config_t *")
         cfg.max_depth = max_depth
         cfg.max_msg_length = max_msg_length

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tpfemu import errors
-from tpfemu._lowlevel import MQGMO, NEVER, PRIORITIES, Descriptor, Message
+from tpfemu._lowlevel import MQGMO, NEVER, PRIORITIES, Descriptor, Message, check_settings
 from tpfemu.errors import TpfcsError
 from tpfemu.mq import cmqc
 from tpfemu.store.tpfcs import Lifetime, Tpfcs, Transaction
@@ -454,7 +454,7 @@ class SharedQueueStore:
         :raises UnknownObjectName: it does not exist and ``create`` is false.
         """
         self._check()
-        _validate(max_depth, max_msg_length, default_priority, msgid_prefix)
+        check_settings(max_depth, max_msg_length, default_priority, msgid_prefix)
         qkey = _queue_key(name)
 
         def make(t: Transaction) -> bool:
@@ -701,18 +701,6 @@ def _queue_key(name: str) -> bytes:
     return name.encode()
 
 
-def _validate(max_depth: int, max_msg_length: int, default_priority: int,
-              msgid_prefix: bytes) -> None:
-    if not 0 <= max_depth <= 0xFFFFFFFF:
-        raise ValueError(f"max_depth must be 0 (unlimited) to 4294967295, not {max_depth}")
-    if not 1 <= max_msg_length <= 0xFFFFFFFF:
-        raise ValueError(f"max_msg_length must be 1 to 4294967295, not {max_msg_length}")
-    if not 0 <= default_priority < PRIORITIES:
-        raise ValueError(f"default_priority must be 0 to 9, not {default_priority}")
-    if len(msgid_prefix) > PREFIX_LEN:
-        raise ValueError(f"msgid_prefix is at most {PREFIX_LEN} bytes: {msgid_prefix!r}")
-
-
 @dataclass(slots=True)
 class _Outcome:
     """What a get transaction decided; applied to Python state after it committed."""
@@ -788,7 +776,7 @@ class SharedQueue:
                   msgid_prefix: bytes = b"") -> None:
         """Change the settings (for every processor; ``msgid_prefix`` is this one's);
         messages already on the queue keep their places."""
-        _validate(max_depth, max_msg_length, default_priority, msgid_prefix)
+        check_settings(max_depth, max_msg_length, default_priority, msgid_prefix)
 
         def change(t: Transaction) -> None:
             head = self._head(t)
