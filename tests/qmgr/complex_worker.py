@@ -1,7 +1,7 @@
 """Another processor of the complex, for the shared-queue tests.
 
-``python complex_worker.py HOME CPU get QUEUE``: boot CPU on HOME, get every message of
-QUEUE (in units of work, committed one by one, waiting 1 s for more) and print each one
+``python complex_worker.py HOME CPU get QUEUE``: boot CPU on HOME, print ``READY``, get
+every message of QUEUE (in units of work, committed one by one, waiting 1 s for more) and print each one
 ``G <data>``, then ``DONE``.
 
 ``python complex_worker.py HOME CPU hang QUEUE``: boot, put ``in-doubt-1`` and
@@ -26,6 +26,7 @@ def main(home: str, cpu: str, mode: str, queue: str) -> None:
     q = pymqi.Queue(pymqi.connect(QMGR), queue, CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_OUTPUT)
     sync = CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_WAIT
     if mode == "get":
+        print("READY", flush=True)
         while True:
             try:
                 data = q.get(None, pymqi.MD(), pymqi.GMO(Options=sync, WaitInterval=1000))

@@ -152,6 +152,7 @@ def test_a_shared_queue_is_one_queue_for_the_complex(tmp_path):
             q.put(data.encode(), pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
         assert b.console("ZMQSC DISP QL-SHARED.Q").count("150") >= 1
         c = _worker(tmp_path, "C", "get", "SHARED.Q")
+        assert c.stdout.readline().strip() == "READY"  # both get from here on
         got_b = []
         gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_WAIT, WaitInterval=1000)
         while True:
