@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 from tpfemu import __version__, errors
+from tpfemu.journal.cli import journal as journal_commands
+from tpfemu.pipeline.cli import analyze, compare, replay
 
 home_option = click.option(
     "--home",
@@ -259,4 +261,7 @@ def demo(home: str | None, count: int) -> None:
         embedded.cleanup()
 
 
-main.add_command(__import__("tpfemu.journal.cli", fromlist=["journal"]).journal)
+# The journal and the Spark pipeline (pyarrow and Spark are imported only when they run).
+main.add_command(journal_commands)
+for _command in (analyze, replay, compare):
+    main.add_command(_command)

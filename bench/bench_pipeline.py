@@ -1,0 +1,366 @@
+"""Benchmarks of the Spark pipeline (issue: the pipeline on Spark), each beside a baseline
+measured in the same run.
+
+Run with ``.venv/bin/python -m pytest bench/bench_pipeline.py`` (the 1M-row cases) and
+``-m slow`` for the 10M-row cases and the 1M -> 10M growth table. The data is generated
+with numpy/pyarrow into a temporary directory (never the repository), written once as
+Parquet, and every job runs on ``local[2]``.
+
+Goals:
+- ``compare`` of two 10M-row captures with 1 % planted differences in at most 15 s, beside
+  a single-process pure-Python dict-based diff of the same data (measured in the same run
+  on a 1M-row subset and scaled linearly to 10M).
+- ``analyze`` at least 5 000 000 journal rows per second.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tpfemu.journal.schema import SCHEMA
+
+QUEUES = [f"APP.OUT.{i:02d}" for i in range(10)]
+T0 = 1_790_000_000_000_000
+ROUNDS = 3
+ROUNDS_10M = int(os.environ.get("TPFEMU_BENCH_ROUNDS_10M", "1"))  # minutes per round
+COMPARE_GOAL_S = 15.0
+ANALYZE_GOAL_ROWS_S = 5_000_000
+
+
+# -- data --------------------------------------------------------------------------------
+
+def _ids(rng: np.random.Generator, n: int) -> pa.Array:
+    raw = rng.integers(0, 256, size=(n, 24), dtype=np.uint8)
+    return pa.FixedSizeBinaryArray.from_buffers(pa.binary(24), n,
+                                                [None, pa.py_buffer(raw.tobytes())]
+                                                ).cast(pa.binary())
+
+
+def _hashes(rng: np.random.Generator, n: int) -> pa.Array:
+    raw = rng.integers(0, 256, size=(n, 8), dtype=np.uint8)
+    return pa.FixedSizeBinaryArray.from_buffers(pa.binary(8), n,
+                                                [None, pa.py_buffer(raw.tobytes())]
+                                                ).cast(pa.binary())
+
+
+def _strings(values: list[str], index: np.ndarray) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32)),
+                                          pa.array(values)).cast(pa.string())
+
+
+def _table(columns: dict[str, pa.Array | np.ndarray], n: int) -> pa.Table:
+    arrays = []
+    for field in SCHEMA:
+        value = columns.get(field.name)
+        if value is None:
+            arrays.append(pa.nulls(n, field.type))
+        elif isinstance(value, pa.Array):
+            arrays.append(value.cast(field.type))
+        else:
+            arrays.append(pa.array(value, type=field.type))
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def capture_tables(n: int, seed: int = 7, differ: float = 0.01):
+    """Expected and actual outbound captures of ``n`` rows each; ``differ`` of the rows
+    differ, in five equal kinds: missing, extra, payload, priority, adjacent swap."""
+    rng = np.random.default_rng(seed)
+    nq = len(QUEUES)
+    queue = np.arange(n) % nq  # round robin: a queue's neighbours are nq rows apart
+    t = T0 + np.arange(n, dtype=np.int64) * 100
+    cols = {
+        "event_time_us": t, "seq": np.arange(1, n + 1, dtype=np.int64),
+        "cpu": _strings(["B"], np.zeros(n, dtype=np.int32)),
+        "qmgr": _strings(["TPF1"], np.zeros(n, dtype=np.int32)),
+        "queue": _strings(QUEUES, queue),
+        "event": _strings(["put"], np.zeros(n, dtype=np.int32)),
+        "msg_id": _ids(rng, n), "correl_id": _ids(rng, n),
+        "priority": rng.integers(0, 10, n).astype(np.int32),
+        "persistent": rng.integers(0, 2, n).astype(bool),
+        "expiry": np.full(n, -1, dtype=np.int32),
+        "length": rng.integers(100, 2000, n).astype(np.int32),
+        "payload_hash": _hashes(rng, n), "uow": np.zeros(n, dtype=np.int64),
+        "ecb": rng.integers(1, 1000, n).astype(np.int64),
+        "program": _strings(["BNK1", "BNK2"], rng.integers(0, 2, n)),
+    }
+    expected = _table(cols, n)
+    each = max(1, int(n * differ / 5))
+    picks = rng.choice(np.arange(1, n - nq - 1, 3), size=4 * each, replace=False)
+    missing, payload, prio, swap = np.split(picks, 4)
+    actual_cols = dict(cols)
+    hashes = np.frombuffer(cols["payload_hash"].buffers()[2], dtype=np.uint8).reshape(n, 8).copy()
+    hashes[payload, 0] ^= 0xFF
+    actual_cols["payload_hash"] = pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(8), n, [None, pa.py_buffer(hashes.tobytes())])
+    priority = cols["priority"].copy()
+    priority[prio] = (priority[prio] + 1) % 10
+    actual_cols["priority"] = priority
+    times = t.copy()
+    times[swap], times[swap + nq] = t[swap + nq], t[swap]  # neighbours in one queue
+    actual_cols["event_time_us"] = times
+    keep = np.ones(n, dtype=bool)
+    keep[missing] = False
+    actual = _table(actual_cols, n).filter(pa.array(keep))
+    extra_cols = {k: v for k, v in cols.items()}
+    extra_rng = np.random.default_rng(seed + 1)
+    extra = {
+        "event_time_us": T0 + extra_rng.integers(0, n * 100, each),
+        "seq": np.arange(n + 1, n + 1 + each, dtype=np.int64),
+        "cpu": _strings(["B"], np.zeros(each, dtype=np.int32)),
+        "qmgr": _strings(["TPF1"], np.zeros(each, dtype=np.int32)),
+        "queue": _strings(QUEUES, extra_rng.integers(0, len(QUEUES), each)),
+        "event": _strings(["put"], np.zeros(each, dtype=np.int32)),
+        "msg_id": _ids(extra_rng, each), "correl_id": _ids(extra_rng, each),
+        "priority": np.zeros(each, dtype=np.int32), "persistent": np.zeros(each, dtype=bool),
+        "expiry": np.full(each, -1, dtype=np.int32),
+        "length": np.full(each, 100, dtype=np.int32),
+        "payload_hash": _hashes(extra_rng, each), "uow": np.zeros(each, dtype=np.int64),
+        "ecb": np.ones(each, dtype=np.int64),
+        "program": _strings(["BNK1"], np.zeros(each, dtype=np.int32)),
+    }
+    del extra_cols
+    actual = pa.concat_tables([actual, _table(extra, each)])
+    planted = {"missing": each, "extra": each, "payload_changed": each,
+               "descriptor_changed": each, "reordered": each}
+    return expected, actual, planted
+
+
+def journal_table(n: int, seed: int = 11) -> pa.Table:
+    """An analyze journal of ``n`` rows: n/2 messages, each put then got, over 10 queues,
+    two programs, an hour of traffic."""
+    rng = np.random.default_rng(seed)
+    m = n // 2
+    put_t = T0 + np.sort(rng.integers(0, 3_600_000_000, m))
+    get_t = put_t + rng.integers(100, 50_000, m)
+    queue = np.repeat(rng.integers(0, len(QUEUES), m), 2)
+    ids = _ids(rng, m)
+    order = np.arange(2 * m)
+    t = np.empty(2 * m, dtype=np.int64)
+    t[0::2], t[1::2] = put_t, get_t
+    event = np.tile(np.array([0, 1], dtype=np.int32), m)
+    ecb = np.repeat(rng.integers(1, 100_000, m), 2).astype(np.int64)
+    cols = {
+        "event_time_us": t, "seq": order.astype(np.int64) + 1,
+        "cpu": _strings(["B"], np.zeros(2 * m, dtype=np.int32)),
+        "qmgr": _strings(["TPF1"], np.zeros(2 * m, dtype=np.int32)),
+        "queue": _strings(QUEUES, queue), "event": _strings(["put", "get"], event),
+        "msg_id": pa.concat_arrays([ids, ids]).take(
+            pa.array(np.column_stack([np.arange(m), np.arange(m) + m]).ravel())),
+        "priority": np.zeros(2 * m, dtype=np.int32),
+        "length": np.full(2 * m, 512, dtype=np.int32),
+        "uow": np.zeros(2 * m, dtype=np.int64), "ecb": ecb,
+        "program": _strings(["BNK1", "BNK2"], (ecb % 2).astype(np.int32)),
+    }
+    return _table(cols, 2 * m)
+
+
+def write_parquet(table: pa.Table, path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path / "part-0.parquet", row_group_size=512 * 1024)
+    return path
+
+
+# -- the pure-Python baseline ----------------------------------------------------------
+
+def dict_diff(expected_path: Path, actual_path: Path) -> dict[str, int]:
+    """A single-process dict-based diff: read both captures with pyarrow, key every
+    message by (queue, CorrelId, occurrence) in dicts, compare the fields, count
+    adjacent inversions per queue. What one would write without Spark."""
+    cols = ["queue", "correl_id", "msg_id", "priority", "persistent", "expiry", "length",
+            "payload_hash", "event_time_us", "seq"]
+
+    def load(path):
+        table = pq.read_table(path, columns=cols).sort_by(
+            [("event_time_us", "ascending"), ("seq", "ascending")])
+        data = table.to_pydict()
+        seen: dict = {}
+        out: dict = {}
+        for i, (q, c) in enumerate(zip(data["queue"], data["correl_id"], strict=True)):
+            occ = seen.get((q, c), 0)
+            seen[(q, c)] = occ + 1
+            out[(q, c, occ)] = (data["msg_id"][i], data["priority"][i], data["persistent"][i],
+                                data["expiry"][i], data["length"][i], data["payload_hash"][i],
+                                i)
+        return out
+
+    expected, actual = load(expected_path), load(actual_path)
+    counts = dict.fromkeys(("missing", "extra", "payload_changed", "descriptor_changed",
+                            "reordered"), 0)
+    pairs: dict[str, list] = {}
+    for key, e in expected.items():
+        a = actual.get(key)
+        if a is None:
+            counts["missing"] += 1
+            continue
+        if e[5] != a[5]:
+            counts["payload_changed"] += 1
+        if e[:5] != a[:5]:
+            counts["descriptor_changed"] += 1
+        pairs.setdefault(key[0], []).append((e[6], a[6]))
+    counts["extra"] = sum(1 for key in actual if key not in expected)
+    for items in pairs.values():
+        items.sort()
+        counts["reordered"] += sum(1 for (_, p), (_, c) in zip(items, items[1:], strict=False)
+                                   if c < p)
+    return counts
+
+
+# -- fixtures ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def spark():
+    from tpfemu.pipeline.session import get_session
+
+    return get_session("local[2]")
+
+
+@pytest.fixture(scope="module")
+def workdir():
+    path = Path(tempfile.mkdtemp(prefix="tpfemu-bench-pipeline-",
+                                 dir=os.environ.get("TPFEMU_BENCH_TMP")))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _captures(workdir: Path, n: int):
+    where = workdir / f"capture-{n}"
+    if not where.exists():
+        expected, actual, planted = capture_tables(n)
+        write_parquet(expected, where / "expected")
+        write_parquet(actual, where / "actual")
+        (where / "planted").write_text(repr(planted))
+    return where / "expected", where / "actual", eval((where / "planted").read_text())
+
+
+def _journal(workdir: Path, n: int) -> Path:
+    where = workdir / f"journal-{n}"
+    if not where.exists():
+        write_parquet(journal_table(n), where)
+    return where
+
+
+def time_compare(spark, expected: Path, actual: Path, out: Path) -> tuple[float, dict]:
+    from tpfemu.pipeline import compare
+    from tpfemu.pipeline.sources import Inputs
+
+    started = time.perf_counter()
+    summary = compare.run(spark, Inputs([expected]), Inputs([actual]), out)
+    return time.perf_counter() - started, summary
+
+
+def time_analyze(spark, journal: Path, out: Path) -> float:
+    from tpfemu.pipeline import analyze
+    from tpfemu.pipeline.sources import Inputs
+
+    started = time.perf_counter()
+    analyze.run(spark, Inputs([journal]), out)
+    return time.perf_counter() - started
+
+
+def _timed(fn, *args) -> tuple[float, object]:
+    started = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - started, result
+
+
+def _median(fn, rounds: int = ROUNDS) -> tuple[float, object]:
+    results = [fn() for _ in range(rounds)]
+    return statistics.median(r[0] for r in results), results[-1][1]
+
+
+def pandas_analyze(journal: Path) -> int:
+    """The single-process baseline for ``analyze``: pandas (vectorized) counts per queue
+    and minute and put->get latency percentiles per queue, from the same Parquet."""
+    frame = pq.read_table(journal, columns=["event_time_us", "queue", "event", "msg_id"]
+                          ).to_pandas()
+    frame["minute"] = frame["event_time_us"] // 60_000_000
+    counts = frame.groupby(["queue", "minute", "event"]).size()
+    puts = frame[frame["event"] == "put"].groupby(["queue", "msg_id"])["event_time_us"].min()
+    gets = frame[frame["event"] == "get"].groupby(["queue", "msg_id"])["event_time_us"].min()
+    latency = (gets - puts).dropna()
+    pct = latency.groupby(level=0).quantile([0.5, 0.95, 0.99])
+    return len(counts) + len(pct)
+
+
+SIZES = {"1M": 1_000_000, "10M": 10_000_000}
+
+
+def _compare_case(spark, workdir, external, n: int, rounds: int, baseline_n: int):
+    expected, actual, planted = _captures(workdir, n)
+    seconds, summary = _median(
+        lambda: time_compare(spark, expected, actual, workdir / "out-compare"), rounds)
+    for kind, count in planted.items():
+        assert summary["counts"][kind] == count, (kind, summary["counts"])
+    b_expected, b_actual, b_planted = _captures(workdir, baseline_n)
+    base_seconds, counts = _median(lambda: _timed(dict_diff, b_expected, b_actual), rounds)
+    assert counts == b_planted, counts  # the baseline finds the same differences
+    scaled = base_seconds * n / baseline_n
+    label = f"{n / 1e6:g}M"
+    note = "" if baseline_n == n else f" (measured on {baseline_n / 1e6:g}M, scaled)"
+    external(f"pipeline compare {label} rows, 1% differences",
+             f"tpfemu compare, local[2]: {seconds:.1f} s", seconds * 1e9 / n,
+             f"pure-Python dict diff{note}: {scaled:.1f} s", scaled * 1e9 / n,
+             goal_ns=COMPARE_GOAL_S * 1e9 / 10_000_000)
+    return seconds
+
+
+def _analyze_case(spark, workdir, external, n: int, rounds: int):
+    journal = _journal(workdir, n)
+    seconds, _ = _median(lambda: (time_analyze(spark, journal, workdir / "out-analyze"),
+                                  None), rounds)
+    base, _ = _median(lambda: _timed(pandas_analyze, journal), rounds)
+    label = f"{n / 1e6:g}M"
+    external(f"pipeline analyze {label} rows",
+             f"tpfemu analyze, local[2]: {n / seconds / 1e6:.2f} M rows/s", seconds * 1e9 / n,
+             f"pandas single process: {n / base / 1e6:.2f} M rows/s", base * 1e9 / n,
+             goal_ns=1e9 / ANALYZE_GOAL_ROWS_S)
+    return seconds
+
+
+def test_compare_1m(spark, workdir, external):
+    """compare of two 1M-row captures (the default run's size), beside the dict diff."""
+    _compare_case(spark, workdir, external, SIZES["1M"], ROUNDS, SIZES["1M"])
+
+
+def test_analyze_1m(spark, workdir, external):
+    _analyze_case(spark, workdir, external, SIZES["1M"], ROUNDS)
+
+
+@pytest.mark.slow
+def test_compare_10m(spark, workdir, external):
+    """The goal's case: two 10M-row captures; the dict diff measured on 1M and scaled."""
+    _compare_case(spark, workdir, external, SIZES["10M"], ROUNDS_10M, SIZES["1M"])
+
+
+@pytest.mark.slow
+def test_analyze_10m(spark, workdir, external):
+    _analyze_case(spark, workdir, external, SIZES["10M"], ROUNDS_10M)
+
+
+@pytest.mark.slow
+def test_growth_1m_to_10m(spark, workdir, external):
+    """How time grows with size: each size beside the 1M time scaled linearly."""
+    first = {}
+    for n in (1_000_000, 2_000_000, 5_000_000, 10_000_000):
+        expected, actual, _ = _captures(workdir, n)
+        c, _ = time_compare(spark, expected, actual, workdir / "out-growth")
+        a = time_analyze(spark, _journal(workdir, n), workdir / "out-growth")
+        first.setdefault("c", c / n)
+        first.setdefault("a", a / n)
+        label = f"{n / 1e6:g}M"
+        external("pipeline growth (one run per size)", f"compare {label}: {c:.1f} s",
+                 c * 1e9 / n, f"1M time x {n // 1_000_000} (linear): "
+                 f"{first['c'] * n:.1f} s", first["c"] * 1e9)
+        external("pipeline growth (one run per size)", f"analyze {label}: {a:.1f} s",
+                 a * 1e9 / n, f"1M time x {n // 1_000_000} (linear): "
+                 f"{first['a'] * n:.1f} s", first["a"] * 1e9)

@@ -1,0 +1,151 @@
+"""analyze on a generated journal whose answers the test computes on its own."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, defaultdict
+
+import numpy as np
+import pandas as pd
+import pytest
+from journaldata import MINUTE, T0, ident, row, write
+
+from tpfemu.pipeline import analyze
+from tpfemu.pipeline.sources import Inputs
+
+pytestmark = pytest.mark.spark
+
+BASE = (T0 // MINUTE) * MINUTE
+
+
+def _journal():
+    """Rows, plus the facts the test expects, computed here without Spark."""
+    rng = random.Random(42)
+    rows = []
+    lat = defaultdict(list)  # queue -> latencies
+    lat_minute = defaultdict(list)  # (queue, get minute) -> latencies
+    counts = Counter()  # (queue, minute index, event)
+    ecbs = {"BNK1": set(), "AUD1": set()}
+    for queue, n, prog in (("A.Q", 36, "BNK1"), ("B.Q", 12, "AUD1")):
+        for i in range(n):
+            put_t = BASE + i * 5_000_000 + rng.randrange(0, 1000)
+            msg = ident(f"{queue}{i}")
+            rows.append(row("put", queue, put_t, msg_id=msg, data=b"m%d" % i))
+            counts[(queue, (put_t - BASE) // MINUTE, "put")] += 1
+            if i % 12 == 11:  # never got
+                continue
+            latency = rng.randrange(1_000, 3_000_000)
+            get_t = put_t + latency
+            ecb = (1 if prog == "BNK1" else 10) + i % 4
+            ecbs[prog].add(ecb)
+            rows.append(row("get", queue, get_t, msg_id=msg, data=b"m%d" % i, ecb=ecb,
+                            program=prog))
+            counts[(queue, (get_t - BASE) // MINUTE, "get")] += 1
+            lat[queue].append(latency)
+            lat_minute[(queue, (get_t - BASE) // MINUTE)].append(latency)
+    for k in range(2):  # expiries and triggers on A.Q in minute 1
+        rows.append(row("expire", "A.Q", BASE + MINUTE + k, msg_id=ident(f"x{k}")))
+        counts[("A.Q", 1, "expire")] += 1
+    for k in range(3):
+        rows.append(row("trigger", "A.Q", BASE + 10 + k, detail='{"process": "P"}'))
+        counts[("A.Q", 0, "trigger")] += 1
+    for k, event in enumerate(("commit", "commit", "commit", "backout")):
+        rows.append(row(event, "", BASE + (MINUTE if event == "backout" else 0) + 99 + k,
+                        uow=k + 1))
+    rows.append(row("browse", "B.Q", BASE + 7, msg_id=ident("B.Q0"), ecb=10,
+                    program="AUD1"))
+    counts[("B.Q", 0, "browse")] += 1
+    rows.sort(key=lambda r: r["event_time_us"])
+    return rows, counts, lat, lat_minute, ecbs
+
+
+def _pct(values, p):
+    return float(np.percentile(np.array(values), p * 100, method="inverted_cdf"))
+
+
+@pytest.fixture(scope="module")
+def result(spark, tmp_path_factory):
+    rows, *facts = _journal()
+    where = tmp_path_factory.mktemp("analyze")
+    write(rows[: len(rows) // 2], where / "journal" / "part-1.parquet")
+    write(rows[len(rows) // 2:], where / "journal" / "part-2.parquet")
+    out = where / "out"
+    summary = analyze.run(spark, Inputs([where / "journal"]), out)
+    return out, summary, facts
+
+
+def test_counts_per_queue_and_minute(result):
+    out, summary, (counts, *_rest) = result
+    qm = pd.read_parquet(out / "queue_minute")
+    names = {"put": "puts", "get": "gets", "expire": "expiries", "trigger": "triggers",
+             "browse": "browses"}
+    got = Counter()
+    for r in qm.itertuples():
+        minute = (int(pd.Timestamp(r.minute).value // 1000) - BASE) // MINUTE
+        for event, col in names.items():
+            if getattr(r, col):
+                got[(r.queue, minute, event)] = getattr(r, col)
+    assert got == counts
+    assert summary["queues"] == 2
+
+
+def test_depth_is_the_running_net_flow(result):
+    out, _, (counts, *_rest) = result
+    qm = pd.read_parquet(out / "queue_minute").sort_values(["queue", "minute"])
+    for queue in ("A.Q", "B.Q"):
+        depth = 0
+        expected = []
+        for minute in range(4):
+            depth += (counts[(queue, minute, "put")] - counts[(queue, minute, "get")]
+                      - counts[(queue, minute, "expire")])
+            if any(counts[(queue, minute, e)] for e in ("put", "get", "expire", "trigger",
+                                                        "browse")):
+                expected.append(depth)
+        assert list(qm[qm["queue"] == queue]["depth"]) == expected
+    queues = pd.read_parquet(out / "queues").set_index("queue")
+    assert queues.loc["A.Q", "final_depth"] == 36 - 33 - 2
+    assert queues.loc["B.Q", "puts"] == 12 and queues.loc["B.Q", "gets"] == 11
+
+
+def test_latency_percentiles(result):
+    out, _, (_counts, lat, lat_minute, _ecbs) = result
+    table = pd.read_parquet(out / "latency")
+    whole = table[table["minute"].isna()].set_index("queue")
+    for queue, values in lat.items():
+        assert whole.loc[queue, "messages"] == len(values)
+        for p in (0.5, 0.95, 0.99):
+            assert whole.loc[queue, f"p{int(p * 100)}_us"] == _pct(values, p), (queue, p)
+        assert whole.loc[queue, "max_us"] == max(values)
+    per_minute = table[table["minute"].notna()]
+    assert len(per_minute) == len(lat_minute)
+    for r in per_minute.itertuples():
+        minute = (int(pd.Timestamp(r.minute).value // 1000) - BASE) // MINUTE
+        values = lat_minute[(r.queue, minute)]
+        assert r.messages == len(values)
+        assert r.p95_us == _pct(values, 0.95)
+
+
+def test_units_of_work_and_programs(result):
+    out, _, (_c, _l, _lm, ecbs) = result
+    uow = pd.read_parquet(out / "uow").sort_values("minute")
+    assert list(uow["commits"]) == [3, 0] and list(uow["backouts"]) == [0, 1]
+    progs = pd.read_parquet(out / "programs")
+    totals = progs[progs["minute"].isna()].set_index("program")
+    assert totals.loc["BNK1", "entries"] == len(ecbs["BNK1"]) == 4
+    assert totals.loc["AUD1", "entries"] == len(ecbs["AUD1"])
+    assert totals.loc["BNK1", "gets"] == 33 and totals.loc["AUD1", "calls"] == 12
+
+
+def test_report_is_complete(result):
+    out, summary, _ = result
+    html = (out / "report.html").read_text()
+    charts = sorted(p.name for p in (out / "charts").iterdir())
+    assert {"throughput.png", "depth.png", "latency_A_Q.png", "programs.png"} <= set(charts)
+    for name in charts:
+        assert (out / "charts" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"charts/{name}" in html
+    assert "A.Q" in html and "<table>" in html
+    assert "![Queue depth over time](charts/depth.png)" in (out / "report.md").read_text()
+    assert json.loads((out / "summary.json").read_text())["queues"] == 2
+    assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]

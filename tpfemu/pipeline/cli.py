@@ -1,0 +1,192 @@
+"""The pipeline's commands: ``tpfemu analyze``, ``tpfemu replay``, ``tpfemu compare``.
+
+Exit status: 0 success (compare: identical), 1 compare found differences (or a replay
+did not go quiet / had failing entries), 2 bad input or usage (a clear message naming the
+file and field, no traceback).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+__all__ = ["analyze", "compare", "replay"]
+
+master_option = click.option(
+    "--master", envvar="TPFEMU_SPARK_MASTER", default=None,
+    help="Spark master URL (default local[*]; e.g. spark://host:7077, yarn).")
+inbound_option = click.option(
+    "--inbound-queue", "inbound", multiple=True, metavar="QUEUE",
+    help="A queue whose puts are inbound (every other queue is outbound); repeatable, "
+         "a trailing * is a prefix. Default: puts outside a TPF entry are inbound.")
+outbound_option = click.option(
+    "--outbound-queue", "outbound", multiple=True, metavar="QUEUE",
+    help="A queue whose puts are outbound (every other queue is inbound); repeatable.")
+
+
+def _fail(command: str, message: str) -> None:
+    click.echo(f"tpfemu {command}: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _clean_errors(command: str) -> Callable:
+    """Bad input (missing, unreadable, wrong schema) and Spark read failures: exit 2
+    with one line naming the file, no traceback."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            from tpfemu import errors
+            from tpfemu.journal.schema import SchemaMismatch
+            from tpfemu.pipeline.sources import InputError
+
+            try:
+                return fn(*args, **kwargs)
+            except (InputError, SchemaMismatch) as exc:
+                _fail(command, str(exc))
+            except errors.TpfEmuError as exc:  # the journal's JournalError, replay errors
+                if isinstance(exc, ValueError):
+                    _fail(command, str(exc))
+                raise click.ClickException(str(exc)) from exc
+            except Exception as exc:
+                spark_error = _spark_error(exc)
+                if spark_error is None:
+                    raise
+                _fail(command, f"Spark could not run the job: {spark_error}")
+
+        return wrapper
+
+    return wrap
+
+
+def _spark_error(exc: BaseException) -> str | None:
+    """The first line of a Spark/Py4J error, or None for any other exception."""
+    names = {cls.__module__.split(".")[0] for cls in type(exc).__mro__}
+    if not names & {"pyspark", "py4j"}:
+        return None
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def _rule(inbound, outbound):
+    from tpfemu.pipeline.capture import Direction
+
+    try:
+        return Direction(tuple(inbound), tuple(outbound))
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+@click.command()
+@click.argument("journal", nargs=-1, required=True)
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Output directory (replaced atomically when complete).")
+@master_option
+@_clean_errors("analyze")
+def analyze(journal: tuple[str, ...], out: str, master: str | None) -> None:
+    """Per-queue, per-minute traffic of JOURNAL (journal homes, segment files, Parquet
+    files or directories, or any URI Spark reads): Parquet tables plus report.html and
+    report.md with charts, in OUT."""
+    from tpfemu.pipeline import analyze as job
+    from tpfemu.pipeline.session import get_session
+    from tpfemu.pipeline.sources import Inputs
+
+    inputs = Inputs(journal)
+    spark = get_session(master)
+    summary = job.run(spark, inputs, out)
+    click.echo(f"analyzed {summary['events']:,} message events on {summary['queues']} "
+               f"queues in {summary['seconds']:.1f} s: {out}/report.html")
+
+
+@click.command()
+@click.argument("expected")
+@click.argument("actual")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Output directory (replaced atomically when complete).")
+@click.option("--ignore", multiple=True, metavar="FIELD",
+              help="A descriptor field not to compare (priority, persistent, expiry, "
+                   "length, group_id, msg_id, correl_id); repeatable.")
+@inbound_option
+@outbound_option
+@master_option
+@_clean_errors("compare")
+def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
+            inbound: tuple[str, ...], outbound: tuple[str, ...], master: str | None) -> None:
+    """Compare the outbound messages of EXPECTED and ACTUAL (captures or journals): missing,
+    extra, payload-changed, descriptor-changed and reordered messages, into OUT.
+
+    Exit status 0 when they match, 1 when they differ, 2 on bad input."""
+    from tpfemu.pipeline import compare as job
+    from tpfemu.pipeline.session import get_session
+    from tpfemu.pipeline.sources import Inputs
+
+    unknown = set(ignore) - set(job.DESCRIPTOR_FIELDS)
+    if unknown:
+        raise click.BadParameter(f"unknown field(s) {', '.join(sorted(unknown))}; fields "
+                                 f"are {', '.join(job.DESCRIPTOR_FIELDS)}", param_hint="--ignore")
+    rule = _rule(inbound, outbound)
+    expected_inputs, actual_inputs = Inputs([expected]), Inputs([actual])
+    spark = get_session(master)
+    summary = job.run(spark, expected_inputs, actual_inputs, out, rule=rule, ignore=ignore)
+    c = summary["counts"]
+    verdict = "identical" if summary["identical"] else "DIFFERENT"
+    click.echo(f"{verdict}: expected {c['expected']:,}, actual {c['actual']:,}, "
+               f"matched {c['matched']:,}; missing {c['missing']:,}, extra {c['extra']:,}, "
+               f"payload changed {c['payload_changed']:,}, descriptor changed "
+               f"{c['descriptor_changed']:,}, reordered {c['reordered']:,} "
+               f"({summary['seconds']:.1f} s): {out}/report.html")
+    if not summary["identical"]:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("capture", nargs=-1, required=True)
+@click.option("--home", required=True, type=click.Path(file_okay=False),
+              help="Home of the emulated system; its journal (HOME/journal) is the result.")
+@click.option("--script", "scripts", multiple=True, type=click.File("r"),
+              help="Command script to run after boot (e.g. setup.mqsc); repeatable.")
+@click.option("--programs", default=None, metavar="MODULE",
+              help="Module name or .py file whose load(system) loads the programs.")
+@click.option("--name", default="TPF1", show_default=True, help="Queue manager name.")
+@click.option("--cpu", default="B", show_default=True, help="Processor ID (A-Z).")
+@click.option("--speed", type=float, default=None,
+              help="Follow the recorded timing, scaled (1 as recorded, 10 ten times "
+                   "faster). Default: put back to back.")
+@click.option("--reply-to", default=None, metavar="QUEUE",
+              help="ReplyToQ for inbound messages whose capture row names none.")
+@click.option("--istreams", type=click.IntRange(1, 64), default=None,
+              help="I-streams (entries running at once); 1 keeps a program's replies in "
+                   "arrival order.")
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="Seconds to wait for the system to go quiet after the last put.")
+@inbound_option
+@outbound_option
+@click.option("--quiet", "-q", is_flag=True, help="Do not echo the console.")
+@_clean_errors("replay")
+def replay(capture, home, scripts, programs, name, cpu, speed, reply_to, istreams, timeout,
+           inbound, outbound, quiet) -> None:
+    """Feed the inbound messages of CAPTURE into an emulated system, in recorded order,
+    and journal (level payload) what it produces in HOME/journal."""
+    from tpfemu.cli import script_commands
+    from tpfemu.pipeline.replay import replay as run_replay
+
+    commands = [c for script in scripts for c in script_commands(script.readlines())]
+    if speed is not None and speed <= 0:
+        raise click.BadParameter("must be positive", param_hint="--speed")
+    result = run_replay(capture, home, name=name, cpu=cpu, script=commands,
+                        programs=programs, speed=speed, rule=_rule(inbound, outbound),
+                        reply_to=reply_to, istreams=istreams, timeout=timeout,
+                        echo=None if quiet else click.echo)
+    click.echo(f"replayed {result.inbound:,} inbound messages in {result.seconds:.2f} s; "
+               f"{result.entries:,} entries ran, {result.failed} failed; journal: "
+               f"{result.journal}")
+    if not result.quiescent:
+        click.echo(f"tpfemu replay: the system did not go quiet within {timeout:g} s",
+                   err=True)
+        sys.exit(1)
+    if result.failed:
+        sys.exit(1)

@@ -1,0 +1,365 @@
+"""``compare``: expected against actual outbound messages, at scale, on Spark.
+
+Only outbound messages take part (:mod:`.capture` decides the direction). Matching, per
+queue, in three stages; each stage sees only what the ones before left unmatched:
+
+1. **CorrelId**: messages with a CorrelId (not null, not 24 zero bytes) are matched on
+   (queue, CorrelId, occurrence), where occurrence numbers the messages sharing a
+   (queue, CorrelId) in recorded order (event_time_us, seq): the first expected with the
+   first actual, the second with the second, ...
+2. **MsgId**: then on (queue, MsgId, occurrence), the same way.
+3. **Sequence**: left-over messages without a CorrelId on both sides are matched by their
+   position, in recorded order, among the left-over ones of their queue.
+
+What is still unmatched is **missing** (expected only) or **extra** (actual only). A
+matched pair is:
+
+- **payload-changed** when the payload hashes differ (``payload_hash``; when either side
+  has no hash, a hash of ``payload``);
+- **descriptor-changed** per field when any of ``priority``, ``persistent``, ``expiry``,
+  ``length``, ``group_id`` differs, or ``msg_id`` (when matched by CorrelId or sequence),
+  or ``correl_id`` (when matched by MsgId or sequence); fields can be ignored;
+- **reordered** when, taking the matched pairs of a queue in expected order, its actual
+  message was recorded before the actual message of the pair just before it (each
+  adjacent inversion counts once: two swapped neighbours make one reordered pair).
+
+Output directory (appears atomically): ``missing/``, ``extra/``, ``payload_changed/``,
+``descriptor_changed/``, ``reordered/`` (Parquet, one row per message or pair, columns
+``expected_*``/``actual_*``), ``per_queue/`` (Parquet), ``summary.json``, ``report.html``,
+``report.md`` and ``charts/``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+
+__all__ = ["DESCRIPTOR_FIELDS", "KINDS", "compare", "run"]
+
+KINDS = ("missing", "extra", "payload_changed", "descriptor_changed", "reordered")
+DESCRIPTOR_FIELDS = ("priority", "persistent", "expiry", "length", "group_id", "msg_id",
+                     "correl_id")
+_CARRIED = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "length",
+            "payload_hash", "digest", "preview", "t", "seq")
+_NONE_ID = bytes(24)
+_EXAMPLES = 5
+
+
+def _none_id(col):
+    from pyspark.sql import functions as F
+
+    return col.isNull() | (col == F.lit(_NONE_ID))
+
+
+def _prepared(frame, rule):
+    """Outbound messages of one side with the columns compare carries."""
+    from pyspark.sql import functions as F
+
+    from tpfemu.pipeline.capture import OUTBOUND, messages
+
+    out = messages(frame, OUTBOUND, rule)
+    return out.select(
+        "queue", "msg_id", "correl_id", "group_id", "priority", "persistent", "expiry",
+        "length", "payload_hash",
+        F.when(F.col("payload_hash").isNull(), F.xxhash64("payload")).alias("digest"),
+        F.substring("payload", 1, 32).alias("preview"),
+        F.col("event_time_us").alias("t"), "seq",
+    )
+
+
+def _prefixed(frame, prefix: str, key: str | None):
+    from pyspark.sql import functions as F
+
+    cols = [F.col("queue")]
+    if key is not None:
+        cols.append(F.col(key).alias("k"))
+    cols += [F.col(c).alias(f"{prefix}_{c}") for c in _CARRIED]
+    return frame.select(*cols)
+
+
+def _occurrences(frame, prefix: str):
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    w = Window.partitionBy("queue", "k").orderBy(f"{prefix}_t", f"{prefix}_seq")
+    return frame.withColumn(f"{prefix}_occ", F.row_number().over(w))
+
+
+def _match_on(e, a, key: str):
+    """Full outer join of two sides on (queue, key, occurrence). The join's keys are
+    (queue, key) with the occurrence as a condition, so the sort that numbers the
+    occurrences is also the join's sort (no second shuffle or sort)."""
+    from pyspark.sql import functions as F
+
+    left = _occurrences(_prefixed(e, "e", key), "e").alias("l")
+    right = _occurrences(_prefixed(a, "a", key), "a").alias("r")
+    joined = left.join(right, (F.col("l.queue") == F.col("r.queue"))
+                       & (F.col("l.k") == F.col("r.k"))
+                       & (F.col("l.e_occ") == F.col("r.a_occ")), "full_outer")
+    both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
+    return joined.select(
+        F.coalesce(F.col("l.queue"), F.col("r.queue")).alias("queue"),
+        F.when(both, F.lit(key)).alias("matched_by"),
+        *[F.col(f"e_{c}") for c in _CARRIED], *[F.col(f"a_{c}") for c in _CARRIED])
+
+
+def _one_sided(frame, prefix: str):
+    """Rows of one side in the joined layout, the other side's columns null."""
+    from pyspark.sql import functions as F
+
+    other = "a" if prefix == "e" else "e"
+    types = dict(frame.dtypes)
+    return _prefixed(frame, prefix, None).select(
+        "queue", F.lit(None).cast("string").alias("matched_by"),
+        *[F.col(f"{prefix}_{c}") if p == prefix else
+          F.lit(None).cast(types[c]).alias(f"{other}_{c}")
+          for p in ("e", "a") for c in _CARRIED])
+
+
+def _back(frame, prefix: str):
+    """The unmatched rows of one side of a joined frame, back in unprefixed form."""
+    from pyspark.sql import functions as F
+
+    other = "a" if prefix == "e" else "e"
+    rows = frame.where(F.col(f"{prefix}_t").isNotNull() & F.col(f"{other}_t").isNull())
+    return rows.select("queue", *[F.col(f"{prefix}_{c}").alias(c) for c in _CARRIED])
+
+
+def _by_position(e, a):
+    """Stage 3: left-over messages matched by position in their queue."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    left = _prefixed(e, "e", None).withColumn("pos", F.row_number().over(
+        Window.partitionBy("queue").orderBy("e_t", "e_seq")))
+    right = _prefixed(a, "a", None).withColumn("pos", F.row_number().over(
+        Window.partitionBy("queue").orderBy("a_t", "a_seq")))
+    joined = left.join(right, on=["queue", "pos"], how="full_outer").drop("pos")
+    both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
+    return joined.select("queue", F.when(both, F.lit("sequence")).alias("matched_by"),
+                         *[F.col(f"{p}_{c}") for p in "ea" for c in _CARRIED])
+
+
+def _flags(rows, ignore: set[str]):
+    """Add missing, extra, payload_changed, changed_fields and descriptor_changed."""
+    from pyspark.sql import functions as F
+
+    present_e, present_a = F.col("e_t").isNotNull(), F.col("a_t").isNotNull()
+    paired = present_e & present_a
+    hashed = F.col("e_payload_hash").isNotNull() & F.col("a_payload_hash").isNotNull()
+    payload_changed = paired & F.when(
+        hashed, ~F.col("e_payload_hash").eqNullSafe(F.col("a_payload_hash"))
+    ).otherwise(~F.coalesce(F.col("e_digest"), F.xxhash64("e_payload_hash"))
+                .eqNullSafe(F.coalesce(F.col("a_digest"), F.xxhash64("a_payload_hash"))))
+    changed = []
+    for name in DESCRIPTOR_FIELDS:
+        if name in ignore:
+            continue
+        differs = ~F.col(f"e_{name}").eqNullSafe(F.col(f"a_{name}"))
+        if name in ("msg_id", "correl_id"):
+            differs = differs & (F.col("matched_by") != name)
+        changed.append(F.when(paired & differs, F.lit(name)))
+    fields = (F.array_compact(F.array(*changed)) if changed
+              else F.array().cast("array<string>"))
+    return (rows
+            .withColumn("missing", present_e & ~present_a)
+            .withColumn("extra", present_a & ~present_e)
+            .withColumn("payload_changed", payload_changed)
+            .withColumn("changed_fields", fields)
+            .withColumn("descriptor_changed", F.size("changed_fields") > 0))
+
+
+def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str] = ()):
+    """The differing rows (matched pairs as one row) of two journal frames, with flags:
+    missing, extra, payload_changed, changed_fields, descriptor_changed, reordered.
+
+    Runs one Spark job that matches by CorrelId and writes the pairs and the left-overs
+    under ``scratch`` (so nothing is computed twice); the returned frame (stages 2 and 3,
+    the reorder check and the flags) reads from there, lazily.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    ignore = set(ignore)
+    unknown = ignore - set(DESCRIPTOR_FIELDS)
+    if unknown:
+        raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
+    # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
+    spark.conf.set("spark.sql.requireAllClusterKeysForCoPartition", "false")
+    e, a = _prepared(expected, rule), _prepared(actual, rule)
+
+    has_correl = ~_none_id(F.col("correl_id"))
+    s1 = _match_on(e.where(has_correl), a.where(has_correl), "correl_id")
+    stage1 = s1.unionByName(_one_sided(e.where(~has_correl), "e")).unionByName(
+        _one_sided(a.where(~has_correl), "a"))
+    stage1 = stage1.withColumn("part", F.when(F.col("matched_by").isNull(), "left")
+                               .otherwise("pair"))
+    stage1.write.partitionBy("part").parquet(str(scratch))
+    schema = stage1.drop("part").schema
+    for part in ("pair", "left"):  # a part with no rows has no directory
+        (scratch / f"part={part}").mkdir(exist_ok=True)
+    pairs = spark.read.schema(schema).parquet(str(scratch / "part=pair"))
+    left = spark.read.schema(schema).parquet(str(scratch / "part=left"))
+
+    e_left, a_left = _back(left, "e"), _back(left, "a")
+    has_msg = ~_none_id(F.col("msg_id"))
+    s2 = _match_on(e_left.where(has_msg), a_left.where(has_msg), "msg_id")
+    e_left2 = _back(s2, "e").unionByName(e_left.where(~has_msg))
+    a_left2 = _back(s2, "a").unionByName(a_left.where(~has_msg))
+    no_correl = _none_id(F.col("correl_id"))
+    s3 = _by_position(e_left2.where(no_correl), a_left2.where(no_correl))
+    both = F.col("matched_by").isNotNull()
+    matched = pairs.unionByName(s2.where(both)).unionByName(s3.where(both))
+    unmatched = (s3.where(~both)
+                 .unionByName(_one_sided(e_left2.where(~no_correl), "e"))
+                 .unionByName(_one_sided(a_left2.where(~no_correl), "a")))
+
+    order = Window.partitionBy("queue").orderBy("e_t", "e_seq")
+    prev = F.lag(F.struct("a_t", "a_seq")).over(order)
+    matched = matched.withColumn(
+        "reordered", F.coalesce(F.struct("a_t", "a_seq") < prev, F.lit(False)))
+    rows = matched.unionByName(unmatched.withColumn("reordered", F.lit(False)))
+    rows = _flags(rows, ignore)
+    return rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
+                      | F.col("descriptor_changed") | F.col("reordered"))
+
+
+def _renamed_names(names: list[str]) -> list[str]:
+    """e_/a_ column names as expected_/actual_ (``t`` as ``event_time_us``)."""
+    out = []
+    for name in names:
+        for prefix, word in (("e_", "expected_"), ("a_", "actual_")):
+            if name.startswith(prefix):
+                rest = name[len(prefix):]
+                name = word + {"t": "event_time_us"}.get(rest, rest)
+                break
+        out.append(name)
+    return out
+
+
+_KEEP = ["queue", "matched_by", *[f"{p}_{c}" for p in "ea" for c in _CARRIED if c != "digest"],
+         "changed_fields", *KINDS]
+
+
+def _hex(value) -> str:
+    return bytes(value).hex().upper() if value is not None else ""
+
+
+def _examples(table, kind: str):
+    """A few rows of one kind (a pyarrow table of them) as a small pandas frame."""
+    import pandas as pd
+
+    rows = table.slice(0, _EXAMPLES).to_pylist()
+    out = []
+    for r in rows:
+        item = {"queue": r["queue"], "matched by": r["matched_by"] or ""}
+        for prefix, word in (("e", "expected"), ("a", "actual")):
+            if (kind == "extra" and prefix == "e") or (kind == "missing" and prefix == "a"):
+                continue
+            item[f"{word} CorrelId"] = _hex(r[f"{prefix}_correl_id"])
+            item[f"{word} MsgId"] = _hex(r[f"{prefix}_msg_id"])
+            if kind == "payload_changed":
+                item[f"{word} hash"] = _hex(r[f"{prefix}_payload_hash"])
+                preview = r[f"{prefix}_preview"]
+                item[f"{word} data"] = (preview.decode("utf-8", "replace")
+                                        if preview is not None else "")
+            if kind == "descriptor_changed":
+                for f in ("priority", "persistent", "expiry", "length"):
+                    item[f"{word} {f}"] = r[f"{prefix}_{f}"]
+            if kind in ("reordered", "missing", "extra"):
+                item[f"{word} seq"] = r[f"{prefix}_seq"]
+        if kind == "descriptor_changed":
+            item["fields"] = ", ".join(r["changed_fields"] or [])
+        out.append(item)
+    return pd.DataFrame(out)
+
+
+def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
+        ignore: Iterable[str] = ()) -> dict:
+    """Compare two captures into directory ``out``; returns the summary (also written as
+    ``summary.json``), whose ``identical`` says whether they match.
+
+    Spark does the matching and writes every differing row once; the per-kind tables,
+    counts and examples are then cut from that (small) result with pyarrow, streaming.
+    """
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    from tpfemu.pipeline import report
+    from tpfemu.pipeline.output import AtomicDir
+    from tpfemu.pipeline.sources import read_journal
+
+    started = time.perf_counter()
+    ignore = tuple(ignore)
+    with expected_inputs, actual_inputs, AtomicDir(out) as tmp:
+        expected = read_journal(spark, expected_inputs)
+        actual = read_journal(spark, actual_inputs)
+        flagged = compare(spark, expected, actual, tmp / "_stage1", rule=rule,
+                          ignore=ignore)
+        scratch = tmp / "_differences"
+        flagged.select(*_KEEP).write.parquet(str(scratch))
+        # Every outbound message is in stage 1's output once (as a pair or left over).
+        seen = ds.dataset(str(tmp / "_stage1"), format="parquet", partitioning="hive")
+        present = seen.to_table(columns=["queue", "e_t", "a_t"]).to_pandas()
+        totals = present.groupby("queue", as_index=False).agg(
+            expected=("e_t", "count"), actual=("a_t", "count"))
+
+        diffs = ds.dataset(str(scratch), format="parquet")
+        names = _renamed_names(diffs.schema.names)
+        examples = {}
+        for kind in KINDS:
+            chosen = diffs.filter(pc.field(kind))
+            batches = (batch.rename_columns(names) for batch in chosen.to_batches())
+            schema = pa.schema([f.with_name(n) for f, n in zip(diffs.schema, names,
+                                                                 strict=True)])
+            ds.write_dataset(batches, tmp / kind, format="parquet", schema=schema,
+                             basename_template="part-{i}.parquet")
+            examples[kind] = _examples(
+                chosen.sort_by([("queue", "ascending"), ("e_t", "ascending"),
+                                ("a_t", "ascending")]).head(_EXAMPLES), kind)
+        flags = diffs.to_table(columns=["queue", "e_t", "a_t", *KINDS]).to_pandas()
+        flags["differing_pairs"] = flags["e_t"].notna() & flags["a_t"].notna()
+        counts = flags.groupby("queue", as_index=False)[[*KINDS, "differing_pairs"]].sum()
+        changed = diffs.to_table(columns=["changed_fields"], filter=pc.field(
+            "descriptor_changed")).column("changed_fields")
+        fields = (pc.value_counts(pc.list_flatten(changed)).to_pylist()
+                  if len(changed) else [])
+
+        per_queue = totals.merge(counts, on="queue", how="left").fillna(0)
+        for col in ("expected", "actual", *KINDS, "differing_pairs"):
+            per_queue[col] = per_queue[col].astype("int64")
+        per_queue["matched"] = per_queue["expected"] - per_queue["missing"]
+        per_queue["identical_pairs"] = per_queue["matched"] - per_queue["differing_pairs"]
+        per_queue = per_queue[["queue", "expected", "actual", "matched", "identical_pairs",
+                               *KINDS]].sort_values("queue").reset_index(drop=True)
+        (tmp / "per_queue").mkdir()
+        per_queue.to_parquet(tmp / "per_queue" / "part-0.parquet", index=False)
+
+        summed = {k: int(per_queue[k].sum()) for k in
+                  ("expected", "actual", "matched", "identical_pairs", *KINDS)}
+        summary = {
+            "identical": sum(summed[k] for k in KINDS) == 0,
+            "counts": summed,
+            "descriptor_fields": {f["values"]: int(f["counts"])
+                                  for f in sorted(fields, key=lambda f: f["values"])},
+            "ignored_fields": list(ignore),
+            "queues": len(per_queue),
+            "expected_sources": _names(expected_inputs),
+            "actual_sources": _names(actual_inputs),
+            "seconds": 0.0,
+        }
+        report.compare_report(tmp, summary, per_queue, examples)
+        shutil.rmtree(scratch)
+        shutil.rmtree(tmp / "_stage1")
+        summary["seconds"] = round(time.perf_counter() - started, 3)
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def _names(inputs) -> list[str]:
+    names = inputs.given
+    return names if len(names) <= 5 else [*names[:5], f"... ({len(names)} inputs)"]

@@ -1,0 +1,254 @@
+"""Readable reports: PNG charts (matplotlib, no display needed) and an HTML page plus a
+Markdown twin that show them. Written into the job's (temporary, then renamed) output
+directory, so a report appears complete or not at all."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+__all__ = ["analyze_report", "compare_report"]
+
+_MAX_QUEUES = 8
+
+_CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #222; }
+h1 { font-size: 1.6em; } h2 { margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f3f3f3; } td.l, th.l { text-align: left; }
+.big { display: inline-block; margin: 0 2em 1em 0; } .big b { font-size: 1.8em; display: block; }
+.bad b { color: #b00; } .good b { color: #070; }
+img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
+code { background: #f6f6f6; padding: 0 0.2em; }
+"""
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _fmt(value) -> str:
+    try:
+        import pandas as pd
+
+        if value is None or (not isinstance(value, (str, bytes)) and pd.isna(value)):
+            return ""
+    except (TypeError, ValueError):
+        pass
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).hex()
+    return str(value)
+
+
+def _html_table(frame, left: tuple[str, ...] = ()) -> str:
+    head = "".join(f"<th class='{'l' if c in left else ''}'>{html.escape(str(c))}</th>"
+                   for c in frame.columns)
+    rows = []
+    for record in frame.itertuples(index=False):
+        cells = "".join(
+            f"<td class='{'l' if c in left else ''}'>{html.escape(_fmt(v))}</td>"
+            for c, v in zip(frame.columns, record, strict=True))
+        rows.append(f"<tr>{cells}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _md_table(frame) -> str:
+    if frame.empty:
+        return "(none)\n"
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+             "|" + "---|" * len(frame.columns)]
+    for record in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(_fmt(v).replace("|", "\\|") for v in record) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title><style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"{body}</body></html>\n")
+
+
+def _top_queues(queues, n: int = _MAX_QUEUES) -> list[str]:
+    if queues.empty:
+        return []
+    ranked = queues.assign(volume=queues["puts"] + queues["gets"])
+    return list(ranked.sort_values(["volume", "queue"], ascending=[False, True])
+                ["queue"].head(n))
+
+
+def _line_chart(path: Path, title: str, ylabel: str, series) -> bool:
+    """``series``: (label, x, y) triples. Returns False (no file) when there is nothing."""
+    series = [s for s in series if len(s[1])]
+    if not series:
+        return False
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    for label, x, y in series:
+        ax.plot(x, y, marker="o" if len(x) < 40 else None, markersize=3, label=label)
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def _bar_chart(path: Path, title: str, labels, groups: dict[str, list]) -> bool:
+    if not len(labels):
+        return False
+    plt = _plt()
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=100)
+    x = np.arange(len(labels))
+    width = 0.8 / max(1, len(groups))
+    for i, (name, values) in enumerate(groups.items()):
+        ax.bar(x + i * width - 0.4 + width / 2, values, width, label=name)
+    ax.set_xticks(x, [str(label) for label in labels], rotation=30, ha="right")
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
+
+
+def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
+    """Charts + ``report.html`` + ``report.md`` for the analyze tables (pandas frames)."""
+    charts = out / "charts"
+    charts.mkdir(exist_ok=True)
+    qm, lat, uow, progs, queues = (tables[k] for k in
+                                   ("queue_minute", "latency", "uow", "programs", "queues"))
+    top = _top_queues(queues)
+    made: list[tuple[str, str]] = []  # (title, file name)
+
+    def rows(frame, queue):
+        return frame[frame["queue"] == queue].sort_values("minute")
+
+    if _line_chart(charts / "throughput.png", "Puts per minute", "messages / minute",
+                   [(q, rows(qm, q)["minute"], rows(qm, q)["puts"]) for q in top]):
+        made.append(("Puts per minute", "throughput.png"))
+    if _line_chart(charts / "gets.png", "Gets per minute", "messages / minute",
+                   [(q, rows(qm, q)["minute"], rows(qm, q)["gets"]) for q in top]):
+        made.append(("Gets per minute", "gets.png"))
+    if _line_chart(charts / "depth.png", "Queue depth (end of minute)", "messages",
+                   [(q, rows(qm, q)["minute"], rows(qm, q)["depth"]) for q in top]):
+        made.append(("Queue depth over time", "depth.png"))
+    timed = lat[lat["minute"].notna()]
+    for q in top[:4]:
+        r = rows(timed, q)
+        safe = "".join(c if c.isalnum() else "_" for c in q)
+        name = f"latency_{safe}.png"
+        if _line_chart(charts / name, f"Put->get latency on {q}", "milliseconds",
+                       [(p, r["minute"], r[f"{p}_us"] / 1000.0) for p in ("p50", "p95", "p99")]):
+            made.append((f"Latency on {q}", name))
+    if not queues.empty and _bar_chart(
+            charts / "events.png", "Events per queue", list(queues.head(20)["queue"]),
+            {k: list(queues.head(20)[k]) for k in ("puts", "gets", "expiries", "triggers")}):
+        made.append(("Events per queue", "events.png"))
+    totals = progs[progs["minute"].isna()].sort_values("entries", ascending=False).head(20)
+    if _bar_chart(charts / "programs.png", "Entries per program", list(totals["program"]),
+                  {"entries": list(totals["entries"])}):
+        made.append(("Entries per program", "programs.png"))
+    if not uow.empty:
+        u = uow.groupby("minute", as_index=False)[["commits", "backouts"]].sum()
+        if _line_chart(charts / "uow.png", "Units of work per minute", "per minute",
+                       [("commits", u["minute"], u["commits"]),
+                        ("backouts", u["minute"], u["backouts"])]):
+            made.append(("Units of work", "uow.png"))
+
+    shown = queues.copy()
+    for p in ("p50_us", "p95_us", "p99_us"):
+        shown[p.replace("_us", "_ms")] = shown.pop(p) / 1000.0
+    total_puts = int(queues["puts"].sum()) if not queues.empty else 0
+    total_gets = int(queues["gets"].sum()) if not queues.empty else 0
+    span = ""
+    if not qm.empty:
+        span = f"{qm['minute'].min()} to {qm['minute'].max()} (UTC)"
+    bigs = "".join(f"<div class='big'><b>{_fmt(v)}</b>{html.escape(k)}</div>" for k, v in (
+        ("queues", len(queues)), ("puts", total_puts), ("gets", total_gets),
+        ("programs", len(totals)), ("minutes", qm["minute"].nunique() if not qm.empty else 0)))
+    body = [f"<p>Journal: {html.escape(', '.join(sources))}<br>Minutes: {html.escape(span)}</p>",
+            bigs]
+    for title, name in made:
+        body.append(f"<h2>{html.escape(title)}</h2><img src='charts/{name}' alt='{title}'>")
+    body.append("<h2>Queues</h2>" + _html_table(shown, left=("queue",)))
+    if not totals.empty:
+        body.append("<h2>Programs</h2>" + _html_table(
+            totals[["program", "entries", "calls", "puts", "gets"]], left=("program",)))
+    body.append("<p>Tables (Parquet): " + ", ".join(
+        f"<code>{t}/</code>" for t in ("queue_minute", "latency", "uow", "programs", "queues"))
+        + "</p>")
+    (out / "report.html").write_text(_page("tpfemu traffic analysis", "".join(body)))
+    md = [f"# tpfemu traffic analysis\n\nJournal: {', '.join(sources)}  \nMinutes: {span}\n",
+          f"{len(queues)} queues, {total_puts:,} puts, {total_gets:,} gets.\n"]
+    for title, name in made:
+        md.append(f"## {title}\n\n![{title}](charts/{name})\n")
+    md.append("## Queues\n\n" + _md_table(shown))
+    md.append("## Programs\n\n" + _md_table(totals[["program", "entries", "calls"]]))
+    (out / "report.md").write_text("\n".join(md))
+    return [out / "report.html", out / "report.md"]
+
+
+def compare_report(out: Path, summary: dict, per_queue, examples: dict) -> list[Path]:
+    """``report.html`` + ``report.md`` + a chart for a compare result."""
+    charts = out / "charts"
+    charts.mkdir(exist_ok=True)
+    kinds = ["missing", "extra", "payload_changed", "descriptor_changed", "reordered"]
+    chart = None
+    differing = per_queue[per_queue[kinds].sum(axis=1) > 0] if not per_queue.empty else per_queue
+    if not differing.empty and _bar_chart(
+            charts / "differences.png", "Differences per queue",
+            list(differing.head(20)["queue"]),
+            {k: list(differing.head(20)[k]) for k in kinds}):
+        chart = "charts/differences.png"
+    verdict = "identical" if summary["identical"] else "DIFFERENT"
+    cls = "good" if summary["identical"] else "bad"
+    bigs = f"<div class='big {cls}'><b>{verdict}</b>verdict</div>" + "".join(
+        f"<div class='big'><b>{_fmt(summary['counts'][k])}</b>{k.replace('_', ' ')}</div>"
+        for k in ["expected", "actual", "matched", *kinds])
+    body = [f"<p>Expected: {html.escape(', '.join(summary['expected_sources']))}<br>"
+            f"Actual: {html.escape(', '.join(summary['actual_sources']))}</p>", bigs]
+    if chart:
+        body.append(f"<h2>Differences per queue</h2><img src='{chart}' alt='differences'>")
+    if summary["descriptor_fields"]:
+        body.append("<h2>Changed descriptor fields</h2><ul>" + "".join(
+            f"<li><code>{html.escape(f)}</code>: {_fmt(n)}</li>"
+            for f, n in summary["descriptor_fields"].items()) + "</ul>")
+    body.append("<h2>Per queue</h2>" + _html_table(per_queue, left=("queue",)))
+    for kind, frame in examples.items():
+        if not frame.empty:
+            body.append(f"<h2>Examples: {kind.replace('_', ' ')}</h2>"
+                        + _html_table(frame, left=tuple(frame.columns)))
+    (out / "report.html").write_text(_page("tpfemu compare", "".join(body)))
+    md = [f"# tpfemu compare: {verdict}\n",
+          f"Expected: {', '.join(summary['expected_sources'])}  \n"
+          f"Actual: {', '.join(summary['actual_sources'])}\n",
+          "| kind | count |\n|---|---|\n" + "".join(
+              f"| {k} | {summary['counts'][k]:,} |\n"
+              for k in ["expected", "actual", "matched", *kinds])]
+    if chart:
+        md.append(f"![differences]({chart})\n")
+    if summary["descriptor_fields"]:
+        md.append("Changed descriptor fields: " + ", ".join(
+            f"`{f}` {n}" for f, n in summary["descriptor_fields"].items()) + "\n")
+    md.append("## Per queue\n\n" + _md_table(per_queue))
+    for kind, frame in examples.items():
+        if not frame.empty:
+            md.append(f"## Examples: {kind.replace('_', ' ')}\n\n" + _md_table(frame))
+    (out / "report.md").write_text("\n".join(md))
+    return [out / "report.html", out / "report.md"]

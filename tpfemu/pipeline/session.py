@@ -1,0 +1,94 @@
+"""Build or get the pipeline's SparkSession.
+
+Local mode (``local[*]``) by default, with no setup beyond installing tpfemu; any Spark
+master (``spark://host:7077``, ``yarn``, ``k8s://...``) with ``master=``. The session is
+tuned for small-to-medium journals: few shuffle partitions, no UI, no console progress.
+``test=True`` adds JVM options that make startup and tiny jobs faster (C1 JIT only, serial
+GC): good for test suites, bad for long jobs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["DEFAULT_MASTER", "get_session", "stop_session"]
+
+DEFAULT_MASTER = "local[*]"
+
+_TEST_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def _local_cores(master: str) -> int:
+    """Worker threads of a ``local[N]`` master (``local[*]``: this machine's CPUs)."""
+    if not master.startswith("local"):
+        return 0
+    inside = master[master.find("[") + 1: master.find("]")] if "[" in master else "1"
+    inside = inside.split(",")[0]
+    if inside == "*":
+        return os.cpu_count() or 1
+    try:
+        return max(1, int(inside))
+    except ValueError:
+        return 1
+
+
+def get_session(master: str | None = None, *, test: bool = False,
+                shuffle_partitions: int | None = None,
+                conf: dict[str, Any] | None = None, app_name: str = "tpfemu-pipeline"):
+    """Return the active SparkSession, or build one.
+
+    :param master: Spark master URL; default ``local[*]`` (or ``$TPFEMU_SPARK_MASTER``).
+        Ignored when a session is already active (Spark keeps one per process).
+    :param test: tune for test suites (one core's worth of partitions, C1-only JIT).
+    :param shuffle_partitions: ``spark.sql.shuffle.partitions``; default 2 per local
+        core (adaptive execution coalesces them further), or Spark's 200 on a cluster.
+    :param conf: further Spark settings, applied last.
+    """
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    master = master or os.environ.get("TPFEMU_SPARK_MASTER") or DEFAULT_MASTER
+    builder = SparkSession.builder.master(master).appName(app_name)
+    cores = _local_cores(master)
+    if shuffle_partitions is None:
+        if test:
+            shuffle_partitions = 1
+        elif cores:
+            shuffle_partitions = 2 * cores
+    settings: dict[str, Any] = {
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.parquet.compression.codec": "snappy",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+    }
+    if shuffle_partitions is not None:
+        settings["spark.sql.shuffle.partitions"] = str(shuffle_partitions)
+        if cores:
+            settings["spark.default.parallelism"] = str(shuffle_partitions)
+    if cores and "spark.driver.memory" not in (conf or {}):
+        settings["spark.driver.memory"] = "1g" if test else "3g"
+    if test:
+        settings.update({
+            "spark.driver.extraJavaOptions": _TEST_JAVA_OPTIONS,
+            "spark.rdd.compress": "false",
+            "spark.shuffle.compress": "false",
+        })
+    settings.update(conf or {})
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def stop_session() -> None:
+    """Stop the active session, if any (its JVM ends with the Python process anyway)."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        active.stop()

@@ -1,0 +1,189 @@
+"""Read pipeline inputs: Parquet files or directories, journal homes and segment files.
+
+Every input is checked against the journal schema (:func:`tpfemu.journal.schema.check_schema`)
+before Spark reads it, so a wrong file fails with its name and the offending field instead of
+a Spark stack trace:
+
+- a local ``.parquet`` file, or a directory holding ``.parquet`` files (searched
+  recursively, as Spark reads them): each file's footer is read with pyarrow and checked;
+- a journal home (a directory with ``journal/``), a journal directory, or ``.arrows``
+  segment files: converted to Parquet in a temporary directory by
+  :func:`tpfemu.journal.to_parquet` (which checks them), then read;
+- any other URI Spark can read (``hdfs://``, ``s3a://``, ``file://`` ...): read by Spark,
+  and its schema (as Spark sees it) is checked.
+
+Spark reads everything with the journal schema itself, so files written with compatible
+types (int32 for int64, large strings, fixed-size binary) are read as the journal's types.
+An optional string column ``direction`` (the capture format's, see :mod:`.capture`) is
+kept when present and null otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+
+from tpfemu.journal.schema import SCHEMA, SchemaMismatch, check_schema
+
+__all__ = ["InputError", "SchemaMismatch", "Inputs", "spark_schema", "read_journal"]
+
+#: Columns beyond the journal's that the pipeline reads when a file has them.
+EXTRA_COLUMNS = (pa.field("direction", pa.string()),)
+
+
+class InputError(ValueError):
+    """An input cannot be read (missing, unreadable, not Parquet, not a journal)."""
+
+
+def spark_schema():
+    """The journal schema (plus :data:`EXTRA_COLUMNS`) as a Spark ``StructType``."""
+    from pyspark.sql import types as T
+
+    mapping = {
+        pa.int64(): T.LongType(), pa.int32(): T.IntegerType(), pa.string(): T.StringType(),
+        pa.binary(): T.BinaryType(), pa.bool_(): T.BooleanType(),
+    }
+    fields = [T.StructField(f.name, mapping[f.type], f.nullable) for f in SCHEMA]
+    fields += [T.StructField(f.name, mapping[f.type], True) for f in EXTRA_COLUMNS]
+    return T.StructType(fields)
+
+
+def _arrow_of_spark(schema) -> pa.Schema:
+    """A Spark schema as Arrow types, for :func:`check_schema` (unknown types: null)."""
+    from pyspark.sql import types as T
+
+    mapping = [
+        (T.LongType, pa.int64()), (T.IntegerType, pa.int32()), (T.ShortType, pa.int16()),
+        (T.ByteType, pa.int8()), (T.StringType, pa.string()), (T.BinaryType, pa.binary()),
+        (T.BooleanType, pa.bool_()), (T.DoubleType, pa.float64()), (T.FloatType, pa.float32()),
+    ]
+    fields = []
+    for f in schema.fields:
+        arrow = next((a for cls, a in mapping if isinstance(f.dataType, cls)), pa.null())
+        fields.append(pa.field(f.name, arrow))
+    return pa.schema(fields)
+
+
+def _is_uri(path: str) -> bool:
+    return "://" in path and not path.startswith("file://")
+
+
+def _is_journal(path: Path) -> bool:
+    if path.is_file():
+        return path.suffix == ".arrows"
+    if (path / "journal").is_dir():
+        return True
+    return any(path.glob("*.arrows"))
+
+
+def _parquet_files(path: Path) -> list[Path]:
+    return sorted(p for p in path.rglob("*.parquet") if p.is_file()
+                  and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts))
+
+
+def _check_parquet(file: Path) -> None:
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(file)
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"{file}: not a readable Parquet file ({exc})") from None
+    check_schema(schema, str(file))
+
+
+class Inputs:
+    """The inputs of one job, resolved to what Spark reads. A context manager: the
+    temporary Parquet made from journal segments is removed on exit."""
+
+    def __init__(self, paths: Sequence[str | os.PathLike], *, scratch: str | None = None) -> None:
+        if not paths:
+            raise InputError("no input given")
+        #: The paths as given, for messages and reports.
+        self.given = [os.fspath(p) for p in paths]
+        self.parquet: list[str] = []
+        self.uris: list[str] = []
+        self.journals: list[Path] = []
+        self._tmp: tempfile.TemporaryDirectory | None = None
+        self._scratch = scratch
+        for raw in paths:
+            text = os.fspath(raw)
+            if _is_uri(text):
+                self.uris.append(text)
+                continue
+            path = Path(text.removeprefix("file://"))
+            if not path.exists():
+                raise InputError(f"{path}: no such file or directory")
+            if _is_journal(path):
+                self.journals.append(path)
+            elif path.is_file():
+                _check_parquet(path)
+                self.parquet.append(str(path))
+            else:
+                files = _parquet_files(path)
+                if not files:
+                    raise InputError(f"{path}: holds no Parquet files and no journal")
+                for file in files:
+                    _check_parquet(file)
+                self.parquet.extend(str(f) for f in files)
+
+    def __enter__(self) -> Inputs:
+        if self.journals:
+            from tpfemu.journal import to_parquet  # lazily: the journal may be absent
+
+            self._tmp = tempfile.TemporaryDirectory(prefix="tpfemu-journal-",
+                                                    dir=self._scratch)
+            try:
+                made = to_parquet(self.journals, self._tmp.name)
+            except (OSError, pa.ArrowException) as exc:
+                self._tmp.cleanup()
+                raise InputError(f"{', '.join(map(str, self.journals))}: {exc}") from None
+            for file in made:
+                _check_parquet(Path(file))
+            self.parquet.extend(str(f) for f in made)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def local_files(self) -> list[str]:
+        """The local Parquet files (after :meth:`__enter__` converted journals)."""
+        return list(self.parquet)
+
+
+def read_journal(spark, inputs: Inputs):
+    """One DataFrame of every input's rows, with the journal's columns and types (plus
+    ``direction``). Call inside ``with inputs:``.
+
+    :raises SchemaMismatch: a URI input's schema, as Spark sees it, is not the journal's.
+    """
+    schema = spark_schema()
+    frames = []
+    if inputs.parquet:
+        frames.append(spark.read.schema(schema).parquet(*inputs.parquet))
+    for uri in inputs.uris:
+        try:
+            found = spark.read.parquet(uri).schema
+        except Exception as exc:  # Spark's AnalysisException and friends
+            raise InputError(f"{uri}: cannot be read by Spark ({_first_line(exc)})") from None
+        check_schema(_arrow_of_spark(found), uri)
+        frames.append(spark.read.schema(schema).parquet(uri))
+    frame = frames[0]
+    for other in frames[1:]:
+        frame = frame.unionByName(other)
+    return frame
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def paths_of(values: Iterable[str]) -> list[str]:
+    """Command-line paths as given (kept for symmetry with click's tuples)."""
+    return [str(v) for v in values]
