@@ -1,8 +1,8 @@
 """Another processor of the complex, for the shared-queue tests.
 
 ``python complex_worker.py HOME CPU get QUEUE``: boot CPU on HOME, print ``READY``, get
-every message of QUEUE (in units of work, committed one by one, waiting 1 s for more) and print each one
-``G <data>``, then ``DONE``.
+every message of QUEUE (in units of work, committed one by one, waiting 1 s for more) and
+print each one ``G <data>``, then ``DONE``.
 
 ``python complex_worker.py HOME CPU hang QUEUE``: boot, put ``in-doubt-1`` and
 ``in-doubt-2`` and get one message, all in one unit of work that is never ended, print
