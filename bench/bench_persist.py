@@ -123,6 +123,45 @@ def test_log_16_committers_uow16(benchmark, tag, log):
     _pedantic(benchmark, _log_committers(log, 16, PER_THREAD // 16))
 
 
+@pytest.fixture
+def mqi_system(tmp_path: Path):
+    """A System with a home (recovery log, checkpoints every 5 s) and queue BENCH.Q."""
+    import tpfemu
+
+    system = tpfemu.System.start("BENCHP", tmp_path / "mqhome", "B", journal="off")
+    system.console("ZMQSC DEF MQP")
+    system.console("ZMQSC DEF QL-BENCH.Q")
+    yield system
+    system.stop()
+
+
+def test_mqi_16_committers(benchmark, tag, mqi_system):
+    """tpfemu through the MQI: 16 threads, each MQPUT (persistent, syncpoint) + MQCMIT of
+    1 KB, on one memory queue; a round's messages are then cleared (CLEAR QL, logged)."""
+    import tpfemu.mqi as pymqi
+    from tpfemu.mqi import CMQC
+
+    benchmark.group = GROUP16
+    tag("subject", ops=THREADS * PER_THREAD)
+    md = {"Persistence": CMQC.MQPER_PERSISTENT}
+
+    def work(t: int) -> None:
+        conn = pymqi.connect("BENCHP")
+        q = pymqi.Queue(conn, "BENCH.Q", CMQC.MQOO_OUTPUT)
+        pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+        for _ in range(PER_THREAD):
+            q.put(PAYLOAD, pymqi.MD(**md), pmo)
+            conn.commit()
+        q.close()
+        conn.disconnect()
+
+    def run() -> None:
+        _threads(work)
+        mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
+
+    _pedantic(benchmark, run)
+
+
 def test_diskcache_deque_16_threads(benchmark, tag, tmp_path):
     """diskcache.Deque.append of 1 KB on 16 threads (its default durability)."""
     benchmark.group = GROUP16
