@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from tpfemu import errors
 
@@ -651,7 +652,42 @@ class CoreQueue:
         return Cursor(self)
 
 
-class Cursor:
+class CursorMoves:
+    """The moves of a browse cursor over any queue storage with the core's interface:
+    ``self.queue.get_message(cursor=self, options=...)`` does the work."""
+
+    queue: Any
+
+    def _get(self, options: int, **kw) -> Message:
+        return self.queue.get_message(cursor=self, options=options, **kw)
+
+    def first(self, *, lock: bool = False, **kw) -> Message:
+        """Browse the first (matching) message: MQGMO_BROWSE_FIRST."""
+        return self._get(lib.MQGMO_BROWSE_FIRST | (lib.MQGMO_LOCK if lock else 0), **kw)
+
+    def next(self, *, lock: bool = False, **kw) -> Message:
+        """Browse the next (matching) message after the cursor: MQGMO_BROWSE_NEXT."""
+        return self._get(lib.MQGMO_BROWSE_NEXT | (lib.MQGMO_LOCK if lock else 0), **kw)
+
+    def current(self, **kw) -> Message:
+        """Browse the message under the cursor again: MQGMO_BROWSE_MSG_UNDER_CURSOR."""
+        return self._get(lib.MQGMO_BROWSE_MSG_UNDER_CURSOR, **kw)
+
+    def take(self, **kw) -> Message:
+        """Get the message under the cursor destructively: MQGMO_MSG_UNDER_CURSOR."""
+        return self._get(lib.MQGMO_MSG_UNDER_CURSOR, **kw)
+
+    def __iter__(self) -> Iterator[Message]:
+        """Browse every message from the first, in delivery order."""
+        try:
+            yield self.first()
+            while True:
+                yield self.next()
+        except errors.NoMessageAvailable:
+            return
+
+
+class Cursor(CursorMoves):
     """A browse cursor on a :class:`CoreQueue` (one MQ object handle's browse position).
 
     The cursor stays valid while messages come and go: if the message under it is got
@@ -686,25 +722,6 @@ class Cursor:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _get(self, options: int, **kw) -> Message:
-        return self.queue.get_message(cursor=self, options=options, **kw)
-
-    def first(self, *, lock: bool = False, **kw) -> Message:
-        """Browse the first (matching) message: MQGMO_BROWSE_FIRST."""
-        return self._get(lib.MQGMO_BROWSE_FIRST | (lib.MQGMO_LOCK if lock else 0), **kw)
-
-    def next(self, *, lock: bool = False, **kw) -> Message:
-        """Browse the next (matching) message after the cursor: MQGMO_BROWSE_NEXT."""
-        return self._get(lib.MQGMO_BROWSE_NEXT | (lib.MQGMO_LOCK if lock else 0), **kw)
-
-    def current(self, **kw) -> Message:
-        """Browse the message under the cursor again: MQGMO_BROWSE_MSG_UNDER_CURSOR."""
-        return self._get(lib.MQGMO_BROWSE_MSG_UNDER_CURSOR, **kw)
-
-    def take(self, **kw) -> Message:
-        """Get the message under the cursor destructively: MQGMO_MSG_UNDER_CURSOR."""
-        return self._get(lib.MQGMO_MSG_UNDER_CURSOR, **kw)
-
     def unlock(self) -> None:
         """Release the message this cursor locked: MQGMO_UNLOCK."""
         s = _scratch
@@ -714,11 +731,3 @@ class Cursor:
         if rc:
             _raise(rc, "MQGET", self.queue.name)
 
-    def __iter__(self) -> Iterator[Message]:
-        """Browse every message from the first, in delivery order."""
-        try:
-            yield self.first()
-            while True:
-                yield self.next()
-        except errors.NoMessageAvailable:
-            return

@@ -58,7 +58,15 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from tpfemu import errors
-from tpfemu._lowlevel import MQGMO, NEVER, PRIORITIES, Descriptor, Message, check_settings
+from tpfemu._lowlevel import (
+    MQGMO,
+    NEVER,
+    PRIORITIES,
+    CursorMoves,
+    Descriptor,
+    Message,
+    check_settings,
+)
 from tpfemu.errors import TpfcsError
 from tpfemu.mq import cmqc
 from tpfemu.store.tpfcs import Lifetime, Tpfcs, Transaction
@@ -1308,7 +1316,7 @@ class SharedQueue:
         return SharedCursor(self)
 
 
-class SharedCursor:
+class SharedCursor(CursorMoves):
     """A browse cursor on a :class:`SharedQueue` (one object handle's browse position),
     with the methods of :class:`tpfemu._lowlevel.Cursor`.
 
@@ -1360,35 +1368,8 @@ class SharedCursor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _get(self, options: int, **kw) -> Message:
-        return self.queue.get_message(cursor=self, options=options, **kw)
-
-    def first(self, *, lock: bool = False, **kw) -> Message:
-        """Browse the first (matching) message: MQGMO_BROWSE_FIRST."""
-        return self._get(_BROWSE_FIRST | (_LOCK if lock else 0), **kw)
-
-    def next(self, *, lock: bool = False, **kw) -> Message:
-        """Browse the next (matching) message after the cursor: MQGMO_BROWSE_NEXT."""
-        return self._get(_BROWSE_NEXT | (_LOCK if lock else 0), **kw)
-
-    def current(self, **kw) -> Message:
-        """Browse the message under the cursor again: MQGMO_BROWSE_MSG_UNDER_CURSOR."""
-        return self._get(_BROWSE_UNDER, **kw)
-
-    def take(self, **kw) -> Message:
-        """Get the message under the cursor destructively: MQGMO_MSG_UNDER_CURSOR."""
-        return self._get(_UNDER, **kw)
-
     def unlock(self) -> None:
         """Release the message this cursor locked: MQGMO_UNLOCK."""
         self.queue.get_message(cursor=self, options=_UNLOCK)
 
-    def __iter__(self) -> Iterator[Message]:
-        """Browse every message from the first, in delivery order."""
-        try:
-            yield self.first()
-            while True:
-                yield self.next()
-        except errors.NoMessageAvailable:
-            return
 
