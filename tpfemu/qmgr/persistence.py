@@ -82,6 +82,7 @@ class QueuePersistence:
 
     def __init__(self, home: str | Path, cpu: str, *, checkpoint_interval: float = 5.0,
                  console: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        self.cpu = cpu
         self.path = Path(home) / f"cpu-{cpu}"
         self.path.mkdir(parents=True, exist_ok=True)
         self.console = console or (lambda line: None)
@@ -116,8 +117,9 @@ class QueuePersistence:
                 continue
             queue = queues.get(name)
             if queue is None:
-                self.console(f"MQSC0090W {len(messages)} persistent message(s) of queue "
-                             f"{name} not restored: the queue is no longer defined")  # fmt: skip
+                self.console(f"MQSC0090W {self.cpu} {len(messages)} persistent message(s) of "
+                             f"queue {name} not restored: the queue is no longer "
+                             "defined")  # fmt: skip
                 continue
             total += self._restore_queue(queue, messages)
         return total
