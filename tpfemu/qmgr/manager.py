@@ -189,12 +189,9 @@ class QueueManager:
     def _follow_definitions(self, interval: float = 0.25) -> None:
         """Poll the stored definitions; adopt what another processor changed."""
         while not self._defs_stop.wait(interval):
-            store = self.definitions
-            if store is None:
-                return
             try:
                 self.sync_definitions()
-            except Exception as exc:  # keep following; say it once per failure
+            except Exception as exc:  # keep following (a failed version is not retried)
                 self.console(f"MQSC0092E {self.cpu} stored definitions not adopted: {exc}")
 
     def sync_definitions(self) -> bool:
@@ -377,9 +374,7 @@ class QueueManager:
             if queue.deleted:
                 continue
             if logged and uow_id in logged:
-                with queue.log_lock:
-                    n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
-                    plog.finish_queue(queue, uow_id, commit)
+                n = plog.apply_end(queue, uow_id, commit)
             else:
                 n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
             if n:

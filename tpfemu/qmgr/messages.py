@@ -288,7 +288,7 @@ def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any
         correl_id=correl_id if correl_id != _ZERO_ID else None,
         uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
     )
-    plog = qm.persistence if persistent and queue.definition.common != "YES" else None
+    plog = qm.persistence if persistent and not queue.shared else None
     if plog is not None and not put_time:
         put_time = put_args["put_time"] = now  # the log records the put time
     if queue.definition.trigger == "YES":
@@ -512,7 +512,7 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
     # A logged queue: a destructive get logs the Get of a persistent message with the
     # core get (under the queue's log lock); outside syncpoint it is made under a private
     # unit of work, committed once its record is durable (tpfemu.qmgr.persistence).
-    plog = qm.persistence if queue.definition.common != "YES" else None
+    plog = qm.persistence if not queue.shared else None
     if plog is not None and options & (_BROWSE | cmqc.MQGMO_UNLOCK):
         plog = None
     private = plog is not None and uow is None and not if_persistent
@@ -520,20 +520,20 @@ def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any,
         qm.private_uow() if if_persistent or private else 0)
     tickets: list = []
 
-    def core_get():
+    accept_truncated = bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG)
+
+    def core_get(length: int | None = max_length):
         return queue.core.get_message(
-            msg_id=msg_id, correl_id=correl_id, uow=uow_id, max_length=max_length,
-            accept_truncated=bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG),
-            cursor=handle.cursor, options=cursor_bits, cap_body=True,
+            msg_id=msg_id, correl_id=correl_id, uow=uow_id, max_length=length,
+            accept_truncated=accept_truncated, cursor=handle.cursor, options=cursor_bits,
+            cap_body=True,
         )
 
     def logged_get():
         with queue.log_lock:
-            if max_length is not None and options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG:
+            if max_length is not None and accept_truncated:
                 # the log layer keeps the whole message while the get is in flight
-                got = _truncate(queue.core.get_message(
-                    msg_id=msg_id, correl_id=correl_id, uow=uow_id, cursor=handle.cursor,
-                    options=cursor_bits, cap_body=True), max_length)
+                got = _truncate(core_get(None), max_length)
             else:
                 got = core_get()
             if got.descriptor.persistent:

@@ -53,6 +53,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,8 +69,14 @@ if TYPE_CHECKING:
 
 __all__ = ["QueuePersistence"]
 
-_BROWSE_FIRST = 0x00000010  # MQGMO_BROWSE_FIRST
-_BROWSE_NEXT = 0x00000020  # MQGMO_BROWSE_NEXT
+_KEY = attrgetter("key")
+
+
+def _stored(key: int, msg: Any) -> StoredMessage:
+    """A core message (whole) as the checkpoint stores it, under log key ``key``."""
+    d = msg.descriptor
+    return StoredMessage(key, d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time,
+                         d.ctx_len, d.backout_count, msg.data)  # fmt: skip
 
 
 class QueuePersistence:
@@ -233,10 +240,7 @@ class QueuePersistence:
             return None
         ticket = self.log.append([Get(queue.name, key, uow if in_syncpoint else 0,
                                       d.backout_count)])  # fmt: skip
-        queue.log_inflight[d.seq] = (uow, StoredMessage(
-            key, d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time, d.ctx_len,
-            d.backout_count, msg.data,
-        ))  # fmt: skip
+        queue.log_inflight[d.seq] = (uow, _stored(key, msg))
         with self._lock:
             self._first_lsn.setdefault(uow, ticket.lsns.start)
             self._work.setdefault(uow, []).append((queue, d.seq, True))
@@ -256,17 +260,22 @@ class QueuePersistence:
         try:
             ticket.wait()
         except errors.MQMIError as exc:
-            with queue.log_lock:
-                queue.core.backout(uow)
-                self.finish_queue(queue, uow, False)
+            self.apply_end(queue, uow, False)
             self.applied(uow)
             queue.wake()
             exc.call, exc.obj = "MQGET", name
             raise
-        with queue.log_lock:
-            queue.core.commit(uow)
-            self.finish_queue(queue, uow, True)
+        self.apply_end(queue, uow, True)
         self.applied(uow)
+
+    def apply_end(self, queue: LocalQueue, uow: int, commit: bool) -> int:
+        """Commit or back out logged unit of work ``uow`` on ``queue`` in the core, with
+        its bookkeeping, under the queue's log lock (a checkpoint sees both or neither).
+        Returns how many messages the core committed or backed out."""
+        with queue.log_lock:
+            n = queue.core.commit(uow) if commit else queue.core.backout(uow)
+            self.finish_queue(queue, uow, commit)
+        return n
 
     def logged(self, uow: int) -> bool:
         """Whether unit of work ``uow`` has records in the log."""
@@ -310,7 +319,7 @@ class QueuePersistence:
 
     def _snapshot(self) -> Iterator[tuple[str, list[StoredMessage], int]]:
         for queue in list(self._queues().values()):
-            if queue.deleted or queue.definition.common == "YES":
+            if queue.deleted or queue.shared:
                 continue
             yield queue.name, *self.snapshot_queue(queue)
 
@@ -322,31 +331,18 @@ class QueuePersistence:
             with self._lock:
                 if self._first_lsn:
                     point = min(point, min(self._first_lsn.values()))
-            keys = queue.log_keys
             # messages got by units of work still in flight: hidden from the browse
             out: list[StoredMessage] = [m for _, m in queue.log_inflight.values()]
+            keys = queue.log_keys
             if keys:
                 with queue.core.cursor() as cursor:
-                    options = _BROWSE_FIRST
-                    while True:
-                        try:
-                            msg = queue.core.get_message(cursor=cursor, options=options)
-                        except errors.NoMessageAvailable:
-                            break
-                        options = _BROWSE_NEXT
-                        d = msg.descriptor
-                        key = keys.get(d.seq) if d.persistent else None
-                        if key is None:
-                            continue
-                        out.append(StoredMessage(
-                            key, d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time,
-                            d.ctx_len, d.backout_count, msg.data,
-                        ))  # fmt: skip
+                    for msg in cursor:  # the committed messages, browsed
+                        key = keys.get(msg.descriptor.seq) if msg.descriptor.persistent else None
+                        if key is not None:
+                            out.append(_stored(key, msg))
             # A message whose Put is not durable yet stays out: its key may be given again
             # after a crash; the log (replayed from ``point``) brings it back if durable.
-            out = [m for m in out if m.key < point]
-            out.sort(key=_first)
-            return out, point
+            return sorted((m for m in out if m.key < point), key=_KEY), point
 
     # -- clear ---------------------------------------------------------------------------
 
@@ -366,6 +362,3 @@ class QueuePersistence:
             ticket.wait()
         return removed
 
-
-def _first(m: Any) -> int:
-    return m[0]
