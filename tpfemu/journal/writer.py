@@ -26,7 +26,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ecb import linkage
+from ecb import current as current_ecb
 from tpfemu._lowlevel import NEVER
 from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION, payload_hash
 
@@ -44,10 +44,6 @@ _COLUMN_FIELDS = frozenset({
 _NO_GROUP = bytes(24)
 
 
-# The thread-local ``ecb.current()`` reads. ``_ECB_SLOT.__dict__.get("ecb")`` is
-# ``current()`` without its cost outside an entry (there a missed attribute raises inside
-# ``getattr``: ten times slower than a dict miss, on every MQI call of a non-ECB thread).
-_ECB_SLOT = linkage._running
 
 
 def check_level(level: str) -> str:
@@ -115,7 +111,7 @@ class Journal:
 
     def _on_event(self, event: Any) -> None:
         """Event-bus subscriber: queue the event with the calling ECB (if any)."""
-        ecb = _ECB_SLOT.__dict__.get("ecb")
+        ecb = current_ecb()
         if ecb is None:
             self._queue.append((event, None, None))
         else:
