@@ -151,6 +151,17 @@ class Ecb(Linkage, ResourceMixin):
             exc.detail = f"{Level(level).name}: {exc.detail}"
         return exc
 
+    def _require_free_level(self, index: int, macro: str) -> None:
+        """Raise E0101 (LEVEL_IN_USE) if data level ``index`` holds a block."""
+        held = self._blocks[index]
+        if held is not None:
+            raise self._error(
+                ErrorCode.LEVEL_IN_USE,
+                macro,
+                f"level already holds an {held.block_type.name} block",
+                index,
+            )
+
     def _level(self, level: int, macro: str) -> int:
         try:
             index = level.__index__()
@@ -254,14 +265,7 @@ class Ecb(Linkage, ResourceMixin):
                 f"no block type holds {size!r} (the largest is L4, {MAX_BLOCK_SIZE} bytes)",
                 index,
             )
-        held = self._blocks[index]
-        if held is not None:
-            raise self._error(
-                ErrorCode.LEVEL_IN_USE,
-                "GETCC",
-                f"level already holds an {held.block_type.name} block",
-                index,
-            )
+        self._require_free_level(index, "GETCC")
         try:
             block = self._ctx.storage.allocate(block_type, macro="GETCC")
         except TpfSystemError as exc:
@@ -333,14 +337,7 @@ class Ecb(Linkage, ResourceMixin):
         :raises TpfSystemError: E0101 if the level holds a block, E0106 if none is detached.
         """
         index = self._level(level, "ATTAC")
-        held = self._blocks[index]
-        if held is not None:
-            raise self._error(
-                ErrorCode.LEVEL_IN_USE,
-                "ATTAC",
-                f"level already holds an {held.block_type.name} block",
-                index,
-            )
+        self._require_free_level(index, "ATTAC")
         stack = self._detached.get(index) if self._detached else None
         if not stack:
             raise self._error(
