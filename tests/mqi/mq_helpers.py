@@ -19,3 +19,12 @@ def raises_mq(reason: int, comp: int = CMQC.MQCC_FAILED):
         f"expected comp {comp} {reason_name(reason)} ({reason}), "
         f"got comp {got[0]} {reason_name(got[1])} ({got[1]}): {info.value}"
     )
+
+
+def depth(qm, name: str) -> int:
+    """CURDEPTH of local queue ``name`` (MQINQ on a fresh handle)."""
+    q = pymqi.Queue(qm, name, CMQC.MQOO_INQUIRE)
+    try:
+        return q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
+    finally:
+        q.close()

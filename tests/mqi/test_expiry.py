@@ -8,6 +8,7 @@ Feedback, report MsgId/CorrelId), §5 (expiry, DLQ), DLH layout in §3.
 import time
 
 import pytest
+from mq_helpers import depth
 
 import tpfemu.mqi as pymqi
 from tpfemu.mq.headers import DLH
@@ -42,14 +43,6 @@ def _get(q, options=0, md=None):
             return None
         raise
 
-
-def _depth(qm, name):
-    """CURDEPTH by MQINQ on a local-queue handle."""
-    q = pymqi.Queue(qm, name, CMQC.MQOO_INQUIRE)
-    try:
-        return q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        q.close()
 
 
 def _drain(qm, name):
@@ -88,7 +81,7 @@ def test_expiry_zero_or_below_minus_one_fails_2013(qm, local_queue, expiry):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(Expiry=expiry))
     _check(info, CMQC.MQRC_EXPIRY_ERROR)
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 def test_get_returns_remaining_expiry(qm, local_queue):
@@ -136,9 +129,9 @@ def test_expired_message_counts_in_depth_until_discarded(qm, local_queue):
     it."""
     _put(qm, local_queue, b"stale", Expiry=SHORT)
     time.sleep(PAST_SHORT)
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
     assert _get(pymqi.Queue(qm, local_queue, IN)) is None
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 def test_fifo_get_discards_expired_up_to_first_unexpired(qmgr, qm):
@@ -150,9 +143,9 @@ def test_fifo_get_discards_expired_up_to_first_unexpired(qmgr, qm):
     _put(qm, "FIFO.Q", b"live", Expiry=LONG, Priority=4)
     _put(qm, "FIFO.Q", b"stale-after", Expiry=SHORT, Priority=9)
     time.sleep(PAST_SHORT)
-    assert _depth(qm, "FIFO.Q") == 4
+    assert depth(qm, "FIFO.Q") == 4
     assert _get(pymqi.Queue(qm, "FIFO.Q", IN)) == b"live"
-    assert _depth(qm, "FIFO.Q") == 1  # stale-after is behind the returned message: kept
+    assert depth(qm, "FIFO.Q") == 1  # stale-after is behind the returned message: kept
 
 
 def test_priority_get_discards_higher_and_earlier_equal_priority_only(qm, local_queue):
@@ -164,9 +157,9 @@ def test_priority_get_discards_higher_and_earlier_equal_priority_only(qm, local_
     _put(qm, local_queue, b"stale-equal-after", Expiry=SHORT, Priority=5)
     _put(qm, local_queue, b"stale-low", Expiry=SHORT, Priority=2)
     time.sleep(PAST_SHORT)
-    assert _depth(qm, local_queue) == 5
+    assert depth(qm, local_queue) == 5
     assert _get(pymqi.Queue(qm, local_queue, IN)) == b"live"
-    assert _depth(qm, local_queue) == 2  # stale-equal-after and stale-low are left
+    assert depth(qm, local_queue) == 2  # stale-equal-after and stale-low are left
     assert qm.is_connected
 
 
@@ -177,7 +170,7 @@ def test_browse_discards_expired_messages_it_would_have_returned(qm, local_queue
     time.sleep(PAST_SHORT)
     q = pymqi.Queue(qm, local_queue, CMQC.MQOO_BROWSE)
     assert _get(q, CMQC.MQGMO_BROWSE_FIRST) == b"live"
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
 
 
 def test_matched_get_discards_expired_match(qm, local_queue):
@@ -188,7 +181,7 @@ def test_matched_get_discards_expired_match(qm, local_queue):
     time.sleep(PAST_SHORT)
     q = pymqi.Queue(qm, local_queue, IN)
     assert _get(q, md=pymqi.MD(CorrelId=cid)) is None
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
 
 
 # -- expiration reports ------------------------------------------------------------------
@@ -258,7 +251,7 @@ def test_no_report_without_expiration_option(qm, local_queue, reply_q):
     """An expired message without MQRO_EXPIRATION* is discarded without any report."""
     _expire_one(qm, local_queue, b"x", CMQC.MQRO_COA)
     assert _drain(qm, reply_q) == []
-    assert _depth(qm, "DEAD.LETTER.QUEUE") == 0
+    assert depth(qm, "DEAD.LETTER.QUEUE") == 0
 
 
 def test_expiration_report_made_when_get_finds_nothing(qm, local_queue, reply_q):
@@ -268,7 +261,7 @@ def test_expiration_report_made_when_get_finds_nothing(qm, local_queue, reply_q)
                     ReplyToQ=reply_q)
     time.sleep(PAST_SHORT)
     assert _get(pymqi.Queue(qm, local_queue, IN)) is None
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
     reports = _drain(qm, reply_q)
     assert [md.CorrelId for _, md in reports] == [original.MsgId]
 
@@ -327,7 +320,7 @@ def test_scan_expired_discards_anywhere_on_the_queue(qmgr, qm, local_queue, repl
     _put(qm, local_queue, b"live-low", Priority=0)
     time.sleep(PAST_SHORT)
     assert qmgr.scan_expired() == 1
-    assert _depth(qm, local_queue) == 2
+    assert depth(qm, local_queue) == 2
     assert [d for d, _ in _drain(qm, local_queue)] == [b"live-high", b"live-low"]
     [(_, md)] = _drain(qm, reply_q)
     assert md.CorrelId == original.MsgId
@@ -338,7 +331,7 @@ def test_scan_expired_leaves_unexpired_messages(qmgr, qm, local_queue):
     _put(qm, local_queue, b"a", Expiry=LONG)
     _put(qm, local_queue, b"b")
     assert qmgr.scan_expired() == 0
-    assert _depth(qm, local_queue) == 2
+    assert depth(qm, local_queue) == 2
 
 
 def test_periodic_scan_with_expryint(qmgr, qm, local_queue):
@@ -348,9 +341,9 @@ def test_periodic_scan_with_expryint(qmgr, qm, local_queue):
     _put(qm, local_queue, b"stale", Expiry=1, Priority=0)
     qmgr.catalog.alter("MQP", expryint=1)
     deadline = time.monotonic() + 3.5
-    while _depth(qm, local_queue) != 1 and time.monotonic() < deadline:
+    while depth(qm, local_queue) != 1 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
     assert [d for d, _ in _drain(qm, local_queue)] == [b"live"]
 
 
@@ -359,4 +352,4 @@ def test_no_periodic_scan_without_expryint(qm, local_queue):
     _put(qm, local_queue, b"live", Priority=9)
     _put(qm, local_queue, b"stale", Expiry=1, Priority=0)
     time.sleep(1.15)  # past the scanner's one-second idle tick
-    assert _depth(qm, local_queue) == 2
+    assert depth(qm, local_queue) == 2

@@ -7,6 +7,7 @@ Sources: mq-semantics.md §1 (calls and options), §2 (reason codes), §3 (MQMD 
 import time
 
 import pytest
+from mq_helpers import depth
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
@@ -25,14 +26,6 @@ ID_C = b"ID-C".ljust(24, b".")
 def _queue(qm, name, options=IO):
     return pymqi.Queue(qm, name, options)
 
-
-def _depth(qm, name):
-    """CURDEPTH of local queue ``name`` (MQINQ on a fresh handle)."""
-    q = pymqi.Queue(qm, name, CMQC.MQOO_INQUIRE)
-    try:
-        return q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        q.close()
 
 
 def _get(q, md=None, gmo=None, max_length=None):
@@ -112,7 +105,7 @@ def test_priority_above_nine_is_put_as_nine_with_warning(qm, local_queue):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"loud", md)
     _check(info, CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM, CMQC.MQCC_WARNING)
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
     assert md.MsgId != CMQC.MQMI_NONE  # a warning: the put completed and wrote its outputs
     got = pymqi.MD()
     assert _get(q, got) == b"loud"
@@ -126,7 +119,7 @@ def test_priority_below_minus_one_fails_2050(qm, local_queue, priority):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(Priority=priority))
     _check(info, CMQC.MQRC_PRIORITY_ERROR)
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 # -- persistence ----------------------------------------------------------------------------
@@ -174,7 +167,7 @@ def test_bad_persistence_fails_2047(qm, local_queue, persistence):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(Persistence=persistence))
     _check(info, CMQC.MQRC_PERSISTENCE_ERROR)
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 # -- MsgId / CorrelId -------------------------------------------------------------------
@@ -275,7 +268,7 @@ def test_get_by_unknown_msgid_fails_2033(qm, local_queue):
     with pytest.raises(pymqi.MQMIError) as info:
         _get(q, pymqi.MD(MsgId=ID_B))
     _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
 
 
 def test_get_by_correlid_with_match_options(qm, local_queue):
@@ -387,7 +380,7 @@ def test_request_without_reply_to_q_fails_2027(qm, local_queue):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"req", pymqi.MD(MsgType=CMQC.MQMT_REQUEST))
     _check(info, CMQC.MQRC_MISSING_REPLY_TO_Q)
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 def test_set_identity_context_keeps_appl_identity_data(qm, local_queue):
@@ -412,7 +405,7 @@ def test_set_context_needs_matching_open_option(qm, local_queue, pmo_option, rea
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(ApplIdentityData=b"FORGED"), pymqi.PMO(Options=pmo_option))
     _check(info, reason)
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 def test_default_context_replaces_identity_fields(qm, local_queue):
@@ -492,7 +485,7 @@ def test_truncation_without_accept_fails_2080_and_keeps_message(qm, local_queue)
         q.get(4, pymqi.MD(), pymqi.GMO())
     _check(info, CMQC.MQRC_TRUNCATED_MSG_FAILED, CMQC.MQCC_WARNING)
     assert info.value.original_length == 10
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
     assert q.get(None, pymqi.MD(), pymqi.GMO()) == b"0123456789"
 
 
@@ -521,7 +514,7 @@ def test_truncation_with_accept_warns_2079_and_removes_message(qm, local_queue):
     assert info.value.message == b"0123"
     assert info.value.original_length == 10
     assert md.MsgId != CMQC.MQMI_NONE  # the MD is filled even when truncated
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 def test_exact_buffer_is_not_truncated(qm, local_queue):
@@ -540,7 +533,7 @@ def test_zero_buffer_with_accept_truncated_discards_message(qm, local_queue):
         q.get(0, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
     _check(info, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, CMQC.MQCC_WARNING)
     assert info.value.message == b""
-    assert _depth(qm, local_queue) == 0
+    assert depth(qm, local_queue) == 0
 
 
 def test_empty_message_with_zero_buffer(qm, local_queue):
@@ -570,7 +563,7 @@ def test_message_longer_than_queue_maxmsgl_fails_2030(qmgr, qm):
         q.put(b"x" * 11, pymqi.MD())
     _check(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
     q.put(b"x" * 10, pymqi.MD())
-    assert _depth(qm, "SMALL.Q") == 1
+    assert depth(qm, "SMALL.Q") == 1
 
 
 def test_message_longer_than_profile_maxmsgl_fails_2031(qmgr, qm):
@@ -583,7 +576,7 @@ def test_message_longer_than_profile_maxmsgl_fails_2031(qmgr, qm):
         q.put(b"x" * 101, pymqi.MD())
     _check(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
     q.put(b"x" * 100, pymqi.MD())
-    assert _depth(qm, "BIG.Q") == 1
+    assert depth(qm, "BIG.Q") == 1
 
 
 def test_queue_full_fails_2053(qmgr, qm):
@@ -598,7 +591,7 @@ def test_queue_full_fails_2053(qmgr, qm):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"3")  # the no-MD path too
     _check(info, CMQC.MQRC_Q_FULL)
-    assert _depth(qm, "FULL.Q") == 2
+    assert depth(qm, "FULL.Q") == 2
 
 
 def test_uncommitted_puts_count_toward_maxdepth(qmgr, qm):
@@ -642,10 +635,10 @@ def test_put_inhibited_fails_2051(alias_pair, qm, opened, inhibited, kind):
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x")  # the no-MD path too
     _check(info, CMQC.MQRC_PUT_INHIBITED)
-    assert _depth(qm, "T.Q") == 0
+    assert depth(qm, "T.Q") == 0
     alias_pair.catalog.alter(kind, inhibited, put="ENABLED")
     q.put(b"x", pymqi.MD())
-    assert _depth(qm, "T.Q") == 1
+    assert depth(qm, "T.Q") == 1
 
 
 @pytest.mark.parametrize("opened, inhibited, kind", [
@@ -662,7 +655,7 @@ def test_get_inhibited_fails_2016(alias_pair, qm, opened, inhibited, kind):
     with pytest.raises(pymqi.MQMIError) as info:
         q.get()  # the no-MD path too
     _check(info, CMQC.MQRC_GET_INHIBITED)
-    assert _depth(qm, "T.Q") == 1
+    assert depth(qm, "T.Q") == 1
     alias_pair.catalog.alter(kind, inhibited, get="ENABLED")
     assert q.get() == b"x"
 
@@ -697,7 +690,7 @@ def test_inhibit_after_earlier_puts_and_gets_on_same_handle(alias_pair, qm, open
     with pytest.raises(pymqi.MQMIError) as info:
         q.get()
     _check(info, CMQC.MQRC_GET_INHIBITED)
-    assert _depth(qm, "T.Q") == 1
+    assert depth(qm, "T.Q") == 1
 
 
 def test_alter_after_earlier_puts_applies_to_next_put(qmgr, qm):
@@ -779,7 +772,7 @@ def test_browse_first_and_next_leave_messages(qm, local_queue):
     with pytest.raises(pymqi.MQMIError) as info:
         q.get(None, pymqi.MD(), nxt)
     _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
-    assert _depth(qm, local_queue) == 3
+    assert depth(qm, local_queue) == 3
     assert q.get(None, pymqi.MD(), first) == b"high"  # BROWSE_FIRST starts again
 
 

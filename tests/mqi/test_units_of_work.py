@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from mq_helpers import depth
 
 import tpfemu.mqi as pymqi
 from ecb import Dispatcher, Programs
@@ -66,14 +67,6 @@ def _get(qm, name, options=0, md=None):
         q.close()
 
 
-def _depth(qm, name):
-    """CURDEPTH by MQINQ on a local-queue handle."""
-    q = pymqi.Queue(qm, name, CMQC.MQOO_INQUIRE)
-    try:
-        return q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        q.close()
-
 
 def _check(info, reason, comp=CMQC.MQCC_FAILED):
     """The MQMIError caught by pytest.raises has this completion and reason code."""
@@ -115,9 +108,9 @@ def test_syncpoint_put_counts_in_curdepth(qm, other, local_queue):
     """An uncommitted put counts in CURDEPTH (MQINQ MQIA_CURRENT_Q_DEPTH) for everyone."""
     _put(qm, local_queue, b"1", SYNC_PUT)
     _put(qm, local_queue, b"2", SYNC_PUT)
-    assert _depth(other, local_queue) == 2
+    assert depth(other, local_queue) == 2
     qm.commit()
-    assert _depth(other, local_queue) == 2
+    assert depth(other, local_queue) == 2
 
 
 def test_syncpoint_put_counts_toward_maxdepth(qmgr, qm, other):
@@ -129,7 +122,7 @@ def test_syncpoint_put_counts_toward_maxdepth(qmgr, qm, other):
     _check(info, CMQC.MQRC_Q_FULL)
     qm.backout()
     _put(other, "FULL.Q", b"more")
-    assert _depth(other, "FULL.Q") == 1
+    assert depth(other, "FULL.Q") == 1
 
 
 def test_backout_deletes_syncpoint_puts(qm, other, local_queue):
@@ -137,7 +130,7 @@ def test_backout_deletes_syncpoint_puts(qm, other, local_queue):
     _put(qm, local_queue, b"1", SYNC_PUT)
     _put(qm, local_queue, b"2", SYNC_PUT)
     qm.backout()
-    assert _depth(other, local_queue) == 0
+    assert depth(other, local_queue) == 0
     assert _get(other, local_queue) is None
     qm.commit()  # nothing left to commit
     assert _get(other, local_queue) is None
@@ -170,7 +163,7 @@ def test_syncpoint_get_hidden_then_restored_in_place_with_backout_count(qm, othe
     for data in (b"first", b"second", b"third"):
         _put(qm, local_queue, data)
     assert _get(qm, local_queue, SYNC_GET) == b"first"
-    assert _depth(other, local_queue) == 3  # still on the queue, hidden
+    assert depth(other, local_queue) == 3  # still on the queue, hidden
     browse = pymqi.Queue(other, local_queue, CMQC.MQOO_BROWSE)
     assert browse.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)) == b"second"
     browse.close()
@@ -199,7 +192,7 @@ def test_syncpoint_get_committed_is_gone(qm, other, local_queue):
     _put(qm, local_queue, b"x")
     assert _get(qm, local_queue, SYNC_GET) == b"x"
     qm.commit()
-    assert _depth(other, local_queue) == 0
+    assert depth(other, local_queue) == 0
     qm.backout()
     assert _get(other, local_queue) is None
 
@@ -230,7 +223,7 @@ def test_syncpoint_and_no_syncpoint_together_fail_2046(qm, local_queue, call):
         else:
             _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT)
     _check(info, CMQC.MQRC_OPTIONS_ERROR)
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
 
 
 @pytest.mark.parametrize("other_option", [CMQC.MQGMO_SYNCPOINT, CMQC.MQGMO_NO_SYNCPOINT],
@@ -242,7 +235,7 @@ def test_syncpoint_if_persistent_with_another_syncpoint_option_fails_2046(qm, lo
     with pytest.raises(pymqi.MQMIError) as info:
         _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT | other_option)
     _check(info, CMQC.MQRC_OPTIONS_ERROR)
-    assert _depth(qm, local_queue) == 1
+    assert depth(qm, local_queue) == 1
 
 
 def test_syncpoint_if_persistent_gets_persistent_under_syncpoint_only(qm, local_queue):
@@ -253,7 +246,7 @@ def test_syncpoint_if_persistent_gets_persistent_under_syncpoint_only(qm, local_
     option = CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT
     assert _get(qm, local_queue, option) == b"persistent"
     assert _get(qm, local_queue, option) == b"transient"
-    assert _depth(qm, local_queue) == 1  # the persistent one, held by the unit of work
+    assert depth(qm, local_queue) == 1  # the persistent one, held by the unit of work
     qm.backout()
     md = pymqi.MD()
     assert _get(qm, local_queue, md=md) == b"persistent"
@@ -267,7 +260,7 @@ def test_syncpoint_if_persistent_commit_removes_persistent(qm, other, local_queu
     assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"persistent"
     assert _get(other, local_queue) is None
     qm.commit()
-    assert _depth(other, local_queue) == 0
+    assert depth(other, local_queue) == 0
 
 
 # -- MAXUMSGS ----------------------------------------------------------------------------
@@ -292,12 +285,12 @@ def test_maxumsgs_limits_syncpoint_puts_2024(small_uow_qmgr):
         with pytest.raises(pymqi.MQMIError) as info:
             _put(conn, "UQ", b"4", SYNC_PUT)
         _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
-        assert _depth(conn, "UQ") == 3
+        assert depth(conn, "UQ") == 3
         _put(conn, "UQ", b"outside", CMQC.MQPMO_NO_SYNCPOINT)  # not in the unit of work
         conn.commit()
         _put(conn, "UQ", b"after-commit", SYNC_PUT)  # a new unit of work
         conn.commit()
-        assert _depth(conn, "UQ") == 5
+        assert depth(conn, "UQ") == 5
     finally:
         conn.disconnect()
 
@@ -314,7 +307,7 @@ def test_maxumsgs_counts_syncpoint_gets_2024(small_uow_qmgr):
             _put(conn, "UQ", b"p", SYNC_PUT)
         _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
         conn.backout()
-        assert _depth(conn, "UQ") == 4
+        assert depth(conn, "UQ") == 4
     finally:
         conn.disconnect()
 
@@ -368,7 +361,7 @@ def test_thread_ending_without_commit_backs_out(qm, qmgr, local_queue):
     t.join(5)
     assert not t.is_alive() and not errors
     # The backout happens when the thread's connection is finalised: wait for it, bounded.
-    assert _wait_until(lambda: _depth(qm, local_queue) == 1)
+    assert _wait_until(lambda: depth(qm, local_queue) == 1)
     assert _get(qm, local_queue) == b"to-get"
     assert _get(qm, local_queue) is None
 
@@ -387,7 +380,7 @@ def test_thread_ending_with_connection_still_referenced_backs_out(qm, qmgr, loca
     t.start()
     t.join(5)
     assert not t.is_alive()
-    assert _wait_until(lambda: _depth(qm, local_queue) == 0)
+    assert _wait_until(lambda: depth(qm, local_queue) == 0)
     assert _get(qm, local_queue) is None
 
 
@@ -414,7 +407,7 @@ def test_ecb_entry_exiting_without_commit_backs_out(qm, qmgr, local_queue):
     finally:
         disp.stop(timeout=5)
     assert ran.is_set() and not errors
-    assert _wait_until(lambda: _depth(qm, local_queue) == 0)
+    assert _wait_until(lambda: depth(qm, local_queue) == 0)
     assert _get(qm, local_queue) is None
 
 
@@ -437,7 +430,7 @@ def test_ecb_entry_with_connection_still_referenced_backs_out(qm, qmgr, local_qu
     finally:
         disp.stop(timeout=5)
     assert len(keep) == 1
-    assert _wait_until(lambda: _depth(qm, local_queue) == 0)
+    assert _wait_until(lambda: depth(qm, local_queue) == 0)
 
 
 def test_ecb_entry_exitc_without_commit_backs_out(qm, qmgr, local_queue):
@@ -461,7 +454,7 @@ def test_ecb_entry_exitc_without_commit_backs_out(qm, qmgr, local_queue):
     finally:
         disp.stop(timeout=5)
     assert not errors
-    assert _wait_until(lambda: _depth(qm, local_queue) == 0)
+    assert _wait_until(lambda: depth(qm, local_queue) == 0)
 
 
 # -- TPF commit scopes ---------------------------------------------------------------------
@@ -474,7 +467,7 @@ def test_scope_joins_work_without_syncpoint_options(qm, other, local_queue):
     pymqi.tx_begin()
     _put(qm, local_queue, b"scoped")
     assert _get(qm, local_queue) == b"to-get"  # a scoped get: hidden, not yet final
-    assert _depth(other, local_queue) == 2
+    assert depth(other, local_queue) == 2
     assert _get(other, local_queue, NO_SYNC_GET) is None
     pymqi.tx_commit()
     assert _get(other, local_queue) == b"scoped"
@@ -500,11 +493,11 @@ def test_no_syncpoint_inside_scope_is_outside_the_scope(qm, other, local_queue):
     _put(qm, local_queue, b"outside", CMQC.MQPMO_NO_SYNCPOINT)
     _put(other, local_queue, b"got-outside")
     pymqi.tx_rollback()
-    assert _depth(other, local_queue) == 1  # the scoped put of "got-outside" was backed out
+    assert depth(other, local_queue) == 1  # the scoped put of "got-outside" was backed out
     pymqi.tx_begin()
     assert _get(qm, local_queue, CMQC.MQGMO_NO_SYNCPOINT) == b"outside"
     pymqi.tx_rollback()
-    assert _depth(other, local_queue) == 0
+    assert depth(other, local_queue) == 0
 
 
 def test_nested_inner_commit_then_outer_rollback_backs_out_everything(qm, other, local_queue):
@@ -517,7 +510,7 @@ def test_nested_inner_commit_then_outer_rollback_backs_out_everything(qm, other,
     pymqi.tx_commit()
     assert _get(other, local_queue, NO_SYNC_GET) is None
     pymqi.tx_rollback()
-    assert _depth(other, local_queue) == 0
+    assert depth(other, local_queue) == 0
     assert _get(other, local_queue) is None
 
 
@@ -529,7 +522,7 @@ def test_nested_inner_rollback_backs_out_only_inner_work(qm, other, local_queue)
     pymqi.tx_begin()
     _put(qm, local_queue, b"inner")
     pymqi.tx_rollback()
-    assert _depth(other, local_queue) == 1
+    assert depth(other, local_queue) == 1
     pymqi.tx_commit()
     assert _get(other, local_queue) == b"outer"
     assert _get(other, local_queue) is None
