@@ -402,20 +402,14 @@ def test_5_get_inhibited_application_queue_does_not_trigger(env, trigtype):
     """Condition 5, "get requests for it are not inhibited (that is, the InhibitGet queue attribute
     is MQQA_GET_ALLOWED)": GET DISABLED prevents the trigger."""
     env.app(trigtype=trigtype, trigdpth=1, get="DISABLED")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
 
 
 def test_5_get_inhibited_transmission_queue_does_not_trigger(env):
     """Condition 5, "if the triggered application queue is one with a Usage attribute of MQUS_XMITQ,
     get requests for it are not inhibited": a GET DISABLED XMITQ does not trigger."""
     env.app("XMIT.Q", usage="XMITQ", process="", trigtype="EVERY", get="DISABLED")
-    env.open_monitor()
-    env.put("XMIT.Q")
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger("XMIT.Q")
 
 
 # -- condition 6: a defined process, or a transmission queue without one -------------------------
@@ -425,20 +419,14 @@ def test_6_named_process_must_exist(env):
     """Condition 6, "the process definition object identified by that attribute has been created": a
     queue naming an undefined process does not trigger."""
     env.app(process="NO.SUCH.PROC", trigtype="EVERY")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
 
 
 def test_6_normal_queue_with_blank_process_does_not_trigger(env):
     """Condition 6: a blank ProcessName qualifies only if "the queue is a transmission queue", so a
     normal queue without a process does not trigger."""
     env.app(process="", trigtype="EVERY")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
 
 
 def test_6_transmission_queue_with_blank_process(env):
@@ -480,10 +468,7 @@ def test_7_initiation_queue_must_exist(env):
     """Condition 7, "An initiation queue has been created, and has been specified in the
     InitiationQName local queue attribute": INITQ naming no queue gives no trigger."""
     env.app(initq="NO.SUCH.INITQ", trigtype="EVERY")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
     assert "NO.SUCH.INITQ" not in env.s.qmgr.queues
 
 
@@ -517,10 +502,7 @@ def test_7_initiation_queue_must_be_a_local_queue(env):
     INIT.Q gives no trigger message."""
     env.cat.define("QA", "ALIAS.INIT", targq="INIT.Q")
     env.app(initq="ALIAS.INIT", trigtype="EVERY")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
 
 
 def test_7_trigger_message_that_cannot_be_put_goes_to_the_dead_letter_queue(env):
@@ -590,10 +572,7 @@ def test_9_trigger_off_no_trigger(env):
     """Condition 9, "The trigger control (TriggerControl local queue attribute) for the application
     queue is set to MQTC_ON": TRIGGER NO gives no trigger."""
     env.app(trigger="NO", trigtype="EVERY")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
 
 
 def test_10_trigtype_none_no_trigger(env):

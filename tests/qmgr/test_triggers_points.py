@@ -277,10 +277,7 @@ def test_13_alter_trigger_on_with_a_message_waiting(env):
     """Point 13, "TriggerControl is changed to MQTC_ON ... and there is at least: One (MQTT_FIRST or
     MQTT_EVERY)": ALTER TRIGGER YES triggers for the waiting message."""
     env.app(trigger="NO", trigtype="FIRST")
-    env.open_monitor()
-    env.put()
-    env.quiet()
-    assert env.depth() == 0
+    env.assert_put_does_not_trigger()
     env.cat.alter("QL", "APP.Q", trigger="YES")
     assert env.trigger_qnames() == ["APP.Q"]
 

@@ -80,6 +80,14 @@ class Env:
         assert self.s.dispatcher.wait_idle(2)
         time.sleep(QUIET)
 
+    def assert_put_does_not_trigger(self, qname: str = "APP.Q") -> None:
+        """With a monitor holding INIT.Q open, put one message on ``qname``, let the
+        system settle, and check that no trigger message arrived."""
+        self.open_monitor()
+        self.put(qname)
+        self.quiet()
+        assert self.depth() == 0
+
     def triggers(self) -> list[tuple[pymqi.MD, TM, int]]:
         """Browse INIT.Q (not destructively, no input open): (MD, MQTM, data length) each."""
         q = pymqi.Queue(self.qm, "INIT.Q", CMQC.MQOO_BROWSE)
