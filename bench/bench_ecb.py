@@ -86,52 +86,33 @@ def _run_executor(benchmark, workers: int) -> None:
         benchmark.pedantic(one_round, rounds=ROUNDS, iterations=1, warmup_rounds=1)
 
 
-# -- entries created and completed per second, one I-stream ------------------------------------
+# -- entries created and completed per second, on one and on two I-streams ---------------------
+
+ISTREAMS = pytest.mark.parametrize("istreams", [1, 2], ids=["1is", "2is"])
 
 
-@pytest.mark.benchmark(group="ecb-entries-1is")
-def test_entries_1_istream(benchmark, tag):
-    """CREMC + run + EXITC of a trivial program on one I-stream (goal >= 100 000/s)."""
+@ISTREAMS
+def test_entries(benchmark, tag, istreams):
+    """CREMC + run + EXITC of a trivial program (goal on one I-stream >= 100 000/s)."""
+    benchmark.group = f"ecb-entries-{istreams}is"
     tag("subject", ops=ENTRIES)
-    _run_entries(benchmark, 1)
+    _run_entries(benchmark, istreams)
 
 
-@pytest.mark.benchmark(group="ecb-entries-1is")
-def test_plain_call_1is(benchmark, tag):
+@ISTREAMS
+def test_plain_call(benchmark, tag, istreams):
     """Baseline: a plain Python function call."""
+    benchmark.group = f"ecb-entries-{istreams}is"
     tag("baseline", ops=ENTRIES)
     _run_plain_calls(benchmark, ENTRIES)
 
 
-@pytest.mark.benchmark(group="ecb-entries-1is")
-def test_thread_pool_1_worker(benchmark, tag):
-    """Baseline: ThreadPoolExecutor(1) submit + result of a trivial function."""
+@ISTREAMS
+def test_thread_pool(benchmark, tag, istreams):
+    """Baseline: ThreadPoolExecutor(n workers) submit + result of a trivial function."""
+    benchmark.group = f"ecb-entries-{istreams}is"
     tag("baseline", ops=ENTRIES)
-    _run_executor(benchmark, 1)
-
-
-# -- entries created and completed per second, two I-streams -----------------------------------
-
-
-@pytest.mark.benchmark(group="ecb-entries-2is")
-def test_entries_2_istreams(benchmark, tag):
-    """CREMC + run + EXITC of a trivial program on two I-streams."""
-    tag("subject", ops=ENTRIES)
-    _run_entries(benchmark, 2)
-
-
-@pytest.mark.benchmark(group="ecb-entries-2is")
-def test_plain_call_2is(benchmark, tag):
-    """Baseline: a plain Python function call."""
-    tag("baseline", ops=ENTRIES)
-    _run_plain_calls(benchmark, ENTRIES)
-
-
-@pytest.mark.benchmark(group="ecb-entries-2is")
-def test_thread_pool_2_workers(benchmark, tag):
-    """Baseline: ThreadPoolExecutor(2) submit + result of a trivial function."""
-    tag("baseline", ops=ENTRIES)
-    _run_executor(benchmark, 2)
+    _run_executor(benchmark, istreams)
 
 
 # -- ENTRC/BACKC pairs per second --------------------------------------------------------------
