@@ -183,30 +183,17 @@ def test_waiting_get_ends_2016_when_queue_becomes_get_inhibited(qmgr, qm, local_
     assert time.monotonic() - altered_at < 0.8
 
 
-def test_waiting_get_via_alias_ends_2016_when_target_get_inhibited(qmgr, qm):
-    """A get waiting through an alias ends with 2016 when only the target queue is altered to
-    GET DISABLED."""
+@pytest.mark.parametrize("altered", [("QL", "T.Q"), ("QA", "A.Q")], ids=["target", "alias"])
+def test_waiting_get_via_alias_ends_2016_when_get_inhibited(qmgr, qm, altered):
+    """A get waiting through an alias ends with 2016 when the target queue, or the alias
+    itself, is altered to GET DISABLED."""
     qmgr.catalog.define("QL", "T.Q")
     qmgr.catalog.define("QA", "A.Q", targq="T.Q")
     getter = _Getter(qmgr.name, "A.Q", _wait_gmo(1500))
     getter.start()
     getter.started.wait(1)
     time.sleep(0.1)
-    qmgr.catalog.alter("QL", "T.Q", get="DISABLED")
-    getter.finish()
-    assert getter.error is not None and getter.error.reason == CMQC.MQRC_GET_INHIBITED
-    assert getter.elapsed < 1.0
-
-
-def test_waiting_get_via_alias_ends_2016_when_alias_get_inhibited(qmgr, qm):
-    """A get waiting through an alias ends with 2016 when the alias is altered to GET DISABLED."""
-    qmgr.catalog.define("QL", "T.Q")
-    qmgr.catalog.define("QA", "A.Q", targq="T.Q")
-    getter = _Getter(qmgr.name, "A.Q", _wait_gmo(1500))
-    getter.start()
-    getter.started.wait(1)
-    time.sleep(0.1)
-    qmgr.catalog.alter("QA", "A.Q", get="DISABLED")
+    qmgr.catalog.alter(*altered, get="DISABLED")
     getter.finish()
     assert getter.error is not None and getter.error.reason == CMQC.MQRC_GET_INHIBITED
     assert getter.elapsed < 1.0
