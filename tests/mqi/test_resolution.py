@@ -25,7 +25,7 @@ IBM references:
 from __future__ import annotations
 
 import pytest
-from mq_helpers import raises_mq
+from mq_helpers import depth, raises_mq
 
 import tpfemu.mqi as pymqi
 from tpfemu.mq.headers import XQH
@@ -46,14 +46,6 @@ def field(value: bytes, width: int) -> bytes:
     """A character field as read back from a structure, normalised to its padded form."""
     return bytes(value).ljust(width)
 
-
-def depth(qm, name: str) -> int:
-    """CURDEPTH of a local queue."""
-    q = pymqi.Queue(qm, name, CMQC.MQOO_INQUIRE)
-    try:
-        return q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        q.close()
 
 
 def take(qm, name: str) -> tuple[bytes, pymqi.MD]:

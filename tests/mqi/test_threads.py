@@ -15,6 +15,7 @@ import time
 from collections import Counter
 
 import pytest
+from mq_helpers import depth
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
@@ -54,14 +55,6 @@ class Workers:
             raise self.errors[0]
         return time.monotonic() - self.start_time
 
-
-def depth(qm, name: str) -> int:
-    """CURDEPTH of a queue."""
-    q = pymqi.Queue(qm, name, CMQC.MQOO_INQUIRE)
-    try:
-        return q.inquire(CMQC.MQIA_CURRENT_Q_DEPTH)
-    finally:
-        q.close()
 
 
 def test_four_putters_two_waiting_getters_lose_and_duplicate_nothing(qmgr, qm, local_queue):
