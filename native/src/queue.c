@@ -1029,23 +1029,47 @@ int tpf_mq_take_expired(tpf_mq_queue_t *q, tpf_mq_msg_t *md_out, void *buf, uint
     return rc;
 }
 
-int tpf_mq_purge(tpf_mq_queue_t *q, uint32_t *n_out)
+/** A sweep's choice: whether node n goes (purge: every visible message; discard: the
+ * visible, unlocked, expired ones). */
+typedef int (*sweep_pick_t)(const tpf_node_t *n, int64_t *now);
+/** What a sweep does with a node it picked. */
+typedef void (*sweep_drop_t)(tpf_mq_queue_t *q, tpf_node_t *n);
+
+static int pick_visible(const tpf_node_t *n, int64_t *now)
 {
-    if (q == NULL)
-        return TPF_RC_INVALID_ARGUMENT;
+    (void)now;
+    return (n->state & N_HIDDEN) == 0;
+}
+
+static int pick_expired(const tpf_node_t *n, int64_t *now)
+{
+    return (n->state & N_HIDDEN) == 0 && n->lock_owner == NULL && expired(n, now);
+}
+
+/** Walk every message in delivery order (q locked), dropping those pick chooses. */
+static uint32_t sweep(tpf_mq_queue_t *q, sweep_pick_t pick, sweep_drop_t drop, int64_t *now)
+{
     uint32_t count = 0;
-    QLOCK(q);
-    for (int p = 0; p < TPF_MQ_PRIORITIES; p++) {
+    for (int p = TPF_MQ_PRIORITIES - 1; p >= 0; p--) {
         tpf_node_t *n = tpf_ring_first(&q->ring[p]);
         while (n != NULL) {
             tpf_node_t *next = tpf_ring_next(&q->ring[p], n);
-            if ((n->state & N_HIDDEN) == 0) {
-                remove_node(q, n);
+            if (pick(n, now)) {
+                drop(q, n);
                 count++;
             }
             n = next;
         }
     }
+    return count;
+}
+
+int tpf_mq_purge(tpf_mq_queue_t *q, uint32_t *n_out)
+{
+    if (q == NULL)
+        return TPF_RC_INVALID_ARGUMENT;
+    QLOCK(q);
+    uint32_t count = sweep(q, pick_visible, remove_node, NULL);
     QUNLOCK(q);
     if (n_out != NULL)
         *n_out = count;
@@ -1056,19 +1080,8 @@ int tpf_mq_discard_expired(tpf_mq_queue_t *q, int64_t now, uint32_t *n_out)
 {
     if (q == NULL)
         return TPF_RC_INVALID_ARGUMENT;
-    uint32_t count = 0;
     QLOCK(q);
-    for (int p = TPF_MQ_PRIORITIES - 1; p >= 0; p--) { /* in delivery order */
-        tpf_node_t *n = tpf_ring_first(&q->ring[p]);
-        while (n != NULL) {
-            tpf_node_t *next = tpf_ring_next(&q->ring[p], n);
-            if ((n->state & N_HIDDEN) == 0 && n->lock_owner == NULL && expired(n, &now)) {
-                discard_expired(q, n);
-                count++;
-            }
-            n = next;
-        }
-    }
+    uint32_t count = sweep(q, pick_expired, discard_expired, &now);
     QUNLOCK(q);
     if (n_out != NULL)
         *n_out = count;
