@@ -198,3 +198,29 @@ def test_in_doubt_shared_work_goes_to_the_special_recovery_queue(tmp_path):
         assert restarted.qmgr.local_queue("SHARED.Q").core.depth == 0
     finally:
         restarted.stop()
+
+
+@pytest.mark.parametrize("common", ["YES", "NO"])
+def test_a_shared_queue_triggers_on_committed_messages_only(tmp_path, common):
+    """Seed 000 note 3b: on a processor-shared queue only committed messages count toward
+    TRIGDPTH, so a unit of work that is backed out fires nothing there; on a memory queue
+    its uncommitted put counted, and the backout fires the DEPTH trigger."""
+    b = tpfemu.System.start(QMGR, tmp_path, "B", journal="off")
+    try:
+        cat = b.qmgr.catalog
+        cat.define("MQP")
+        cat.define("PROC", "P.PROC", applid="QZZ1")
+        cat.define("QL", "INIT.Q")
+        cat.define("QL", "APP.T", common=common, trigger="YES", trigtype="DEPTH",
+                   trigdpth=2, initq="INIT.Q", process="P.PROC")  # fmt: skip
+        assert b.qmgr.local_queue("APP.T").shared == (common == "YES")
+        conn = pymqi.connect(QMGR)
+        monitor = pymqi.Queue(conn, "INIT.Q", CMQC.MQOO_INPUT_SHARED)  # noqa: F841 (held open)
+        q = pymqi.Queue(conn, "APP.T", CMQC.MQOO_OUTPUT)
+        q.put(b"committed")
+        q.put(b"backed out", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+        conn.backout()
+        time.sleep(0.2)
+        assert b.qmgr.local_queue("INIT.Q").core.depth == (0 if common == "YES" else 1)
+    finally:
+        b.stop()
