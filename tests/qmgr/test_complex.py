@@ -150,7 +150,7 @@ def test_a_shared_queue_is_one_queue_for_the_complex(tmp_path):
         sent = {f"m{i}" for i in range(150)}
         for data in sorted(sent):
             q.put(data.encode(), pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
-        assert b.console("ZMQSC DISP QL-SHARED.Q").count("150") >= 1
+        assert re.search(r"CURDEPTH\s+150\b", b.console("ZMQSC DISP QL-SHARED.Q"))
         c = _worker(tmp_path, "C", "get", "SHARED.Q")
         assert c.stdout.readline().strip() == "READY"  # both get from here on
         got_b = []
