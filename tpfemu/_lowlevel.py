@@ -61,7 +61,9 @@ _OK = lib.MQRC_NONE
 _TRUNC_FAILED = lib.MQRC_TRUNCATED_MSG_FAILED
 _TRUNC_ACCEPTED = lib.MQRC_TRUNCATED_MSG_ACCEPTED
 _NO_MSG = lib.MQRC_NO_MSG_AVAILABLE
-_EXPIRED_PENDING = lib.TPF_MQ_F_EXPIRED_PENDING
+#: get_full's flags: the get discarded expired messages, now waiting for take_expired
+EXPIRED_PENDING: int = lib.TPF_MQ_F_EXPIRED_PENDING
+_EXPIRED_PENDING = EXPIRED_PENDING
 _INITIAL_BUFFER = 64 * 1024
 _CLOSED = ffi.NULL  # what a closed queue or cursor holds instead of its C object
 if array("I").itemsize != 4:  # pragma: no cover - every platform we build on
@@ -89,6 +91,8 @@ def _address(cdata) -> int:
 _fastpath.bind(
     _address(ffi.addressof(lib, "tpf_mq_put_simple")),
     _address(ffi.addressof(lib, "tpf_mq_get_alloc")),
+    _address(ffi.addressof(lib, "tpf_mq_put")),
+    _address(ffi.addressof(lib, "tpf_mq_get")),
     _error,
 )
 
@@ -297,6 +301,8 @@ class CoreQueue:
         self.put = self._fast.put
         self.get = self._fast.get
         self.get_body = self._fast.get_body
+        self.put_full = self._fast.put_full
+        self.get_full = self._fast.get_full
 
     @staticmethod
     def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
@@ -471,6 +477,35 @@ class CoreQueue:
         """As :meth:`get`, but without the context record at the head of the data
         (``ctx_len`` bytes, see :meth:`put_message`). Bound to the C shim per instance."""
         return self._fast.get_body(uow)
+
+    def put_full(self, record: bytes, data: bytes, priority: int, persistent: bool,
+                 expiry: int, msg_id: bytes | None, correl_id: bytes | None, uow: int,
+                 put_time: int) -> bytes:
+        """:meth:`put_message` for MQPUT with an MD, in one C call: ``record`` (the
+        context record, ``ctx_len`` bytes) and ``data`` are put as one message, with no
+        restored backout count. Returns the MsgId. Bound to the C shim per instance.
+
+        :raises ValueError: an id that is neither None nor 24 bytes.
+        :raises QueueFull, MessageTooBig, PriorityError, ...: as :meth:`put_message`.
+        """
+        return self._fast.put_full(record, data, priority, persistent, expiry, msg_id,
+                                   correl_id, uow, put_time)
+
+    def get_full(self, uow: int, msg_id: bytes | None,
+                 correl_id: bytes | None) -> tuple[bytes, bytes, bytes, bytes, int, int,
+                                                   int, int, int, int]:
+        """A destructive, unbrowsed :meth:`get_message` of the whole message, matched by
+        ``msg_id`` and ``correl_id`` (None: any), for MQGET with an MD, in one C call.
+
+        Returns ``(record, data, msg_id, correl_id, priority, persistent, expiry,
+        put_time, backout_count, flags)``: the context record and the data after it as
+        separate bytes, the descriptor's fields, and the core's TPF_MQ_F_* flags (the
+        caller runs the expired-message hook when TPF_MQ_F_EXPIRED_PENDING is set).
+        Bound to the C shim per instance.
+
+        :raises NoMessageAvailable: nothing matches.
+        """
+        return self._fast.get_full(uow, msg_id, correl_id)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

@@ -1,10 +1,13 @@
 /* fastpath.c - tpfemu._fastpath: METH_FASTCALL put and get for the queue's hot path
  *
  * Through cffi a call costs 100-200 ns of argument conversion and GIL release, and a
- * get must then copy the message out of a buffer into a new bytes object. For the two
+ * get must then copy the message out of a buffer into a new bytes object. For the
  * hottest calls only, this thin CPython binding does better: arguments are read
  * straight from the Python objects, and a get copies the message directly into a new
- * bytes object (tpf_mq_get_alloc). Everything else goes through cffi.
+ * bytes object (tpf_mq_get_alloc). put/get serve MQPUT/MQGET without an MD; put_full
+ * and get_full serve them with one (a full descriptor and the context record in, the
+ * descriptor's fields and the record out, no cffi objects made per call). Everything
+ * else goes through cffi.
  *
  * This module does not contain the core. tpfemu._lowlevel hands it, with bind(), the
  * addresses of the functions of the one compiled core (tpfemu._native), so the core's
@@ -21,9 +24,14 @@
 typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
 typedef int (*get_fn)(tpf_mq_queue_t *, uint64_t, int, tpf_mq_alloc_fn, void *,
                       tpf_mq_msg_t *);
+typedef int (*put_full_fn)(tpf_mq_queue_t *, tpf_mq_msg_t *, const void *, uint32_t);
+typedef int (*get_full_fn)(tpf_mq_queue_t *, const tpf_mq_getreq_t *, tpf_mq_msg_t *, void *,
+                           uint32_t);
 
 static put_fn core_put;                 /**< tpf_mq_put_simple of tpfemu._native */
 static get_fn core_get;                 /**< tpf_mq_get_alloc of tpfemu._native */
+static put_full_fn core_put_full;       /**< tpf_mq_put */
+static get_full_fn core_get_full;       /**< tpf_mq_get */
 static PyObject *error_factory;         /**< callable(rc, call, name) -> exception; rc -1 =
                                              the queue is closed */
 
@@ -32,6 +40,33 @@ typedef struct {
     tpf_mq_queue_t *q;                  /**< not owned: CoreQueue detaches before freeing */
     PyObject *name;                     /**< the queue's name, for error messages */
 } FastQueue;
+
+/* Scratch memory of put_full (the record and the data joined) and get_full (the message
+ * as the core copies it out). Every call holds the GIL from start to end and never
+ * releases it, so one buffer each serves all threads. Grown, never shrunk. */
+typedef struct {
+    char *p;
+    size_t cap;
+} scratch_t;
+
+static scratch_t put_scratch, get_scratch;
+
+static char *scratch_room(scratch_t *s, size_t need)
+{
+    if (need <= s->cap && s->p != NULL)
+        return s->p;
+    size_t cap = s->cap ? s->cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    char *p = PyMem_Realloc(s->p, cap);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    s->p = p;
+    s->cap = cap;
+    return p;
+}
 
 static PyObject *raise_rc(FastQueue *self, int rc, const char *call)
 {
@@ -200,6 +235,134 @@ static PyObject *fq_get_body(FastQueue *self, PyObject *const *args, Py_ssize_t 
     return do_get(self, args, nargs, kwnames, 1, "get_body()");
 }
 
+/* An id argument: None (all zero: generate / match any) or exactly 24 bytes. */
+static int read_id(PyObject *arg, const char *what, uint8_t *out)
+{
+    if (arg == Py_None) {
+        memset(out, 0, TPF_MQ_ID_LEN);
+        return 0;
+    }
+    if (!PyBytes_Check(arg) || PyBytes_GET_SIZE(arg) != TPF_MQ_ID_LEN) {
+        PyErr_Format(PyExc_ValueError, "%s must be None or %d bytes, not %R", what,
+                     TPF_MQ_ID_LEN, arg);
+        return -1;
+    }
+    memcpy(out, PyBytes_AS_STRING(arg), TPF_MQ_ID_LEN);
+    return 0;
+}
+
+static int read_i64(PyObject *arg, int64_t *out)
+{
+    long long v = PyLong_AsLongLong(arg);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+PyDoc_STRVAR(put_full_doc,
+             "put_full(record, data, priority, persistent, expiry, msg_id, correl_id, uow, "
+             "put_time)\n--\n\n"
+             "Put record + data (record: the context record, bytes) with a full descriptor;\n"
+             "msg_id None has the core generate one. Returns the MsgId (MQPUT with an MD).");
+
+static PyObject *fq_put_full(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    if (nargs != 9 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "put_full() takes exactly 9 positional arguments");
+        return NULL;
+    }
+    PyObject *record = args[0], *data = args[1];
+    if (!PyBytes_CheckExact(record) || !PyBytes_CheckExact(data)) {
+        PyErr_SetString(PyExc_TypeError, "put_full(): record and data must be bytes");
+        return NULL;
+    }
+    tpf_mq_msg_t md;
+    long priority = PyLong_AsLong(args[2]);
+    if (priority == -1 && PyErr_Occurred())
+        return NULL;
+    int persistent = PyObject_IsTrue(args[3]);
+    if (persistent < 0)
+        return NULL;
+    if (read_i64(args[4], &md.expiry) < 0 || read_id(args[5], "msg_id", md.msg_id) < 0 ||
+        read_id(args[6], "correl_id", md.correl_id) < 0 || read_uow(args[7], &md.uow) < 0 ||
+        read_i64(args[8], &md.put_time) < 0)
+        return NULL;
+    if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
+        return raise_rc(self, MQRC_PRIORITY_ERROR, "MQPUT");
+    Py_ssize_t nrec = PyBytes_GET_SIZE(record), ndata = PyBytes_GET_SIZE(data);
+    if ((size_t)nrec > TPF_MQ_MAX_CTX || (size_t)ndata > UINT32_MAX - (size_t)nrec)
+        return raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+    md.priority = (uint8_t)priority;
+    md.persistent = (uint8_t)persistent;
+    md.ctx_len = (uint32_t)nrec;
+    md.backout_count = 0;
+    md.flags = 0;
+    if (self->q == NULL)
+        return raise_rc(self, -1, "MQPUT");
+    const char *buf = PyBytes_AS_STRING(data);
+    if (nrec != 0) { /* the core takes one buffer: record then data */
+        char *joined = scratch_room(&put_scratch, (size_t)nrec + (size_t)ndata);
+        if (joined == NULL)
+            return NULL;
+        memcpy(joined, PyBytes_AS_STRING(record), (size_t)nrec);
+        memcpy(joined + nrec, buf, (size_t)ndata);
+        buf = joined;
+    }
+    int rc = core_put_full(self->q, &md, buf, (uint32_t)(nrec + ndata));
+    if (rc != MQRC_NONE)
+        return raise_rc(self, rc, "MQPUT");
+    return PyBytes_FromStringAndSize((const char *)md.msg_id, TPF_MQ_ID_LEN);
+}
+
+PyDoc_STRVAR(get_full_doc,
+             "get_full(uow, msg_id, correl_id)\n--\n\n"
+             "Destructively get the first message in delivery order whose MsgId and\n"
+             "CorrelId match (None: any). Returns (record, data, msg_id, correl_id,\n"
+             "priority, persistent, expiry, put_time, backout_count, flags): the context\n"
+             "record and the data after it as separate bytes (MQGET with an MD).");
+
+static PyObject *fq_get_full(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    if (nargs != 3 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "get_full() takes exactly 3 positional arguments");
+        return NULL;
+    }
+    tpf_mq_getreq_t req;
+    memset(&req, 0, sizeof req);
+    if (read_uow(args[0], &req.uow) < 0 || read_id(args[1], "msg_id", req.msg_id) < 0 ||
+        read_id(args[2], "correl_id", req.correl_id) < 0)
+        return NULL;
+    req.match = (args[1] != Py_None ? MQMO_MATCH_MSG_ID : 0) |
+                (args[2] != Py_None ? MQMO_MATCH_CORREL_ID : 0);
+    req.now = TPF_MQ_NOW;
+    if (self->q == NULL)
+        return raise_rc(self, -1, "MQGET");
+    tpf_mq_msg_t md;
+    int rc;
+    for (;;) {
+        if (scratch_room(&get_scratch, get_scratch.cap) == NULL)
+            return NULL;
+        rc = core_get_full(self->q, &req, &md, get_scratch.p, (uint32_t)get_scratch.cap);
+        if (rc != MQRC_TRUNCATED_MSG_FAILED)
+            break;
+        /* Longer than the buffer: the message stayed; grow to its length and get again. */
+        if (scratch_room(&get_scratch, md.length) == NULL)
+            return NULL;
+    }
+    if (rc != MQRC_NONE)
+        return raise_rc(self, rc, "MQGET");
+    const char *p = get_scratch.p;
+    return Py_BuildValue("(y#y#y#y#iiLLiH)", p, (Py_ssize_t)md.ctx_len, p + md.ctx_len,
+                         (Py_ssize_t)(md.length - md.ctx_len), (const char *)md.msg_id,
+                         (Py_ssize_t)TPF_MQ_ID_LEN, (const char *)md.correl_id,
+                         (Py_ssize_t)TPF_MQ_ID_LEN, (int)md.priority, (int)md.persistent,
+                         (long long)md.expiry, (long long)md.put_time, (int)md.backout_count,
+                         (unsigned short)md.flags);
+}
+
 static PyObject *fq_detach(FastQueue *self, PyObject *unused)
 {
     (void)unused;
@@ -212,6 +375,10 @@ static PyMethodDef fq_methods[] = {
     {"get", (PyCFunction)(void (*)(void))fq_get, METH_FASTCALL | METH_KEYWORDS, get_doc},
     {"get_body", (PyCFunction)(void (*)(void))fq_get_body, METH_FASTCALL | METH_KEYWORDS,
      get_body_doc},
+    {"put_full", (PyCFunction)(void (*)(void))fq_put_full, METH_FASTCALL | METH_KEYWORDS,
+     put_full_doc},
+    {"get_full", (PyCFunction)(void (*)(void))fq_get_full, METH_FASTCALL | METH_KEYWORDS,
+     get_full_doc},
     {"detach", (PyCFunction)fq_detach, METH_NOARGS,
      "Forget the queue (before it is freed); later calls raise the closed error."},
     {NULL, NULL, 0, NULL},
@@ -257,9 +424,10 @@ static PyTypeObject FastQueueType = {
 static PyObject *fp_bind(PyObject *module, PyObject *args)
 {
     (void)module;
-    unsigned long long put_addr, get_addr;
+    unsigned long long put_addr, get_addr, put_full_addr, get_full_addr;
     PyObject *factory;
-    if (!PyArg_ParseTuple(args, "KKO", &put_addr, &get_addr, &factory))
+    if (!PyArg_ParseTuple(args, "KKKKO", &put_addr, &get_addr, &put_full_addr, &get_full_addr,
+                          &factory))
         return NULL;
     if (!PyCallable_Check(factory)) {
         PyErr_SetString(PyExc_TypeError, "bind: the error factory must be callable");
@@ -267,6 +435,8 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
     }
     core_put = (put_fn)(uintptr_t)put_addr;
     core_get = (get_fn)(uintptr_t)get_addr;
+    core_put_full = (put_full_fn)(uintptr_t)put_full_addr;
+    core_get_full = (get_full_fn)(uintptr_t)get_full_addr;
     Py_INCREF(factory);
     Py_XSETREF(error_factory, factory);
     Py_RETURN_NONE;
@@ -274,7 +444,8 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
 
 static PyMethodDef fp_methods[] = {
     {"bind", fp_bind, METH_VARARGS,
-     "bind(put_address, get_alloc_address, error_factory): the core's functions to call."},
+     "bind(put_simple, get_alloc, put, get, error_factory): addresses of the core's "
+     "functions to call."},
     {NULL, NULL, 0, NULL},
 };
 
