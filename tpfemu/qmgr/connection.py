@@ -64,7 +64,8 @@ class Handle:
         self.cursor = None  # the browse cursor, made on first browse
         self.closed = False
         # Decisions cached for the fast path, valid for one catalog generation:
-        # put: (generation, queue, priority, length limit); get: (generation, queue).
+        # put: (generation, queue, DEFPRTY, length limit, DEFPSIST is YES);
+        # get: (generation, queue).
         self.put_plan: tuple | None = None
         self.get_plan: tuple | None = None
 
@@ -116,6 +117,10 @@ class Connection:
         self.default_context = context.normalized(dict(
             origin, UserIdentifier=self.user.encode(), AccountingToken=bytes(32),
             ApplIdentityData=b" " * 32))
+        # The same prepared for MQPUT with an MD on the fast path: the record of an MD
+        # left at its initial values, and the context fields MQPUT writes back.
+        self.put_base = context.PutBase(self.default_context)
+        self.put_outputs = {f: self.default_context[f] for f in context.PUT_CONTEXT}
         self.handles: dict[int, Handle] = {}
         self._hobjs = itertools.count(1)
         self.uow: UnitOfWork | None = None

@@ -27,11 +27,12 @@ from typing import Any
 
 from ecb.resources import open_scopes
 from tpfemu import errors
+from tpfemu._lowlevel import EXPIRED_PENDING as _EXPIRED_PENDING
 from tpfemu._lowlevel import MQGMO as _CORE_GMO
 from tpfemu._lowlevel import NEVER
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD
+from tpfemu.mq.structs import GMO, MD
 from tpfemu.qmgr import context
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.manager import now_us
@@ -60,6 +61,8 @@ _CONTEXT_NEEDS = (
 # Put options that leave a message with no MD on the fast path.
 _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
              | cmqc.MQPMO_FAIL_IF_QUIESCING)
+#: MQGMO options that keep a get with an MD on the fast path (see _get_with_md)
+_FAST_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING
 _CURSOR_BITS = sum(_CORE_GMO.values())
 _BROWSE = cmqc.MQGMO_BROWSE_FIRST | cmqc.MQGMO_BROWSE_NEXT | cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR
 
@@ -78,19 +81,21 @@ def _syncpoint(options: int, yes: int, no: int, call: str, obj: str) -> bool | N
     return None
 
 
-_last_second: tuple[int, bytes, bytes] = (-1, b"", b"")  # (second, date, HHMMSS), swapped whole
+_last_tick: tuple[int, bytes, bytes] = (-1, b"", b"")  # (1/100 s, date, time), swapped whole
 
 
 def _date_time(put_time_us: int) -> tuple[bytes, bytes]:
     """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH) in GMT."""
-    global _last_second
-    seconds, micros = divmod(put_time_us, 1_000_000)
-    cached = _last_second
-    if cached[0] != seconds:
+    global _last_tick
+    tick = put_time_us // 10_000
+    cached = _last_tick
+    if cached[0] != tick:
+        seconds, hundredths = divmod(tick, 100)
         t = time.gmtime(seconds)
-        cached = (seconds, time.strftime("%Y%m%d", t).encode(), time.strftime("%H%M%S", t).encode())
-        _last_second = cached
-    return cached[1], cached[2] + b"%02d" % (micros // 10_000)
+        cached = (tick, time.strftime("%Y%m%d", t).encode(),
+                  time.strftime("%H%M%S", t).encode() + b"%02d" % hundredths)
+        _last_tick = cached
+    return cached[1], cached[2]
 
 
 def _time_from(date: bytes, clock: bytes) -> int:
@@ -156,17 +161,20 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
         a 2049 warning after the message was put.
     """
-    if md is None and pmo is None and type(data) is bytes and type(h) is Handle:
+    if pmo is None and type(data) is bytes and type(h) is Handle:
         plan = h.put_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
                 and conn.connected and len(data) <= plan[3] and not open_scopes()
                 and not qm.events.active):
-            queue = plan[1]
-            queue.core.put(data, plan[2])
-            if queue.waiters:
-                queue.wake()
-            return
+            if md is None and not plan[4]:
+                queue = plan[1]
+                queue.core.put(data, plan[2])
+                if queue.waiters:
+                    queue.wake()
+                return
+            if type(md) is MD and _put_with_md(conn, plan, data, md):
+                return
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise _fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -195,9 +203,70 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
             queue.wake()
             limit = min(queue.definition.maxmsgl,
                         profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
-            handle.put_plan = (generation, queue, first.defprty, limit)
+            handle.put_plan = (generation, queue, first.defprty, limit, False)
             return
+    generation = qm.catalog.generation
     _put_full(conn, handle, first, data, md, options, pmo)
+    if (md is not None and not options & ~_FAST_PUT and not handle.resolved.remote
+            and not qm.events.active and queue.definition.trigger != "YES"
+            and not queue.shared and conn.uow_for(None) is None):
+        limit = min(queue.definition.maxmsgl,
+                    profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
+        handle.put_plan = (generation, queue, first.defprty, limit, first.defpsist == "YES")
+
+
+def _put_with_md(conn: Connection, plan: tuple, data: bytes, md: MD) -> bool:
+    """MQPUT with an MD on the fast path: one C call, the MD read and written as a dict.
+
+    ``plan`` is the handle's put plan (see :func:`put`). Serves the MDs of everyday
+    puts: a priority 0-9 or as the queue's, expiry unlimited or a positive count, any
+    ids and descriptor fields, the default put context, and a persistent message only
+    where nothing is logged. Anything else returns False having changed nothing, and
+    the caller takes the full path, which raises the errors and warnings."""
+    fields = md.__dict__
+    priority = fields["Priority"]
+    if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF:
+        priority = plan[2]
+    elif not 0 <= priority <= 9:
+        return False
+    persistence = fields["Persistence"]
+    if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF:
+        persistent = plan[4]
+    elif persistence == cmqc.MQPER_NOT_PERSISTENT or persistence == cmqc.MQPER_PERSISTENT:
+        persistent = persistence == cmqc.MQPER_PERSISTENT
+    else:
+        return False
+    queue = plan[1]
+    if persistent and conn.qmgr.persistence is not None:
+        return False  # the log records it: the full path
+    expiry = fields["Expiry"]
+    now = now_us()
+    if expiry == cmqc.MQEI_UNLIMITED:
+        deadline = NEVER
+    elif expiry > 0:
+        deadline = now + expiry * 100_000
+    else:
+        return False
+    if fields["MsgType"] == cmqc.MQMT_REQUEST and not fields["ReplyToQ"].strip():
+        return False
+    msg_id = fields["MsgId"]
+    if len(msg_id) != 24:
+        msg_id = _id(msg_id)
+    correl_id = fields["CorrelId"]
+    if len(correl_id) != 24:
+        correl_id = _id(correl_id)
+    record = context.record_of(fields, expiry, conn.put_base)
+    if deadline != NEVER:
+        queue.expiring = True
+    fields["MsgId"] = queue.core.put_full(
+        record, data, priority, persistent, deadline,
+        None if msg_id == _ZERO_ID else msg_id,
+        None if correl_id == _ZERO_ID else correl_id, 0, now)
+    fields.update(conn.put_outputs)
+    fields["PutDate"], fields["PutTime"] = _date_time(now)
+    if queue.waiters:
+        queue.wake()
+    return True
 
 
 def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
@@ -418,17 +487,22 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         message (after WaitInterval with MQGMO_WAIT), 2080 (comp 1) too long, 2079 (comp 1,
         with .message) truncated and removed, 2046 bad options, 2090 bad WaitInterval.
     """
-    if md is None and gmo is None and max_length is None and type(h) is Handle:
+    if max_length is None and type(h) is Handle:
         plan = h.get_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
                 and conn.connected and not open_scopes() and not qm.events.active):
             queue = plan[1]
-            try:
-                return queue.core.get_body()
-            finally:
-                if queue.expiring:
-                    qm.collect_expired(queue)
+            if md is None and gmo is None:
+                try:
+                    return queue.core.get_body()
+                finally:
+                    if queue.expiring:
+                        qm.collect_expired(queue)
+            if type(md) is MD and (gmo is None or type(gmo) is GMO):
+                data = _get_with_md(qm, queue, md, gmo)
+                if data is not None:
+                    return data
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
     if options & _BROWSE:
@@ -486,7 +560,57 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         elif timeout == 0.0 and not options and queue.definition.trigger != "YES":
             handle.get_plan = (generation, queue)  # the checks passed for this generation
         return data
-    return _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
+    generation = qm.catalog.generation
+    data = _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
+    if (md is not None and uow is None and timeout == 0.0 and not options & ~_FAST_GET
+            and handle.cursor is None and not qm.events.active and qm.persistence is None
+            and queue.definition.trigger != "YES" and not queue.shared):
+        handle.get_plan = (generation, queue)
+    return data
+
+
+def _get_with_md(qm: Any, queue: Any, md: MD, gmo: Any) -> bytes | None:
+    """MQGET with an MD on the fast path: one C call, the MD written as a dict.
+
+    For a handle whose get plan holds (see :func:`get`), and a GMO (if any) that asks
+    for nothing but matching: no wait, browse, syncpoint or buffer length. Returns None,
+    having changed nothing, for anything else: the caller takes the full path."""
+    match = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
+    if gmo is not None:
+        options = gmo.__dict__
+        if options["Options"] & ~_FAST_GET:
+            return None
+        if options["Version"] >= 2:
+            match = options["MatchOptions"]
+    fields = md.__dict__
+    msg_id = correl_id = None
+    if match & cmqc.MQMO_MATCH_MSG_ID:
+        msg_id = fields["MsgId"]
+        if len(msg_id) != 24:
+            msg_id = _id(msg_id)
+    if match & cmqc.MQMO_MATCH_CORREL_ID:
+        correl_id = fields["CorrelId"]
+        if len(correl_id) != 24:
+            correl_id = _id(correl_id)
+    try:
+        (record, data, msg_id, correl_id, priority, persistent, expiry, put_time,
+         backout_count, flags) = queue.core.get_full(0, msg_id, correl_id)
+    finally:
+        if queue.expiring:
+            qm.collect_expired(queue)
+    if flags & _EXPIRED_PENDING:
+        queue.core._on_expired_pending()
+    values = context.decode(record)
+    values["MsgId"] = msg_id
+    values["CorrelId"] = correl_id
+    values["Priority"] = priority
+    values["Persistence"] = persistent
+    values["BackoutCount"] = backout_count
+    values["PutDate"], values["PutTime"] = _date_time(put_time)
+    values["Expiry"] = (cmqc.MQEI_UNLIMITED if expiry == NEVER
+                        else max(1, math.ceil((expiry - now_us()) / 100_000)))
+    fields.update(values)
+    return data
 
 
 def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
