@@ -256,6 +256,8 @@ class MQStruct:
     _layouts: ClassVar[dict[int, tuple[struct.Struct, tuple[Field, ...]]]]
     _plain: ClassVar[dict[str, Any]]  # initial values that can be shared (immutable)
     _nested: ClassVar[tuple[Field, ...]]  # fields whose initial value is a fresh object
+    _ints: ClassVar[frozenset[str]]  # MQLONG fields (32-bit)
+    _bytes: ClassVar[dict[str, int]]  # MQCHARn / MQBYTEn fields and their lengths
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -280,11 +282,32 @@ class MQStruct:
             cls._layouts[level] = (layout, fields)
         cls._nested = tuple(f for f in cls.FIELDS if isinstance(f, Nested))
         cls._plain = {f.name: f.default for f in cls.FIELDS if f not in cls._nested}
+        # For __init__'s shortcut: the fields whose check passes an exact int in range,
+        # or exact bytes up to a length, through unchanged.
+        cls._ints = frozenset(f.name for f in cls.FIELDS if type(f) is Long)
+        cls._bytes = {f.name: f.length for f in cls.FIELDS if type(f) in (Char, Byte)}
 
     def __init__(self, **kw: Any) -> None:
-        self._reset()
-        if kw:
+        values = self.__dict__
+        values.update(self._plain)
+        for field in self._nested:
+            values[field.name] = field.initial()
+        if not kw:
+            return
+        # The usual keywords (MQLONGs as ints, MQCHARs and MQBYTEs as bytes) are stored
+        # as given, exactly as their checks would store them; anything else goes
+        # through set(), which checks and reports.
+        ints, lengths = self._ints, self._bytes
+        for name, value in kw.items():
+            if type(value) is int:
+                if name in ints and -0x80000000 <= value <= 0xFFFFFFFF:
+                    continue
+            elif type(value) is bytes:
+                if len(value) <= lengths.get(name, -1):
+                    continue
             self.set(**kw)
+            return
+        values.update(kw)
 
     def _reset(self) -> None:
         """Every field back to its IBM initial value."""

@@ -231,17 +231,26 @@ class Queue:
 
     def put(self, msg: Any, *opts: Any) -> None:
         """MQPUT ``msg``; ``opts`` are (md, pmo), updated as IBM's MQPUT updates them."""
-        if not opts and type(msg) is bytes and self._handle is not None:
-            messages.put(self._qmgr.connection, self._handle, msg)
-            return
+        handle = self._handle
+        if type(msg) is bytes and handle is not None:
+            if not opts:
+                messages.put(self._qmgr.connection, handle, msg)
+                return
+            if len(opts) < 3 and not handle.closed:
+                messages.put(self._qmgr.connection, handle, msg, *opts)
+                return
         md, pmo = _md_and_options(opts) if opts else (None, None)
         data, md = _message_bytes(msg, md, self._qmgr)
         messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
         """MQGET; with ``max_length`` None the whole message. ``opts`` are (md, gmo)."""
-        if not opts and max_length is None and self._handle is not None:
-            return messages.get(self._qmgr.connection, self._handle)
+        handle = self._handle
+        if handle is not None:
+            if not opts and max_length is None:
+                return messages.get(self._qmgr.connection, handle)
+            if len(opts) < 3 and not handle.closed:
+                return messages.get(self._qmgr.connection, handle, max_length, *opts)
         md, gmo = _md_and_options(opts) if opts else (None, None)
         handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
         return messages.get(self._qmgr.connection, handle, max_length, md, gmo)
