@@ -282,6 +282,10 @@ class MQStruct:
             cls._layouts[level] = (layout, fields)
         cls._nested = tuple(f for f in cls.FIELDS if isinstance(f, Nested))
         cls._plain = {f.name: f.default for f in cls.FIELDS if f not in cls._nested}
+        # Immutable initial values live on the class: an instance's __dict__ holds only
+        # the fields set on it, so making a structure costs no per-field work.
+        for name, value in cls._plain.items():
+            type.__setattr__(cls, name, value)
         # For __init__'s shortcut: the fields whose check passes an exact int in range,
         # or exact bytes up to a length, through unchanged.
         cls._ints = frozenset(f.name for f in cls.FIELDS if type(f) is Long)
@@ -289,7 +293,6 @@ class MQStruct:
 
     def __init__(self, **kw: Any) -> None:
         values = self.__dict__
-        values.update(self._plain)
         for field in self._nested:
             values[field.name] = field.initial()
         if not kw:
@@ -310,9 +313,10 @@ class MQStruct:
         values.update(kw)
 
     def _reset(self) -> None:
-        """Every field back to its IBM initial value."""
+        """Every field back to its IBM initial value (the class's, or a fresh nested
+        structure)."""
         values = self.__dict__
-        values.update(self._plain)
+        values.clear()
         for field in self._nested:
             values[field.name] = field.initial()
 
