@@ -61,7 +61,7 @@ _OK = lib.MQRC_NONE
 _TRUNC_FAILED = lib.MQRC_TRUNCATED_MSG_FAILED
 _TRUNC_ACCEPTED = lib.MQRC_TRUNCATED_MSG_ACCEPTED
 _NO_MSG = lib.MQRC_NO_MSG_AVAILABLE
-#: get_full's flags: the get discarded expired messages, now waiting for take_expired
+#: get_md's flags: the get discarded expired messages, now waiting for take_expired
 EXPIRED_PENDING: int = lib.TPF_MQ_F_EXPIRED_PENDING
 _EXPIRED_PENDING = EXPIRED_PENDING
 _INITIAL_BUFFER = 64 * 1024
@@ -95,6 +95,21 @@ _fastpath.bind(
     _address(ffi.addressof(lib, "tpf_mq_get")),
     _error,
 )
+
+
+def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
+                  default_record: bytes, md_initials: dict[str, Any]) -> None:
+    """Give the C shim the context record's layout, for :meth:`CoreQueue.put_md` and
+    :meth:`CoreQueue.get_md` (tpfemu.qmgr.context calls this once).
+
+    :param fields: ``(name, kind, width, offset, initial, default, app)`` per record
+        field in order: kind 0 an MQLONG, 1 blank-padded bytes, 2 NUL-padded bytes; the
+        MD's initial value; the value of a message stored without a record; app true
+        when MQPUT takes the field from the MD.
+    :param md_initials: the MD's initial Priority, Persistence, Expiry, MsgType,
+        ReplyToQ, MsgId and CorrelId.
+    """
+    _fastpath.md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,8 +316,8 @@ class CoreQueue:
         self.put = self._fast.put
         self.get = self._fast.get
         self.get_body = self._fast.get_body
-        self.put_full = self._fast.put_full
-        self.get_full = self._fast.get_full
+        self.put_md = self._fast.put_md
+        self.get_md = self._fast.get_md
 
     @staticmethod
     def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
@@ -478,34 +493,33 @@ class CoreQueue:
         (``ctx_len`` bytes, see :meth:`put_message`). Bound to the C shim per instance."""
         return self._fast.get_body(uow)
 
-    def put_full(self, record: bytes, data: bytes, priority: int, persistent: bool,
-                 expiry: int, msg_id: bytes | None, correl_id: bytes | None, uow: int,
-                 put_time: int) -> bytes:
-        """:meth:`put_message` for MQPUT with an MD, in one C call: ``record`` (the
-        context record, ``ctx_len`` bytes) and ``data`` are put as one message, with no
-        restored backout count. Returns the MsgId. Bound to the C shim per instance.
+    def put_md(self, md: Any, data: bytes, defprty: int, defpsist: bool, logged: bool,
+               base_record: bytes, outputs: dict[str, Any]) -> bool:
+        """MQPUT with an MD (``tpfemu.mq.structs.MD``) in one C call, for the queue
+        manager's fast path: the MD's descriptor fields are checked and its record
+        fields packed into a copy of ``base_record`` (the connection's put context, in
+        the layout :func:`set_md_layout` gave); then MsgId, PutDate, PutTime and
+        ``outputs`` are written into the MD.
 
-        :raises ValueError: an id that is neither None nor 24 bytes.
-        :raises QueueFull, MessageTooBig, PriorityError, ...: as :meth:`put_message`.
+        Returns False, having changed nothing, for an MD the full path must handle: a
+        priority or persistence out of range, Expiry 0 or below -1, a request with no
+        ReplyToQ, a persistent message when ``logged``, a value that does not fit its
+        field. Bound to the C shim per instance.
+
+        :raises QueueFull, MessageTooBig, ...: as :meth:`put_message`.
         """
-        return self._fast.put_full(record, data, priority, persistent, expiry, msg_id,
-                                   correl_id, uow, put_time)
+        return self._fast.put_md(md, data, defprty, defpsist, logged, base_record, outputs)
 
-    def get_full(self, uow: int, msg_id: bytes | None,
-                 correl_id: bytes | None) -> tuple[bytes, bytes, bytes, bytes, int, int,
-                                                   int, int, int, int]:
-        """A destructive, unbrowsed :meth:`get_message` of the whole message, matched by
-        ``msg_id`` and ``correl_id`` (None: any), for MQGET with an MD, in one C call.
-
-        Returns ``(record, data, msg_id, correl_id, priority, persistent, expiry,
-        put_time, backout_count, flags)``: the context record and the data after it as
-        separate bytes, the descriptor's fields, and the core's TPF_MQ_F_* flags (the
-        caller runs the expired-message hook when TPF_MQ_F_EXPIRED_PENDING is set).
+    def get_md(self, md: Any, match: int) -> tuple[bytes, int] | None:
+        """MQGET with an MD in one C call: the first message in delivery order whose
+        MsgId and/or CorrelId (``match``: MQMO_* bits) equal the MD's is got whole, and
+        its descriptor and context record written into the MD (Expiry as the time
+        left). Returns ``(data, flags)``, or None when the MD's ids need the full path.
         Bound to the C shim per instance.
 
         :raises NoMessageAvailable: nothing matches.
         """
-        return self._fast.get_full(uow, msg_id, correl_id)
+        return self._fast.get_md(md, match)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

@@ -4,10 +4,9 @@
  * get must then copy the message out of a buffer into a new bytes object. For the
  * hottest calls only, this thin CPython binding does better: arguments are read
  * straight from the Python objects, and a get copies the message directly into a new
- * bytes object (tpf_mq_get_alloc). put/get serve MQPUT/MQGET without an MD; put_full
- * and get_full serve them with one (a full descriptor and the context record in, the
- * descriptor's fields and the record out, no cffi objects made per call). Everything
- * else goes through cffi.
+ * bytes object (tpf_mq_get_alloc). put/get serve MQPUT/MQGET without an MD; put_md
+ * and get_md serve them with one, reading and writing the MD's fields and context
+ * record in C (mdpath.c). Everything else goes through cffi.
  *
  * This module does not contain the core. tpfemu._lowlevel hands it, with bind(), the
  * addresses of the functions of the one compiled core (tpfemu._native), so the core's
@@ -19,6 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "mdpath.h"
 #include "tpf/queue.h"
 
 typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
@@ -41,7 +41,7 @@ typedef struct {
     PyObject *name;                     /**< the queue's name, for error messages */
 } FastQueue;
 
-/* Scratch memory of put_full (the record and the data joined) and get_full (the message
+/* Scratch memory of put_md (the record and the data joined) and get_md (the message
  * as the core copies it out). Every call holds the GIL from start to end and never
  * releases it, so one buffer each serves all threads. Grown, never shrunk. */
 typedef struct {
@@ -235,132 +235,133 @@ static PyObject *fq_get_body(FastQueue *self, PyObject *const *args, Py_ssize_t 
     return do_get(self, args, nargs, kwnames, 1, "get_body()");
 }
 
-/* An id argument: None (all zero: generate / match any) or exactly 24 bytes. */
-static int read_id(PyObject *arg, const char *what, uint8_t *out)
+/* Join record and data in put_scratch (the core takes one buffer). */
+static const char *joined(const char *record, uint32_t nrec, PyObject *data)
 {
-    if (arg == Py_None) {
-        memset(out, 0, TPF_MQ_ID_LEN);
-        return 0;
+    if (nrec == 0)
+        return PyBytes_AS_STRING(data);
+    Py_ssize_t ndata = PyBytes_GET_SIZE(data);
+    char *p = scratch_room(&put_scratch, (size_t)nrec + (size_t)ndata);
+    if (p != NULL) {
+        memcpy(p, record, nrec);
+        memcpy(p + nrec, PyBytes_AS_STRING(data), (size_t)ndata);
     }
-    if (!PyBytes_Check(arg) || PyBytes_GET_SIZE(arg) != TPF_MQ_ID_LEN) {
-        PyErr_Format(PyExc_ValueError, "%s must be None or %d bytes, not %R", what,
-                     TPF_MQ_ID_LEN, arg);
-        return -1;
-    }
-    memcpy(out, PyBytes_AS_STRING(arg), TPF_MQ_ID_LEN);
-    return 0;
+    return p;
 }
 
-static int read_i64(PyObject *arg, int64_t *out)
-{
-    long long v = PyLong_AsLongLong(arg);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
+static md_put_t put_md_scratch; /* under the GIL, as the scratch buffers */
 
-PyDoc_STRVAR(put_full_doc,
-             "put_full(record, data, priority, persistent, expiry, msg_id, correl_id, uow, "
-             "put_time)\n--\n\n"
-             "Put record + data (record: the context record, bytes) with a full descriptor;\n"
-             "msg_id None has the core generate one. Returns the MsgId (MQPUT with an MD).");
+PyDoc_STRVAR(put_md_doc,
+             "put_md(md, data, defprty, defpsist, logged, base_record, outputs)\n--\n\n"
+             "MQPUT with an MD (tpfemu.mq.structs.MD) in one call: read the MD, put data\n"
+             "with its context record, write MsgId, PutDate, PutTime and `outputs` (the\n"
+             "put context) into it. Returns False, having changed nothing, for an MD the\n"
+             "full path must handle (see mdpath.h); True once the message is put.");
 
-static PyObject *fq_put_full(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
 {
-    if (nargs != 9 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "put_full() takes exactly 9 positional arguments");
+    if (nargs != 7 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "put_md() takes exactly 7 positional arguments");
         return NULL;
     }
-    PyObject *record = args[0], *data = args[1];
-    if (!PyBytes_CheckExact(record) || !PyBytes_CheckExact(data)) {
-        PyErr_SetString(PyExc_TypeError, "put_full(): record and data must be bytes");
+    PyObject *data = args[1], *outputs = args[6];
+    if (!PyBytes_CheckExact(data) || !PyDict_Check(outputs)) {
+        PyErr_SetString(PyExc_TypeError, "put_md(): data must be bytes, outputs a dict");
         return NULL;
     }
-    tpf_mq_msg_t md;
-    long priority = PyLong_AsLong(args[2]);
-    if (priority == -1 && PyErr_Occurred())
+    long defprty = PyLong_AsLong(args[2]);
+    if (defprty == -1 && PyErr_Occurred())
         return NULL;
-    int persistent = PyObject_IsTrue(args[3]);
-    if (persistent < 0)
+    int defpsist = PyObject_IsTrue(args[3]), logged = PyObject_IsTrue(args[4]);
+    if (defpsist < 0 || logged < 0)
         return NULL;
-    if (read_i64(args[4], &md.expiry) < 0 || read_id(args[5], "msg_id", md.msg_id) < 0 ||
-        read_id(args[6], "correl_id", md.correl_id) < 0 || read_uow(args[7], &md.uow) < 0 ||
-        read_i64(args[8], &md.put_time) < 0)
-        return NULL;
-    if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
-        return raise_rc(self, MQRC_PRIORITY_ERROR, "MQPUT");
-    Py_ssize_t nrec = PyBytes_GET_SIZE(record), ndata = PyBytes_GET_SIZE(data);
-    if ((size_t)nrec > TPF_MQ_MAX_CTX || (size_t)ndata > UINT32_MAX - (size_t)nrec)
-        return raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
-    md.priority = (uint8_t)priority;
-    md.persistent = (uint8_t)persistent;
-    md.ctx_len = (uint32_t)nrec;
-    md.backout_count = 0;
-    md.flags = 0;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQPUT");
-    const char *buf = PyBytes_AS_STRING(data);
-    if (nrec != 0) { /* the core takes one buffer: record then data */
-        char *joined = scratch_room(&put_scratch, (size_t)nrec + (size_t)ndata);
-        if (joined == NULL)
-            return NULL;
-        memcpy(joined, PyBytes_AS_STRING(record), (size_t)nrec);
-        memcpy(joined + nrec, buf, (size_t)ndata);
-        buf = joined;
+    if ((size_t)PyBytes_GET_SIZE(data) > UINT32_MAX - TPF_MQ_MAX_CTX)
+        return raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+    PyObject *fields = PyObject_GenericGetDict(args[0], NULL);
+    if (fields == NULL)
+        return NULL;
+    md_put_t *p = &put_md_scratch;
+    int64_t now = md_now_us();
+    PyObject *result = NULL;
+    int r = md_put_read(fields, defprty, defpsist, logged, args[5], now, p);
+    if (r <= 0) {
+        result = r < 0 ? NULL : Py_NewRef(Py_False);
+        goto done;
     }
-    int rc = core_put_full(self->q, &md, buf, (uint32_t)(nrec + ndata));
-    if (rc != MQRC_NONE)
-        return raise_rc(self, rc, "MQPUT");
-    return PyBytes_FromStringAndSize((const char *)md.msg_id, TPF_MQ_ID_LEN);
+    const char *buf = joined(p->record, p->record_len, data);
+    if (buf == NULL)
+        goto done;
+    int rc = core_put_full(self->q, &p->md, buf,
+                           p->record_len + (uint32_t)PyBytes_GET_SIZE(data));
+    if (rc != MQRC_NONE) {
+        raise_rc(self, rc, "MQPUT");
+        goto done;
+    }
+    if (md_put_write(fields, p->md.msg_id, outputs, now) == 0)
+        result = Py_NewRef(Py_True);
+done:
+    Py_DECREF(fields);
+    return result;
 }
 
-PyDoc_STRVAR(get_full_doc,
-             "get_full(uow, msg_id, correl_id)\n--\n\n"
-             "Destructively get the first message in delivery order whose MsgId and\n"
-             "CorrelId match (None: any). Returns (record, data, msg_id, correl_id,\n"
-             "priority, persistent, expiry, put_time, backout_count, flags): the context\n"
-             "record and the data after it as separate bytes (MQGET with an MD).");
+PyDoc_STRVAR(get_md_doc,
+             "get_md(md, match)\n--\n\n"
+             "MQGET with an MD in one call: the first message in delivery order matching\n"
+             "the MD's MsgId and/or CorrelId (`match`: MQMO_* bits) is got whole, and its\n"
+             "descriptor and context record written into the MD. Returns (data, flags),\n"
+             "flags the core's TPF_MQ_F_* bits; None, having changed nothing, when the MD\n"
+             "holds ids the full path must judge.");
 
-static PyObject *fq_get_full(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames)
+static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
 {
-    if (nargs != 3 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "get_full() takes exactly 3 positional arguments");
+    if (nargs != 2 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "get_md() takes exactly 2 positional arguments");
         return NULL;
     }
-    tpf_mq_getreq_t req;
-    memset(&req, 0, sizeof req);
-    if (read_uow(args[0], &req.uow) < 0 || read_id(args[1], "msg_id", req.msg_id) < 0 ||
-        read_id(args[2], "correl_id", req.correl_id) < 0)
+    unsigned long match = PyLong_AsUnsignedLong(args[1]);
+    if (match == (unsigned long)-1 && PyErr_Occurred())
         return NULL;
-    req.match = (args[1] != Py_None ? MQMO_MATCH_MSG_ID : 0) |
-                (args[2] != Py_None ? MQMO_MATCH_CORREL_ID : 0);
-    req.now = TPF_MQ_NOW;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQGET");
+    PyObject *fields = PyObject_GenericGetDict(args[0], NULL);
+    if (fields == NULL)
+        return NULL;
+    PyObject *result = NULL;
+    tpf_mq_getreq_t req;
+    memset(&req, 0, sizeof req);
+    int r = md_get_read(fields, (uint32_t)match, &req);
+    if (r <= 0) {
+        result = r < 0 ? NULL : Py_NewRef(Py_None);
+        goto done;
+    }
+    req.now = TPF_MQ_NOW;
     tpf_mq_msg_t md;
     int rc;
     for (;;) {
         if (scratch_room(&get_scratch, get_scratch.cap) == NULL)
-            return NULL;
+            goto done;
         rc = core_get_full(self->q, &req, &md, get_scratch.p, (uint32_t)get_scratch.cap);
         if (rc != MQRC_TRUNCATED_MSG_FAILED)
             break;
-        /* Longer than the buffer: the message stayed; grow to its length and get again. */
-        if (scratch_room(&get_scratch, md.length) == NULL)
-            return NULL;
+        if (scratch_room(&get_scratch, md.length) == NULL) /* longer: grow, get again */
+            goto done;
     }
-    if (rc != MQRC_NONE)
-        return raise_rc(self, rc, "MQGET");
+    if (rc != MQRC_NONE) {
+        raise_rc(self, rc, "MQGET");
+        goto done;
+    }
     const char *p = get_scratch.p;
-    return Py_BuildValue("(y#y#y#y#iiLLiH)", p, (Py_ssize_t)md.ctx_len, p + md.ctx_len,
-                         (Py_ssize_t)(md.length - md.ctx_len), (const char *)md.msg_id,
-                         (Py_ssize_t)TPF_MQ_ID_LEN, (const char *)md.correl_id,
-                         (Py_ssize_t)TPF_MQ_ID_LEN, (int)md.priority, (int)md.persistent,
-                         (long long)md.expiry, (long long)md.put_time, (int)md.backout_count,
-                         (unsigned short)md.flags);
+    if (md_get_write(fields, &md, p, md_now_us()) < 0)
+        goto done;
+    result = Py_BuildValue("(y#H)", p + md.ctx_len, (Py_ssize_t)(md.length - md.ctx_len),
+                           (unsigned short)md.flags);
+done:
+    Py_DECREF(fields);
+    return result;
 }
 
 static PyObject *fq_detach(FastQueue *self, PyObject *unused)
@@ -375,10 +376,10 @@ static PyMethodDef fq_methods[] = {
     {"get", (PyCFunction)(void (*)(void))fq_get, METH_FASTCALL | METH_KEYWORDS, get_doc},
     {"get_body", (PyCFunction)(void (*)(void))fq_get_body, METH_FASTCALL | METH_KEYWORDS,
      get_body_doc},
-    {"put_full", (PyCFunction)(void (*)(void))fq_put_full, METH_FASTCALL | METH_KEYWORDS,
-     put_full_doc},
-    {"get_full", (PyCFunction)(void (*)(void))fq_get_full, METH_FASTCALL | METH_KEYWORDS,
-     get_full_doc},
+    {"put_md", (PyCFunction)(void (*)(void))fq_put_md, METH_FASTCALL | METH_KEYWORDS,
+     put_md_doc},
+    {"get_md", (PyCFunction)(void (*)(void))fq_get_md, METH_FASTCALL | METH_KEYWORDS,
+     get_md_doc},
     {"detach", (PyCFunction)fq_detach, METH_NOARGS,
      "Forget the queue (before it is freed); later calls raise the closed error."},
     {NULL, NULL, 0, NULL},
@@ -443,6 +444,9 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
 }
 
 static PyMethodDef fp_methods[] = {
+    {"md_layout_set", md_layout_set, METH_VARARGS,
+     "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
+     "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
     {"bind", fp_bind, METH_VARARGS,
      "bind(put_simple, get_alloc, put, get, error_factory): addresses of the core's "
      "functions to call."},

@@ -119,7 +119,7 @@ class Connection:
             ApplIdentityData=b" " * 32))
         # The same prepared for MQPUT with an MD on the fast path: the record of an MD
         # left at its initial values, and the context fields MQPUT writes back.
-        self.put_base = context.PutBase(self.default_context)
+        self.put_record = context.base_record(self.default_context)
         self.put_outputs = {f: self.default_context[f] for f in context.PUT_CONTEXT}
         self.handles: dict[int, Handle] = {}
         self._hobjs = itertools.count(1)

@@ -15,8 +15,6 @@ with the queue manager's default put context (see docs/deviations.md).
 from __future__ import annotations
 
 import struct
-from itertools import compress
-from operator import is_not, itemgetter
 from typing import Any
 
 from tpfemu.mq import cmqc
@@ -164,46 +162,46 @@ def decode(record: bytes) -> dict[str, Any]:
 
 RECORD_SIZE = _STRUCT.size
 
-# -- MQPUT with an MD, on the fast path --------------------------------------------------
+# -- MQPUT and MQGET with an MD, on the fast path (CoreQueue.put_md / get_md) -----------
 
 #: The put context fields (MQPMO_DEFAULT_CONTEXT fills them from the connection).
 PUT_CONTEXT = ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType",
                "PutApplName", "ApplOriginData")
-_APP_NAMES = tuple(n for n in _NAMES if n not in PUT_CONTEXT and n != "Expiry")
-_APP_AT = tuple(_NAMES.index(n) for n in _APP_NAMES)
-_APP_GET = itemgetter(*_APP_NAMES)
-_APP_INITIAL = tuple(_MD_INITIAL[n] for n in _APP_NAMES)
-_APP_RANGE = range(len(_APP_NAMES))
 _EXPIRY_AT = _NAMES.index("Expiry")
 
 
-class PutBase:
-    """A connection's default-context record, prepared once: the stored values of a
-    put whose MD leaves every field at its initial value, and that record encoded."""
-
-    __slots__ = ("values", "record")
-
-    def __init__(self, ready: dict[str, Any]) -> None:
-        missing = set(PUT_CONTEXT) - set(ready)
-        if missing:
-            raise ValueError(f"a put context needs every one of {PUT_CONTEXT}; "
-                             f"missing {sorted(missing)}")
-        self.values = values_of(None, None, ready)
-        self.record = encode(self.values)
+def base_record(ready: dict[str, Any]) -> bytes:
+    """The record of a put with the put context ``ready`` (every PUT_CONTEXT field, in
+    stored form) and an MD left at its initial values, packed even when it is all
+    defaults: the C path of MQPUT copies it and writes in what the MD changed."""
+    missing = set(PUT_CONTEXT) - set(ready)
+    if missing:
+        raise ValueError(f"a put context needs every one of {PUT_CONTEXT}; "
+                         f"missing {sorted(missing)}")
+    return _STRUCT.pack(_VERSION, *values_of(None, None, ready))
 
 
-def record_of(fields: dict[str, Any], expiry: int, base: PutBase) -> bytes:
-    """The context record of a put, exactly as ``encode(values_of(md, {"Expiry":
-    expiry}, ready))`` makes it, for an MD whose ``__dict__`` is ``fields`` (our MD:
-    every field present, values already checked) and the put context ``base`` was
-    prepared from. Only the fields the application changed are normalized."""
-    app = _APP_GET(fields)
-    if app == _APP_INITIAL and expiry == cmqc.MQEI_UNLIMITED:
-        return base.record
-    values = list(base.values)
-    values[_EXPIRY_AT] = expiry
-    for i in compress(_APP_RANGE, map(is_not, app, _APP_INITIAL)):
-        value = app[i]
-        if value != _APP_INITIAL[i]:
-            values[_APP_AT[i]] = _norm(_APP_NAMES[i], value)
-    return encode(tuple(values))
+def _register_layout() -> None:
+    """Hand the record's layout to the C path of MQPUT/MQGET with an MD, so the record
+    is defined here only (tpfemu._lowlevel.set_md_layout)."""
+    from tpfemu._lowlevel import set_md_layout
+    from tpfemu.mq.structs import MD
+
+    spec, offset = [], 1  # the version byte comes first
+    for name, fmt in FIELDS:
+        if fmt == "i":
+            kind, width = 0, 4
+        else:
+            kind, width = (1 if name in _BLANK_PADDED else 2), _WIDTH[name]
+        app = name not in PUT_CONTEXT and name != "Expiry"
+        spec.append((name, kind, width, offset, _MD_INITIAL[name], DEFAULTS[name], app))
+        offset += width
+    if offset != _STRUCT.size:  # pragma: no cover - the formats above are all i or Ns
+        raise AssertionError("context record layout: offsets do not add up")
+    initials = {n: getattr(MD, n) for n in ("Priority", "Persistence", "Expiry", "MsgType",
+                                            "ReplyToQ", "MsgId", "CorrelId")}
+    set_md_layout(_VERSION, _STRUCT.size, tuple(spec), spec[_EXPIRY_AT][3],
+                  _STRUCT.pack(_VERSION, *_DEFAULT_VALUES), initials)
+
+
+_register_layout()

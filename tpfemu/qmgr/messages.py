@@ -216,54 +216,20 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
 
 
 def _put_with_md(conn: Connection, plan: tuple, data: bytes, md: MD) -> bool:
-    """MQPUT with an MD on the fast path: one C call, the MD read and written as a dict.
+    """MQPUT with an MD on the fast path: one C call reads the MD, puts the message with
+    its context record and writes the MD's outputs (CoreQueue.put_md).
 
     ``plan`` is the handle's put plan (see :func:`put`). Serves the MDs of everyday
     puts: a priority 0-9 or as the queue's, expiry unlimited or a positive count, any
     ids and descriptor fields, the default put context, and a persistent message only
     where nothing is logged. Anything else returns False having changed nothing, and
     the caller takes the full path, which raises the errors and warnings."""
-    fields = md.__dict__
-    priority = fields["Priority"]
-    if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF:
-        priority = plan[2]
-    elif not 0 <= priority <= 9:
-        return False
-    persistence = fields["Persistence"]
-    if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF:
-        persistent = plan[4]
-    elif persistence == cmqc.MQPER_NOT_PERSISTENT or persistence == cmqc.MQPER_PERSISTENT:
-        persistent = persistence == cmqc.MQPER_PERSISTENT
-    else:
-        return False
     queue = plan[1]
-    if persistent and conn.qmgr.persistence is not None:
-        return False  # the log records it: the full path
-    expiry = fields["Expiry"]
-    now = now_us()
-    if expiry == cmqc.MQEI_UNLIMITED:
-        deadline = NEVER
-    elif expiry > 0:
-        deadline = now + expiry * 100_000
-    else:
+    if md.Expiry != cmqc.MQEI_UNLIMITED:
+        queue.expiring = True  # gets then collect what expires
+    if not queue.core.put_md(md, data, plan[2], plan[4], conn.qmgr.persistence is not None,
+                             conn.put_record, conn.put_outputs):
         return False
-    if fields["MsgType"] == cmqc.MQMT_REQUEST and not fields["ReplyToQ"].strip():
-        return False
-    msg_id = fields["MsgId"]
-    if len(msg_id) != 24:
-        msg_id = _id(msg_id)
-    correl_id = fields["CorrelId"]
-    if len(correl_id) != 24:
-        correl_id = _id(correl_id)
-    record = context.record_of(fields, expiry, conn.put_base)
-    if deadline != NEVER:
-        queue.expiring = True
-    fields["MsgId"] = queue.core.put_full(
-        record, data, priority, persistent, deadline,
-        None if msg_id == _ZERO_ID else msg_id,
-        None if correl_id == _ZERO_ID else correl_id, 0, now)
-    fields.update(conn.put_outputs)
-    fields["PutDate"], fields["PutTime"] = _date_time(now)
     if queue.waiters:
         queue.wake()
     return True
@@ -570,46 +536,28 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
 
 
 def _get_with_md(qm: Any, queue: Any, md: MD, gmo: Any) -> bytes | None:
-    """MQGET with an MD on the fast path: one C call, the MD written as a dict.
+    """MQGET with an MD on the fast path: one C call gets the message matched by the
+    MD's ids and writes its descriptor and context into the MD (CoreQueue.get_md).
 
     For a handle whose get plan holds (see :func:`get`), and a GMO (if any) that asks
     for nothing but matching: no wait, browse, syncpoint or buffer length. Returns None,
     having changed nothing, for anything else: the caller takes the full path."""
     match = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
     if gmo is not None:
-        options = gmo.__dict__
-        if options["Options"] & ~_FAST_GET:
+        if gmo.Options & ~_FAST_GET:
             return None
-        if options["Version"] >= 2:
-            match = options["MatchOptions"]
-    fields = md.__dict__
-    msg_id = correl_id = None
-    if match & cmqc.MQMO_MATCH_MSG_ID:
-        msg_id = fields["MsgId"]
-        if len(msg_id) != 24:
-            msg_id = _id(msg_id)
-    if match & cmqc.MQMO_MATCH_CORREL_ID:
-        correl_id = fields["CorrelId"]
-        if len(correl_id) != 24:
-            correl_id = _id(correl_id)
+        if gmo.Version >= 2:
+            match = gmo.MatchOptions
     try:
-        (record, data, msg_id, correl_id, priority, persistent, expiry, put_time,
-         backout_count, flags) = queue.core.get_full(0, msg_id, correl_id)
+        got = queue.core.get_md(md, match)
     finally:
         if queue.expiring:
             qm.collect_expired(queue)
+    if got is None:
+        return None
+    data, flags = got
     if flags & _EXPIRED_PENDING:
         queue.core._on_expired_pending()
-    values = context.decode(record)
-    values["MsgId"] = msg_id
-    values["CorrelId"] = correl_id
-    values["Priority"] = priority
-    values["Persistence"] = persistent
-    values["BackoutCount"] = backout_count
-    values["PutDate"], values["PutTime"] = _date_time(put_time)
-    values["Expiry"] = (cmqc.MQEI_UNLIMITED if expiry == NEVER
-                        else max(1, math.ceil((expiry - now_us()) / 100_000)))
-    fields.update(values)
     return data
 
 

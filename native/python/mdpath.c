@@ -1,0 +1,445 @@
+/* mdpath.c - an MD's fields in and out of the context record (see mdpath.h)
+ *
+ * The rules are the queue manager's (tpfemu/qmgr/context.py and messages.py), here for
+ * the everyday MD only; whatever else an MD asks for is left to the full path in Python:
+ * - on MQPUT, a record field the application left at the MD's initial value stands for
+ *   the default, and a changed one is stored padded to its width (MQCHARs with blanks,
+ *   MQBYTEs with NULs); the put context comes from the connection (its base record);
+ *   a record equal to the all-defaults record is not stored at all;
+ * - on MQGET, every record field is written back (the defaults when there is no record),
+ *   and Expiry becomes the time left, in tenths of a second rounded up, at least 1.
+ */
+#include "mdpath.h"
+
+#include <string.h>
+#include <time.h>
+
+enum { K_INT = 0, K_BLANK = 1, K_NUL = 2 }; /* record field kinds */
+
+#define MAX_FIELDS 32
+
+typedef struct {
+    PyObject *name;    /**< interned field name */
+    PyObject *initial; /**< the MD's initial value (the class attribute itself) */
+    PyObject *dflt;    /**< the value of a message stored without a record */
+    int kind, width, offset;
+    int app;           /**< 1: taken from the MD on put (else the base record's) */
+} rec_field_t;
+
+/* The MQMD fields the core keeps, and those MQPUT checks, by name. */
+enum { D_PRIORITY, D_PERSISTENCE, D_EXPIRY, D_MSGTYPE, D_REPLYTOQ, D_MSGID, D_CORRELID,
+       D_BACKOUT, D_PUTDATE, D_PUTTIME, N_DESC };
+static const char *const desc_names[N_DESC] = {
+    "Priority", "Persistence", "Expiry", "MsgType", "ReplyToQ", "MsgId", "CorrelId",
+    "BackoutCount", "PutDate", "PutTime",
+};
+#define N_READ (D_CORRELID + 1) /* the fields read from an MD: their initials are needed */
+
+static struct {
+    int ready;
+    int version;
+    Py_ssize_t size;
+    int nfields;
+    int expiry_at;
+    rec_field_t f[MAX_FIELDS];
+    char default_record[TPF_MQ_MAX_CTX];
+    PyObject *name[N_DESC];
+    PyObject *initial[N_READ];
+} L;
+
+#define MQMT_REQUEST 1
+#define MQPER_NOT_PERSISTENT 0
+#define MQPER_PERSISTENT 1
+#define MQPER_PERSISTENCE_AS_Q_DEF 2
+#define MQPRI_PRIORITY_AS_Q_DEF (-1)
+#define MQEI_UNLIMITED (-1)
+
+int64_t md_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void put_i32(char *at, long v)
+{
+    uint32_t u = (uint32_t)(int32_t)v;
+    for (int i = 0; i < 4; i++)
+        at[i] = (char)(u >> (8 * i)); /* the record is little-endian ("<") */
+}
+
+static int32_t get_i32(const char *at)
+{
+    uint32_t u = 0;
+    for (int i = 0; i < 4; i++)
+        u |= (uint32_t)(uint8_t)at[i] << (8 * i);
+    return (int32_t)u;
+}
+
+/* -- the layout, from context.py ---------------------------------------------------- */
+
+static void layout_clear(void)
+{
+    for (int i = 0; i < L.nfields; i++) {
+        Py_CLEAR(L.f[i].name);
+        Py_CLEAR(L.f[i].initial);
+        Py_CLEAR(L.f[i].dflt);
+    }
+    for (int i = 0; i < N_READ; i++)
+        Py_CLEAR(L.initial[i]);
+    L.nfields = 0;
+    L.ready = 0;
+}
+
+/* md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
+ * fields: ((name, kind, width, offset, initial, default, app), ...) in record order;
+ * md_initials: {name: the MD's initial value} for Priority ... CorrelId. */
+PyObject *md_layout_set(PyObject *module, PyObject *args)
+{
+    (void)module;
+    int version, expiry_at;
+    Py_ssize_t size;
+    PyObject *fields, *default_record, *initials;
+    if (!PyArg_ParseTuple(args, "inO!iSO!", &version, &size, &PyTuple_Type, &fields,
+                          &expiry_at, &default_record, &PyDict_Type, &initials))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(fields);
+    if (n > MAX_FIELDS || size < 1 || size > TPF_MQ_MAX_CTX ||
+        PyBytes_GET_SIZE(default_record) != size || expiry_at < 1 || expiry_at + 4 > size) {
+        PyErr_SetString(PyExc_ValueError, "md_layout_set: a layout that does not fit");
+        return NULL;
+    }
+    layout_clear();
+    for (int i = 0; i < N_DESC; i++) {
+        if (L.name[i] == NULL && (L.name[i] = PyUnicode_InternFromString(desc_names[i])) == NULL)
+            return NULL;
+    }
+    for (int i = 0; i < N_READ; i++) {
+        PyObject *v = PyDict_GetItemWithError(initials, L.name[i]);
+        if (v == NULL) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "md_layout_set: no initial value of %s",
+                             desc_names[i]);
+            layout_clear();
+            return NULL;
+        }
+        Py_INCREF(v);
+        L.initial[i] = v;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        rec_field_t *f = &L.f[i];
+        PyObject *name, *initial, *dflt;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "UiiiOOp", &name, &f->kind,
+                              &f->width, &f->offset, &initial, &dflt, &f->app)) {
+            layout_clear();
+            return NULL;
+        }
+        int width = f->kind == K_INT ? 4 : f->width;
+        if (f->kind < K_INT || f->kind > K_NUL || width < 1 || f->offset < 1 ||
+            f->offset + width > size) {
+            PyErr_Format(PyExc_ValueError, "md_layout_set: field %zd does not fit", i);
+            layout_clear();
+            return NULL;
+        }
+        Py_INCREF(name);
+        PyUnicode_InternInPlace(&name);
+        f->name = name;
+        Py_INCREF(initial);
+        f->initial = initial;
+        Py_INCREF(dflt);
+        f->dflt = dflt;
+        L.nfields = (int)i + 1;
+    }
+    L.version = version;
+    L.size = size;
+    L.expiry_at = expiry_at;
+    memcpy(L.default_record, PyBytes_AS_STRING(default_record), (size_t)size);
+    L.ready = 1;
+    Py_RETURN_NONE;
+}
+
+static int check_ready(void)
+{
+    if (L.ready)
+        return 0;
+    PyErr_SetString(PyExc_RuntimeError, "tpfemu._fastpath: md_layout_set() was not called");
+    return -1;
+}
+
+/* -- reading an MD ------------------------------------------------------------------- */
+
+/* The MD's value of descriptor field `which` (borrowed), or NULL with an exception. */
+static PyObject *desc_field(PyObject *fields, int which)
+{
+    PyObject *v = PyDict_GetItemWithError(fields, L.name[which]);
+    if (v == NULL && !PyErr_Occurred())
+        return L.initial[which];
+    return v;
+}
+
+/* 1: an int in MQLONG's signed range, in *out; 0: anything else; -1: error. */
+static int as_i32(PyObject *v, long *out)
+{
+    if (!PyLong_Check(v))
+        return 0;
+    int overflow;
+    long x = PyLong_AsLongAndOverflow(v, &overflow);
+    if (x == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || x < INT32_MIN || x > INT32_MAX)
+        return 0;
+    *out = x;
+    return 1;
+}
+
+static int read_int(PyObject *fields, int which, long *out)
+{
+    PyObject *v = desc_field(fields, which);
+    return v == NULL ? -1 : as_i32(v, out);
+}
+
+/* A MsgId/CorrelId: bytes of at most 24, NUL-padded (as pymqi packs them). */
+static int read_id(PyObject *fields, int which, uint8_t *out)
+{
+    PyObject *v = desc_field(fields, which);
+    if (v == NULL)
+        return -1;
+    if (!PyBytes_Check(v) || PyBytes_GET_SIZE(v) > TPF_MQ_ID_LEN)
+        return 0;
+    Py_ssize_t n = PyBytes_GET_SIZE(v);
+    memcpy(out, PyBytes_AS_STRING(v), (size_t)n);
+    memset(out + n, 0, (size_t)(TPF_MQ_ID_LEN - n));
+    return 1;
+}
+
+/* Python's bytes.strip() leaves nothing: every byte ASCII whitespace. */
+static int is_blank(PyObject *v)
+{
+    const char *p = PyBytes_AS_STRING(v);
+    for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(v); i++)
+        if (strchr(" \t\n\r\v\f", p[i]) == NULL || p[i] == '\0')
+            return 0;
+    return 1;
+}
+
+/* Store an application's value of record field f at `at`: 1 done, 0 not servable. */
+static int put_value(char *at, const rec_field_t *f, PyObject *v)
+{
+    if (f->kind == K_INT) {
+        long x;
+        int r = as_i32(v, &x);
+        if (r > 0)
+            put_i32(at, x);
+        return r;
+    }
+    if (!PyBytes_Check(v) || PyBytes_GET_SIZE(v) > f->width)
+        return 0;
+    Py_ssize_t n = PyBytes_GET_SIZE(v);
+    memcpy(at, PyBytes_AS_STRING(v), (size_t)n);
+    memset(at + n, f->kind == K_BLANK ? ' ' : '\0', (size_t)(f->width - n));
+    return 1;
+}
+
+int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
+                PyObject *base_record, int64_t now, md_put_t *out)
+{
+    if (check_ready() < 0)
+        return -1;
+    long priority, persistence, expiry, msg_type;
+    int r;
+    if ((r = read_int(fields, D_PRIORITY, &priority)) <= 0)
+        return r;
+    if (priority == MQPRI_PRIORITY_AS_Q_DEF)
+        priority = defprty;
+    else if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
+        return 0; /* 2049 warning or 2050: the full path says which */
+    if ((r = read_int(fields, D_PERSISTENCE, &persistence)) <= 0)
+        return r;
+    int persistent;
+    if (persistence == MQPER_PERSISTENCE_AS_Q_DEF)
+        persistent = defpsist;
+    else if (persistence == MQPER_NOT_PERSISTENT || persistence == MQPER_PERSISTENT)
+        persistent = persistence == MQPER_PERSISTENT;
+    else
+        return 0;
+    if (persistent && logged)
+        return 0; /* the recovery log records it: the full path */
+    if ((r = read_int(fields, D_EXPIRY, &expiry)) <= 0)
+        return r;
+    if (expiry == MQEI_UNLIMITED)
+        out->md.expiry = TPF_MQ_NEVER;
+    else if (expiry > 0)
+        out->md.expiry = now + (int64_t)expiry * 100000;
+    else
+        return 0;
+    if ((r = read_int(fields, D_MSGTYPE, &msg_type)) <= 0)
+        return r;
+    if (msg_type == MQMT_REQUEST) {
+        PyObject *reply_to = desc_field(fields, D_REPLYTOQ);
+        if (reply_to == NULL)
+            return -1;
+        if (!PyBytes_Check(reply_to) || is_blank(reply_to))
+            return 0; /* 2027 */
+    }
+    if ((r = read_id(fields, D_MSGID, out->md.msg_id)) <= 0 ||
+        (r = read_id(fields, D_CORRELID, out->md.correl_id)) <= 0)
+        return r;
+
+    if (!PyBytes_Check(base_record) || PyBytes_GET_SIZE(base_record) != L.size) {
+        PyErr_Format(PyExc_ValueError, "the base record must be %zd bytes", L.size);
+        return -1;
+    }
+    memcpy(out->record, PyBytes_AS_STRING(base_record), (size_t)L.size);
+    for (int i = 0; i < L.nfields; i++) {
+        const rec_field_t *f = &L.f[i];
+        if (!f->app)
+            continue;
+        PyObject *v = PyDict_GetItemWithError(fields, f->name);
+        if (v == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            continue; /* not set: the MD's initial value, the default */
+        }
+        if (v == f->initial)
+            continue;
+        int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
+        if (same < 0)
+            return -1;
+        if (same)
+            continue;
+        if ((r = put_value(out->record + f->offset, f, v)) <= 0)
+            return r;
+    }
+    put_i32(out->record + L.expiry_at, expiry);
+    out->record_len =
+        memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;
+    out->md.priority = (uint8_t)priority;
+    out->md.persistent = (uint8_t)persistent;
+    out->md.put_time = now;
+    out->md.uow = 0;
+    out->md.ctx_len = out->record_len;
+    out->md.backout_count = 0;
+    out->md.flags = 0;
+    return 1;
+}
+
+/* -- writing an MD ------------------------------------------------------------------- */
+
+/* PutDate and PutTime of a time (GMT), made once per hundredth of a second. */
+static int date_time(int64_t us, PyObject **date, PyObject **clock)
+{
+    static int64_t tick = -1;
+    static PyObject *cached_date, *cached_clock;
+    int64_t t = us / 10000;
+    if (t != tick) {
+        time_t seconds = (time_t)(t / 100);
+        struct tm tm;
+        if (gmtime_r(&seconds, &tm) == NULL || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900) {
+            PyErr_SetString(PyExc_OverflowError, "put time out of range");
+            return -1;
+        }
+        char d[48], c[48];
+        snprintf(d, sizeof d, "%04d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+        snprintf(c, sizeof c, "%02d%02d%02d%02d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                 (int)(t % 100));
+        PyObject *nd = PyBytes_FromStringAndSize(d, 8);
+        PyObject *nc = PyBytes_FromStringAndSize(c, 8);
+        if (nd == NULL || nc == NULL) {
+            Py_XDECREF(nd);
+            Py_XDECREF(nc);
+            return -1;
+        }
+        Py_XSETREF(cached_date, nd);
+        Py_XSETREF(cached_clock, nc);
+        tick = t;
+    }
+    *date = cached_date;
+    *clock = cached_clock;
+    return 0;
+}
+
+/* fields[name] = value, stealing the reference to value (NULL: an error already set). */
+static int set_new(PyObject *fields, PyObject *name, PyObject *value)
+{
+    if (value == NULL)
+        return -1;
+    int rc = PyDict_SetItem(fields, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+static int set_date_time(PyObject *fields, int64_t us)
+{
+    PyObject *date, *clock;
+    if (date_time(us, &date, &clock) < 0 || PyDict_SetItem(fields, L.name[D_PUTDATE], date) < 0 ||
+        PyDict_SetItem(fields, L.name[D_PUTTIME], clock) < 0)
+        return -1;
+    return 0;
+}
+
+int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs, int64_t now)
+{
+    if (set_new(fields, L.name[D_MSGID],
+                PyBytes_FromStringAndSize((const char *)msg_id, TPF_MQ_ID_LEN)) < 0 ||
+        PyDict_Update(fields, outputs) < 0)
+        return -1;
+    return set_date_time(fields, now);
+}
+
+int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
+{
+    if (check_ready() < 0)
+        return -1;
+    int r;
+    req->match = match & (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID);
+    memset(req->msg_id, 0, TPF_MQ_ID_LEN);
+    memset(req->correl_id, 0, TPF_MQ_ID_LEN);
+    if ((match & MQMO_MATCH_MSG_ID) && (r = read_id(fields, D_MSGID, req->msg_id)) <= 0)
+        return r;
+    if ((match & MQMO_MATCH_CORREL_ID) && (r = read_id(fields, D_CORRELID, req->correl_id)) <= 0)
+        return r;
+    return 1;
+}
+
+int md_get_write(PyObject *fields, const tpf_mq_msg_t *md, const char *record, int64_t now)
+{
+    if (check_ready() < 0)
+        return -1;
+    if (md->ctx_len == 0) {
+        for (int i = 0; i < L.nfields; i++)
+            if (PyDict_SetItem(fields, L.f[i].name, L.f[i].dflt) < 0)
+                return -1;
+    } else {
+        if ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version) {
+            PyErr_Format(PyExc_ValueError,
+                         "context record of %u bytes, version %d: not one this queue "
+                         "manager wrote (%zd bytes, version %d)",
+                         md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
+            return -1;
+        }
+        for (int i = 0; i < L.nfields; i++) {
+            const rec_field_t *f = &L.f[i];
+            const char *at = record + f->offset;
+            PyObject *v = f->kind == K_INT ? PyLong_FromLong(get_i32(at))
+                                           : PyBytes_FromStringAndSize(at, f->width);
+            if (set_new(fields, f->name, v) < 0)
+                return -1;
+        }
+    }
+    long left = MQEI_UNLIMITED;
+    if (md->expiry != TPF_MQ_NEVER) {
+        int64_t us = md->expiry - now;
+        int64_t tenths = us > 0 ? (us + 99999) / 100000 : 0;
+        left = tenths < 1 ? 1 : tenths > INT32_MAX ? INT32_MAX : (long)tenths;
+    }
+    if (set_new(fields, L.name[D_MSGID],
+                PyBytes_FromStringAndSize((const char *)md->msg_id, TPF_MQ_ID_LEN)) < 0 ||
+        set_new(fields, L.name[D_CORRELID],
+                PyBytes_FromStringAndSize((const char *)md->correl_id, TPF_MQ_ID_LEN)) < 0 ||
+        set_new(fields, L.name[D_PRIORITY], PyLong_FromLong(md->priority)) < 0 ||
+        set_new(fields, L.name[D_PERSISTENCE], PyLong_FromLong(md->persistent)) < 0 ||
+        set_new(fields, L.name[D_BACKOUT], PyLong_FromLong(md->backout_count)) < 0 ||
+        set_new(fields, L.name[D_EXPIRY], PyLong_FromLong(left)) < 0)
+        return -1;
+    return set_date_time(fields, md->put_time);
+}

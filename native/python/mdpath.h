@@ -1,0 +1,57 @@
+/* mdpath.h - the MQMD side of MQPUT/MQGET with an MD, for tpfemu._fastpath
+ *
+ * The queue manager keeps the MQMD fields the core does not act on in a context record
+ * at the head of the message (tpfemu/qmgr/context.py defines it). These functions read
+ * an MD's fields for a put and build its record, and write a got message's fields and
+ * record back into an MD, working on the MD's instance dict directly. The record layout
+ * and the MD's initial values are not written here: context.py hands them over once
+ * (md_layout_set), so the record has one definition.
+ *
+ * An MD here is tpfemu.mq.structs.MD: its instance dict holds the fields set on it,
+ * already checked (ints in MQLONG range, bytes no longer than their field); a field not
+ * in the dict has the MD's initial value. All functions need the GIL.
+ */
+#ifndef TPFEMU_MDPATH_H
+#define TPFEMU_MDPATH_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "tpf/queue.h"
+
+/** What md_put_read found: the core descriptor, and the record in `record`. */
+typedef struct {
+    tpf_mq_msg_t md;          /**< priority, persistent, expiry, ids (zero: none) */
+    uint32_t record_len;      /**< 0 when every field is a default (no record stored) */
+    char record[TPF_MQ_MAX_CTX];
+} md_put_t;
+
+/** md_layout_set(version, size, fields, expiry_offset, default_record, md_initials):
+ * see mdpath.c. Returns None, or raises. */
+PyObject *md_layout_set(PyObject *module, PyObject *args);
+
+/**
+ * Read an MD for MQPUT. Returns 1 and fills *out when the fast path serves it; 0 when it
+ * does not (a value the full path must judge: a priority or persistence out of range,
+ * expiry 0, a request without ReplyToQ, a persistent message with `logged`, ...), having
+ * changed nothing; -1 with an exception set.
+ * @param base_record the connection's put-context record, the full layout size.
+ */
+int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
+                PyObject *base_record, int64_t now, md_put_t *out);
+
+/** After the put: MsgId, PutDate, PutTime and the put context `outputs` into the MD. */
+int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs, int64_t now);
+
+/** Read the MsgId/CorrelId an MQGET matches (`match`: MQMO_* bits) into req. */
+int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);
+
+/** Write a got message's descriptor and record (md->ctx_len bytes at `record`) into the
+ * MD. Raises ValueError for a record this layout did not write. */
+int md_get_write(PyObject *fields, const tpf_mq_msg_t *md, const char *record, int64_t now);
+
+/** The wall clock in microseconds (the clock of put times and expiry deadlines). */
+int64_t md_now_us(void);
+
+#endif
