@@ -17,31 +17,9 @@
 
 #define ID(ix, n) ((ix)->which ? (n)->md.correl_id : (n)->md.msg_id)
 
-int tpf_id_is_zero(const uint8_t *id)
-{
-    uint64_t w[3];
-    memcpy(w, id, sizeof w);
-    return (w[0] | w[1] | w[2]) == 0;
-}
-
-/* Fold the three words, then murmur3's 64-bit finalizer: every input bit reaches the
- * low bits used as the slot number (generated MsgIds differ only in their last bytes). */
-uint32_t tpf_index_hash(const uint8_t *id)
-{
-    uint64_t w[3];
-    memcpy(w, id, sizeof w);
-    uint64_t h = w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ ((w[2] << 31) | (w[2] >> 33));
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 33;
-    return (uint32_t)h;
-}
-
 int tpf_index_init(tpf_index_t *ix, int which, uint32_t slots)
 {
-    ix->slots = calloc(slots, sizeof *ix->slots);
+    ix->slots = tpf_big_alloc((size_t)slots * sizeof *ix->slots);
     if (ix->slots == NULL)
         return MQRC_STORAGE_NOT_AVAILABLE;
     ix->mask = slots - 1u;
@@ -52,7 +30,7 @@ int tpf_index_init(tpf_index_t *ix, int which, uint32_t slots)
 
 void tpf_index_destroy(tpf_index_t *ix)
 {
-    free(ix->slots);
+    tpf_big_free(ix->slots, ((size_t)ix->mask + 1u) * sizeof *ix->slots);
     ix->slots = NULL;
 }
 
@@ -69,19 +47,19 @@ static int grow(tpf_index_t *ix)
     uint32_t n = (ix->mask + 1u) * 2u;
     if (n == 0)
         return MQRC_STORAGE_NOT_AVAILABLE;
-    tpf_index_slot_t *s = calloc(n, sizeof *s);
+    tpf_index_slot_t *s = tpf_big_alloc((size_t)n * sizeof *s);
     if (s == NULL)
         return MQRC_STORAGE_NOT_AVAILABLE;
     for (uint32_t i = 0; i <= ix->mask; i++)
         if (ix->slots[i].node != NULL)
             place(s, n - 1u, ix->slots[i]);
-    free(ix->slots);
+    tpf_big_free(ix->slots, ((size_t)ix->mask + 1u) * sizeof *s);
     ix->slots = s;
     ix->mask = n - 1u;
     return MQRC_NONE;
 }
 
-int tpf_index_reserve(tpf_index_t *ix, uint32_t extra)
+int tpf_index_grow_for(tpf_index_t *ix, uint32_t extra)
 {
     while (((uint64_t)ix->count + extra) * 2u > (uint64_t)ix->mask + 1u)
         if (grow(ix) != MQRC_NONE)

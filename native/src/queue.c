@@ -81,6 +81,7 @@ int tpf_mq_create(const tpf_mq_config_t *cfg, tpf_mq_queue_t **out)
         return MQRC_STORAGE_NOT_AVAILABLE;
     }
     q->cfg = *cfg;
+    q->prefix_hash = tpf_hash_prefix(q->cfg.msgid_prefix);
     q->next_seq = 1;
     *out = q;
     return MQRC_NONE;
@@ -118,10 +119,8 @@ int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg)
     if (q == NULL || !valid_config(cfg))
         return TPF_RC_INVALID_ARGUMENT;
     QLOCK(q);
-    /* The MsgId reserved for the next put (and its index hash) used the old prefix. */
-    if (memcmp(q->cfg.msgid_prefix, cfg->msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN) != 0)
-        q->next_counter = 0;
     q->cfg = *cfg;
+    q->prefix_hash = tpf_hash_prefix(q->cfg.msgid_prefix);
     QUNLOCK(q);
     return MQRC_NONE;
 }
@@ -177,33 +176,46 @@ static inline tpf_ring_t *put_ring(tpf_mq_queue_t *q, int priority)
     return &q->ring[q->cfg.fifo ? q->cfg.default_priority : priority];
 }
 
-static void compose_msgid(const tpf_mq_queue_t *q, uint64_t counter, uint8_t *id)
+/** Counter values a queue reserves at a time from the process-wide counter: generated
+ * MsgIds stay unique across queues, and a put pays for an atomic once per block. */
+#define MSGID_BLOCK 64
+/** The put whose MsgId index slot a put prefetches: this many puts ahead. */
+#define MSGID_AHEAD 2
+
+/** The counter as the native word whose bytes are the big-endian counter. */
+static inline uint64_t counter_word(uint64_t counter)
 {
-    memcpy(id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return __builtin_bswap64(counter);
+#else
+    uint8_t b[8];
     for (int i = 0; i < 8; i++)
-        id[TPF_MQ_ID_LEN - 1 - i] = (uint8_t)(counter >> (8 * i));
+        b[7 - i] = (uint8_t)(counter >> (8 * i));
+    uint64_t w;
+    memcpy(&w, b, sizeof w);
+    return w;
+#endif
 }
 
-/** Give n a new MsgId: queue prefix + a process-wide counter. The counter value for
- * the next generated id is reserved now, and its index slot prefetched, so the next
- * put finds that slot in cache. Returns the hash of the id given. */
+/** Give a message a new MsgId: the queue's prefix + a counter value from the queue's
+ * reserved block (8 bytes, big-endian). Its hash is computed from the counter and the
+ * queue's prefix half (the same value tpf_index_hash() gives for the whole id), and the
+ * index slot of the MsgId generated MSGID_AHEAD puts later is prefetched now, so that
+ * put finds its slot in cache. Returns the hash of the id given. */
 static uint32_t generate_msgid(tpf_mq_queue_t *q, uint8_t *id)
 {
-    uint32_t hash;
-    if (q->next_counter == 0) {
-        uint64_t c = atomic_fetch_add_explicit(&msgid_counter, 1, memory_order_relaxed);
-        compose_msgid(q, c, id);
-        hash = tpf_index_hash(id);
-    } else {
-        compose_msgid(q, q->next_counter, id);
-        hash = q->next_mid_hash;
+    if (q->ctr_next == q->ctr_end) {
+        q->ctr_next =
+            atomic_fetch_add_explicit(&msgid_counter, MSGID_BLOCK, memory_order_relaxed);
+        q->ctr_end = q->ctr_next + MSGID_BLOCK;
     }
-    uint8_t next[TPF_MQ_ID_LEN];
-    q->next_counter = atomic_fetch_add_explicit(&msgid_counter, 1, memory_order_relaxed);
-    compose_msgid(q, q->next_counter, next);
-    q->next_mid_hash = tpf_index_hash(next);
-    tpf_index_prefetch(&q->mid, q->next_mid_hash);
-    return hash;
+    uint64_t tail = counter_word(q->ctr_next++);
+    memcpy(id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
+    memcpy(id + TPF_MQ_MSGID_PREFIX_LEN, &tail, sizeof tail);
+    /* (past the block's end this guesses wrong: a wasted prefetch, once per block) */
+    tpf_index_prefetch(&q->mid, tpf_hash_finish(q->prefix_hash,
+                                                counter_word(q->ctr_next + MSGID_AHEAD - 1)));
+    return tpf_hash_finish(q->prefix_hash, tail);
 }
 
 /** Place a filled node at the tail of its list, index and count it. `r` is its uow
@@ -488,29 +500,34 @@ static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32
     return MQRC_NONE;
 }
 
-/** The put itself, with q locked and md checked. On success md->seq (and a generated
- * msg_id) are written back. */
-static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length)
+/** The first half of a put, with q locked and the message checked: room in the
+ * indexes and the ring, the unit-of-work record (*r), and a slot. Returns the slot for
+ * the caller to fill n->md in, or NULL with *rc set. */
+static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint32_t length,
+                             tpf_uow_rec_t **r, int *rc)
 {
-    if (q->cfg.max_depth != 0 && q->st.depth >= q->cfg.max_depth)
-        return MQRC_Q_FULL;
-    if (tpf_index_reserve(&q->mid, 1) != MQRC_NONE || tpf_index_reserve(&q->cid, 1) != MQRC_NONE ||
-        tpf_ring_reserve(put_ring(q, md->priority), 1) != MQRC_NONE)
-        return MQRC_STORAGE_NOT_AVAILABLE;
-    tpf_uow_rec_t *r = NULL;
-    if (md->uow != 0 && (r = uow_find(q, md->uow, 1)) == NULL)
-        return MQRC_STORAGE_NOT_AVAILABLE;
-    tpf_node_t *n = tpf_slab_alloc(&q->slab, length);
-    if (n == NULL) {
-        if (r != NULL && r->head == NULL)
-            uow_forget(q, r);
-        return MQRC_STORAGE_NOT_AVAILABLE;
+    *r = NULL;
+    if (q->cfg.max_depth != 0 && q->st.depth >= q->cfg.max_depth) {
+        *rc = MQRC_Q_FULL;
+        return NULL;
     }
-    n->md = *md;
-    n->md.length = length;
-    if (!(md->flags & TPF_MQ_F_RESTORE) || n->md.backout_count < 0)
-        n->md.backout_count = 0;
-    n->md.flags = 0;
+    *rc = MQRC_STORAGE_NOT_AVAILABLE;
+    if (tpf_index_reserve(&q->mid, 1) != MQRC_NONE || tpf_index_reserve(&q->cid, 1) != MQRC_NONE ||
+        tpf_ring_reserve(put_ring(q, priority), 1) != MQRC_NONE)
+        return NULL;
+    if (uow != 0 && (*r = uow_find(q, uow, 1)) == NULL)
+        return NULL;
+    tpf_node_t *n = tpf_slab_alloc(&q->slab, length);
+    if (n == NULL && *r != NULL && (*r)->head == NULL)
+        uow_forget(q, *r);
+    return n;
+}
+
+/** The second half: stamp, name, copy and link the node whose md the caller filled
+ * (put_time 0 = now; all-zero msg_id = generate one). */
+static void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, const void *data,
+                       uint32_t length)
+{
     if (n->md.put_time == 0)
         n->md.put_time = clock_us();
     int generated = tpf_id_is_zero(n->md.msg_id);
@@ -519,6 +536,23 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
     if (length != 0)
         memcpy(n->data, data, length);
     link_new(q, n, r, generated);
+}
+
+/** The put itself, with q locked and md checked. On success md->seq (and a generated
+ * msg_id) are written back. */
+static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length)
+{
+    tpf_uow_rec_t *r;
+    int rc;
+    tpf_node_t *n = put_begin(q, md->priority, md->uow, length, &r, &rc);
+    if (n == NULL)
+        return rc;
+    n->md = *md;
+    n->md.length = length;
+    if (!(md->flags & TPF_MQ_F_RESTORE) || n->md.backout_count < 0)
+        n->md.backout_count = 0;
+    n->md.flags = 0;
+    put_finish(q, n, r, data, length);
     memcpy(md->msg_id, n->md.msg_id, TPF_MQ_ID_LEN);
     md->seq = n->md.seq;
     return MQRC_NONE;
@@ -546,17 +580,27 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
         return MQRC_PRIORITY_ERROR;
     if (length > q->cfg.max_msg_length)
         return MQRC_MSG_TOO_BIG_FOR_Q;
-    tpf_mq_msg_t md;
-    memset(md.msg_id, 0, sizeof md.msg_id);
-    memset(md.correl_id, 0, sizeof md.correl_id);
-    md.expiry = TPF_MQ_NEVER;
-    md.put_time = 0;
-    md.ctx_len = 0;
-    md.uow = uow;
-    md.priority = (uint8_t)priority;
-    md.persistent = 0;
+    /* The descriptor is written straight into the slot: building it on the stack and
+     * copying it made the copy's wide loads wait on the narrow stores (store forwarding). */
+    tpf_uow_rec_t *r;
+    int rc;
     QLOCK(q);
-    int rc = put_locked(q, &md, data, length);
+    tpf_node_t *n = put_begin(q, priority, uow, length, &r, &rc);
+    if (n != NULL) {
+        memset(n->md.msg_id, 0, sizeof n->md.msg_id);
+        memset(n->md.correl_id, 0, sizeof n->md.correl_id);
+        n->md.expiry = TPF_MQ_NEVER;
+        n->md.put_time = 0;
+        n->md.uow = uow;
+        n->md.length = length;
+        n->md.ctx_len = 0;
+        n->md.backout_count = 0;
+        n->md.priority = (uint8_t)priority;
+        n->md.persistent = 0;
+        n->md.flags = 0;
+        put_finish(q, n, r, data, length);
+        rc = MQRC_NONE;
+    }
     QUNLOCK(q);
     return rc;
 }

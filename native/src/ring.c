@@ -21,7 +21,7 @@ static uint32_t capacity(const tpf_ring_t *r)
  * and every node gets a new position (each node is written); otherwise positions stay. */
 static int rebuild(tpf_ring_t *r, uint32_t cap, int compact)
 {
-    tpf_node_t **s = calloc(cap, sizeof *s);
+    tpf_node_t **s = tpf_big_alloc((size_t)cap * sizeof *s);
     if (s == NULL)
         return MQRC_STORAGE_NOT_AVAILABLE;
     uint64_t pos = r->head;
@@ -38,13 +38,13 @@ static int rebuild(tpf_ring_t *r, uint32_t cap, int compact)
     }
     if (compact)
         r->tail = pos;
-    free(r->slots);
+    tpf_big_free(r->slots, (size_t)capacity(r) * sizeof *s);
     r->slots = s;
     r->mask = cap - 1u;
     return MQRC_NONE;
 }
 
-int tpf_ring_reserve(tpf_ring_t *r, uint32_t extra)
+int tpf_ring_make_room(tpf_ring_t *r, uint32_t extra)
 {
     for (;;) {
         uint32_t cap = capacity(r);
@@ -99,6 +99,6 @@ tpf_node_t *tpf_ring_next(const tpf_ring_t *r, const tpf_node_t *n)
 
 void tpf_ring_destroy(tpf_ring_t *r)
 {
-    free(r->slots);
+    tpf_big_free(r->slots, (size_t)capacity(r) * sizeof *r->slots);
     r->slots = NULL;
 }
