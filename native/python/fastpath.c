@@ -355,7 +355,7 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     }
     const char *p = get_scratch.p;
-    if (md_get_write(fields, &md, p, md_now_us()) < 0)
+    if (md_get_write(args[0], &md, p, md_now_us()) < 0)
         goto done;
     result = Py_BuildValue("(y#H)", p + md.ctx_len, (Py_ssize_t)(md.length - md.ctx_len),
                            (unsigned short)md.flags);

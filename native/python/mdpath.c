@@ -22,6 +22,7 @@ typedef struct {
     PyObject *name;    /**< interned field name */
     PyObject *initial; /**< the MD's initial value (the class attribute itself) */
     PyObject *dflt;    /**< the value of a message stored without a record */
+    long dflt_int;     /**< dflt as a C long (K_INT) */
     int kind, width, offset;
     int app;           /**< 1: taken from the MD on put (else the base record's) */
 } rec_field_t;
@@ -45,6 +46,10 @@ static struct {
     char default_record[TPF_MQ_MAX_CTX];
     PyObject *name[N_DESC];
     PyObject *initial[N_READ];
+    /** Every field MQGET writes, at the value of a message stored without a record
+     * (descriptor fields: None, always overwritten): copied as an MD's new dict, so a
+     * get fills a dict already sized and holding the defaults. */
+    PyObject *get_template;
 } L;
 
 #define MQMT_REQUEST 1
@@ -76,6 +81,8 @@ static int32_t get_i32(const char *at)
     return (int32_t)u;
 }
 
+static int as_i32(PyObject *v, long *out);
+
 /* -- the layout, from context.py ---------------------------------------------------- */
 
 static void layout_clear(void)
@@ -87,6 +94,7 @@ static void layout_clear(void)
     }
     for (int i = 0; i < N_READ; i++)
         Py_CLEAR(L.initial[i]);
+    Py_CLEAR(L.get_template);
     L.nfields = 0;
     L.ready = 0;
 }
@@ -149,7 +157,32 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
         Py_INCREF(dflt);
         f->dflt = dflt;
         L.nfields = (int)i + 1;
+        int ok = f->kind == K_INT ? as_i32(dflt, &f->dflt_int)
+                                  : PyBytes_Check(dflt) && PyBytes_GET_SIZE(dflt) == f->width;
+        if (ok <= 0) {
+            if (ok == 0)
+                PyErr_Format(PyExc_ValueError, "md_layout_set: field %zd's default is not "
+                             "in stored form", i);
+            layout_clear();
+            return NULL;
+        }
     }
+    if ((L.get_template = PyDict_New()) == NULL) {
+        layout_clear();
+        return NULL;
+    }
+    for (int i = 0; i < L.nfields; i++)
+        if (PyDict_SetItem(L.get_template, L.f[i].name, L.f[i].dflt) < 0) {
+            layout_clear();
+            return NULL;
+        }
+    static const int outputs[] = {D_MSGID, D_CORRELID, D_PRIORITY, D_PERSISTENCE, D_BACKOUT,
+                                  D_EXPIRY, D_PUTDATE, D_PUTTIME};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
+        if (PyDict_SetItem(L.get_template, L.name[outputs[i]], Py_None) < 0) {
+            layout_clear();
+            return NULL;
+        }
     L.version = version;
     L.size = size;
     L.expiry_at = expiry_at;
@@ -401,30 +434,45 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
     return 1;
 }
 
-int md_get_write(PyObject *fields, const tpf_mq_msg_t *md, const char *record, int64_t now)
+int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now)
 {
     if (check_ready() < 0)
         return -1;
-    if (md->ctx_len == 0) {
-        for (int i = 0; i < L.nfields; i++)
-            if (PyDict_SetItem(fields, L.f[i].name, L.f[i].dflt) < 0)
-                return -1;
-    } else {
-        if ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version) {
-            PyErr_Format(PyExc_ValueError,
-                         "context record of %u bytes, version %d: not one this queue "
-                         "manager wrote (%zd bytes, version %d)",
-                         md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
-            return -1;
+    if (md->ctx_len != 0 &&
+        ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version)) {
+        PyErr_Format(PyExc_ValueError,
+                     "context record of %u bytes, version %d: not one this queue manager "
+                     "wrote (%zd bytes, version %d)",
+                     md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
+        return -1;
+    }
+    /* The MD's new dict: every output field present (the defaults), then what was set
+     * on the MD, then the message's values over both. */
+    PyObject *old = PyObject_GenericGetDict(obj, NULL);
+    if (old == NULL)
+        return -1;
+    PyObject *fields = PyDict_Copy(L.get_template);
+    if (fields == NULL || PyDict_Update(fields, old) < 0) {
+        Py_DECREF(old);
+        Py_XDECREF(fields);
+        return -1;
+    }
+    Py_DECREF(old);
+    int rc = -1;
+    for (int i = 0; md->ctx_len != 0 && i < L.nfields; i++) {
+        const rec_field_t *f = &L.f[i];
+        const char *at = record + f->offset;
+        PyObject *v;
+        if (f->kind == K_INT) {
+            int32_t x = get_i32(at);
+            v = x == f->dflt_int ? Py_NewRef(f->dflt) : PyLong_FromLong(x);
+        } else {
+            v = memcmp(at, PyBytes_AS_STRING(f->dflt), (size_t)f->width) == 0
+                    ? Py_NewRef(f->dflt)
+                    : PyBytes_FromStringAndSize(at, f->width);
         }
-        for (int i = 0; i < L.nfields; i++) {
-            const rec_field_t *f = &L.f[i];
-            const char *at = record + f->offset;
-            PyObject *v = f->kind == K_INT ? PyLong_FromLong(get_i32(at))
-                                           : PyBytes_FromStringAndSize(at, f->width);
-            if (set_new(fields, f->name, v) < 0)
-                return -1;
-        }
+        if (set_new(fields, f->name, v) < 0)
+            goto done;
     }
     long left = MQEI_UNLIMITED;
     if (md->expiry != TPF_MQ_NEVER) {
@@ -439,7 +487,11 @@ int md_get_write(PyObject *fields, const tpf_mq_msg_t *md, const char *record, i
         set_new(fields, L.name[D_PRIORITY], PyLong_FromLong(md->priority)) < 0 ||
         set_new(fields, L.name[D_PERSISTENCE], PyLong_FromLong(md->persistent)) < 0 ||
         set_new(fields, L.name[D_BACKOUT], PyLong_FromLong(md->backout_count)) < 0 ||
-        set_new(fields, L.name[D_EXPIRY], PyLong_FromLong(left)) < 0)
-        return -1;
-    return set_date_time(fields, md->put_time);
+        set_new(fields, L.name[D_EXPIRY], PyLong_FromLong(left)) < 0 ||
+        set_date_time(fields, md->put_time) < 0)
+        goto done;
+    rc = PyObject_GenericSetDict(obj, fields, NULL);
+done:
+    Py_DECREF(fields);
+    return rc;
 }

@@ -47,9 +47,10 @@ int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs, int
 /** Read the MsgId/CorrelId an MQGET matches (`match`: MQMO_* bits) into req. */
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);
 
-/** Write a got message's descriptor and record (md->ctx_len bytes at `record`) into the
- * MD. Raises ValueError for a record this layout did not write. */
-int md_get_write(PyObject *fields, const tpf_mq_msg_t *md, const char *record, int64_t now);
+/** Write a got message's descriptor and record (md->ctx_len bytes at `record`) into
+ * the MD `obj` (its instance dict is replaced by one holding every field the get
+ * writes). Raises ValueError, changing nothing, for a record this layout did not write. */
+int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now);
 
 /** The wall clock in microseconds (the clock of put times and expiry deadlines). */
 int64_t md_now_us(void);
