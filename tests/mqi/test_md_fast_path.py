@@ -1,4 +1,4 @@
-"""MQPUT and MQGET with an MD on the fast path (messages._put_with_md/_get_with_md).
+"""MQPUT and MQGET with an MD on the fast path (messages.put/get, CoreQueue.put_md/get_md).
 
 Once a handle has a plan (an earlier call checked the queue and the options), a put or
 get with an MD and no options is one C call. These tests hold it to the full path: the

@@ -236,8 +236,8 @@ class Queue:
             if not opts:
                 messages.put(self._qmgr.connection, handle, msg)
                 return
-            if len(opts) < 3 and not handle.closed:
-                messages.put(self._qmgr.connection, handle, msg, *opts)
+            if len(opts) < 3 and not handle.closed:  # an open handle's connection is live
+                messages.put(handle.conn, handle, msg, *opts)
                 return
         md, pmo = _md_and_options(opts) if opts else (None, None)
         data, md = _message_bytes(msg, md, self._qmgr)
@@ -249,8 +249,8 @@ class Queue:
         if handle is not None:
             if not opts and max_length is None:
                 return messages.get(self._qmgr.connection, handle)
-            if len(opts) < 3 and not handle.closed:
-                return messages.get(self._qmgr.connection, handle, max_length, *opts)
+            if len(opts) < 3 and not handle.closed:  # an open handle's connection is live
+                return messages.get(handle.conn, handle, max_length, *opts)
         md, gmo = _md_and_options(opts) if opts else (None, None)
         handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
         return messages.get(self._qmgr.connection, handle, max_length, md, gmo)

@@ -45,23 +45,23 @@ class EventBus:
     def __init__(self, qmgr: str, console: Callable[[str], None] | None = None) -> None:
         self.qmgr = qmgr
         self._subscribers: tuple[Subscriber, ...] = ()
+        #: True when someone listens (callers skip building event fields otherwise). A
+        #: plain attribute, kept by subscribe/unsubscribe: every MQI call reads it.
+        self.active = False
         self._lock = threading.Lock()
         self._console = console
-
-    @property
-    def active(self) -> bool:
-        """True when someone listens (callers skip building event fields otherwise)."""
-        return bool(self._subscribers)
 
     def subscribe(self, fn: Subscriber) -> None:
         """Call ``fn(event)`` for every event from now on."""
         with self._lock:
             self._subscribers = (*self._subscribers, fn)
+            self.active = True
 
     def unsubscribe(self, fn: Subscriber) -> None:
         """Stop calling ``fn`` (no error if it was not subscribed)."""
         with self._lock:
             self._subscribers = tuple(s for s in self._subscribers if s != fn)
+            self.active = bool(self._subscribers)
 
     def emit(self, kind: str, queue: str, time_us: int, **fields: Any) -> None:
         """Deliver one event to every subscriber."""

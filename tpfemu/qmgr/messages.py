@@ -61,8 +61,9 @@ _CONTEXT_NEEDS = (
 # Put options that leave a message with no MD on the fast path.
 _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
              | cmqc.MQPMO_FAIL_IF_QUIESCING)
-#: MQGMO options that keep a get with an MD on the fast path (see _get_with_md)
+#: MQGMO options that keep a get with an MD on the fast path (see get)
 _FAST_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING
+_MATCH_BOTH = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
 _CURSOR_BITS = sum(_CORE_GMO.values())
 _BROWSE = cmqc.MQGMO_BROWSE_FIRST | cmqc.MQGMO_BROWSE_NEXT | cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR
 
@@ -153,9 +154,11 @@ def _queue_usable(conn: Connection, handle: Handle, call: str) -> None:
 def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
     """MQPUT ``data`` on an open handle.
 
-    The fast path: a put with no MD and no options, on a handle whose put plan (the
-    queue, DEFPRTY and length limit, decided by an earlier put) is still valid for the
-    catalog's generation, outside any commit scope, is one call into the core.
+    The fast path: a put with no options, on a handle whose put plan (the queue,
+    DEFPRTY, length limit and DEFPSIST, decided by an earlier put) is still valid for the
+    catalog's generation, outside any commit scope and with no event listener, is one
+    call into the core: with no MD, or with an everyday MD (see CoreQueue.put_md),
+    which the call reads and writes back. Anything else takes the full path.
 
     :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
@@ -167,14 +170,25 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
                 and conn.connected and len(data) <= plan[3] and not open_scopes()
                 and not qm.events.active):
-            if md is None and not plan[4]:
-                queue = plan[1]
-                queue.core.put(data, plan[2])
-                if queue.waiters:
-                    queue.wake()
-                return
-            if type(md) is MD and _put_with_md(conn, plan, data, md):
-                return
+            queue = plan[1]
+            if md is None:
+                if not plan[4]:  # DEFPSIST(YES) needs the full path
+                    queue.core.put(data, plan[2])
+                    if queue.waiters:
+                        queue.wake()
+                    return
+            elif type(md) is MD:
+                # An everyday MD: read, put and written back in one C call, which returns
+                # False (having changed nothing) for anything the full path must judge:
+                # a priority or persistence out of range, Expiry 0, a request without
+                # ReplyToQ, a persistent message the log must record.
+                if md.Expiry != cmqc.MQEI_UNLIMITED:
+                    queue.expiring = True  # gets then collect what expires
+                if queue.core.put_md(md, data, plan[2], plan[4], qm.persistence is not None,
+                                     conn.put_record, conn.put_outputs):
+                    if queue.waiters:
+                        queue.wake()
+                    return
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise _fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -213,26 +227,6 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         limit = min(queue.definition.maxmsgl,
                     profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
         handle.put_plan = (generation, queue, first.defprty, limit, first.defpsist == "YES")
-
-
-def _put_with_md(conn: Connection, plan: tuple, data: bytes, md: MD) -> bool:
-    """MQPUT with an MD on the fast path: one C call reads the MD, puts the message with
-    its context record and writes the MD's outputs (CoreQueue.put_md).
-
-    ``plan`` is the handle's put plan (see :func:`put`). Serves the MDs of everyday
-    puts: a priority 0-9 or as the queue's, expiry unlimited or a positive count, any
-    ids and descriptor fields, the default put context, and a persistent message only
-    where nothing is logged. Anything else returns False having changed nothing, and
-    the caller takes the full path, which raises the errors and warnings."""
-    queue = plan[1]
-    if md.Expiry != cmqc.MQEI_UNLIMITED:
-        queue.expiring = True  # gets then collect what expires
-    if not queue.core.put_md(md, data, plan[2], plan[4], conn.qmgr.persistence is not None,
-                             conn.put_record, conn.put_outputs):
-        return False
-    if queue.waiters:
-        queue.wake()
-    return True
 
 
 def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
@@ -448,6 +442,11 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         gmo: Any = None) -> bytes:
     """MQGET (or browse) one message from an open handle; return its data.
 
+    The fast path: on a handle whose get plan (decided by an earlier get) still holds,
+    outside any commit scope and with no event listener and no recovery log, a get with
+    no buffer length and no options other than matching, with no MD or our MD, is one
+    call into the core (see CoreQueue.get_md). Anything else takes the full path.
+
     :param max_length: the buffer length; None returns the whole message.
     :raises MQMIError: 2037/2036 not open for input/browse, 2016 get inhibited, 2033 no
         message (after WaitInterval with MQGMO_WAIT), 2080 (comp 1) too long, 2079 (comp 1,
@@ -466,9 +465,23 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                     if queue.expiring:
                         qm.collect_expired(queue)
             if type(md) is MD and (gmo is None or type(gmo) is GMO):
-                data = _get_with_md(qm, queue, md, gmo)
-                if data is not None:
-                    return data
+                # Matched by the MD's ids only (no wait, browse, syncpoint or buffer
+                # length): one C call gets the message and writes the MD; None from it
+                # means ids the full path must judge, nothing changed.
+                match = _MATCH_BOTH
+                if gmo is not None:
+                    match = None if gmo.Options & ~_FAST_GET else (
+                        gmo.MatchOptions if gmo.Version >= 2 else _MATCH_BOTH)
+                if match is not None:
+                    try:
+                        got = queue.core.get_md(md, match)
+                    finally:
+                        if queue.expiring:
+                            qm.collect_expired(queue)
+                    if got is not None:
+                        if got[1] & _EXPIRED_PENDING:
+                            queue.core._on_expired_pending()
+                        return got[0]
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
     if options & _BROWSE:
@@ -532,32 +545,6 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
             and handle.cursor is None and not qm.events.active and qm.persistence is None
             and queue.definition.trigger != "YES" and not queue.shared):
         handle.get_plan = (generation, queue)
-    return data
-
-
-def _get_with_md(qm: Any, queue: Any, md: MD, gmo: Any) -> bytes | None:
-    """MQGET with an MD on the fast path: one C call gets the message matched by the
-    MD's ids and writes its descriptor and context into the MD (CoreQueue.get_md).
-
-    For a handle whose get plan holds (see :func:`get`), and a GMO (if any) that asks
-    for nothing but matching: no wait, browse, syncpoint or buffer length. Returns None,
-    having changed nothing, for anything else: the caller takes the full path."""
-    match = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
-    if gmo is not None:
-        if gmo.Options & ~_FAST_GET:
-            return None
-        if gmo.Version >= 2:
-            match = gmo.MatchOptions
-    try:
-        got = queue.core.get_md(md, match)
-    finally:
-        if queue.expiring:
-            qm.collect_expired(queue)
-    if got is None:
-        return None
-    data, flags = got
-    if flags & _EXPIRED_PENDING:
-        queue.core._on_expired_pending()
     return data
 
 
