@@ -249,7 +249,6 @@ static const char *joined(const char *record, uint32_t nrec, PyObject *data)
     return p;
 }
 
-static md_put_t put_md_scratch; /* under the GIL, as the scratch buffers */
 
 PyDoc_STRVAR(put_md_doc,
              "put_md(md, data, defprty, defpsist, logged, base_record, outputs)\n--\n\n"
@@ -283,7 +282,8 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     PyObject *fields = PyObject_GenericGetDict(args[0], NULL);
     if (fields == NULL)
         return NULL;
-    md_put_t *p = &put_md_scratch;
+    md_put_t put; /* on the stack: nothing static outlives a call that may allocate */
+    md_put_t *p = &put;
     int64_t now = md_now_us();
     PyObject *result = NULL;
     int r = md_put_read(fields, defprty, defpsist, logged, args[5], now, p);
@@ -354,11 +354,21 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         raise_rc(self, rc, "MQGET");
         goto done;
     }
-    const char *p = get_scratch.p;
-    if (md_get_write(args[0], &md, p, md_now_us()) < 0)
+    /* Out of the shared scratch buffer first: writing the MD allocates objects the
+     * cycle collector tracks, and a collection may run finalizers that make MQI calls
+     * (or let another thread run) and reuse the buffer. A bytes object and a stack
+     * copy allocate nothing it tracks. */
+    char record[TPF_MQ_MAX_CTX];
+    memcpy(record, get_scratch.p, md.ctx_len);
+    PyObject *data = PyBytes_FromStringAndSize(get_scratch.p + md.ctx_len,
+                                               (Py_ssize_t)(md.length - md.ctx_len));
+    if (data == NULL)
         goto done;
-    result = Py_BuildValue("(y#H)", p + md.ctx_len, (Py_ssize_t)(md.length - md.ctx_len),
-                           (unsigned short)md.flags);
+    if (md_get_write(args[0], &md, record, md_now_us()) < 0) {
+        Py_DECREF(data);
+        goto done;
+    }
+    result = Py_BuildValue("(NH)", data, (unsigned short)md.flags);
 done:
     Py_DECREF(fields);
     return result;
