@@ -613,3 +613,37 @@ def test_cap_body_truncates_on_the_data_after_the_context_record(queue):
     queue.put_message(b"CTX" + b"0123456789", ctx_len=3)
     m = queue.get_message(max_length=4, cap_body=True, accept_truncated=True)
     assert (m.data, m.reason) == (b"CTX0123", 2079)
+
+
+# -- put_restored: a restart's batch with one descriptor per message ---------------------
+
+
+def test_put_restored_keeps_each_messages_descriptor():
+    q = CoreQueue("RESTORED")
+    ids = [bytes([i]) * 24 for i in (1, 2, 3)]
+    cids = [b"C" * 24, bytes(24), b"D" * 24]
+    first = q.put_restored(ids, cids, [3, 7, 3], [NEVER, 2**62, NEVER], [11, 22, 33],
+                           [2, 0, 1], [b"ctxA", b"B", b"cC"])
+    got = [q.get_message() for _ in range(3)]
+    # priority order, then put order; every field as given
+    assert [m.descriptor.msg_id for m in got] == [ids[1], ids[0], ids[2]]
+    assert [m.descriptor.seq for m in got] == [first + 1, first, first + 2]
+    d = got[1].descriptor
+    assert (d.correl_id, d.priority, d.expiry, d.put_time, d.ctx_len, d.persistent,
+            d.backout_count) == (cids[0], 3, NEVER, 11, 2, True, 0)
+    assert got[0].descriptor.expiry == 2**62 and got[0].data == b"B"
+    assert got[2].data == b"cC" and got[2].descriptor.ctx_len == 1
+
+
+def test_put_restored_is_all_or_nothing():
+    q = CoreQueue("RESTORED")
+    ids = [bytes([i]) * 24 for i in (1, 2)]
+    with pytest.raises(errors.PriorityError):
+        q.put_restored(ids, [bytes(24)] * 2, [1, 12], [NEVER] * 2, [1, 2], [0, 0], [b"a", b"b"])
+    assert q.depth == 0
+    with pytest.raises(ValueError, match="differ in length"):
+        q.put_restored(ids, [bytes(24)], [1, 2], [NEVER] * 2, [1, 2], [0, 0], [b"a", b"b"])
+    with pytest.raises(ValueError, match="24 bytes"):
+        q.put_restored([b"short", ids[1]], [bytes(24)] * 2, [1, 2], [NEVER] * 2, [1, 2],
+                       [0, 0], [b"a", b"b"])
+    assert q.depth == 0
