@@ -312,6 +312,45 @@ def test_recover_from_checkpoint(benchmark, tag, homes):
     _check_recovered(_pedantic(benchmark, lambda: recover(homes["checkpoint"]), rounds=3))
 
 
+def _restart(home: Path) -> tuple[Callable[[], int], Callable[[], tuple[tuple, dict]]]:
+    """Restart as the queue manager does it (QueuePersistence.restore): recover, then put
+    every message back on a fresh memory queue of its name. Returns the round and its
+    setup (which frees the previous round's queues, outside the timing)."""
+    from tpfemu.qmgr.localq import LocalQueue
+    from tpfemu.qmgr.objects import LocalQueueDef
+    from tpfemu.qmgr.persistence import QueuePersistence
+
+    queues: dict[str, LocalQueue] = {}
+
+    def setup() -> tuple[tuple, dict]:
+        for queue in queues.values():
+            queue.core.close()
+        queues.clear()
+        for q in range(4):
+            name = f"BENCH.Q{q}"
+            queues[name] = LocalQueue(LocalQueueDef(name=name, maxdepth=0), b"BENCHP")
+        return (), {}
+
+    def run() -> int:
+        restored = 0
+        for name, messages in recover(home).items():
+            restored += QueuePersistence._restore_queue(queues[name], messages)
+        return restored
+
+    return run, setup
+
+
+@pytest.mark.parametrize("source", ["checkpoint", "log"])
+def test_restart_into_memory_queues(benchmark, tag, homes, source):
+    """tpfemu: the whole restart of 1M messages, recovery and the puts back on the memory
+    queues (what QueuePersistence.restore does), from checkpoints or the log alone."""
+    benchmark.group = GROUP_RECOVER
+    tag("subject", ops=RECOVER_N)
+    run, setup = _restart(homes[source])
+    assert _pedantic(benchmark, run, setup=setup, rounds=3) == RECOVER_N
+    setup()
+
+
 def test_lmdb_cursor_scan(benchmark, tag, homes):
     """A plain LMDB cursor scan (buffers=True) of 1M records of 1 KB, one per message."""
     benchmark.group = GROUP_RECOVER

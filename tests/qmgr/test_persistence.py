@@ -315,3 +315,67 @@ def test_truncated_get_in_flight_keeps_the_whole_message_for_checkpoints(home):
     home.restart()
     [(data, md)] = drain(home.queue("APP.Q"))
     assert data == b"0123456789" * 10 and md.BackoutCount == 1
+
+
+def test_restart_puts_messages_back_in_batches_with_their_descriptors(home, monkeypatch):
+    """Restart puts the recovered messages back several per call into the core; they come
+    back as they were: priority order then put order, MsgId, CorrelId, priority, context,
+    remaining expiry and backout count, also where a message with a backout count (put
+    back on its own) splits a batch."""
+    monkeypatch.setattr(persistence_module, "RESTORE_BATCH", 4)
+    batches: list[int] = []
+    put_columns = persistence_module._put_columns
+
+    def counting(queue, core, batch, columns):
+        batches.append(len(batch))
+        put_columns(queue, core, batch, columns)
+
+    monkeypatch.setattr(persistence_module, "_put_columns", counting)
+    q = home.queue("APP.Q")
+    sent = {}
+    for i in range(23):
+        data = b"msg-%02d" % i
+        persistence = NOT_PERSISTENT if i == 5 else PERSISTENT
+        sent[data] = put(q, data, persistence, Priority=i % 3, CorrelId=b"CORR%d" % i,
+                         ReplyToQ=b"REPLY.Q%d" % i, Expiry=-1 if i % 2 else 60000)
+    backouts = {b"msg-06": 2, b"msg-10": 1}
+    for data, times in backouts.items():
+        for _ in range(times):
+            gmo = pymqi.GMO(Version=2, Options=CMQC.MQGMO_SYNCPOINT,
+                            MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
+            assert q.get(None, pymqi.MD(MsgId=sent[data].MsgId), gmo) == data
+            q._qmgr.backout()
+    home.restart()
+    got = drain(home.queue("APP.Q"))
+    expected = sorted((d for d in sent if d != b"msg-05"), key=lambda d: -sent[d].Priority)
+    assert [data for data, _ in got] == expected  # stable sort: put order within a priority
+    for data, md in got:
+        put_md = sent[data]
+        assert (md.MsgId, md.Priority, md.Persistence) == (put_md.MsgId, put_md.Priority,
+                                                           PERSISTENT)
+        assert md.CorrelId == bytes(put_md.CorrelId).ljust(24, b"\0")
+        assert md.ReplyToQ.rstrip() == b"REPLY.Q%d" % int(data[4:])
+        assert (md.PutDate, md.PutTime) == (put_md.PutDate, put_md.PutTime)
+        if put_md.Expiry == -1:
+            assert md.Expiry == -1
+        else:
+            assert 0 < md.Expiry <= 60000
+        assert md.BackoutCount == backouts.get(data, 0)
+    # 22 messages, in batches of at most 4, the two with a backout count put on their own
+    assert sum(batches) == 20 and max(batches) == 4 and len(batches) > 5
+
+
+def test_restart_refused_by_the_core_fails_as_one_at_a_time(home):
+    """A batch the core refuses is put one message at a time: the messages before the one
+    at fault are on the queue, and its error is raised, as without batches."""
+    from tpfemu.store.message import NEVER, StoredMessage
+
+    queue = home.system.qmgr.local_queue("APP.Q")
+    messages = [StoredMessage(100 + i, b"ID%022d" % i, bytes(24), 9 if i != 6 else 12, NEVER,
+                              1_000 + i, 0, 0, memoryview(b"data-%d" % i)) for i in range(10)]
+    with pytest.raises(persistence_module.errors.PriorityError):
+        persistence_module.QueuePersistence._restore_queue(queue, messages)
+    assert queue.core.depth == 6
+    assert sorted(queue.log_keys.values()) == [100, 101, 102, 103, 104, 105]
+    with queue.core.cursor() as cursor:
+        assert [m.data for m in cursor] == [b"data-%d" % i for i in range(6)]

@@ -38,9 +38,9 @@ smallest replay point of all queues is trimmed.
 (:func:`~tpfemu.store.recovery.recover`) and puts the messages back on their queues in
 put order with their MsgId, CorrelId, priority, context, put time, absolute expiry
 deadline (so the remaining expiry keeps counting across the outage, and a message that
-expired meanwhile is discarded as usual) and backout count. Work that was not committed
-is backed out. Messages of a queue that is no longer defined are reported on the console
-and dropped.
+expired meanwhile is discarded as usual) and backout count, :data:`RESTORE_BATCH`
+messages per call into the core. Work that was not committed is backed out. Messages
+of a queue that is no longer defined are reported on the console and dropped.
 
 **Storage full.** A ``Put``/``Get`` outside syncpoint that the log cannot write fails the
 call with reason 2192 (StorageFull) and is undone in the
@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
+from tpfemu._lowlevel import CoreQueue
 from tpfemu.store.checkpoint import Checkpointer, CheckpointStore
 from tpfemu.store.log_records import Backout, Commit, Get, Put
 from tpfemu.store.message import NEVER, StoredMessage
@@ -77,6 +78,74 @@ def _stored(key: int, msg: Any) -> StoredMessage:
     d = msg.descriptor
     return StoredMessage(key, d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time,
                          d.ctx_len, d.backout_count, msg.data)  # fmt: skip
+
+
+# -- restart: putting the recovered messages back ------------------------------------------
+
+#: Messages put back per call into the core: about 1 MB of 1 KB messages, so the data
+#: joined for one call is still in the cache when the core copies it.
+RESTORE_BATCH = 1024
+
+
+def _restore_each(queue: LocalQueue, messages: list[StoredMessage]) -> None:
+    """Put ``messages`` back on ``queue`` one at a time (raising as the first that fails)."""
+    core = queue.core
+    keys = queue.log_keys
+    for m in messages:
+        _, seq = core.put_message(
+            bytes(m.data), priority=m.priority, persistent=True, expiry=m.expiry,
+            msg_id=m.msg_id, correl_id=m.correl_id, ctx_len=m.ctx_len,
+            put_time=m.put_time, backout_count=m.backout_count,
+        )  # fmt: skip
+        keys[seq] = m.key
+        if m.expiry != NEVER:
+            queue.expiring = True
+
+
+def _restore_batched(queue: LocalQueue, core: CoreQueue, messages: list[StoredMessage]) -> None:
+    """Put ``messages`` back on memory queue ``queue`` in order, :data:`RESTORE_BATCH` at a
+    time in one call into the core each (``tpf_mq_put_many`` with one descriptor per
+    message), exactly as :func:`_restore_each` would.
+
+    The core's batch put starts every backout count at 0, so a message with a backout
+    count is put alone, in its place. A batch the core refuses is put again one message
+    at a time: the messages before the one at fault are on the queue and its error is
+    raised, as without batches.
+    """
+    for start in range(0, len(messages), RESTORE_BATCH):
+        batch = messages[start : start + RESTORE_BATCH]
+        columns = tuple(zip(*batch, strict=True))
+        if not any(columns[7]):  # no backout count: the whole batch at once
+            _put_columns(queue, core, batch, columns)
+            continue
+        run: list[StoredMessage] = []
+        for m in batch:
+            if m.backout_count:
+                if run:
+                    _put_columns(queue, core, run, tuple(zip(*run, strict=True)))
+                    run = []
+                _restore_each(queue, [m])
+            else:
+                run.append(m)
+        if run:
+            _put_columns(queue, core, run, tuple(zip(*run, strict=True)))
+
+
+def _put_columns(queue: LocalQueue, core: CoreQueue, batch: list[StoredMessage],
+                 columns: tuple[tuple, ...]) -> None:  # fmt: skip
+    """One call into the core for ``batch`` (no backout counts), given as ``columns``
+    (the fields of its messages, field by field)."""
+    keys, mids, cids, prios, expiries, put_times, ctx_lens, _, datas = columns
+    try:
+        first = core.put_restored(mids, cids, prios, expiries, put_times, ctx_lens, datas)
+    except (ValueError, TypeError, OverflowError, errors.TpfEmuError):
+        # Nothing was put: one at a time, the messages before the one at fault go back
+        # and its error is raised, as without batches.
+        _restore_each(queue, batch)
+        return
+    queue.log_keys.update(zip(range(first, first + len(keys)), keys, strict=True))
+    if expiries.count(NEVER) != len(keys):
+        queue.expiring = True
 
 
 class QueuePersistence:
@@ -138,15 +207,10 @@ class QueuePersistence:
         if limit:  # a queue altered below its depth keeps its messages, as on IBM MQ
             core.configure(**{**queue.core_settings(), "max_depth": 0})
         try:
-            for m in messages:
-                _, seq = core.put_message(
-                    bytes(m.data), priority=m.priority, persistent=True, expiry=m.expiry,
-                    msg_id=m.msg_id, correl_id=m.correl_id, ctx_len=m.ctx_len,
-                    put_time=m.put_time, backout_count=m.backout_count,
-                )
-                queue.log_keys[seq] = m.key
-                if m.expiry != NEVER:
-                    queue.expiring = True
+            if type(core) is CoreQueue:
+                _restore_batched(queue, core, messages)
+            else:  # not a memory queue (any other storage with the core's interface)
+                _restore_each(queue, messages)
         finally:
             if limit:
                 core.configure(**queue.core_settings())
@@ -361,4 +425,3 @@ class QueuePersistence:
         if ticket is not None:
             ticket.wait()
         return removed
-
