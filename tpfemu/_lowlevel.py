@@ -581,22 +581,24 @@ class CoreQueue:
         (``ctx_len`` bytes, see :meth:`put_message`). Bound to the C shim per instance."""
         return self._fast.get_body(uow)
 
-    def put_md(self, md: Any, data: bytes, defprty: int, defpsist: bool, logged: bool,
-               base_record: bytes, outputs: dict[str, Any]) -> bool:
+    def put_md(self, md: Any, data: bytes, settings: tuple[int, bool, bool, bytes,
+                                                           dict[str, Any]]) -> int:
         """MQPUT with an MD (``tpfemu.mq.structs.MD``) in one C call, for the queue
         manager's fast path: the MD's descriptor fields are checked and its record
-        fields packed into a copy of ``base_record`` (the connection's put context, in
-        the layout :func:`set_md_layout` gave); then MsgId, PutDate, PutTime and
-        ``outputs`` are written into the MD.
+        fields packed into a copy of the base record (the connection's put context, in
+        the layout :func:`set_md_layout` gave); then MsgId, PutDate, PutTime and the put
+        context outputs are written into the MD.
 
-        Returns False, having changed nothing, for an MD the full path must handle: a
-        priority or persistence out of range, Expiry 0 or below -1, a request with no
-        ReplyToQ, a persistent message when ``logged``, a value that does not fit its
-        field. Bound to the C shim per instance.
+        ``settings`` is ``(DEFPRTY, DEFPSIST is YES, persistent messages are logged,
+        base_record, outputs)``, prepared once per handle. Returns 0, having changed
+        nothing, for an MD the full path must handle: a priority or persistence out of
+        range, Expiry 0 or below -1, a request with no ReplyToQ, a persistent message
+        when logged, a value that does not fit its field. Returns 1 once the message is
+        put, 2 when it is put and has an expiry. Bound to the C shim per instance.
 
         :raises QueueFull, MessageTooBig, ...: as :meth:`put_message`.
         """
-        return self._fast.put_md(md, data, defprty, defpsist, logged, base_record, outputs)
+        return self._fast.put_md(md, data, settings)
 
     def get_md(self, md: Any, match: int) -> tuple[bytes, int] | None:
         """MQGET with an MD in one C call: the first message in delivery order whose

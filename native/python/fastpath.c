@@ -251,28 +251,35 @@ static const char *joined(const char *record, uint32_t nrec, PyObject *data)
 
 
 PyDoc_STRVAR(put_md_doc,
-             "put_md(md, data, defprty, defpsist, logged, base_record, outputs)\n--\n\n"
+             "put_md(md, data, settings)\n--\n\n"
              "MQPUT with an MD (tpfemu.mq.structs.MD) in one call: read the MD, put data\n"
-             "with its context record, write MsgId, PutDate, PutTime and `outputs` (the\n"
-             "put context) into it. Returns False, having changed nothing, for an MD the\n"
-             "full path must handle (see mdpath.h); True once the message is put.");
+             "with its context record, write MsgId, PutDate, PutTime and the put context\n"
+             "into it. settings: (DEFPRTY, DEFPSIST is YES, persistent messages are logged,\n"
+             "the base record, the put context outputs dict). Returns 0, having changed\n"
+             "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
+             "message is put, 2 when it is put and has an expiry.");
 
 static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs != 7 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "put_md() takes exactly 7 positional arguments");
+    if (nargs != 3 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "put_md() takes exactly 3 positional arguments");
         return NULL;
     }
-    PyObject *data = args[1], *outputs = args[6];
-    if (!PyBytes_CheckExact(data) || !PyDict_Check(outputs)) {
-        PyErr_SetString(PyExc_TypeError, "put_md(): data must be bytes, outputs a dict");
+    PyObject *data = args[1], *settings = args[2];
+    if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
+        PyTuple_GET_SIZE(settings) != 5 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4))) {
+        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes, "
+                                         "settings (defprty, defpsist, logged, base_record, "
+                                         "outputs)");
         return NULL;
     }
-    long defprty = PyLong_AsLong(args[2]);
+    PyObject *outputs = PyTuple_GET_ITEM(settings, 4);
+    long defprty = PyLong_AsLong(PyTuple_GET_ITEM(settings, 0));
     if (defprty == -1 && PyErr_Occurred())
         return NULL;
-    int defpsist = PyObject_IsTrue(args[3]), logged = PyObject_IsTrue(args[4]);
+    int defpsist = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 1));
+    int logged = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 2));
     if (defpsist < 0 || logged < 0)
         return NULL;
     if (self->q == NULL)
@@ -286,9 +293,10 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     md_put_t *p = &put;
     int64_t now = md_now_us();
     PyObject *result = NULL;
-    int r = md_put_read(fields, defprty, defpsist, logged, args[5], now, p);
+    int r = md_put_read(fields, defprty, defpsist, logged, PyTuple_GET_ITEM(settings, 3), now,
+                        p);
     if (r <= 0) {
-        result = r < 0 ? NULL : Py_NewRef(Py_False);
+        result = r < 0 ? NULL : PyLong_FromLong(0);
         goto done;
     }
     const char *buf = joined(p->record, p->record_len, data);
@@ -301,7 +309,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     }
     if (md_put_write(fields, p->md.msg_id, outputs, now) == 0)
-        result = Py_NewRef(Py_True);
+        result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
     Py_DECREF(fields);
     return result;

@@ -64,8 +64,7 @@ class Handle:
         self.cursor = None  # the browse cursor, made on first browse
         self.closed = False
         # Decisions cached for the fast path, valid for one catalog generation:
-        # put: (generation, queue, DEFPRTY, length limit, DEFPSIST is YES);
-        # get: (generation, queue).
+        # put: see messages._put_plan; get: (generation, queue).
         self.put_plan: tuple | None = None
         self.get_plan: tuple | None = None
 

@@ -179,13 +179,14 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
                     return
             elif type(md) is MD:
                 # An everyday MD: read, put and written back in one C call, which returns
-                # False (having changed nothing) for anything the full path must judge:
-                # a priority or persistence out of range, Expiry 0, a request without
-                # ReplyToQ, a persistent message the log must record.
-                if md.Expiry != cmqc.MQEI_UNLIMITED:
-                    queue.expiring = True  # gets then collect what expires
-                if queue.core.put_md(md, data, plan[2], plan[4], qm.persistence is not None,
-                                     conn.put_record, conn.put_outputs):
+                # 0 (having changed nothing) for anything the full path must judge: a
+                # priority or persistence out of range, Expiry 0, a request without
+                # ReplyToQ, a persistent message the log must record; 2 for a message
+                # that can expire.
+                done = queue.core.put_md(md, data, plan[5])
+                if done:
+                    if done == 2:
+                        queue.expiring = True  # gets then collect what expires
                     if queue.waiters:
                         queue.wake()
                     return
@@ -217,7 +218,7 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
             queue.wake()
             limit = min(queue.definition.maxmsgl,
                         profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
-            handle.put_plan = (generation, queue, first.defprty, limit, False)
+            handle.put_plan = _put_plan(conn, generation, queue, first, limit, False)
             return
     generation = qm.catalog.generation
     _put_full(conn, handle, first, data, md, options, pmo)
@@ -226,7 +227,17 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
             and not queue.shared and conn.uow_for(None) is None):
         limit = min(queue.definition.maxmsgl,
                     profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
-        handle.put_plan = (generation, queue, first.defprty, limit, first.defpsist == "YES")
+        handle.put_plan = _put_plan(conn, generation, queue, first, limit,
+                                    first.defpsist == "YES")
+
+
+def _put_plan(conn: Connection, generation: int, queue: Any, first: Any, limit: int,
+              defpsist: bool) -> tuple:
+    """A handle's put plan: (catalog generation, queue, DEFPRTY, length limit, DEFPSIST
+    is YES, the settings of CoreQueue.put_md), valid while the generation holds."""
+    logged = conn.qmgr.persistence is not None
+    return (generation, queue, first.defprty, limit, defpsist,
+            (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs))
 
 
 def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
