@@ -292,9 +292,10 @@ class MQStruct:
         cls._bytes = {f.name: f.length for f in cls.FIELDS if type(f) in (Char, Byte)}
 
     def __init__(self, **kw: Any) -> None:
-        values = self.__dict__
-        for field in self._nested:
-            values[field.name] = field.initial()
+        if self._nested:
+            values = self.__dict__
+            for field in self._nested:
+                values[field.name] = field.initial()
         if not kw:
             return
         # The usual keywords (MQLONGs as ints, MQCHARs and MQBYTEs as bytes) are stored
@@ -310,7 +311,7 @@ class MQStruct:
                     continue
             self.set(**kw)
             return
-        values.update(kw)
+        self.__dict__.update(kw)
 
     def _reset(self) -> None:
         """Every field back to its IBM initial value (the class's, or a fresh nested

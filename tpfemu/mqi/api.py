@@ -236,9 +236,13 @@ class Queue:
             if not opts:
                 messages.put(self._qmgr.connection, handle, msg)
                 return
-            if len(opts) < 3 and not handle.closed:  # an open handle's connection is live
-                messages.put(handle.conn, handle, msg, *opts)
-                return
+            if not handle.closed:  # an open handle's connection is live
+                if len(opts) == 1:
+                    messages.put(handle.conn, handle, msg, opts[0])
+                    return
+                if len(opts) == 2:
+                    messages.put(handle.conn, handle, msg, opts[0], opts[1])
+                    return
         md, pmo = _md_and_options(opts) if opts else (None, None)
         data, md = _message_bytes(msg, md, self._qmgr)
         messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
@@ -249,8 +253,11 @@ class Queue:
         if handle is not None:
             if not opts and max_length is None:
                 return messages.get(self._qmgr.connection, handle)
-            if len(opts) < 3 and not handle.closed:  # an open handle's connection is live
-                return messages.get(handle.conn, handle, max_length, *opts)
+            if not handle.closed:  # an open handle's connection is live
+                if len(opts) == 1:
+                    return messages.get(handle.conn, handle, max_length, opts[0])
+                if len(opts) == 2:
+                    return messages.get(handle.conn, handle, max_length, opts[0], opts[1])
         md, gmo = _md_and_options(opts) if opts else (None, None)
         handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
         return messages.get(self._qmgr.connection, handle, max_length, md, gmo)
