@@ -5,10 +5,18 @@ Every queue-manager action that others may record or react to is an :class:`Even
 ``backout``, ``define``/``alter``/``delete`` of objects, ``depth-high``/``depth-ok``, and
 later channel and bridge events. The journal (issue 8) subscribes to all of them.
 
-Emitting costs one attribute test when nobody listens; an event object is built only when
-there is a subscriber. Subscribers run on the thread of the call that caused the event,
-after the change is made, and must be quick and must not raise (a subscriber that raises
-is reported once to the console sink and removed, so it cannot break the MQI call).
+Emitting costs one attribute test when nobody listens. Subscribers run on the thread of
+the call that caused the event, after the change is made, and must be quick and must not
+raise (a subscriber that raises is reported once to the console sink and removed, so it
+cannot break the MQI call). There are two kinds:
+
+- :meth:`EventBus.subscribe`: ``fn(event)`` with an :class:`Event` (built once per event,
+  only when there is such a subscriber);
+- :meth:`EventBus.subscribe_raw`: ``fn(kind, queue, time_us, fields)``, no object built at
+  all. For subscribers on the hot path (the journal): an event costs the caller one call.
+
+Raw subscribers are called first. Every subscriber of one event sees the same ``fields``
+dict, which none may change.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Event", "EventBus"]
+__all__ = ["Event", "EventBus", "RawSubscriber", "Subscriber"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +45,8 @@ class Event:
 
 
 Subscriber = Callable[[Event], None]
+#: ``fn(kind, queue, time_us, fields)``: the event's parts, without an Event object.
+RawSubscriber = Callable[[str, str, int, dict[str, Any]], None]
 
 
 class EventBus:
@@ -45,8 +55,10 @@ class EventBus:
     def __init__(self, qmgr: str, console: Callable[[str], None] | None = None) -> None:
         self.qmgr = qmgr
         self._subscribers: tuple[Subscriber, ...] = ()
+        self._raw: tuple[RawSubscriber, ...] = ()
         #: True when someone listens (callers skip building event fields otherwise). A
-        #: plain attribute, kept by subscribe/unsubscribe: every MQI call reads it.
+        #: plain attribute, kept by (un)subscribe and (un)subscribe_raw: every MQI call
+        #: reads it.
         self.active = False
         self._lock = threading.Lock()
         self._console = console
@@ -57,22 +69,45 @@ class EventBus:
             self._subscribers = (*self._subscribers, fn)
             self.active = True
 
-    def unsubscribe(self, fn: Subscriber) -> None:
-        """Stop calling ``fn`` (no error if it was not subscribed)."""
+    def subscribe_raw(self, fn: RawSubscriber) -> None:
+        """Call ``fn(kind, queue, time_us, fields)`` for every event from now on (no
+        :class:`Event` is built for it). ``fields`` is shared: ``fn`` must not change it."""
+        with self._lock:
+            self._raw = (*self._raw, fn)
+            self.active = True
+
+    def unsubscribe(self, fn: Callable[..., None]) -> None:
+        """Stop calling ``fn``, ordinary or raw (no error if it was not subscribed)."""
         with self._lock:
             self._subscribers = tuple(s for s in self._subscribers if s != fn)
-            self.active = bool(self._subscribers)
+            self._raw = tuple(s for s in self._raw if s != fn)
+            self.active = bool(self._subscribers or self._raw)
+
+    unsubscribe_raw = unsubscribe
 
     def emit(self, kind: str, queue: str, time_us: int, **fields: Any) -> None:
         """Deliver one event to every subscriber."""
-        subscribers = self._subscribers
-        if not subscribers:
-            return
-        event = Event(kind, self.qmgr, queue, time_us, fields)
-        for fn in subscribers:
+        if self.active:
+            self.deliver(kind, queue, time_us, fields)
+
+    def deliver(self, kind: str, queue: str, time_us: int, fields: dict[str, Any]) -> None:
+        """Deliver one event whose fields are already a dict (which the subscribers share:
+        the caller must not change it afterwards). :meth:`emit` without the repacking."""
+        for fn in self._raw:
             try:
-                fn(event)
+                fn(kind, queue, time_us, fields)
             except Exception as exc:  # a broken subscriber must not break the MQI call
-                self.unsubscribe(fn)
-                if self._console is not None:
-                    self._console(f"event subscriber {fn!r} failed and was removed: {exc!r}")
+                self._failed(fn, exc)
+        subscribers = self._subscribers
+        if subscribers:
+            event = Event(kind, self.qmgr, queue, time_us, fields)
+            for fn in subscribers:
+                try:
+                    fn(event)
+                except Exception as exc:
+                    self._failed(fn, exc)
+
+    def _failed(self, fn: Callable[..., None], exc: Exception) -> None:
+        self.unsubscribe(fn)
+        if self._console is not None:
+            self._console(f"event subscriber {fn!r} failed and was removed: {exc!r}")
