@@ -16,6 +16,11 @@ in %. Two shapes are measured:
 - with no MD (the fast path of bench_mqi.py). Any event subscriber turns that fast path
   off (qmgr/messages.py: the fast path emits no events), so this shape shows what the
   event bus costs rather than the journal writer.
+
+A fourth configuration, ``listener``, has the journal off and one raw event subscriber
+that does nothing: the MQI takes its event-emitting path, as with a journal, without the
+journal's own work. ``events`` beside ``listener`` (printed too, no goal) is what the
+journal itself costs; ``listener`` beside ``off`` is what emitting events costs the MQI.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ PAYLOAD = b"x" * 1024
 PAIRS = 2_000
 ROUNDS = 15
 LEVELS = ("off", "events", "payload")
+CONFIGS = (*LEVELS, "listener")  # listener: journal off, one raw subscriber doing nothing
 _names = itertools.count(1)
 _medians: dict[tuple[str, str], float] = {}  # (shape, level) -> seconds per round
 _reported: set[tuple[str, str]] = set()
@@ -40,22 +46,29 @@ _reported: set[tuple[str, str]] = set()
 
 @pytest.fixture(scope="module")
 def systems():
-    """One running System per journal level, each with its own home and queue."""
+    """One running System per configuration, each with its own home and queue."""
     made = {}
     dirs = []
-    for level in LEVELS:
-        home = tempfile.TemporaryDirectory(prefix=f"bench-journal-{level}-")
+    for config in CONFIGS:
+        level = "off" if config == "listener" else config
+        home = tempfile.TemporaryDirectory(prefix=f"bench-journal-{config}-")
         dirs.append(home)
         system = tpfemu.System.start(name=f"BJ{next(_names)}", home=home.name, journal=level)
         if system.qmgr.catalog.profile is None:
             system.qmgr.catalog.define("MQP")
         system.qmgr.catalog.define("QL", "BENCH.Q")
-        made[level] = system
+        if config == "listener":
+            system.qmgr.events.subscribe_raw(_ignore)
+        made[config] = system
     yield made
     for system in made.values():
         system.stop()
     for home in dirs:
         home.cleanup()
+
+
+def _ignore(kind, queue, time_us, fields):
+    """The ``listener`` configuration's raw event subscriber: does nothing."""
 
 
 def _round(system, with_md: bool):
@@ -95,14 +108,25 @@ def _report(external, shape: str) -> None:
         external(f"journal, MQI put+get 1KB {shape}",
                  f"journal={level}: loss {loss:+.1f}% (goal <= 15%)", on * 1e9 / PAIRS,
                  "journal=off, same run", base * 1e9 / PAIRS, goal_ns=base * 1.15e9 / PAIRS)
+    listener = _medians.get((shape, "listener"))
+    on = _medians.get((shape, "events"))
+    if listener is not None and on is not None and (shape, "listener") not in _reported:
+        _reported.add((shape, "listener"))
+        external(f"journal, MQI put+get 1KB {shape}",
+                 f"journal=events: its own cost {(on / listener - 1) * 100:+.1f}%",
+                 on * 1e9 / PAIRS, "journal=off + do-nothing raw subscriber, same run",
+                 listener * 1e9 / PAIRS)
+        external(f"journal, MQI put+get 1KB {shape}",
+                 f"do-nothing raw subscriber: {(listener / base - 1) * 100:+.1f}%",
+                 listener * 1e9 / PAIRS, "journal=off, same run", base * 1e9 / PAIRS)
 
 
 @pytest.mark.parametrize("shape", ["with MD", "no MD"])
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", CONFIGS)
 def test_put_get(benchmark, tag, external, systems, level, shape):
     """Queue.put + Queue.get of 1 KB, non-persistent, at one journal level."""
     benchmark.group = f"journal: MQI put+get 1KB, {shape}"
-    if level == "off":
+    if level in ("off", "listener"):
         tag("baseline", ops=PAIRS)
     else:
         tag("subject", ops=PAIRS, goal=1 / 1.15, goal_vs="off")

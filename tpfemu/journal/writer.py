@@ -1,12 +1,14 @@
 """The journal writer: a cheap event-bus subscriber and a background thread that writes.
 
-The subscriber runs on the thread of the MQI call. It only appends a tuple (the event, the
-calling ECB's id and program) to a deque. A writer thread wakes every ``interval`` seconds
-(or when :meth:`Journal.flush` asks), takes everything queued, builds one Arrow record
-batch per ``batch_events`` events with :data:`~tpfemu.journal.schema.SCHEMA` (payload
-hashes are computed here, off the application's path) and appends it to the current
-segment, an Arrow IPC stream file ``<CPU>-<number:08d>.arrows``. A segment that has grown
-past ``segment_bytes`` is closed and the next one opened.
+The subscriber is a raw one (:meth:`~tpfemu.qmgr.events.EventBus.subscribe_raw`: no event
+object is built) and runs on the thread of the MQI call. It only appends a tuple (the
+event's kind, queue, time and fields, the calling ECB's id and program) to a list. A writer
+thread wakes every ``interval`` seconds (or when :meth:`Journal.flush` asks), takes
+everything queued, builds one Arrow record batch per ``batch_events`` events with
+:data:`~tpfemu.journal.schema.SCHEMA` column by column, with C-level passes over the
+batch wherever it can (payload hashes are computed here, off the application's path) and
+appends it to the current segment, an Arrow IPC stream file ``<CPU>-<number:08d>.arrows``.
+A segment that has grown past ``segment_bytes`` is closed and the next one opened.
 
 Durability: each write cycle ends with the segment flushed to the operating system, so a
 crash of the process loses at most the events still queued (about ``interval`` seconds'
@@ -17,14 +19,17 @@ the machine may lose what the operating system had not written yet.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import threading
-from collections import deque
 from collections.abc import Callable
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ecb import current as current_ecb
 from tpfemu._lowlevel import NEVER
@@ -42,8 +47,7 @@ _COLUMN_FIELDS = frozenset({
     "length", "uow", "data",
 })
 _NO_GROUP = bytes(24)
-
-
+_dict_get = dict.get
 
 
 def check_level(level: str) -> str:
@@ -88,7 +92,11 @@ class Journal:
         self.batch_events = batch_events
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
-        self._queue: deque = deque()
+        #: Events not written yet: (kind, queue, time_us, fields, ecb id, program). Only
+        #: appended to by the subscriber and only cut at the front by the writer (both
+        #: single list operations, atomic under the GIL).
+        self._pending: list[tuple] = []
+        self._on_event = self._subscriber()
         self._cond = threading.Condition()
         self._flush_asked = 0
         self._flush_done = 0
@@ -99,7 +107,6 @@ class Journal:
         self._segment: Path | None = None
         self._segment_number = 0
         self._seq = 0
-        self._detail_keys: dict[tuple, tuple] = {}
         self._recent: dict[bytes, tuple] = {}  # msg_id -> (data, hash), see _hashes
         self._older: dict[bytes, tuple] = {}
         self.failed: BaseException | None = None
@@ -109,13 +116,19 @@ class Journal:
 
     # -- the application's side ---------------------------------------------------------
 
-    def _on_event(self, event: Any) -> None:
-        """Event-bus subscriber: queue the event with the calling ECB (if any)."""
-        ecb = current_ecb()
-        if ecb is None:
-            self._queue.append((event, None, None))
-        else:
-            self._queue.append((event, ecb.ecb_id, ecb.program))
+    def _subscriber(self) -> Callable[[str, str, int, dict], None]:
+        """The raw event-bus subscriber: queue the event with the calling ECB (if any)."""
+        append = self._pending.append
+        current = current_ecb
+
+        def on_event(kind: str, queue: str, time_us: int, fields: dict) -> None:
+            ecb = current()
+            if ecb is None:
+                append((kind, queue, time_us, fields, None, None))
+            else:
+                append((kind, queue, time_us, fields, ecb.ecb_id, ecb.program))
+
+        return on_event
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -127,7 +140,7 @@ class Journal:
         self._thread = threading.Thread(target=self._run, name=f"{self.cpu}-journal",
                                         daemon=True)
         self._thread.start()
-        self.qmgr.events.subscribe(self._on_event)
+        self.qmgr.events.subscribe_raw(self._on_event)
         return self
 
     def flush(self, timeout: float | None = 10.0) -> bool:
@@ -137,7 +150,7 @@ class Journal:
         """
         thread = self._thread
         if thread is None or not thread.is_alive():
-            return not self._queue
+            return not self._pending
         with self._cond:
             self._flush_asked += 1
             ticket = self._flush_asked
@@ -233,10 +246,10 @@ class Journal:
                 if self.failed is None:
                     self._write_queued()
                 else:
-                    self._queue.clear()
+                    self._pending.clear()
             except Exception as exc:  # a journal must never take the system down
                 self.failed = exc
-                self._queue.clear()
+                self._pending.clear()
                 self.qmgr.events.unsubscribe(self._on_event)
                 self._console(f"JRNL0001E {self.cpu} event journal stopped: writing "
                               f"{self._segment} failed: {exc!r}")
@@ -253,91 +266,78 @@ class Journal:
                 return
 
     def _write_queued(self) -> None:
-        queue = self._queue
-        wrote = False
-        pop = queue.popleft
-        while queue:
-            n = min(len(queue), self.batch_events)
+        pending = self._pending
+        if not pending:
+            return
+        items = pending[:]  # the subscriber may append meanwhile: cut only what was taken
+        del pending[: len(items)]
+        start, total = 0, len(items)
+        while start < total:
+            end = min(total, start + self.batch_events)
             if self.level == "payload":
-                items = self._take_payload_batch(n)
-                n = len(items)
-            else:
-                items = [pop() for _ in range(n)]
-            batch = self._batch(items)
-            self._stream.write_batch(batch)
-            self.written += n
-            wrote = True
+                end = start + _payload_count(items, start, end)
+            chunk = items[start:end]
+            self._stream.write_batch(self._batch(chunk))
+            self.written += len(chunk)
+            start = end
             if self._file.tell() >= self.segment_bytes:
                 self._close_segment()
                 self._segment_number += 1
                 self._open_segment()
-        if wrote:
-            self._file.flush()
-
-    def _take_payload_batch(self, most: int) -> list:
-        """Up to ``most`` queued events, fewer once their message data passes
-        MAX_BATCH_PAYLOAD (an Arrow binary column holds at most 2 GiB)."""
-        pop = self._queue.popleft
-        items = []
-        size = 0
-        while len(items) < most and size < MAX_BATCH_PAYLOAD:
-            item = pop()
-            items.append(item)
-            data = item[0].fields.get("data")
-            if data is not None:
-                size += len(data)
-        return items
+        self._file.flush()
 
     def _batch(self, items: list) -> pa.RecordBatch:
-        """One record batch of the journal schema from queued (event, ecb, program).
+        """One record batch of the journal schema from queued events (see _subscriber).
 
-        Built column by column (one comprehension each) to keep the time this thread
-        holds the GIL small: the application's threads wait for it.
+        Built column by column, each column by one C-level pass where possible (map,
+        zip, Arrow compute), to keep the time this thread holds the GIL small: the
+        application's threads wait for it.
         """
         n = len(items)
         seq0 = self._seq
         self._seq += n
-        events, ecbs, programs = zip(*items, strict=True)
-        fields = [e.fields for e in events]
-        times = [e.time_us for e in events]
-        datas = [f.get("data") for f in fields]
-        expiries = [f.get("expiry") for f in fields]
-        for i, f in enumerate(fields):
-            if expiries[i] is None and "expires_us" in f:
-                deadline = f["expires_us"]
-                expiries[i] = (-1 if deadline == NEVER
-                               else max(0, -((times[i] - deadline) // 100_000)))
-        msg_ids = [f.get("msg_id") for f in fields]
-        hashes = self._hashes(msg_ids, datas)
-        lengths = [f.get("length") for f in fields]
-        for i, data in enumerate(datas):
-            if data is not None and lengths[i] is None:
-                lengths[i] = len(data)
+        kinds, queues, times, fields, ecbs, programs = zip(*items, strict=True)
+
+        def column(key: str) -> list:
+            return list(map(_dict_get, fields, repeat(key, n)))
+
+        time_col = pa.array(times, pa.int64())
+        datas = column("data")
+        msg_ids = column("msg_id")
+        lengths = column("length")
+        length_col = pa.array(lengths, pa.int32())
+        if length_col.null_count:  # the length of the data, when the event has data
+            fixed = False
+            for i in compress(range(n), map(operator.is_, lengths, repeat(None))):
+                if datas[i] is not None:
+                    lengths[i] = len(datas[i])
+                    fixed = True
+            if fixed:
+                length_col = pa.array(lengths, pa.int32())
         if self.level == "payload":
             payloads = pa.array(datas, pa.binary())
         else:
             payloads = pa.nulls(n, pa.binary())
         columns = [
-            pa.array(times, pa.int64()),
-            pa.array(range(seq0, seq0 + n), pa.int64()),
-            pa.array([self.cpu] * n, pa.string()),
-            pa.array([self.qmgr.name] * n, pa.string()),
-            pa.array([e.queue for e in events], pa.string()),
-            pa.array([e.kind for e in events], pa.string()),
+            time_col,
+            pa.array(np.arange(seq0, seq0 + n, dtype=np.int64)),
+            pa.repeat(pa.scalar(self.cpu, pa.string()), n),
+            pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
+            pa.array(queues, pa.string()),
+            pa.array(kinds, pa.string()),
             pa.array(msg_ids, pa.binary()),
-            pa.array([f.get("correl_id") for f in fields], pa.binary()),
-            pa.array([None if g == _NO_GROUP else g for g in
-                      [f.get("group_id") for f in fields]], pa.binary()),
-            pa.array([f.get("priority") for f in fields], pa.int32()),
-            pa.array([f.get("persistent") for f in fields], pa.bool_()),
-            pa.array(expiries, pa.int32()),
-            pa.array(lengths, pa.int32()),
-            pa.array(hashes, pa.binary()),
+            pa.array(column("correl_id"), pa.binary()),
+            _group_ids(pa.array(column("group_id"), pa.binary())),
+            pa.array(column("priority"), pa.int32()),
+            pa.array(column("persistent"), pa.bool_()),
+            _expiries(column("expiry"), column("expires_us"), times, time_col),
+            length_col,
+            pa.array(self._hashes(msg_ids, datas), pa.binary()),
             payloads,
-            pa.array([f.get("uow") for f in fields], pa.int64()),
+            pa.array(column("uow"), pa.int64()),
             pa.array(ecbs, pa.int64()),
             pa.array(programs, pa.string()),
-            pa.array(self._details(fields), pa.string()),
+            _details(fields),
         ]
         return pa.RecordBatch.from_arrays(columns, schema=SCHEMA)
 
@@ -345,38 +345,99 @@ class Journal:
         """Payload hashes. A message got (or expired) soon after its put has the same
         data: its hash is reused when the data compare equal (cheaper than hashing)."""
         recent, older = self._recent, self._older
-        hashes = []
+        hashes: list = []
+        append = hashes.append
         for msg_id, data in zip(msg_ids, datas, strict=True):
             if data is None:
-                hashes.append(None)
+                append(None)
                 continue
             known = recent.get(msg_id) or older.get(msg_id)
             if known is not None and known[0] == data:
-                hashes.append(known[1])
-                continue
-            digest = payload_hash(data)
-            hashes.append(digest)
-            if msg_id is not None:
-                recent[msg_id] = (data, digest)
+                append(known[1])
+            else:
+                digest = payload_hash(data)
+                append(digest)
+                if msg_id is not None:
+                    recent[msg_id] = (data, digest)
         # Two generations: what the last two write cycles saw (bounded by their data).
         self._older, self._recent = recent, {}
         return hashes
 
-    def _details(self, fields: list) -> list:
-        """The ``detail`` column: JSON of the fields without a column (None/"" left out)."""
-        cache = self._detail_keys
-        out = []
-        for f in fields:
-            key = tuple(f)
-            extra = cache.get(key)
-            if extra is None:
-                extra = cache[key] = tuple(k for k in key if k not in _COLUMN_FIELDS)
-            if extra:
-                d = {k: f[k] for k in extra if f[k] is not None and f[k] != ""}
-                out.append(json.dumps(d, default=_json_value, sort_keys=True) if d else None)
-            else:
-                out.append(None)
-        return out
+
+def _payload_count(items: list, start: int, end: int) -> int:
+    """How many of ``items[start:end]`` go in one payload batch: a batch ends once its
+    message data passes MAX_BATCH_PAYLOAD (an Arrow binary column holds at most 2 GiB)."""
+    limit = MAX_BATCH_PAYLOAD
+    size = 0
+    for i in range(start, end):
+        data = items[i][3].get("data")
+        if data is not None:
+            size += len(data)
+            if size >= limit:
+                return i + 1 - start
+    return end - start
+
+
+_NO_GROUP_SCALAR = pa.scalar(_NO_GROUP, pa.binary())
+_NULL_BINARY = pa.scalar(None, pa.binary())
+
+
+def _group_ids(groups: pa.Array) -> pa.Array:
+    """The ``group_id`` column: MQGI_NONE (24 NULs) as null."""
+    if groups.null_count == len(groups):
+        return groups
+    return pc.if_else(pc.equal(groups, _NO_GROUP_SCALAR), _NULL_BINARY, groups)
+
+
+def _expiries(expiries: list, deadlines: list, times: tuple, time_col: pa.Array) -> pa.Array:
+    """The ``expiry`` column: the ``expiry`` field (tenths of a second) or, without one,
+    what is left until the ``expires_us`` deadline at the event's time, rounded up
+    (-1 for NEVER, 0 once passed)."""
+    expiry_col = pa.array(expiries, pa.int32())
+    if not expiry_col.null_count:
+        return expiry_col
+    deadline_col = pa.array(deadlines, pa.int64())
+    if deadline_col.null_count == len(deadline_col):
+        return expiry_col
+    try:
+        never = pc.equal(deadline_col, NEVER)
+        left = pc.subtract_checked(pc.if_else(never, time_col, deadline_col), time_col)
+        tenths = pc.max_element_wise(pc.divide(pc.add_checked(left, 99_999), 100_000), 0,
+                                     skip_nulls=False)
+        computed = pc.if_else(never, -1, tenths)
+        return pc.coalesce(expiry_col.cast(pa.int64()), computed).cast(pa.int32())
+    except pa.ArrowInvalid:  # out of int64 on the way: Python's integers do it exactly
+        pass
+    for i, deadline in enumerate(deadlines):
+        if expiries[i] is None and deadline is not None:
+            expiries[i] = (-1 if deadline == NEVER
+                           else max(0, -((times[i] - deadline) // 100_000)))
+    return pa.array(expiries, pa.int32())
+
+
+_no_extras = _COLUMN_FIELDS.issuperset  # _no_extras(fields): no key without a column
+
+
+def _details(fields: tuple) -> pa.Array:
+    """The ``detail`` column: JSON of the fields without a column (None/"" left out)."""
+    n = len(fields)
+    out: list = [None] * n
+    with_extras = list(compress(range(n), map(operator.not_, map(_no_extras, fields))))
+    if with_extras:
+        get = fields.__getitem__
+        extras = map(operator.sub, map(dict.keys, map(get, with_extras)), repeat(_COLUMN_FIELDS))
+        for i, keys in zip(with_extras, extras, strict=True):
+            f = fields[i]
+            d = None
+            for k in keys:
+                v = f[k]
+                if v is not None and v != "":
+                    if d is None:
+                        d = {}
+                    d[k] = v
+            if d:
+                out[i] = json.dumps(d, default=_json_value, sort_keys=True)
+    return pa.array(out, pa.string())
 
 
 def _json_value(value: Any) -> Any:
