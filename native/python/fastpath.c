@@ -372,11 +372,14 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
                                                (Py_ssize_t)(md.length - md.ctx_len));
     if (data == NULL)
         goto done;
-    if (md_get_write(args[0], &md, record, md_now_us()) < 0) {
+    if (md_get_write(args[0], &md, record, md.expiry == TPF_MQ_NEVER ? 0 : md_now_us()) < 0) {
         Py_DECREF(data);
         goto done;
     }
-    result = Py_BuildValue("(NH)", data, (unsigned short)md.flags);
+    PyObject *flags = PyLong_FromLong(md.flags);
+    result = flags != NULL ? PyTuple_Pack(2, data, flags) : NULL;
+    Py_DECREF(data);
+    Py_XDECREF(flags);
 done:
     Py_DECREF(fields);
     return result;

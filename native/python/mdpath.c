@@ -446,30 +446,40 @@ int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int6
                      md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
         return -1;
     }
-    /* The MD's new dict: every output field present (the defaults), then what was set
-     * on the MD, then the message's values over both. */
+    /* The MD's new dict: every output field at its default (the template), the other
+     * fields set on the MD, then the message's values where they are not the default. */
     PyObject *old = PyObject_GenericGetDict(obj, NULL);
     if (old == NULL)
         return -1;
     PyObject *fields = PyDict_Copy(L.get_template);
-    if (fields == NULL || PyDict_Update(fields, old) < 0) {
+    if (fields == NULL) {
         Py_DECREF(old);
-        Py_XDECREF(fields);
         return -1;
     }
-    Py_DECREF(old);
     int rc = -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(old, &pos, &key, &value)) {
+        int output = PyDict_Contains(L.get_template, key);
+        if (output < 0 || (!output && PyDict_SetItem(fields, key, value) < 0)) {
+            Py_DECREF(old);
+            goto done;
+        }
+    }
+    Py_DECREF(old);
     for (int i = 0; md->ctx_len != 0 && i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
         const char *at = record + f->offset;
         PyObject *v;
         if (f->kind == K_INT) {
             int32_t x = get_i32(at);
-            v = x == f->dflt_int ? Py_NewRef(f->dflt) : PyLong_FromLong(x);
+            if (x == f->dflt_int)
+                continue; /* the template's */
+            v = PyLong_FromLong(x);
         } else {
-            v = memcmp(at, PyBytes_AS_STRING(f->dflt), (size_t)f->width) == 0
-                    ? Py_NewRef(f->dflt)
-                    : PyBytes_FromStringAndSize(at, f->width);
+            if (memcmp(at, PyBytes_AS_STRING(f->dflt), (size_t)f->width) == 0)
+                continue;
+            v = PyBytes_FromStringAndSize(at, f->width);
         }
         if (set_new(fields, f->name, v) < 0)
             goto done;

@@ -49,7 +49,8 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);
 
 /** Write a got message's descriptor and record (md->ctx_len bytes at `record`) into
  * the MD `obj` (its instance dict is replaced by one holding every field the get
- * writes). Raises ValueError, changing nothing, for a record this layout did not write. */
+ * writes). `now` (md_now_us()) is read only for a message that can expire. Raises
+ * ValueError, changing nothing, for a record this layout did not write. */
 int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now);
 
 /** The wall clock in microseconds (the clock of put times and expiry deadlines). */
