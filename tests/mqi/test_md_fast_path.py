@@ -201,3 +201,48 @@ def test_expiry_counts_down_on_the_fast_path(qm, local_queue):
     md = pymqi.MD()
     assert q.get(None, md) == b"short"
     assert 590 <= md.Expiry <= 600
+
+
+def _events_of(qmgr):
+    seen = []
+    qmgr.events.subscribe(seen.append)
+    return seen
+
+
+@pytest.mark.parametrize("fields", [
+    {},
+    {"Priority": 4, "Persistence": CMQC.MQPER_PERSISTENT, "Expiry": 300,
+     "CorrelId": b"CID", "GroupId": b"GRP", "MsgType": CMQC.MQMT_REPLY},
+])
+def test_fast_put_events_match_the_full_path(qm, qmgr, local_queue, fields):
+    """With someone listening, the fast path still serves puts, and each put event
+    carries what the full path's carries (with or without an MD)."""
+    seen = _events_of(qmgr)
+    q = _open(qm, local_queue)
+    for with_md in (True, False):
+        if not with_md and fields:
+            continue
+        del seen[:]
+        args = (pymqi.MD(**fields),) if with_md else ()
+        q.put(b"data", *args)  # fast (the plan holds)
+        q.put(b"data", *(args or (pymqi.MD(),)), pymqi.PMO())  # full
+        fast, full = [e for e in seen if e.kind == "put"]
+        assert fast.queue == full.queue == local_queue
+        assert {k: v for k, v in fast.fields.items() if k != "msg_id"} == {
+            k: v for k, v in full.fields.items() if k != "msg_id"}
+        assert len(fast.fields["msg_id"]) == 24 and fast.fields["msg_id"] != bytes(24)
+
+
+def test_fast_put_is_taken_with_a_listener(qm, qmgr, local_queue, monkeypatch):
+    seen = _events_of(qmgr)
+    q = _open(qm, local_queue)
+
+    def full(*args, **kw):
+        raise AssertionError("the full path ran")
+
+    monkeypatch.setattr(messages, "_put_full", full)
+    q.put(b"md", pymqi.MD(Priority=2))
+    q.put(b"plain")
+    puts = [e for e in seen if e.kind == "put"]
+    assert [(e.fields["data"], e.fields["priority"]) for e in puts[-2:]] == [
+        (b"md", 2), (b"plain", 0)]

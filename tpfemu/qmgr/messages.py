@@ -156,9 +156,10 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
 
     The fast path: a put with no options, on a handle whose put plan (the queue,
     DEFPRTY, length limit and DEFPSIST, decided by an earlier put) is still valid for the
-    catalog's generation, outside any commit scope and with no event listener, is one
-    call into the core: with no MD, or with an everyday MD (see CoreQueue.put_md),
-    which the call reads and writes back. Anything else takes the full path.
+    catalog's generation, outside any commit scope, is one call into the core: with no
+    MD, or with an everyday MD (see CoreQueue.put_md), which the call reads and writes
+    back; its put event (when someone listens) carries what the full path's does.
+    Anything else takes the full path.
 
     :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
@@ -168,14 +169,21 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         plan = h.put_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and len(data) <= plan[3] and not open_scopes()
-                and not qm.events.active):
+                and conn.connected and len(data) <= plan[3] and not open_scopes()):
             queue = plan[1]
             if md is None:
                 if not plan[4]:  # DEFPSIST(YES) needs the full path
-                    queue.core.put(data, plan[2])
+                    if qm.events.active:  # the event names the MsgId: the core's full put
+                        msg_id = queue.core.put_message(data, priority=plan[2])[0]
+                    else:
+                        queue.core.put(data, plan[2])
                     if queue.waiters:
                         queue.wake()
+                    if qm.events.active:
+                        qm._emit("put", queue.name, msg_id=msg_id, correl_id=_ZERO_ID,
+                                 priority=plan[2], persistent=False,
+                                 expiry=cmqc.MQEI_UNLIMITED, length=len(data), uow=0,
+                                 remote="", group_id=_ZERO_ID, data=data)
                     return
             elif type(md) is MD:
                 # An everyday MD: read, put and written back in one C call, which returns
@@ -189,6 +197,8 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
                         queue.expiring = True  # gets then collect what expires
                     if queue.waiters:
                         queue.wake()
+                    if qm.events.active:
+                        _emit_put(qm, queue, plan, md, data)
                     return
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
@@ -222,13 +232,26 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
             return
     generation = qm.catalog.generation
     _put_full(conn, handle, first, data, md, options, pmo)
-    if (md is not None and not options & ~_FAST_PUT and not handle.resolved.remote
-            and not qm.events.active and queue.definition.trigger != "YES"
-            and not queue.shared and conn.uow_for(None) is None):
+    if (not options & ~_FAST_PUT and not handle.resolved.remote
+            and queue.definition.trigger != "YES" and not queue.shared
+            and conn.uow_for(None) is None):
         limit = min(queue.definition.maxmsgl,
                     profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
         handle.put_plan = _put_plan(conn, generation, queue, first, limit,
                                     first.defpsist == "YES")
+
+
+def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes) -> None:
+    """The put event of a message the fast path put with ``md`` (now holding its
+    outputs): the fields the full path gives, the queue's defaults resolved by ``plan``."""
+    priority = md.Priority
+    persistence = md.Persistence
+    qm._emit("put", queue.name, msg_id=md.MsgId, correl_id=_id(md.CorrelId),
+             priority=plan[2] if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF else priority,
+             persistent=(plan[4] if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF
+                         else persistence == cmqc.MQPER_PERSISTENT),
+             expiry=md.Expiry, length=len(data), uow=0, remote="",
+             group_id=_id(md.GroupId), data=data)
 
 
 def _put_plan(conn: Connection, generation: int, queue: Any, first: Any, limit: int,
