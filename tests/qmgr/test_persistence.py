@@ -379,3 +379,20 @@ def test_restart_refused_by_the_core_fails_as_one_at_a_time(home):
     assert sorted(queue.log_keys.values()) == [100, 101, 102, 103, 104, 105]
     with queue.core.cursor() as cursor:
         assert [m.data for m in cursor] == [b"data-%d" % i for i in range(6)]
+
+
+def test_shared_queue_takes_plain_and_md_calls_in_any_order(home):
+    """A COMMON YES queue's storage is the TPFCS store, which the MQI's C fast paths for
+    calls with an MD cannot serve: whatever plan an earlier call made, puts and gets with
+    and without an MD work on it."""
+    home.mqsc("ZMQSC DEF QL-SHR.Q COMMON-YES")
+    q = home.queue("SHR.Q")
+    q.put(b"plain 1")
+    q.put(b"md 1", pymqi.MD(Priority=3))
+    q.put(b"plain 2")
+    md = pymqi.MD()
+    assert q.get(None, md) == b"md 1" and md.Priority == 3
+    assert q.get() == b"plain 1"
+    md = pymqi.MD()
+    assert q.get(None, md) == b"plain 2" and md.Priority == 0
+    q.close()

@@ -220,7 +220,7 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         raise _fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
     if (md is None and not options & ~_FAST_PUT and not handle.resolved.remote
             and first.defpsist == "NO" and not qm.events.active
-            and queue.definition.trigger != "YES"):
+            and queue.definition.trigger != "YES" and not queue.shared):
         uow = conn.uow_for(None)
         if uow is None:  # a datagram with default context, no unit of work
             generation = qm.catalog.generation
@@ -257,7 +257,8 @@ def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes) -> None:
 def _put_plan(conn: Connection, generation: int, queue: Any, first: Any, limit: int,
               defpsist: bool) -> tuple:
     """A handle's put plan: (catalog generation, queue, DEFPRTY, length limit, DEFPSIST
-    is YES, the settings of CoreQueue.put_md), valid while the generation holds."""
+    is YES, the settings of CoreQueue.put_md), valid while the generation holds. Never
+    made for a processor-shared queue: its storage (the TPFCS store) has no C fast path."""
     logged = conn.qmgr.persistence is not None
     return (generation, queue, first.defprty, limit, defpsist,
             (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs))
@@ -570,7 +571,8 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         if uow is not None:
             uow.touch(queue)
             uow.count += 1
-        elif timeout == 0.0 and not options and queue.definition.trigger != "YES":
+        elif (timeout == 0.0 and not options and queue.definition.trigger != "YES"
+              and not queue.shared):
             handle.get_plan = (generation, queue)  # the checks passed for this generation
         return data
     generation = qm.catalog.generation
