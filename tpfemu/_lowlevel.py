@@ -576,10 +576,12 @@ class CoreQueue:
         """
         return self._fast.get(uow)
 
-    def get_body(self, uow: int = 0) -> bytes:
+    def get_body(self, uow: int = 0, not_persistent: bool = False) -> bytes | None:
         """As :meth:`get`, but without the context record at the head of the data
-        (``ctx_len`` bytes, see :meth:`put_message`). Bound to the C shim per instance."""
-        return self._fast.get_body(uow)
+        (``ctx_len`` bytes, see :meth:`put_message`). With ``not_persistent``, None and
+        nothing done when the message it would take is persistent. Bound to the C shim
+        per instance."""
+        return self._fast.get_body(uow, not_persistent)
 
     def put_md(self, md: Any, data: bytes, settings: tuple[int, bool, bool, bytes,
                                                            dict[str, Any]]) -> int:
@@ -600,16 +602,19 @@ class CoreQueue:
         """
         return self._fast.put_md(md, data, settings)
 
-    def get_md(self, md: Any, match: int) -> tuple[bytes, int] | None:
+    def get_md(self, md: Any, match: int, not_persistent: bool = False
+               ) -> tuple[bytes, int] | None:
         """MQGET with an MD in one C call: the first message in delivery order whose
         MsgId and/or CorrelId (``match``: MQMO_* bits) equal the MD's is got whole, and
         its descriptor and context record written into the MD (Expiry as the time
-        left). Returns ``(data, flags)``, or None when the MD's ids need the full path.
-        Bound to the C shim per instance.
+        left). Returns ``(data, flags)``, or None, having changed nothing, when the MD's
+        ids need the full path, or with ``not_persistent`` when the message it would
+        take is persistent (the caller's recovery log must record that get). Bound to
+        the C shim per instance.
 
         :raises NoMessageAvailable: nothing matches.
         """
-        return self._fast.get_md(md, match)
+        return self._fast.get_md(md, match, not_persistent)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

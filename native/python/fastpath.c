@@ -195,26 +195,36 @@ static void *alloc_bytes(void *ctx, uint32_t length)
     return a->bytes != NULL ? PyBytes_AS_STRING(a->bytes) : NULL;
 }
 
-PyDoc_STRVAR(get_doc, "get(uow=0)\n--\n\n"
-                      "Get the first message in delivery order, whole, as bytes (MQGET's fast path).");
+PyDoc_STRVAR(get_doc, "get(uow=0, not_persistent=False)\n--\n\n"
+                      "Get the first message in delivery order, whole, as bytes (MQGET's fast\n"
+                      "path). With not_persistent, None (nothing done) when it is persistent.");
 
-PyDoc_STRVAR(get_body_doc, "get_body(uow=0)\n--\n\n"
+PyDoc_STRVAR(get_body_doc, "get_body(uow=0, not_persistent=False)\n--\n\n"
                            "As get(), without the context record at the head of the data.");
 
 static PyObject *do_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames, int skip_ctx, const char *fn)
+                        PyObject *kwnames, int flags, const char *fn)
 {
-    static const char *const names[] = {"uow"};
-    PyObject *a[1] = {NULL};
+    static const char *const names[] = {"uow", "not_persistent"};
+    PyObject *a[2] = {NULL, NULL};
     uint64_t uow = 0;
-    if ((nargs != 0 || kwnames != NULL) && bind_args(fn, names, 1, a, args, nargs, kwnames) < 0)
+    if ((nargs != 0 || kwnames != NULL) && bind_args(fn, names, 2, a, args, nargs, kwnames) < 0)
         return NULL;
     if (a[0] != NULL && read_uow(a[0], &uow) < 0)
         return NULL;
+    if (a[1] != NULL) {
+        int only = PyObject_IsTrue(a[1]);
+        if (only < 0)
+            return NULL;
+        if (only)
+            flags |= TPF_MQ_GET_NOT_PERSISTENT;
+    }
     if (self->q == NULL)
         return raise_rc(self, -1, "MQGET");
     alloc_ctx_t out = {NULL};
-    int rc = core_get(self->q, uow, skip_ctx, alloc_bytes, &out, NULL);
+    int rc = core_get(self->q, uow, flags, alloc_bytes, &out, NULL);
+    if (rc == TPF_RC_PERSISTENT)
+        Py_RETURN_NONE; /* nothing done: the caller's logged path gets it */
     if (rc != MQRC_NONE) {
         if (out.bytes == NULL && PyErr_Occurred())
             return NULL; /* MemoryError from the allocation */
@@ -232,7 +242,7 @@ static PyObject *fq_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs
 static PyObject *fq_get_body(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
-    return do_get(self, args, nargs, kwnames, 1, "get_body()");
+    return do_get(self, args, nargs, kwnames, TPF_MQ_GET_SKIP_CTX, "get_body()");
 }
 
 /* Join record and data in put_scratch (the core takes one buffer). */
@@ -316,20 +326,24 @@ done:
 }
 
 PyDoc_STRVAR(get_md_doc,
-             "get_md(md, match)\n--\n\n"
+             "get_md(md, match, not_persistent)\n--\n\n"
              "MQGET with an MD in one call: the first message in delivery order matching\n"
              "the MD's MsgId and/or CorrelId (`match`: MQMO_* bits) is got whole, and its\n"
              "descriptor and context record written into the MD. Returns (data, flags),\n"
              "flags the core's TPF_MQ_F_* bits; None, having changed nothing, when the MD\n"
-             "holds ids the full path must judge.");
+             "holds ids the full path must judge or (not_persistent) the message is\n"
+             "persistent.");
 
 static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs != 2 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "get_md() takes exactly 2 positional arguments");
+    if (nargs != 3 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "get_md() takes exactly 3 positional arguments");
         return NULL;
     }
+    int not_persistent = PyObject_IsTrue(args[2]);
+    if (not_persistent < 0)
+        return NULL;
     unsigned long match = PyLong_AsUnsignedLong(args[1]);
     if (match == (unsigned long)-1 && PyErr_Occurred())
         return NULL;
@@ -347,6 +361,7 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     }
     req.now = TPF_MQ_NOW;
+    req.flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
     tpf_mq_msg_t md;
     int rc;
     for (;;) {
@@ -357,6 +372,10 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
             break;
         if (scratch_room(&get_scratch, md.length) == NULL) /* longer: grow, get again */
             goto done;
+    }
+    if (rc == TPF_RC_PERSISTENT) { /* nothing done: the caller's logged path gets it */
+        result = Py_NewRef(Py_None);
+        goto done;
     }
     if (rc != MQRC_NONE) {
         raise_rc(self, rc, "MQGET");

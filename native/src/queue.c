@@ -821,6 +821,10 @@ int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_o
             goto out;
         }
     }
+    if ((req->flags & TPF_MQ_GET_NOT_PERSISTENT) && !browse && n->md.persistent) {
+        rc = TPF_RC_PERSISTENT; /* the caller's log must record this get */
+        goto out;
+    }
     uint32_t len = n->md.length;
     if (req->cap_body)
         cap += n->md.ctx_len; /* the record always comes whole; cap limits the rest */
@@ -906,7 +910,7 @@ int tpf_mq_get_simple(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_msg_t *md_out, voi
     return rc;
 }
 
-int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int skip_ctx, tpf_mq_alloc_fn alloc,
+int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int flags, tpf_mq_alloc_fn alloc,
                      void *ctx, tpf_mq_msg_t *md_out)
 {
     if (q == NULL || alloc == NULL)
@@ -915,8 +919,10 @@ int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int skip_ctx, tpf_mq_alloc
     tpf_node_t *n;
     QLOCK(q);
     int rc = plain_get_begin(q, uow, &r, &n);
+    if (rc == MQRC_NONE && (flags & TPF_MQ_GET_NOT_PERSISTENT) && n->md.persistent)
+        rc = TPF_RC_PERSISTENT;
     if (rc == MQRC_NONE) {
-        uint32_t skip = skip_ctx ? n->md.ctx_len : 0;
+        uint32_t skip = (flags & TPF_MQ_GET_SKIP_CTX) ? n->md.ctx_len : 0;
         void *dst = alloc(ctx, n->md.length - skip);
         if (dst == NULL) {
             rc = MQRC_STORAGE_NOT_AVAILABLE;

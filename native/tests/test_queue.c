@@ -456,6 +456,32 @@ static void test_get_empty_and_roundtrip(void)
     tpf_mq_destroy(q);
 }
 
+/* TPF_MQ_GET_NOT_PERSISTENT: a destructive get refuses a persistent message and leaves
+ * it (and everything else) in place; a browse and an ordinary get are not affected. */
+static void test_get_not_persistent(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    tpf_mq_msg_t md;
+    char buf[16];
+    tpf_mq_msg_t in = md_new(6);
+    in.persistent = 1;
+    CHECK_EQ(tpf_mq_put(q, &in, "kept", 4), MQRC_NONE);
+    CHECK_EQ(tpf_mq_put_simple(q, "plain", 5, 1, 0), MQRC_NONE);
+    tpf_mq_getreq_t r = req_new(0);
+    r.flags = TPF_MQ_GET_NOT_PERSISTENT;
+    CHECK_EQ(tpf_mq_get(q, &r, &md, buf, sizeof buf), TPF_RC_PERSISTENT);
+    CHECK_EQ(tpf_mq_depth(q), 2);
+    CHECK_EQ(stats_of(q).gets, 0);
+    r.flags = 0;
+    CHECK_EQ(tpf_mq_get(q, &r, &md, buf, sizeof buf), MQRC_NONE);
+    CHECK(memcmp(buf, "kept", 4) == 0);
+    r.flags = TPF_MQ_GET_NOT_PERSISTENT;
+    CHECK_EQ(tpf_mq_get(q, &r, &md, buf, sizeof buf), MQRC_NONE);
+    CHECK(memcmp(buf, "plain", 5) == 0);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    tpf_mq_destroy(q);
+}
+
 /* a too-small buffer gives 2080 and leaves the message; ACCEPT_TRUNCATED_MSG gives 2079, copies cap bytes and removes it. */
 static void test_get_truncation(void)
 {
@@ -2284,6 +2310,7 @@ int main(int argc, char **argv)
     RUN(test_put_errors);
     RUN(test_msgid_generation);
     RUN(test_get_empty_and_roundtrip);
+    RUN(test_get_not_persistent);
     RUN(test_get_truncation);
     RUN(test_zero_length);
     RUN(test_matched_get_basic);

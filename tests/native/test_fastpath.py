@@ -28,7 +28,8 @@ def test_keywords_and_positionals_are_equivalent(queue):
         (lambda q: q.put(b"x", 1, 2, 3), "at most 3 arguments"),
         (lambda q: q.put("text"), "encode it first"),
         (lambda q: q.put(123), "bytes-like, not int"),
-        (lambda q: q.get(1, 2), "at most 1 arguments"),
+        (lambda q: q.get(1, 2, 3), "at most 2 arguments"),
+        (lambda q: q.get(uow=1, bogus=2), "unexpected keyword argument .bogus."),
     ],
 )
 def test_bad_calls_raise_type_errors_that_say_what_is_wrong(queue, call, message):
@@ -110,3 +111,15 @@ def test_shim_and_cffi_paths_share_one_core_safely(queue):
     assert len(got) == len(expected) and set(got) == expected
     ids = [queue.put_message(b"x")[0] for _ in range(100)]
     assert len(set(ids)) == 100
+
+
+def test_get_not_persistent_leaves_a_persistent_message_in_place(queue):
+    """not_persistent: the get says None and does nothing when the message it would take
+    is persistent (the MQI's logged path takes it instead)."""
+    queue.put_message(b"kept", persistent=True, priority=5)
+    queue.put(b"plain", 1)
+    assert queue.get_body(0, True) is None
+    assert queue.get(0, True) is None
+    assert queue.depth == 2
+    assert queue.get_body() == b"kept"
+    assert queue.get_body(0, True) == b"plain"

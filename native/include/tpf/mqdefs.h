@@ -41,6 +41,9 @@
 /** Internal codes start here, clear of every IBM range. */
 #define TPF_RC_BASE                 9000
 #define TPF_RC_INVALID_ARGUMENT     9001    /**< a NULL pointer or out-of-range argument */
+#define TPF_RC_PERSISTENT           9002    /**< a get asked for a non-persistent message
+                                                 only, and the message it would take is
+                                                 persistent: nothing was done */
 
 /** @defgroup gmo MQGMO_* option bits the core acts on (IBM's values) @{ */
 #define MQGMO_BROWSE_FIRST            0x00000010

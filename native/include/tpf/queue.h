@@ -61,6 +61,11 @@
 #define TPF_MQ_F_EXPIRED_PENDING 0x0001 /**< output: the queue holds discarded expired
                                              messages not yet taken with
                                              tpf_mq_take_expired() */
+#define TPF_MQ_GET_SKIP_CTX 0x1       /**< get_alloc: copy only the data after the record */
+#define TPF_MQ_GET_NOT_PERSISTENT 0x2 /**< a destructive get takes a non-persistent message
+                                           only: TPF_RC_PERSISTENT, and nothing done, when
+                                           the message it would take is persistent (the
+                                           caller's log must record that one) */
 #define TPF_MQ_F_RESTORE 0x0100         /**< input to put: keep md->backout_count (a
                                              message restored at restart); without it a
                                              put starts the count at 0 */
@@ -110,6 +115,7 @@ typedef struct tpf_mq_getreq {
     tpf_mq_cursor_t *cursor; /**< required by browse, under-cursor, LOCK and UNLOCK */
     uint8_t msg_id[TPF_MQ_ID_LEN];
     uint8_t correl_id[TPF_MQ_ID_LEN];
+    uint32_t flags;     /**< TPF_MQ_GET_NOT_PERSISTENT (a destructive get) or 0 */
 } tpf_mq_getreq_t;
 
 /** Counters and sizes of a queue, for displays, triggering and leak tests. */
@@ -196,7 +202,7 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
  *         for the context record with cap_body, message left in place); MQRC_TRUNCATED_MSG_ACCEPTED (with
  *         ACCEPT_TRUNCATED_MSG: md_out and cap bytes written, message removed);
  *         MQRC_NO_MSG_LOCKED; MQRC_OPTIONS_ERROR (conflicting bits, or a cursor option
- *         without a cursor); TPF_RC_INVALID_ARGUMENT.
+ *         without a cursor); TPF_RC_PERSISTENT (req->flags); TPF_RC_INVALID_ARGUMENT.
  */
 int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_out,
                void *buf, uint32_t cap);
@@ -219,14 +225,14 @@ typedef void *(*tpf_mq_alloc_fn)(void *ctx, uint32_t length);
 /**
  * @brief Destructively get the first eligible message, unmatched, into memory the
  * caller allocates once the length is known: no intermediate buffer, no truncation
- * (the zero-copy fast path, e.g. straight into a new Python bytes object). With
- * skip_ctx, only the data after the context record is copied (alloc is asked for
- * length - ctx_len bytes).
+ * (the zero-copy fast path, e.g. straight into a new Python bytes object).
+ * @param flags TPF_MQ_GET_SKIP_CTX: only the data after the context record is copied
+ *        (alloc is asked for length - ctx_len bytes); TPF_MQ_GET_NOT_PERSISTENT.
  * @param[out] md_out descriptor (may be NULL).
  * @return MQRC_NONE; MQRC_NO_MSG_AVAILABLE; MQRC_STORAGE_NOT_AVAILABLE (alloc
- *         refused); TPF_RC_INVALID_ARGUMENT.
+ *         refused); TPF_RC_PERSISTENT; TPF_RC_INVALID_ARGUMENT.
  */
-int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int skip_ctx, tpf_mq_alloc_fn alloc,
+int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int flags, tpf_mq_alloc_fn alloc,
                      void *ctx, tpf_mq_msg_t *md_out);
 
 /**
