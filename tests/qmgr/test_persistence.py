@@ -396,3 +396,34 @@ def test_shared_queue_takes_plain_and_md_calls_in_any_order(home):
     md = pymqi.MD()
     assert q.get(None, md) == b"plain 2" and md.Priority == 0
     q.close()
+
+
+def test_with_a_home_only_persistent_gets_take_the_logged_path(tmp_path, monkeypatch):
+    """With a home (and the journal off, so nobody listens), a get of a non-persistent
+    message is served by the MQI's fast path, with or without an MD; a get of a
+    persistent one is left to the logged path, so it is gone after a restart."""
+    from tpfemu.qmgr import messages
+
+    h = Home(tmp_path)
+    h.boot(journal="off")
+    h.mqsc("ZMQSC DEF MQP", "ZMQSC DEF QL-APP.Q")
+    q = h.queue("APP.Q")
+    put(q, b"warm", NOT_PERSISTENT)
+    q.get(None, pymqi.MD())  # the handle's get plan
+    for body, persistence in ((b"np1", NOT_PERSISTENT), (b"p1", PERSISTENT),
+                              (b"np2", NOT_PERSISTENT), (b"p2", PERSISTENT),
+                              (b"p3", PERSISTENT)):
+        put(q, body, persistence)
+    full_gets = []
+    real = messages._get_full
+    monkeypatch.setattr(messages, "_get_full",
+                        lambda *a, **kw: full_gets.append(1) or real(*a, **kw))
+    md = pymqi.MD()
+    got = [q.get(None, md), q.get(None, pymqi.MD()), q.get(), q.get()]
+    assert got == [b"np1", b"p1", b"np2", b"p2"] and md.Persistence == NOT_PERSISTENT
+    assert len(full_gets) == 2  # p1 and p2
+    q.close()
+    h.restart(journal="off")
+    assert [body for body, _ in drain(h.queue("APP.Q"))] == [b"p3"]
+    h.system.stop()
+    h.system = None

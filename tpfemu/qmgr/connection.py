@@ -64,7 +64,7 @@ class Handle:
         self.cursor = None  # the browse cursor, made on first browse
         self.closed = False
         # Decisions cached for the fast path, valid for one catalog generation:
-        # put: see messages._put_plan; get: (generation, queue).
+        # put: see messages._put_plan; get: (generation, queue, persistent gets logged).
         self.put_plan: tuple | None = None
         self.get_plan: tuple | None = None
 

@@ -478,9 +478,10 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
     """MQGET (or browse) one message from an open handle; return its data.
 
     The fast path: on a handle whose get plan (decided by an earlier get) still holds,
-    outside any commit scope and with no event listener and no recovery log, a get with
-    no buffer length and no options other than matching, with no MD or our MD, is one
-    call into the core (see CoreQueue.get_md). Anything else takes the full path.
+    outside any commit scope and with no event listener, a get with no buffer length and
+    no options other than matching, with no MD or our MD, is one call into the core (see
+    CoreQueue.get_md), unless the recovery log must record it (a persistent message, on
+    a system with a home). Anything else takes the full path.
 
     :param max_length: the buffer length; None returns the whole message.
     :raises MQMIError: 2037/2036 not open for input/browse, 2016 get inhibited, 2033 no
@@ -495,11 +496,13 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
             queue = plan[1]
             if md is None and gmo is None:
                 try:
-                    return queue.core.get_body()
+                    data = queue.core.get_body(0, plan[2])
                 finally:
                     if queue.expiring:
                         qm.collect_expired(queue)
-            if type(md) is MD and (gmo is None or type(gmo) is GMO):
+                if data is not None:  # None: a persistent message, for the logged path
+                    return data
+            elif type(md) is MD and (gmo is None or type(gmo) is GMO):
                 # Matched by the MD's ids only (no wait, browse, syncpoint or buffer
                 # length): one C call gets the message and writes the MD; None from it
                 # means ids the full path must judge, nothing changed.
@@ -509,7 +512,7 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                         gmo.MatchOptions if gmo.Version >= 2 else _MATCH_BOTH)
                 if match is not None:
                     try:
-                        got = queue.core.get_md(md, match)
+                        got = queue.core.get_md(md, match, plan[2])
                     finally:
                         if queue.expiring:
                             qm.collect_expired(queue)
@@ -573,14 +576,16 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
             uow.count += 1
         elif (timeout == 0.0 and not options and queue.definition.trigger != "YES"
               and not queue.shared):
-            handle.get_plan = (generation, queue)  # the checks passed for this generation
+            handle.get_plan = (generation, queue, False)  # checks passed for this generation
         return data
     generation = qm.catalog.generation
     data = _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
-    if (md is not None and uow is None and timeout == 0.0 and not options & ~_FAST_GET
-            and handle.cursor is None and not qm.events.active and qm.persistence is None
+    if (uow is None and timeout == 0.0 and not options & ~_FAST_GET
+            and handle.cursor is None and not qm.events.active
             and queue.definition.trigger != "YES" and not queue.shared):
-        handle.get_plan = (generation, queue)
+        # (generation, queue, whether a persistent message's get must be logged: the
+        # fast path then leaves such a message to this path)
+        handle.get_plan = (generation, queue, qm.persistence is not None)
     return data
 
 
