@@ -329,8 +329,9 @@ PyDoc_STRVAR(get_md_doc,
              "get_md(md, match, not_persistent)\n--\n\n"
              "MQGET with an MD in one call: the first message in delivery order matching\n"
              "the MD's MsgId and/or CorrelId (`match`: MQMO_* bits) is got whole, and its\n"
-             "descriptor and context record written into the MD. Returns (data, flags),\n"
-             "flags the core's TPF_MQ_F_* bits; None, having changed nothing, when the MD\n"
+             "descriptor and context record written into the MD. Returns (data, flags,\n"
+             "expiry): the core's TPF_MQ_F_* bits and the message's absolute deadline (for\n"
+             "the get event); None, having changed nothing, when the MD\n"
              "holds ids the full path must judge or (not_persistent) the message is\n"
              "persistent.");
 
@@ -396,9 +397,11 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     }
     PyObject *flags = PyLong_FromLong(md.flags);
-    result = flags != NULL ? PyTuple_Pack(2, data, flags) : NULL;
+    PyObject *expiry = PyLong_FromLongLong(md.expiry);
+    result = flags != NULL && expiry != NULL ? PyTuple_Pack(3, data, flags, expiry) : NULL;
     Py_DECREF(data);
     Py_XDECREF(flags);
+    Py_XDECREF(expiry);
 done:
     Py_DECREF(fields);
     return result;

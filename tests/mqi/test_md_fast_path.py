@@ -246,3 +246,29 @@ def test_fast_put_is_taken_with_a_listener(qm, qmgr, local_queue, monkeypatch):
     puts = [e for e in seen if e.kind == "put"]
     assert [(e.fields["data"], e.fields["priority"]) for e in puts[-2:]] == [
         (b"md", 2), (b"plain", 0)]
+
+
+@pytest.mark.parametrize("with_md", [True, False])
+def test_fast_get_events_match_the_full_path(qm, qmgr, local_queue, monkeypatch, with_md):
+    """With someone listening, the fast path still serves gets (with or without an MD),
+    and each get event carries what the full path's carries."""
+    seen = _events_of(qmgr)
+    q = _open(qm, local_queue)
+    md_fields = {"Priority": 6, "Expiry": 900, "CorrelId": b"CID", "GroupId": b"G",
+                 "Persistence": CMQC.MQPER_PERSISTENT}
+    q.put(b"body-1", pymqi.MD(**md_fields))
+    q.put(b"body-2", pymqi.MD(**md_fields))
+    del seen[:]
+    args = (pymqi.MD(),) if with_md else ()
+    real = messages._get_full
+    monkeypatch.setattr(messages, "_get_full", lambda *a, **kw: pytest.fail("full path"))
+    assert q.get(None, *args) == b"body-1"  # fast
+    monkeypatch.setattr(messages, "_get_full", real)
+    assert q.get(1_000_000, pymqi.MD()) == b"body-2"  # a buffer length: the full path
+    fast, full = [e for e in seen if e.kind == "get"]
+    differ = {"msg_id", "data", "expires_us"}
+    assert {k: v for k, v in fast.fields.items() if k not in differ} == {
+        k: v for k, v in full.fields.items() if k not in differ}
+    assert (fast.fields["data"], full.fields["data"]) == (b"body-1", b"body-2")
+    assert abs(fast.fields["expires_us"] - full.fields["expires_us"]) < 5_000_000
+    assert fast.fields["persistent"] is True and fast.fields["uow"] == 0

@@ -478,10 +478,11 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
     """MQGET (or browse) one message from an open handle; return its data.
 
     The fast path: on a handle whose get plan (decided by an earlier get) still holds,
-    outside any commit scope and with no event listener, a get with no buffer length and
-    no options other than matching, with no MD or our MD, is one call into the core (see
-    CoreQueue.get_md), unless the recovery log must record it (a persistent message, on
-    a system with a home). Anything else takes the full path.
+    outside any commit scope, a get with no buffer length and no options other than
+    matching, with no MD or our MD, is one call into the core (see CoreQueue.get_md),
+    unless the recovery log must record it (a persistent message, on a system with a
+    home); its get event (when someone listens) carries what the full path's does.
+    Anything else takes the full path.
 
     :param max_length: the buffer length; None returns the whole message.
     :raises MQMIError: 2037/2036 not open for input/browse, 2016 get inhibited, 2033 no
@@ -492,9 +493,9 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         plan = h.get_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and not open_scopes() and not qm.events.active):
+                and conn.connected and not open_scopes()):
             queue = plan[1]
-            if md is None and gmo is None:
+            if md is None and gmo is None and not qm.events.active:
                 try:
                     data = queue.core.get_body(0, plan[2])
                 finally:
@@ -502,7 +503,9 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                         qm.collect_expired(queue)
                 if data is not None:  # None: a persistent message, for the logged path
                     return data
-            elif type(md) is MD and (gmo is None or type(gmo) is GMO):
+            elif (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
+                if md is None:  # with a listener: the event needs the descriptor
+                    md = MD()
                 # Matched by the MD's ids only (no wait, browse, syncpoint or buffer
                 # length): one C call gets the message and writes the MD; None from it
                 # means ids the full path must judge, nothing changed.
@@ -519,6 +522,8 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                     if got is not None:
                         if got[1] & _EXPIRED_PENDING:
                             queue.core._on_expired_pending()
+                        if qm.events.active:
+                            _emit_get(qm, queue, md, got)
                         return got[0]
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
@@ -581,12 +586,21 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
     generation = qm.catalog.generation
     data = _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
     if (uow is None and timeout == 0.0 and not options & ~_FAST_GET
-            and handle.cursor is None and not qm.events.active
+            and handle.cursor is None
             and queue.definition.trigger != "YES" and not queue.shared):
         # (generation, queue, whether a persistent message's get must be logged: the
         # fast path then leaves such a message to this path)
         handle.get_plan = (generation, queue, qm.persistence is not None)
     return data
+
+
+def _emit_get(qm: Any, queue: Any, md: MD, got: tuple[bytes, int, int]) -> None:
+    """The get event of a message the fast path got into ``md``: the fields the full
+    path gives (outside any unit of work)."""
+    data, _, expiry = got
+    qm._emit("get", queue.name, msg_id=md.MsgId, correl_id=md.CorrelId,
+             priority=md.Priority, persistent=bool(md.Persistence), length=len(data),
+             uow=0, group_id=md.GroupId, expires_us=expiry, data=data)
 
 
 def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
