@@ -272,3 +272,19 @@ def test_fast_get_events_match_the_full_path(qm, qmgr, local_queue, monkeypatch,
     assert (fast.fields["data"], full.fields["data"]) == (b"body-1", b"body-2")
     assert abs(fast.fields["expires_us"] - full.fields["expires_us"]) < 5_000_000
     assert fast.fields["persistent"] is True and fast.fields["uow"] == 0
+
+
+@pytest.mark.parametrize("with_md", [True, False])
+def test_a_handles_own_locked_message_is_its_to_get(qm, local_queue, with_md):
+    """After a browse with MQGMO_LOCK, the handle that locked the message still gets it
+    first: its cursor goes with the get, so the fast path must not serve it."""
+    q = _open(qm, local_queue)
+    q.put(b"A")
+    q.put(b"B")
+    lock = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST | CMQC.MQGMO_LOCK)
+    assert q.get(None, pymqi.MD(), lock) == b"A"
+    def args():  # a fresh MD each time: a used one would match its MsgId
+        return (pymqi.MD(),) if with_md else ()
+
+    assert q.get(None, *args()) == b"A"
+    assert q.get(None, *args()) == b"B"

@@ -492,8 +492,10 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
     if max_length is None and type(h) is Handle:
         plan = h.get_plan
         qm = conn.qmgr
+        # (A handle with a browse cursor takes the full path: a message its cursor
+        # locked is the handle's to get, and only the core's full get knows the cursor.)
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and not open_scopes()):
+                and h.cursor is None and conn.connected and not open_scopes()):
             queue = plan[1]
             if md is None and gmo is None and not qm.events.active:
                 try:
