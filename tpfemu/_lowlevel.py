@@ -126,6 +126,11 @@ def _descriptor_layout() -> tuple[int, ...] | None:
 _RESTORE_LAYOUT = _descriptor_layout()
 
 
+#: ``MQStruct.__init__`` in C, an instance method: fields given as plain ints and bytes
+#: are stored without a Python frame (see native/python/mdpath.h).
+struct_init = _fastpath.struct_init
+
+
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
                   default_record: bytes, md_initials: dict[str, Any]) -> None:
     """Give the C shim the context record's layout, for :meth:`CoreQueue.put_md` and

@@ -515,5 +515,18 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         Py_DECREF(m);
         return NULL;
     }
+    /* struct_init as a method: an instancemethod binds the structure as `self`. */
+    static PyMethodDef init_def = {
+        "struct_init", (PyCFunction)(void (*)(void))md_struct_init,
+        METH_VARARGS | METH_KEYWORDS,
+        "MQStruct.__init__(self, **fields) in C (see native/python/mdpath.h)."};
+    PyObject *fn = PyCFunction_New(&init_def, NULL);
+    PyObject *method = fn != NULL ? PyInstanceMethod_New(fn) : NULL;
+    Py_XDECREF(fn);
+    if (method == NULL || PyModule_AddObject(m, "struct_init", method) < 0) {
+        Py_XDECREF(method);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }

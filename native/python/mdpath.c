@@ -505,3 +505,110 @@ done:
     Py_DECREF(fields);
     return rc;
 }
+
+/* -- MQ structures: __init__ ----------------------------------------------------------- */
+
+static PyObject *s_nested, *s_ints, *s_bytes, *s_py_init, *s_set;
+
+static int struct_names(void)
+{
+    if (s_set != NULL)
+        return 0;
+    if ((s_nested = PyUnicode_InternFromString("_nested")) == NULL ||
+        (s_ints = PyUnicode_InternFromString("_ints")) == NULL ||
+        (s_bytes = PyUnicode_InternFromString("_bytes")) == NULL ||
+        (s_py_init = PyUnicode_InternFromString("_py_init")) == NULL ||
+        (s_set = PyUnicode_InternFromString("set")) == NULL)
+        return -1;
+    return 0;
+}
+
+/* 1: `value` for field `name` is stored as given (what the Python check would store);
+ * 0: the Python check must judge it; -1: error. */
+static int plain_value(PyObject *type, PyObject *name, PyObject *value)
+{
+    if (PyLong_CheckExact(value)) {
+        PyObject *ints = PyObject_GetAttr(type, s_ints);
+        if (ints == NULL)
+            return -1;
+        int in = PySet_Contains(ints, name);
+        Py_DECREF(ints);
+        if (in <= 0)
+            return in;
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (x == -1 && PyErr_Occurred())
+            return -1;
+        return !overflow && x >= -0x80000000LL && x <= 0xFFFFFFFFLL;
+    }
+    if (PyBytes_CheckExact(value)) {
+        PyObject *lengths = PyObject_GetAttr(type, s_bytes);
+        if (lengths == NULL)
+            return -1;
+        PyObject *limit = PyDict_GetItemWithError(lengths, name);
+        int ok = limit != NULL && PyBytes_GET_SIZE(value) <= PyLong_AsSsize_t(limit);
+        int err = PyErr_Occurred() != NULL;
+        Py_DECREF(lengths);
+        return err ? -1 : ok;
+    }
+    return 0;
+}
+
+PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
+{
+    (void)module;
+    if (struct_names() < 0)
+        return NULL;
+    if (PyTuple_GET_SIZE(args) != 1) {
+        PyErr_SetString(PyExc_TypeError, "an MQ structure takes its fields as keywords only "
+                                         "(e.g. MD(Priority=5))");
+        return NULL;
+    }
+    PyObject *self = PyTuple_GET_ITEM(args, 0);
+    PyObject *type = (PyObject *)Py_TYPE(self);
+    PyObject *nested = PyObject_GetAttr(type, s_nested);
+    if (nested == NULL)
+        return NULL;
+    int has_nested = !PyTuple_Check(nested) || PyTuple_GET_SIZE(nested) != 0;
+    Py_DECREF(nested);
+    if (has_nested) { /* fresh nested structures: the Python __init__ */
+        PyObject *init = PyObject_GetAttr(self, s_py_init);
+        if (init == NULL)
+            return NULL;
+        PyObject *empty = PyTuple_New(0);
+        PyObject *r = empty != NULL ? PyObject_Call(init, empty, kw) : NULL;
+        Py_XDECREF(empty);
+        Py_DECREF(init);
+        return r;
+    }
+    if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
+        Py_RETURN_NONE;
+    Py_ssize_t pos = 0;
+    PyObject *name, *value;
+    while (PyDict_Next(kw, &pos, &name, &value)) {
+        int plain = plain_value(type, name, value);
+        if (plain < 0)
+            return NULL;
+        if (!plain) { /* set() checks every value and says what is wrong */
+            PyObject *set = PyObject_GetAttr(self, s_set);
+            if (set == NULL)
+                return NULL;
+            PyObject *empty = PyTuple_New(0);
+            PyObject *r = empty != NULL ? PyObject_Call(set, empty, kw) : NULL;
+            Py_XDECREF(empty);
+            Py_DECREF(set);
+            if (r == NULL)
+                return NULL;
+            Py_DECREF(r);
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *fields = PyObject_GenericGetDict(self, NULL);
+    if (fields == NULL)
+        return NULL;
+    int rc = PyDict_Update(fields, kw);
+    Py_DECREF(fields);
+    if (rc < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}

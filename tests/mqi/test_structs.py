@@ -441,3 +441,41 @@ def test_struct_error_never_leaks():
         md.pack()
     except struct.error as exc:  # pragma: no cover - the failure this test guards against
         pytest.fail(f"struct.error leaked: {exc}")
+
+
+# -- construction (MQStruct.__init__, in C: tpfemu._lowlevel.struct_init) ----------------
+
+
+def test_keywords_are_stored_as_their_checks_would_store_them():
+    md = MD(Priority=-1, Report=0xFFFFFFFF, Feedback=-(2**31), MsgId=b"x" * 24,
+                  ReplyToQ=b"", Format="MQSTR", Persistence=True)
+    assert (md.Priority, md.Report, md.Feedback) == (-1, 0xFFFFFFFF, -(2**31))
+    assert md.MsgId == b"x" * 24 and md.ReplyToQ == b""
+    assert md.Format == b"MQSTR"  # str goes through the check, which encodes it
+    assert md.Persistence == 1 and type(md.Persistence) is int
+    assert MD().Priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF  # others stay initial
+
+
+@pytest.mark.parametrize("fields, error, text", [
+    ({"Priority": 2**32}, ValueError, "does not fit in 32 bits"),
+    ({"MsgId": b"x" * 25}, ValueError, "MsgId is 25 bytes long"),
+    ({"Priority": "5"}, TypeError, "must be an int"),
+    ({"Priority": 1, "Prioirty": 2}, AttributeError, "did you mean 'Priority'"),
+])
+def test_bad_keywords_fail_naming_the_field(fields, error, text):
+    with pytest.raises(error, match=text):
+        MD(**fields)
+
+
+def test_positional_arguments_are_refused():
+    with pytest.raises(TypeError, match="keywords only"):
+        MD(5)
+
+
+def test_nested_structures_are_fresh_per_instance():
+    from tpfemu.mq.headers import XQH
+
+    a, b = XQH(), XQH(RemoteQName=b"Q")
+    assert a.MsgDesc is not b.MsgDesc and b.RemoteQName == b"Q"
+    a.MsgDesc.Priority = 4
+    assert b.MsgDesc.Priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF

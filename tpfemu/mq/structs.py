@@ -32,6 +32,7 @@ import difflib
 import struct
 from typing import Any, ClassVar, Self, TypeAlias
 
+from tpfemu._lowlevel import struct_init
 from tpfemu.mq import cmqc as CMQC
 
 __all__ = ["GMO", "MD", "OD", "PMO", "MQStruct", "UnknownFieldError"]
@@ -291,7 +292,10 @@ class MQStruct:
         cls._ints = frozenset(f.name for f in cls.FIELDS if type(f) is Long)
         cls._bytes = {f.name: f.length for f in cls.FIELDS if type(f) in (Char, Byte)}
 
-    def __init__(self, **kw: Any) -> None:
+    def _py_init(self, **kw: Any) -> None:
+        """What ``__init__`` does, in Python. ``__init__`` is
+        :data:`tpfemu._lowlevel.struct_init`, which does the same in C for a structure
+        without nested ones and comes here for one with them."""
         if self._nested:
             values = self.__dict__
             for field in self._nested:
@@ -312,6 +316,8 @@ class MQStruct:
             self.set(**kw)
             return
         self.__dict__.update(kw)
+
+    __init__ = struct_init
 
     def _reset(self) -> None:
         """Every field back to its IBM initial value (the class's, or a fresh nested
