@@ -25,9 +25,12 @@ from typing import Protocol
 
 from ecb.errors import ErrorCode
 
-__all__ = ["CommitParticipant", "ResourceMixin", "open_scopes"]
+__all__ = ["OPEN_SCOPES", "CommitParticipant", "ResourceMixin", "open_scopes"]
 
 _open = [0]  # commit scopes open in this process, on every ECB and thread
+#: ``open_scopes()`` without the call, for the hottest paths: ``OPEN_SCOPES[0]`` is the
+#: count (read it; never write it).
+OPEN_SCOPES = _open
 _open_lock = threading.Lock()
 
 

@@ -25,7 +25,7 @@ import math
 import time
 from typing import Any
 
-from ecb.resources import open_scopes
+from ecb.resources import OPEN_SCOPES
 from tpfemu import errors
 from tpfemu._lowlevel import EXPIRED_PENDING as _EXPIRED_PENDING
 from tpfemu._lowlevel import MQGMO as _CORE_GMO
@@ -169,7 +169,7 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         plan = h.put_plan
         qm = conn.qmgr
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and len(data) <= plan[3] and not open_scopes()):
+                and conn.connected and len(data) <= plan[3] and not OPEN_SCOPES[0]):
             queue = plan[1]
             if md is None:
                 if not plan[4]:  # DEFPSIST(YES) needs the full path
@@ -495,7 +495,7 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         # (A handle with a browse cursor takes the full path: a message its cursor
         # locked is the handle's to get, and only the core's full get knows the cursor.)
         if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and h.cursor is None and conn.connected and not open_scopes()):
+                and h.cursor is None and conn.connected and not OPEN_SCOPES[0]):
             queue = plan[1]
             if md is None and gmo is None and not qm.events.active:
                 try:
