@@ -554,6 +554,19 @@ static int plain_value(PyObject *type, PyObject *name, PyObject *value)
     return 0;
 }
 
+/* self.<method>(**kw): what it returns (None for __init__ and set), or NULL. */
+static PyObject *call_with_keywords(PyObject *self, PyObject *method, PyObject *kw)
+{
+    PyObject *fn = PyObject_GetAttr(self, method);
+    if (fn == NULL)
+        return NULL;
+    PyObject *empty = PyTuple_New(0);
+    PyObject *r = empty != NULL ? PyObject_Call(fn, empty, kw) : NULL;
+    Py_XDECREF(empty);
+    Py_DECREF(fn);
+    return r;
+}
+
 PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
 {
     (void)module;
@@ -571,16 +584,8 @@ PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
         return NULL;
     int has_nested = !PyTuple_Check(nested) || PyTuple_GET_SIZE(nested) != 0;
     Py_DECREF(nested);
-    if (has_nested) { /* fresh nested structures: the Python __init__ */
-        PyObject *init = PyObject_GetAttr(self, s_py_init);
-        if (init == NULL)
-            return NULL;
-        PyObject *empty = PyTuple_New(0);
-        PyObject *r = empty != NULL ? PyObject_Call(init, empty, kw) : NULL;
-        Py_XDECREF(empty);
-        Py_DECREF(init);
-        return r;
-    }
+    if (has_nested) /* fresh nested structures: the Python __init__ */
+        return call_with_keywords(self, s_py_init, kw);
     if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
         Py_RETURN_NONE;
     Py_ssize_t pos = 0;
@@ -589,19 +594,8 @@ PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
         int plain = plain_value(type, name, value);
         if (plain < 0)
             return NULL;
-        if (!plain) { /* set() checks every value and says what is wrong */
-            PyObject *set = PyObject_GetAttr(self, s_set);
-            if (set == NULL)
-                return NULL;
-            PyObject *empty = PyTuple_New(0);
-            PyObject *r = empty != NULL ? PyObject_Call(set, empty, kw) : NULL;
-            Py_XDECREF(empty);
-            Py_DECREF(set);
-            if (r == NULL)
-                return NULL;
-            Py_DECREF(r);
-            Py_RETURN_NONE;
-        }
+        if (!plain) /* set() checks every value and says what is wrong */
+            return call_with_keywords(self, s_set, kw);
     }
     PyObject *fields = PyObject_GenericGetDict(self, NULL);
     if (fields == NULL)
