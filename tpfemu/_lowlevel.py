@@ -63,7 +63,6 @@ _TRUNC_ACCEPTED = lib.MQRC_TRUNCATED_MSG_ACCEPTED
 _NO_MSG = lib.MQRC_NO_MSG_AVAILABLE
 #: get_md's flags: the get discarded expired messages, now waiting for take_expired
 EXPIRED_PENDING: int = lib.TPF_MQ_F_EXPIRED_PENDING
-_EXPIRED_PENDING = EXPIRED_PENDING
 _INITIAL_BUFFER = 64 * 1024
 _CLOSED = ffi.NULL  # what a closed queue or cursor holds instead of its C object
 if array("I").itemsize != 4:  # pragma: no cover - every platform we build on
@@ -193,7 +192,11 @@ def _descriptor(md) -> Descriptor:
     )
 
 
-def _check_id(value: bytes | None, what: str) -> bytes:
+def check_id(value: bytes | None, what: str) -> bytes:
+    """A MsgId/CorrelId argument as 24 bytes (None: all zero, "none").
+
+    :raises ValueError: naming ``what``, for anything but None or 24 bytes.
+    """
     if value is None:
         return _ZERO_ID
     if not isinstance(value, (bytes, bytearray)) or len(value) != ID_LEN:
@@ -453,8 +456,8 @@ class CoreQueue:
         md.put_time = put_time
         md.backout_count = backout_count
         md.flags = lib.TPF_MQ_F_RESTORE if backout_count else 0
-        ffi.memmove(md.msg_id, _check_id(msg_id, "msg_id"), ID_LEN)
-        ffi.memmove(md.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
+        ffi.memmove(md.msg_id, check_id(msg_id, "msg_id"), ID_LEN)
+        ffi.memmove(md.correl_id, check_id(correl_id, "correl_id"), ID_LEN)
         buf, length = _buffer(data)
         rc = lib.tpf_mq_put(self._handle(), md, buf, length)
         if rc:
@@ -489,8 +492,8 @@ class CoreQueue:
             mds = ffi.new("tpf_mq_msg_t[]", count)
             for i in range(count):
                 md = mds[i]
-                ffi.memmove(md.msg_id, _check_id(msg_ids[i], "msg_id"), ID_LEN)
-                ffi.memmove(md.correl_id, _check_id(correl_ids[i], "correl_id"), ID_LEN)
+                ffi.memmove(md.msg_id, check_id(msg_ids[i], "msg_id"), ID_LEN)
+                ffi.memmove(md.correl_id, check_id(correl_ids[i], "correl_id"), ID_LEN)
                 md.expiry, md.put_time = expiries[i], put_times[i]
                 md.ctx_len, md.priority, md.persistent = ctx_lens[i], priorities[i], 1
             stride, buf = ffi.sizeof("tpf_mq_msg_t"), mds
@@ -658,8 +661,8 @@ class CoreQueue:
             req.match |= lib.MQMO_MATCH_MSG_ID
         if correl_id is not None:
             req.match |= lib.MQMO_MATCH_CORREL_ID
-        ffi.memmove(req.msg_id, _check_id(msg_id, "msg_id"), ID_LEN)
-        ffi.memmove(req.correl_id, _check_id(correl_id, "correl_id"), ID_LEN)
+        ffi.memmove(req.msg_id, check_id(msg_id, "msg_id"), ID_LEN)
+        ffi.memmove(req.correl_id, check_id(correl_id, "correl_id"), ID_LEN)
         req.uow = uow
         req.now = _NOW if now is None else now
         req.cap_body = 1 if cap_body and max_length is not None else 0
@@ -686,7 +689,7 @@ class CoreQueue:
             raise exc
         md = s.md
         data = ffi.unpack(buf, min(md.length, cap + (md.ctx_len if req.cap_body else 0)))
-        if md.flags & _EXPIRED_PENDING:
+        if md.flags & EXPIRED_PENDING:
             self._on_expired_pending()
         return Message(data, _descriptor(md), rc)
 

@@ -65,6 +65,7 @@ from tpfemu._lowlevel import (
     CursorMoves,
     Descriptor,
     Message,
+    check_id,
     check_settings,
 )
 from tpfemu.errors import TpfcsError
@@ -124,14 +125,6 @@ def _now_us() -> int:
 
 def _u64(n: int) -> bytes:
     return n.to_bytes(8, "big")
-
-
-def _check_id(value: bytes | None, what: str) -> bytes:
-    if value is None:
-        return _ZERO_ID
-    if not isinstance(value, (bytes, bytearray)) or len(value) != ID_LEN:
-        raise ValueError(f"{what} must be {ID_LEN} bytes, not {value!r}")
-    return bytes(value)
 
 
 def _check_cpu(cpu: object) -> bytes:
@@ -826,8 +819,8 @@ class SharedQueue:
             raise errors.error_for(cmqc.MQRC_EXPIRY_ERROR, call="MQPUT", obj=self.name)
         if uow < 0:
             raise ValueError(f"a unit of work id is 0 or positive, not {uow}")
-        mid = _check_id(msg_id, "msg_id")
-        cid = _check_id(correl_id, "correl_id")
+        mid = check_id(msg_id, "msg_id")
+        cid = check_id(correl_id, "correl_id")
         if mid == _ZERO_ID:
             mid = self._prefix + _u64(self._space._msg_counter())
         stamp = put_time or _now_us()
@@ -904,8 +897,8 @@ class SharedQueue:
             cursor._check()
         if uow < 0:
             raise ValueError(f"a unit of work id is 0 or positive, not {uow}")
-        mid = _check_id(msg_id, "msg_id")
-        cid = _check_id(correl_id, "correl_id")
+        mid = check_id(msg_id, "msg_id")
+        cid = check_id(correl_id, "correl_id")
         match_mid = mid if msg_id is not None and mid != _ZERO_ID else None
         match_cid = cid if correl_id is not None and cid != _ZERO_ID else None
         when = _now_us() if now is None else now
