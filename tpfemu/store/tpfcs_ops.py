@@ -353,14 +353,19 @@ class Ops:
         self.save(pid, header)
         return serial
 
-    def at_key(self, pid: Pid, key: bytes) -> bytes:
-        """The data of the first element with ``key``."""
+    def _keyed_first(self, pid: Pid, key: bytes) -> tuple[Header, tuple[bytes, bytes]]:
+        """The keyed collection's header and its first element (locator, data) with
+        ``key``; raises the store's not-found error when there is none."""
         header = self._live(pid, Kind.KEYED_BAG, Kind.KEYED_SET)
         prefix = escape_key(check_key(header, key, call=self.call, pid=pid))
         found = self._first_at(pid + prefix)
         if found is None:
             raise self._missing(header, pid, f"key {bytes(key)!r}")
-        return found[1]
+        return header, found
+
+    def at_key(self, pid: Pid, key: bytes) -> bytes:
+        """The data of the first element with ``key``."""
+        return self._keyed_first(pid, key)[1][1]
 
     def elements_at_key(self, pid: Pid, key: bytes) -> list[Element]:
         """Every element with ``key``, in insertion order (empty list if none)."""
@@ -377,11 +382,7 @@ class Ops:
 
     def remove_key(self, pid: Pid, key: bytes) -> bytes:
         """Remove the first element with ``key`` and return its data."""
-        header = self._live(pid, Kind.KEYED_BAG, Kind.KEYED_SET)
-        prefix = escape_key(check_key(header, key, call=self.call, pid=pid))
-        found = self._first_at(pid + prefix)
-        if found is None:
-            raise self._missing(header, pid, f"key {bytes(key)!r}")
+        header, found = self._keyed_first(pid, key)
         self.txn.delete(found[0], db=self.dbs.elem)
         header.count -= 1
         self.save(pid, header)
