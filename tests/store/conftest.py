@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tpfemu.store import CheckpointStore, RecoveryLog
+from tpfemu.store.tpfcs import Tpfcs
 
 
 @pytest.fixture
@@ -27,3 +28,11 @@ def ckpt(home: Path):
     """An open checkpoint store in ``home``, closed after the test."""
     with CheckpointStore.open(home, map_size=4 << 20) as store:
         yield store
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    """A TPFCS-like store (not synced to disk) with the data store MQS, closed after."""
+    with Tpfcs.open(tmp_path, durable=False) as s:
+        s.create_data_store("MQS")
+        yield s

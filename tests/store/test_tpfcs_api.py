@@ -16,13 +16,6 @@ from tpfemu.store.tpfcs import (
 )
 
 
-@pytest.fixture
-def store(tmp_path):
-    with Tpfcs.open(tmp_path, durable=False) as s:
-        s.create_data_store("MQS")
-        yield s
-
-
 def code_of(excinfo: pytest.ExceptionInfo) -> str:
     return excinfo.value.code_name
 

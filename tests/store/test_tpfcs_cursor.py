@@ -5,14 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tpfemu.errors import TpfcsError
-from tpfemu.store.tpfcs import Kind, Lifetime, Tpfcs
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Tpfcs.open(tmp_path, durable=False) as s:
-        s.create_data_store("MQS")
-        yield s
+from tpfemu.store.tpfcs import Kind, Lifetime
 
 
 @pytest.fixture

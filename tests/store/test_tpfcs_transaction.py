@@ -7,14 +7,7 @@ import threading
 import pytest
 
 from tpfemu.errors import TpfcsError
-from tpfemu.store.tpfcs import Tpfcs, Transaction
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Tpfcs.open(tmp_path, durable=False) as s:
-        s.create_data_store("MQS")
-        yield s
+from tpfemu.store.tpfcs import Transaction
 
 
 @pytest.fixture
