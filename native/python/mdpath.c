@@ -524,15 +524,12 @@ static int struct_names(void)
 }
 
 /* 1: `value` for field `name` is stored as given (what the Python check would store);
- * 0: the Python check must judge it; -1: error. */
-static int plain_value(PyObject *type, PyObject *name, PyObject *value)
+ * 0: the Python check must judge it; -1: error. `ints` and `lengths` are the type's
+ * _ints (a frozenset) and _bytes (a dict). */
+static int plain_value(PyObject *ints, PyObject *lengths, PyObject *name, PyObject *value)
 {
     if (PyLong_CheckExact(value)) {
-        PyObject *ints = PyObject_GetAttr(type, s_ints);
-        if (ints == NULL)
-            return -1;
         int in = PySet_Contains(ints, name);
-        Py_DECREF(ints);
         if (in <= 0)
             return in;
         int overflow;
@@ -542,14 +539,13 @@ static int plain_value(PyObject *type, PyObject *name, PyObject *value)
         return !overflow && x >= -0x80000000LL && x <= 0xFFFFFFFFLL;
     }
     if (PyBytes_CheckExact(value)) {
-        PyObject *lengths = PyObject_GetAttr(type, s_bytes);
-        if (lengths == NULL)
-            return -1;
         PyObject *limit = PyDict_GetItemWithError(lengths, name);
-        int ok = limit != NULL && PyBytes_GET_SIZE(value) <= PyLong_AsSsize_t(limit);
-        int err = PyErr_Occurred() != NULL;
-        Py_DECREF(lengths);
-        return err ? -1 : ok;
+        if (limit == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        Py_ssize_t most = PyLong_AsSsize_t(limit);
+        if (most == -1 && PyErr_Occurred())
+            return -1;
+        return PyBytes_GET_SIZE(value) <= most;
     }
     return 0;
 }
@@ -588,15 +584,26 @@ PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
         return call_with_keywords(self, s_py_init, kw);
     if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
         Py_RETURN_NONE;
+    PyObject *ints = PyObject_GetAttr(type, s_ints);
+    PyObject *lengths = ints != NULL ? PyObject_GetAttr(type, s_bytes) : NULL;
+    if (lengths == NULL || !PyAnySet_Check(ints) || !PyDict_Check(lengths)) {
+        if (lengths != NULL)
+            PyErr_SetString(PyExc_TypeError, "struct_init: _ints must be a set, _bytes a dict");
+        Py_XDECREF(ints);
+        Py_XDECREF(lengths);
+        return NULL;
+    }
     Py_ssize_t pos = 0;
     PyObject *name, *value;
-    while (PyDict_Next(kw, &pos, &name, &value)) {
-        int plain = plain_value(type, name, value);
-        if (plain < 0)
-            return NULL;
-        if (!plain) /* set() checks every value and says what is wrong */
-            return call_with_keywords(self, s_set, kw);
-    }
+    int plain = 1;
+    while (plain > 0 && PyDict_Next(kw, &pos, &name, &value))
+        plain = plain_value(ints, lengths, name, value);
+    Py_DECREF(ints);
+    Py_DECREF(lengths);
+    if (plain < 0)
+        return NULL;
+    if (!plain) /* set() checks every value and says what is wrong */
+        return call_with_keywords(self, s_set, kw);
     PyObject *fields = PyObject_GenericGetDict(self, NULL);
     if (fields == NULL)
         return NULL;
