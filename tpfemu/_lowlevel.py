@@ -610,20 +610,21 @@ class CoreQueue:
         """
         return self._fast.put_md(md, data, settings)
 
-    def get_md(self, md: Any, match: int, not_persistent: bool = False
-               ) -> tuple[bytes, int, int] | None:
+    def get_md(self, md: Any, match: int, not_persistent: bool = False,
+               details: bool = True) -> tuple[bytes, int, int] | bytes | None:
         """MQGET with an MD in one C call: the first message in delivery order whose
         MsgId and/or CorrelId (``match``: MQMO_* bits) equal the MD's is got whole, and
         its descriptor and context record written into the MD (Expiry as the time
         left). Returns ``(data, flags, expiry)``: the core's TPF_MQ_F_* flags and the
-        absolute expiry deadline (NEVER: none). None, having changed nothing, when the MD's
-        ids need the full path, or with ``not_persistent`` when the message it would
-        take is persistent (the caller's recovery log must record that get). Bound to
-        the C shim per instance.
+        absolute expiry deadline (NEVER: none); without ``details``, the data alone
+        when there are no flags (nothing else to act on). None, having changed nothing,
+        when the MD's ids need the full path, or with ``not_persistent`` when the
+        message it would take is persistent (the caller's recovery log must record that
+        get). Bound to the C shim per instance.
 
         :raises NoMessageAvailable: nothing matches.
         """
-        return self._fast.get_md(md, match, not_persistent)
+        return self._fast.get_md(md, match, not_persistent, details)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

@@ -326,24 +326,25 @@ done:
 }
 
 PyDoc_STRVAR(get_md_doc,
-             "get_md(md, match, not_persistent)\n--\n\n"
+             "get_md(md, match, not_persistent, details=True)\n--\n\n"
              "MQGET with an MD in one call: the first message in delivery order matching\n"
              "the MD's MsgId and/or CorrelId (`match`: MQMO_* bits) is got whole, and its\n"
              "descriptor and context record written into the MD. Returns (data, flags,\n"
              "expiry): the core's TPF_MQ_F_* bits and the message's absolute deadline (for\n"
-             "the get event); None, having changed nothing, when the MD\n"
-             "holds ids the full path must judge or (not_persistent) the message is\n"
-             "persistent.");
+             "the get event); without details, the data alone when flags is 0. None,\n"
+             "having changed nothing, when the MD holds ids the full path must judge or\n"
+             "(not_persistent) the message is persistent.");
 
 static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs != 3 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "get_md() takes exactly 3 positional arguments");
+    if (nargs < 3 || nargs > 4 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "get_md() takes 3 or 4 positional arguments");
         return NULL;
     }
     int not_persistent = PyObject_IsTrue(args[2]);
-    if (not_persistent < 0)
+    int details = nargs < 4 ? 1 : PyObject_IsTrue(args[3]);
+    if (not_persistent < 0 || details < 0)
         return NULL;
     unsigned long match = PyLong_AsUnsignedLong(args[1]);
     if (match == (unsigned long)-1 && PyErr_Occurred())
@@ -394,6 +395,10 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     if (md_get_write(args[0], &md, record, md.expiry == TPF_MQ_NEVER ? 0 : md_now_us()) < 0) {
         Py_DECREF(data);
+        goto done;
+    }
+    if (!details && md.flags == 0) {
+        result = data; /* the reference is the caller's now */
         goto done;
     }
     PyObject *flags = PyLong_FromLong(md.flags);

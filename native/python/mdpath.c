@@ -46,6 +46,9 @@ static struct {
     char default_record[TPF_MQ_MAX_CTX];
     PyObject *name[N_DESC];
     PyObject *initial[N_READ];
+    /** Every name a put reads, to its code: (descriptor index + 1) | (record field
+     * index + 1) << 8, either part 0 when the name is not one (MsgType is both). */
+    PyObject *index;
     /** Every field MQGET writes, at the value of a message stored without a record
      * (descriptor fields: None, always overwritten): copied as an MD's new dict, so a
      * get fills a dict already sized and holding the defaults. */
@@ -94,9 +97,37 @@ static void layout_clear(void)
     }
     for (int i = 0; i < N_READ; i++)
         Py_CLEAR(L.initial[i]);
+    Py_CLEAR(L.index);
     Py_CLEAR(L.get_template);
     L.nfields = 0;
     L.ready = 0;
+}
+
+/* index[name] |= bits, for the names a put reads. */
+static int index_add(PyObject *name, long bits)
+{
+    PyObject *had = PyDict_GetItemWithError(L.index, name);
+    if (had == NULL && PyErr_Occurred())
+        return -1;
+    PyObject *code = PyLong_FromLong(bits | (had != NULL ? PyLong_AsLong(had) : 0));
+    if (code == NULL)
+        return -1;
+    int rc = PyDict_SetItem(L.index, name, code);
+    Py_DECREF(code);
+    return rc;
+}
+
+static int build_index(void)
+{
+    if ((L.index = PyDict_New()) == NULL)
+        return -1;
+    for (int i = 0; i < N_READ; i++)
+        if (index_add(L.name[i], i + 1) < 0)
+            return -1;
+    for (int i = 0; i < L.nfields; i++)
+        if (L.f[i].app && index_add(L.f[i].name, (long)(i + 1) << 8) < 0)
+            return -1;
+    return 0;
 }
 
 /* md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
@@ -167,6 +198,10 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
             return NULL;
         }
     }
+    if (build_index() < 0) {
+        layout_clear();
+        return NULL;
+    }
     if ((L.get_template = PyDict_New()) == NULL) {
         layout_clear();
         return NULL;
@@ -201,15 +236,6 @@ static int check_ready(void)
 
 /* -- reading an MD ------------------------------------------------------------------- */
 
-/* The MD's value of descriptor field `which` (borrowed), or NULL with an exception. */
-static PyObject *desc_field(PyObject *fields, int which)
-{
-    PyObject *v = PyDict_GetItemWithError(fields, L.name[which]);
-    if (v == NULL && !PyErr_Occurred())
-        return L.initial[which];
-    return v;
-}
-
 /* 1: an int in MQLONG's signed range, in *out; 0: anything else; -1: error. */
 static int as_i32(PyObject *v, long *out)
 {
@@ -225,18 +251,9 @@ static int as_i32(PyObject *v, long *out)
     return 1;
 }
 
-static int read_int(PyObject *fields, int which, long *out)
-{
-    PyObject *v = desc_field(fields, which);
-    return v == NULL ? -1 : as_i32(v, out);
-}
-
 /* A MsgId/CorrelId: bytes of at most 24, NUL-padded (as pymqi packs them). */
-static int read_id(PyObject *fields, int which, uint8_t *out)
+static int read_id(PyObject *v, uint8_t *out)
 {
-    PyObject *v = desc_field(fields, which);
-    if (v == NULL)
-        return -1;
     if (!PyBytes_Check(v) || PyBytes_GET_SIZE(v) > TPF_MQ_ID_LEN)
         return 0;
     Py_ssize_t n = PyBytes_GET_SIZE(v);
@@ -273,20 +290,54 @@ static int put_value(char *at, const rec_field_t *f, PyObject *v)
     return 1;
 }
 
+/* The MD's fields a put reads, in one pass over its dict (which holds only the
+ * fields set on it): desc[] the descriptor fields (initial values where not set),
+ * app[] the record fields the application gives (NULL where not set). Every value is
+ * borrowed from the dict; 0 when one set is not an exact int or bytes (the full path
+ * judges it, and nothing later can run Python code that changes the dict). */
+static int put_fields(PyObject *fields, PyObject **desc, PyObject **app)
+{
+    for (int i = 0; i < N_READ; i++)
+        desc[i] = L.initial[i];
+    for (int i = 0; i < L.nfields; i++)
+        app[i] = NULL;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(fields, &pos, &key, &value)) {
+        PyObject *code = PyDict_GetItemWithError(L.index, key);
+        if (code == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            continue; /* a field a put does not read */
+        }
+        if (!PyLong_CheckExact(value) && !PyBytes_CheckExact(value))
+            return 0;
+        long c = PyLong_AsLong(code);
+        if ((c & 0xff) != 0)
+            desc[(c & 0xff) - 1] = value;
+        if ((c >> 8) != 0)
+            app[(c >> 8) - 1] = value;
+    }
+    return 1;
+}
+
 int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
                 PyObject *base_record, int64_t now, md_put_t *out)
 {
     if (check_ready() < 0)
         return -1;
+    PyObject *desc[N_READ], *app[MAX_FIELDS];
     long priority, persistence, expiry, msg_type;
     int r;
-    if ((r = read_int(fields, D_PRIORITY, &priority)) <= 0)
+    if ((r = put_fields(fields, desc, app)) <= 0)
+        return r;
+    if ((r = as_i32(desc[D_PRIORITY], &priority)) <= 0)
         return r;
     if (priority == MQPRI_PRIORITY_AS_Q_DEF)
         priority = defprty;
     else if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
         return 0; /* 2049 warning or 2050: the full path says which */
-    if ((r = read_int(fields, D_PERSISTENCE, &persistence)) <= 0)
+    if ((r = as_i32(desc[D_PERSISTENCE], &persistence)) <= 0)
         return r;
     int persistent;
     if (persistence == MQPER_PERSISTENCE_AS_Q_DEF)
@@ -297,7 +348,7 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
         return 0;
     if (persistent && logged)
         return 0; /* the recovery log records it: the full path */
-    if ((r = read_int(fields, D_EXPIRY, &expiry)) <= 0)
+    if ((r = as_i32(desc[D_EXPIRY], &expiry)) <= 0)
         return r;
     if (expiry == MQEI_UNLIMITED)
         out->md.expiry = TPF_MQ_NEVER;
@@ -305,17 +356,15 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
         out->md.expiry = now + (int64_t)expiry * 100000;
     else
         return 0;
-    if ((r = read_int(fields, D_MSGTYPE, &msg_type)) <= 0)
+    if ((r = as_i32(desc[D_MSGTYPE], &msg_type)) <= 0)
         return r;
     if (msg_type == MQMT_REQUEST) {
-        PyObject *reply_to = desc_field(fields, D_REPLYTOQ);
-        if (reply_to == NULL)
-            return -1;
+        PyObject *reply_to = desc[D_REPLYTOQ];
         if (!PyBytes_Check(reply_to) || is_blank(reply_to))
             return 0; /* 2027 */
     }
-    if ((r = read_id(fields, D_MSGID, out->md.msg_id)) <= 0 ||
-        (r = read_id(fields, D_CORRELID, out->md.correl_id)) <= 0)
+    if ((r = read_id(desc[D_MSGID], out->md.msg_id)) <= 0 ||
+        (r = read_id(desc[D_CORRELID], out->md.correl_id)) <= 0)
         return r;
 
     if (!PyBytes_Check(base_record) || PyBytes_GET_SIZE(base_record) != L.size) {
@@ -325,16 +374,10 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
     memcpy(out->record, PyBytes_AS_STRING(base_record), (size_t)L.size);
     for (int i = 0; i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
-        if (!f->app)
-            continue;
-        PyObject *v = PyDict_GetItemWithError(fields, f->name);
-        if (v == NULL) {
-            if (PyErr_Occurred())
-                return -1;
-            continue; /* not set: the MD's initial value, the default */
-        }
-        if (v == f->initial)
-            continue;
+        PyObject *v = app[i];
+        if (v == NULL || v == f->initial)
+            continue; /* not set, or set to the MD's initial value: the default */
+        /* exact ints and bytes: the comparison runs no Python code */
         int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
         if (same < 0)
             return -1;
@@ -419,6 +462,15 @@ int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs, int
     return set_date_time(fields, now);
 }
 
+/* The MsgId or CorrelId (descriptor field `which`) an MQGET matches. */
+static int read_get_id(PyObject *fields, int which, uint8_t *out)
+{
+    PyObject *v = PyDict_GetItemWithError(fields, L.name[which]);
+    if (v == NULL && PyErr_Occurred())
+        return -1;
+    return read_id(v != NULL ? v : L.initial[which], out);
+}
+
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
 {
     if (check_ready() < 0)
@@ -427,9 +479,10 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
     req->match = match & (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID);
     memset(req->msg_id, 0, TPF_MQ_ID_LEN);
     memset(req->correl_id, 0, TPF_MQ_ID_LEN);
-    if ((match & MQMO_MATCH_MSG_ID) && (r = read_id(fields, D_MSGID, req->msg_id)) <= 0)
+    if ((match & MQMO_MATCH_MSG_ID) && (r = read_get_id(fields, D_MSGID, req->msg_id)) <= 0)
         return r;
-    if ((match & MQMO_MATCH_CORREL_ID) && (r = read_id(fields, D_CORRELID, req->correl_id)) <= 0)
+    if ((match & MQMO_MATCH_CORREL_ID) &&
+        (r = read_get_id(fields, D_CORRELID, req->correl_id)) <= 0)
         return r;
     return 1;
 }
@@ -457,16 +510,11 @@ int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int6
         return -1;
     }
     int rc = -1;
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(old, &pos, &key, &value)) {
-        int output = PyDict_Contains(L.get_template, key);
-        if (output < 0 || (!output && PyDict_SetItem(fields, key, value) < 0)) {
-            Py_DECREF(old);
-            goto done;
-        }
-    }
+    /* the other fields set on the MD: every key the template lacks (no override) */
+    int merged = PyDict_Merge(fields, old, 0);
     Py_DECREF(old);
+    if (merged < 0)
+        goto done;
     for (int i = 0; md->ctx_len != 0 && i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
         const char *at = record + f->offset;
@@ -563,6 +611,72 @@ static PyObject *call_with_keywords(PyObject *self, PyObject *method, PyObject *
     return r;
 }
 
+/* What struct_init reads of a structure's type, kept while the type is unchanged (its
+ * version tag holds: setting any attribute of it or of a base clears the tag). */
+typedef struct {
+    PyTypeObject *type; /**< a strong reference; NULL: a free entry */
+    unsigned int tag;
+    int nested;        /**< the type has nested structures */
+    PyObject *ints;    /**< its _ints (a set) */
+    PyObject *lengths; /**< its _bytes (a dict) */
+} struct_info_t;
+
+static struct_info_t struct_infos[16]; /* the MQ structures: MD, GMO, PMO, OD, ... */
+
+static void info_clear(struct_info_t *info)
+{
+    Py_CLEAR(info->type);
+    Py_CLEAR(info->ints);
+    Py_CLEAR(info->lengths);
+}
+
+/* The type's entry, read from the type now unless a current one is kept (borrowed; the
+ * entry may be a scratch one, valid until the next call); NULL with an exception. */
+static const struct_info_t *struct_info(PyTypeObject *type)
+{
+    static struct_info_t scratch;
+    struct_info_t *slot = NULL;
+    for (size_t i = 0; i < sizeof struct_infos / sizeof struct_infos[0]; i++) {
+        struct_info_t *info = &struct_infos[i];
+        if (info->type == type) {
+            if (PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) &&
+                type->tp_version_tag == info->tag)
+                return info;
+            slot = info; /* changed since: read again */
+            break;
+        }
+        if (info->type == NULL && slot == NULL)
+            slot = info;
+    }
+    if (slot == NULL)
+        slot = &scratch; /* more types than entries: read each time */
+    info_clear(slot);
+    PyObject *nested = PyObject_GetAttr((PyObject *)type, s_nested);
+    if (nested == NULL)
+        return NULL;
+    slot->nested = !PyTuple_Check(nested) || PyTuple_GET_SIZE(nested) != 0;
+    Py_DECREF(nested);
+    if (!slot->nested) {
+        slot->ints = PyObject_GetAttr((PyObject *)type, s_ints);
+        slot->lengths = slot->ints != NULL ? PyObject_GetAttr((PyObject *)type, s_bytes) : NULL;
+        if (slot->lengths == NULL || !PyAnySet_Check(slot->ints) ||
+            !PyDict_Check(slot->lengths)) {
+            if (slot->lengths != NULL)
+                PyErr_SetString(PyExc_TypeError,
+                                "struct_init: _ints must be a set, _bytes a dict");
+            info_clear(slot);
+            return NULL;
+        }
+    }
+    /* The lookups above gave the type a valid tag, unless it cannot have one. */
+    if (slot != &scratch && PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
+        Py_INCREF(type);
+        slot->type = type;
+        slot->tag = type->tp_version_tag;
+    }
+    return slot;
+}
+
 PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
 {
     (void)module;
@@ -574,32 +688,19 @@ PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
         return NULL;
     }
     PyObject *self = PyTuple_GET_ITEM(args, 0);
-    PyObject *type = (PyObject *)Py_TYPE(self);
-    PyObject *nested = PyObject_GetAttr(type, s_nested);
-    if (nested == NULL)
+    const struct_info_t *info = struct_info(Py_TYPE(self));
+    if (info == NULL)
         return NULL;
-    int has_nested = !PyTuple_Check(nested) || PyTuple_GET_SIZE(nested) != 0;
-    Py_DECREF(nested);
-    if (has_nested) /* fresh nested structures: the Python __init__ */
+    if (info->nested) /* fresh nested structures: the Python __init__ */
         return call_with_keywords(self, s_py_init, kw);
     if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
         Py_RETURN_NONE;
-    PyObject *ints = PyObject_GetAttr(type, s_ints);
-    PyObject *lengths = ints != NULL ? PyObject_GetAttr(type, s_bytes) : NULL;
-    if (lengths == NULL || !PyAnySet_Check(ints) || !PyDict_Check(lengths)) {
-        if (lengths != NULL)
-            PyErr_SetString(PyExc_TypeError, "struct_init: _ints must be a set, _bytes a dict");
-        Py_XDECREF(ints);
-        Py_XDECREF(lengths);
-        return NULL;
-    }
+    /* (plain_value runs no Python code: the entry stays as it is) */
     Py_ssize_t pos = 0;
     PyObject *name, *value;
     int plain = 1;
     while (plain > 0 && PyDict_Next(kw, &pos, &name, &value))
-        plain = plain_value(ints, lengths, name, value);
-    Py_DECREF(ints);
-    Py_DECREF(lengths);
+        plain = plain_value(info->ints, info->lengths, name, value);
     if (plain < 0)
         return NULL;
     if (!plain) /* set() checks every value and says what is wrong */

@@ -479,3 +479,20 @@ def test_nested_structures_are_fresh_per_instance():
     assert a.MsgDesc is not b.MsgDesc and b.RemoteQName == b"Q"
     a.MsgDesc.Priority = 4
     assert b.MsgDesc.Priority == CMQC.MQPRI_PRIORITY_AS_Q_DEF
+
+
+def test_construction_follows_a_change_of_the_type():
+    """struct_init keeps what it reads of a type (_nested, _ints, _bytes) only while
+    the type is unchanged: after a change, it reads them again."""
+    checked = []
+
+    class Probe(MD):
+        def set(self, **fields):
+            checked.append(sorted(fields))
+            super().set(**fields)
+
+    assert Probe(ReplyToQ=b"Q").ReplyToQ == b"Q" and checked == []  # stored as given
+    assert Probe(ReplyToQ=b"Q").ReplyToQ == b"Q" and checked == []  # (kept: the same)
+    Probe._bytes = {}  # no shortcut for bytes fields: set() checks them now
+    assert Probe(ReplyToQ=b"R").ReplyToQ == b"R" and checked == [["ReplyToQ"]]
+    assert MD(ReplyToQ=b"Q").ReplyToQ == b"Q" and checked == [["ReplyToQ"]]  # MD unchanged

@@ -229,36 +229,22 @@ class Queue:
             self._open_opts = opts[0]
             self._real_open()
 
-    def put(self, msg: Any, *opts: Any) -> None:
-        """MQPUT ``msg``; ``opts`` are (md, pmo), updated as IBM's MQPUT updates them."""
+    def put(self, msg: Any, md: Any = None, pmo: Any = None) -> None:
+        """MQPUT ``msg`` with ``md`` and ``pmo`` (pymqi's ``put(msg, *opts)``), which are
+        updated as IBM's MQPUT updates them."""
         handle = self._handle
-        if type(msg) is bytes and handle is not None:
-            if not opts:
-                messages.put(self._qmgr.connection, handle, msg)
-                return
-            if not handle.closed:  # an open handle's connection is live
-                if len(opts) == 1:
-                    messages.put(handle.conn, handle, msg, opts[0])
-                    return
-                if len(opts) == 2:
-                    messages.put(handle.conn, handle, msg, opts[0], opts[1])
-                    return
-        md, pmo = _md_and_options(opts) if opts else (None, None)
+        if handle is not None and not handle.closed and type(msg) is bytes:
+            messages.put(handle.conn, handle, msg, md, pmo)  # an open handle's is live
+            return
         data, md = _message_bytes(msg, md, self._qmgr)
         messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
 
-    def get(self, max_length: int | None = None, *opts: Any) -> bytes:
-        """MQGET; with ``max_length`` None the whole message. ``opts`` are (md, gmo)."""
+    def get(self, max_length: int | None = None, md: Any = None, gmo: Any = None) -> bytes:
+        """MQGET with ``md`` and ``gmo`` (pymqi's ``get(max_length, *opts)``); with
+        ``max_length`` None the whole message."""
         handle = self._handle
-        if handle is not None:
-            if not opts and max_length is None:
-                return messages.get(self._qmgr.connection, handle)
-            if not handle.closed:  # an open handle's connection is live
-                if len(opts) == 1:
-                    return messages.get(handle.conn, handle, max_length, opts[0])
-                if len(opts) == 2:
-                    return messages.get(handle.conn, handle, max_length, opts[0], opts[1])
-        md, gmo = _md_and_options(opts) if opts else (None, None)
+        if handle is not None and not handle.closed:
+            return messages.get(handle.conn, handle, max_length, md, gmo)
         handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
         return messages.get(self._qmgr.connection, handle, max_length, md, gmo)
 

@@ -119,6 +119,17 @@ def matches(name: str, pattern: str) -> bool:
     return name == pattern
 
 
+class Generation:
+    """One generation of the catalog's contents. A decision cached against it (an MQI
+    handle's put or get plan) holds it, and is good while :attr:`current` is True: the
+    next change (:meth:`Catalog.new_generation`) makes it False."""
+
+    __slots__ = ("current",)
+
+    def __init__(self) -> None:
+        self.current = True
+
+
 class Catalog:
     """The definitions of one queue manager: profile, queues and processes.
 
@@ -145,9 +156,15 @@ class Catalog:
         #: a record the channel agent acts on. Dropped when the channel is deleted.
         self.channel_requests: dict[str, ChannelRequest] = {}
         self._listeners: list[Listener] = []
-        #: Bumped by every change, before listeners run: a decision cached against an
-        #: older generation (e.g. an MQI handle's put plan) must be made again.
-        self.generation = 0
+        #: Replaced by every change, before listeners run (see :meth:`new_generation`).
+        self.generation = Generation()
+
+    def new_generation(self) -> None:
+        """Retire the current generation: decisions cached against it (the MQI's put and
+        get plans) must be made again. Called on every change of the catalog, and by
+        anything else that must take the MQI off its fast paths (a stop, a swing)."""
+        self.generation.current = False
+        self.generation = Generation()
 
     # ---------------------------------------------------------------- reading
 
@@ -543,7 +560,7 @@ class Catalog:
             raise DefinitionError(f"{label} refused: {reason}", keyword=keyword)
 
     def _emit(self, event: str, old: ObjectDef | None, new: ObjectDef | None) -> None:
-        self.generation += 1  # cached decisions (the MQI's put and get plans) are stale now
+        self.new_generation()  # cached decisions (the MQI's put and get plans) are stale now
         first: BaseException | None = None
         for listener in list(self._listeners):
             try:

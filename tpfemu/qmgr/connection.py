@@ -63,8 +63,9 @@ class Handle:
         self.queue = queue
         self.cursor = None  # the browse cursor, made on first browse
         self.closed = False
-        # Decisions cached for the fast path, valid for one catalog generation:
-        # put: see messages._put_plan; get: (generation, queue, persistent gets logged).
+        # Decisions cached for the fast path, valid while their catalog generation is
+        # current and the handle open (closing drops them): see messages._put_plan and
+        # messages._get_plan.
         self.put_plan: tuple | None = None
         self.get_plan: tuple | None = None
 
@@ -223,6 +224,7 @@ class Connection:
 
     def _release(self, handle: Handle) -> None:
         handle.closed = True
+        handle.put_plan = handle.get_plan = None
         self.handles.pop(handle.hobj, None)
         if handle.cursor is not None and not (handle.queue and handle.queue.deleted):
             handle.cursor.close()

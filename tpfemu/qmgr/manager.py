@@ -123,7 +123,7 @@ class QueueManager:
         if not self.running:
             return
         self.running = False
-        self.catalog.generation += 1  # no MQI fast path may pass a stopped queue manager
+        self.catalog.new_generation()  # no MQI fast path may pass a stopped queue manager
         registry.unregister(self)
         self._scan_stop.set()
         for conn in list(self.connections):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ecb.resources import OPEN_SCOPES
 from tpfemu import errors
@@ -36,6 +36,9 @@ from tpfemu.mq.structs import GMO, MD
 from tpfemu.qmgr import context
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.manager import now_us
+
+if TYPE_CHECKING:
+    from tpfemu.qmgr.catalog import Generation
 
 __all__ = ["put", "put1", "get"]
 
@@ -167,23 +170,24 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
     """
     if pmo is None and type(data) is bytes and type(h) is Handle:
         plan = h.put_plan
-        qm = conn.qmgr
-        if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and conn.connected and len(data) <= plan[3] and not OPEN_SCOPES[0]):
+        # (Closing a handle, which ending its connection does, drops its plans; the
+        # closed check covers a plan set by a call that raced with the close.)
+        if (plan is not None and plan[0].current and not h.closed and len(data) <= plan[3]
+                and not OPEN_SCOPES[0]):
             queue = plan[1]
             if md is None:
                 if not plan[4]:  # DEFPSIST(YES) needs the full path
-                    if qm.events.active:  # the event names the MsgId: the core's full put
+                    if plan[6].active:  # the event names the MsgId: the core's full put
                         msg_id = queue.core.put_message(data, priority=plan[2])[0]
                     else:
                         queue.core.put(data, plan[2])
                     if queue.waiters:
                         queue.wake()
-                    if qm.events.active:
-                        qm._emit("put", queue.name, msg_id=msg_id, correl_id=_ZERO_ID,
-                                 priority=plan[2], persistent=False,
-                                 expiry=cmqc.MQEI_UNLIMITED, length=len(data), uow=0,
-                                 remote="", group_id=_ZERO_ID, data=data)
+                    if plan[6].active:
+                        conn.qmgr._emit("put", queue.name, msg_id=msg_id, correl_id=_ZERO_ID,
+                                        priority=plan[2], persistent=False,
+                                        expiry=cmqc.MQEI_UNLIMITED, length=len(data), uow=0,
+                                        remote="", group_id=_ZERO_ID, data=data)
                     return
             elif type(md) is MD:
                 # An everyday MD: read, put and written back in one C call, which returns
@@ -191,14 +195,14 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
                 # priority or persistence out of range, Expiry 0, a request without
                 # ReplyToQ, a persistent message the log must record; 2 for a message
                 # that can expire.
-                done = queue.core.put_md(md, data, plan[5])
+                done = plan[7](md, data, plan[5])  # queue.core.put_md
                 if done:
                     if done == 2:
                         queue.expiring = True  # gets then collect what expires
                     if queue.waiters:
                         queue.wake()
-                    if qm.events.active:
-                        _emit_put(qm, queue, plan, md, data)
+                    if plan[6].active:
+                        _emit_put(conn.qmgr, queue, plan, md, data)
                     return
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
@@ -254,14 +258,17 @@ def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes) -> None:
              group_id=_id(md.GroupId), data=data)
 
 
-def _put_plan(conn: Connection, generation: int, queue: Any, first: Any, limit: int,
+def _put_plan(conn: Connection, generation: Generation, queue: Any, first: Any, limit: int,
               defpsist: bool) -> tuple:
     """A handle's put plan: (catalog generation, queue, DEFPRTY, length limit, DEFPSIST
-    is YES, the settings of CoreQueue.put_md), valid while the generation holds. Never
-    made for a processor-shared queue: its storage (the TPFCS store) has no C fast path."""
-    logged = conn.qmgr.persistence is not None
+    is YES, the settings of CoreQueue.put_md, the event bus, the queue's put_md), valid
+    while the generation is current. Never made for a processor-shared queue: its
+    storage (the TPFCS store) has no C fast path."""
+    qm = conn.qmgr
+    logged = qm.persistence is not None
     return (generation, queue, first.defprty, limit, defpsist,
-            (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs))
+            (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs), qm.events,
+            queue.core.put_md)
 
 
 def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
@@ -491,18 +498,17 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
     """
     if max_length is None and type(h) is Handle:
         plan = h.get_plan
-        qm = conn.qmgr
         # (A handle with a browse cursor takes the full path: a message its cursor
         # locked is the handle's to get, and only the core's full get knows the cursor.)
-        if (plan is not None and plan[0] == qm.catalog.generation and not h.closed
-                and h.cursor is None and conn.connected and not OPEN_SCOPES[0]):
+        if (plan is not None and plan[0].current and not h.closed and h.cursor is None
+                and not OPEN_SCOPES[0]):
             queue = plan[1]
-            if md is None and gmo is None and not qm.events.active:
+            if md is None and gmo is None and not plan[3].active:
                 try:
                     data = queue.core.get_body(0, plan[2])
                 finally:
                     if queue.expiring:
-                        qm.collect_expired(queue)
+                        conn.qmgr.collect_expired(queue)
                 if data is not None:  # None: a persistent message, for the logged path
                     return data
             elif (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
@@ -516,16 +522,19 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                     match = None if gmo.Options & ~_FAST_GET else (
                         gmo.MatchOptions if gmo.Version >= 2 else _MATCH_BOTH)
                 if match is not None:
-                    try:
-                        got = queue.core.get_md(md, match, plan[2])
+                    events = plan[3]
+                    try:  # (the data alone when there is no event to emit nor flag)
+                        got = plan[4](md, match, plan[2], events.active)  # core.get_md
                     finally:
                         if queue.expiring:
-                            qm.collect_expired(queue)
+                            conn.qmgr.collect_expired(queue)
+                    if type(got) is bytes:
+                        return got
                     if got is not None:
                         if got[1] & _EXPIRED_PENDING:
                             queue.core._on_expired_pending()
-                        if qm.events.active:
-                            _emit_get(qm, queue, md, got)
+                        if events.active:
+                            _emit_get(conn.qmgr, queue, md, got)
                         return got[0]
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
@@ -583,17 +592,23 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
             uow.count += 1
         elif (timeout == 0.0 and not options and queue.definition.trigger != "YES"
               and not queue.shared):
-            handle.get_plan = (generation, queue, False)  # checks passed for this generation
+            # checks passed for this generation
+            handle.get_plan = _get_plan(generation, queue, False, qm)
         return data
     generation = qm.catalog.generation
     data = _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
     if (uow is None and timeout == 0.0 and not options & ~_FAST_GET
             and handle.cursor is None
             and queue.definition.trigger != "YES" and not queue.shared):
-        # (generation, queue, whether a persistent message's get must be logged: the
-        # fast path then leaves such a message to this path)
-        handle.get_plan = (generation, queue, qm.persistence is not None)
+        handle.get_plan = _get_plan(generation, queue, qm.persistence is not None, qm)
     return data
+
+
+def _get_plan(generation: Generation, queue: Any, logged: bool, qm: Any) -> tuple:
+    """A handle's get plan: (catalog generation, queue, whether a persistent message's
+    get is logged (the fast path then leaves such a message to the full path), the event
+    bus, the queue's get_md), valid while the generation is current."""
+    return (generation, queue, logged, qm.events, queue.core.get_md)
 
 
 def _emit_get(qm: Any, queue: Any, md: MD, got: tuple[bytes, int, int]) -> None:

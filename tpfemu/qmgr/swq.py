@@ -133,7 +133,7 @@ def swing(qmgr: QueueManager, source: str, target: str) -> SwingResult:
         if swing_back:
             routes.pop(target, None)  # swinging back ends the target's own swing
         routes[source] = target
-        catalog.generation += 1  # cached put plans decide again
+        catalog.new_generation()  # cached put plans decide again
         moved, problem = move(qmgr, src, dst)
     left = _depth(src)
     ensure_forwarder(qmgr)
@@ -150,7 +150,7 @@ def unswing(qmgr: QueueManager, source: str) -> str:
         target = catalog.xmitq_routes.pop(source, None)
         if target is None:
             raise SwingError(f"{source} is not swung", "QL")
-        catalog.generation += 1
+        catalog.new_generation()
     return target
 
 
