@@ -204,6 +204,12 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
                     if plan[6].active:
                         _emit_put(conn.qmgr, queue, plan, md, data)
                     return
+    _put_checked(conn, h, data, md, pmo)
+
+
+def _put_checked(conn: Connection, h: Handle | int, data: bytes, md: Any, pmo: Any) -> None:
+    """MQPUT without the fast path (kept apart so that put stays a small function,
+    quick to call)."""
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise _fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -536,6 +542,13 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
                         if events.active:
                             _emit_get(conn.qmgr, queue, md, got)
                         return got[0]
+    return _get_checked(conn, h, max_length, md, gmo)
+
+
+def _get_checked(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
+                 gmo: Any) -> bytes:
+    """MQGET without the fast path (kept apart so that get stays a small function,
+    quick to call)."""
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
     if options & _BROWSE:
