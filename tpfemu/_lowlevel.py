@@ -125,9 +125,9 @@ def _descriptor_layout() -> tuple[int, ...] | None:
 _RESTORE_LAYOUT = _descriptor_layout()
 
 
-#: ``MQStruct.__init__`` in C, an instance method: fields given as plain ints and bytes
-#: are stored without a Python frame (see native/python/mdpath.h).
-struct_init = _fastpath.struct_init
+#: The C base of the MQ structures: its ``__init__(**fields)`` stores fields given as
+#: plain ints and bytes without a Python frame (see native/python/mdpath.h).
+StructBase = _fastpath.StructBase
 
 
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,

@@ -520,16 +520,8 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         Py_DECREF(m);
         return NULL;
     }
-    /* struct_init as a method: an instancemethod binds the structure as `self`. */
-    static PyMethodDef init_def = {
-        "struct_init", (PyCFunction)(void (*)(void))md_struct_init,
-        METH_VARARGS | METH_KEYWORDS,
-        "MQStruct.__init__(self, **fields) in C (see native/python/mdpath.h)."};
-    PyObject *fn = PyCFunction_New(&init_def, NULL);
-    PyObject *method = fn != NULL ? PyInstanceMethod_New(fn) : NULL;
-    Py_XDECREF(fn);
-    if (method == NULL || PyModule_AddObject(m, "struct_init", method) < 0) {
-        Py_XDECREF(method);
+    if (PyType_Ready(&md_struct_base_type) < 0 ||
+        PyModule_AddObjectRef(m, "StructBase", (PyObject *)&md_struct_base_type) < 0) {
         Py_DECREF(m);
         return NULL;
     }

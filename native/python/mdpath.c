@@ -677,24 +677,26 @@ static const struct_info_t *struct_info(PyTypeObject *type)
     return slot;
 }
 
-PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
+/* StructBase.__init__ (tp_init): see mdpath.h. */
+static int struct_tp_init(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)module;
     if (struct_names() < 0)
-        return NULL;
-    if (PyTuple_GET_SIZE(args) != 1) {
+        return -1;
+    if (PyTuple_GET_SIZE(args) != 0) {
         PyErr_SetString(PyExc_TypeError, "an MQ structure takes its fields as keywords only "
                                          "(e.g. MD(Priority=5))");
-        return NULL;
+        return -1;
     }
-    PyObject *self = PyTuple_GET_ITEM(args, 0);
     const struct_info_t *info = struct_info(Py_TYPE(self));
     if (info == NULL)
-        return NULL;
-    if (info->nested) /* fresh nested structures: the Python __init__ */
-        return call_with_keywords(self, s_py_init, kw);
+        return -1;
+    PyObject *r;
+    if (info->nested) { /* fresh nested structures: the Python __init__ */
+        r = call_with_keywords(self, s_py_init, kw);
+        goto called;
+    }
     if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
-        Py_RETURN_NONE;
+        return 0;
     /* (plain_value runs no Python code: the entry stays as it is) */
     Py_ssize_t pos = 0;
     PyObject *name, *value;
@@ -702,15 +704,30 @@ PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw)
     while (plain > 0 && PyDict_Next(kw, &pos, &name, &value))
         plain = plain_value(info->ints, info->lengths, name, value);
     if (plain < 0)
-        return NULL;
-    if (!plain) /* set() checks every value and says what is wrong */
-        return call_with_keywords(self, s_set, kw);
+        return -1;
+    if (!plain) { /* set() checks every value and says what is wrong */
+        r = call_with_keywords(self, s_set, kw);
+        goto called;
+    }
     PyObject *fields = PyObject_GenericGetDict(self, NULL);
     if (fields == NULL)
-        return NULL;
+        return -1;
     int rc = PyDict_Update(fields, kw);
     Py_DECREF(fields);
-    if (rc < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    return rc;
+called:
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    return 0;
 }
+
+PyTypeObject md_struct_base_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tpfemu._fastpath.StructBase",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = PyDoc_STR("Base of the MQ structures: __init__(**fields) in C (mdpath.h)."),
+    .tp_init = struct_tp_init,
+    .tp_new = PyType_GenericNew,
+};

@@ -53,12 +53,14 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);
  * ValueError, changing nothing, for a record this layout did not write. */
 int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now);
 
-/** MQStruct.__init__(self, **fields) (bound as a method through an instancemethod): a
- * structure without nested ones stores fields given as an exact int in MQLONG range or
- * exact bytes within the field's length as they are (what its checks would store);
- * anything else goes to self.set(**fields), which checks and reports, and a structure
- * with nested ones to self._py_init(**fields). */
-PyObject *md_struct_init(PyObject *module, PyObject *args, PyObject *kw);
+/** StructBase, the C base of tpfemu.mq.structs.MQStruct; its __init__(self, **fields)
+ * is a tp_init, so making a structure runs no Python frame: a structure without nested
+ * ones stores fields given as an exact int in MQLONG range or exact bytes within the
+ * field's length as they are (what its checks would store); anything else goes to
+ * self.set(**fields), which checks and reports, and a structure with nested ones to
+ * self._py_init(**fields). What it reads of a type (_nested, _ints, _bytes) it keeps
+ * while the type is unchanged. */
+extern PyTypeObject md_struct_base_type;
 
 /** The wall clock in microseconds (the clock of put times and expiry deadlines). */
 int64_t md_now_us(void);

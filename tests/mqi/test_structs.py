@@ -443,7 +443,7 @@ def test_struct_error_never_leaks():
         pytest.fail(f"struct.error leaked: {exc}")
 
 
-# -- construction (MQStruct.__init__, in C: tpfemu._lowlevel.struct_init) ----------------
+# -- construction (MQStruct.__init__, in C: tpfemu._lowlevel.StructBase) -----------------
 
 
 def test_keywords_are_stored_as_their_checks_would_store_them():
@@ -482,7 +482,7 @@ def test_nested_structures_are_fresh_per_instance():
 
 
 def test_construction_follows_a_change_of_the_type():
-    """struct_init keeps what it reads of a type (_nested, _ints, _bytes) only while
+    """StructBase.__init__ keeps what it reads of a type (_nested, _ints, _bytes) only while
     the type is unchanged: after a change, it reads them again."""
     checked = []
 
@@ -496,3 +496,15 @@ def test_construction_follows_a_change_of_the_type():
     Probe._bytes = {}  # no shortcut for bytes fields: set() checks them now
     assert Probe(ReplyToQ=b"R").ReplyToQ == b"R" and checked == [["ReplyToQ"]]
     assert MD(ReplyToQ=b"Q").ReplyToQ == b"Q" and checked == [["ReplyToQ"]]  # MD unchanged
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_structures_pickle(protocol):
+    """With a C base (StructBase), structures still pickle (multiprocessing, caches)."""
+    import pickle
+
+    from tpfemu.mq.headers import XQH
+
+    for value in (MD(Priority=3, ReplyToQ=b"Q"), XQH(RemoteQName=b"R")):
+        again = pickle.loads(pickle.dumps(value, protocol))
+        assert again == value and type(again) is type(value)

@@ -32,7 +32,7 @@ import difflib
 import struct
 from typing import Any, ClassVar, Self, TypeAlias
 
-from tpfemu._lowlevel import struct_init
+from tpfemu._lowlevel import StructBase
 from tpfemu.mq import cmqc as CMQC
 
 __all__ = ["GMO", "MD", "OD", "PMO", "MQStruct", "UnknownFieldError"]
@@ -242,7 +242,7 @@ class Nested(Field):
 # -- the structure machinery --------------------------------------------------------------
 
 
-class MQStruct:
+class MQStruct(StructBase):
     """Base of the MQ structures: pymqi's interface over a declared, versioned layout.
 
     Subclasses set ``STRUC_NAME`` (IBM's name, for messages), ``FIELDS`` (in C order, later
@@ -294,7 +294,7 @@ class MQStruct:
 
     def _py_init(self, **kw: Any) -> None:
         """What ``__init__`` does, in Python. ``__init__`` is
-        :data:`tpfemu._lowlevel.struct_init`, which does the same in C for a structure
+        :class:`tpfemu._lowlevel.StructBase`'s, which does the same in C for a structure
         without nested ones and comes here for one with them."""
         if self._nested:
             values = self.__dict__
@@ -316,8 +316,6 @@ class MQStruct:
             self.set(**kw)
             return
         self.__dict__.update(kw)
-
-    __init__ = struct_init
 
     def _reset(self) -> None:
         """Every field back to its IBM initial value (the class's, or a fresh nested
@@ -423,7 +421,7 @@ class MQStruct:
     @classmethod
     def from_bytes(cls, data: Buffer) -> Self:
         """A new structure unpacked from IBM's bytes (see :meth:`unpack`)."""
-        return object.__new__(cls).unpack(data)
+        return cls.__new__(cls).unpack(data)  # (no __init__: unpack sets every field)
 
     # -- comparison, copies, text --------------------------------------------------------
 
@@ -444,7 +442,7 @@ class MQStruct:
 
     def copy(self) -> Self:
         """An independent copy (nested structures are copied too)."""
-        new = object.__new__(type(self))
+        new = type(self).__new__(type(self))
         for f in self.FIELDS:
             object.__setattr__(new, f.name, f.copy_value(getattr(self, f.name)))
         return new
