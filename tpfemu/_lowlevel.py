@@ -591,8 +591,9 @@ class CoreQueue:
         per instance."""
         return self._fast.get_body(uow, not_persistent)
 
-    def put_md(self, md: Any, data: bytes, settings: tuple[int, bool, bool, bytes,
-                                                           dict[str, Any]]) -> int:
+    def put_md(self, md: Any, data: bytes,
+               settings: tuple[int, bool, bool, bytes, dict[str, Any], tuple[str, ...]]
+               ) -> int:
         """MQPUT with an MD (``tpfemu.mq.structs.MD``) in one C call, for the queue
         manager's fast path: the MD's descriptor fields are checked and its record
         fields packed into a copy of the base record (the connection's put context, in
@@ -600,7 +601,9 @@ class CoreQueue:
         context outputs are written into the MD.
 
         ``settings`` is ``(DEFPRTY, DEFPSIST is YES, persistent messages are logged,
-        base_record, outputs)``, prepared once per handle. Returns 0, having changed
+        base_record, outputs, initial_names)``, prepared once per handle: ``outputs``
+        the put context fields to write, ``initial_names`` those that are left at the
+        MD's initial values (removed from the MD if it holds them). Returns 0, having changed
         nothing, for an MD the full path must handle: a priority or persistence out of
         range, Expiry 0 or below -1, a request with no ReplyToQ, a persistent message
         when logged, a value that does not fit its field. Returns 1 once the message is

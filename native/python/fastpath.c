@@ -265,7 +265,8 @@ PyDoc_STRVAR(put_md_doc,
              "MQPUT with an MD (tpfemu.mq.structs.MD) in one call: read the MD, put data\n"
              "with its context record, write MsgId, PutDate, PutTime and the put context\n"
              "into it. settings: (DEFPRTY, DEFPSIST is YES, persistent messages are logged,\n"
-             "the base record, the put context outputs dict). Returns 0, having changed\n"
+             "the base record, the put context outputs dict, the names of those left at\n"
+             "the MD's initial values). Returns 0, having changed\n"
              "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
              "message is put, 2 when it is put and has an expiry.");
 
@@ -278,10 +279,11 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     }
     PyObject *data = args[1], *settings = args[2];
     if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
-        PyTuple_GET_SIZE(settings) != 5 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4))) {
+        PyTuple_GET_SIZE(settings) != 6 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
         PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes, "
                                          "settings (defprty, defpsist, logged, base_record, "
-                                         "outputs)");
+                                         "outputs, initial_names)");
         return NULL;
     }
     PyObject *outputs = PyTuple_GET_ITEM(settings, 4);
@@ -318,7 +320,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         raise_rc(self, rc, "MQPUT");
         goto done;
     }
-    if (md_put_write(fields, p->md.msg_id, outputs, now) == 0)
+    if (md_put_write(fields, p->md.msg_id, outputs, PyTuple_GET_ITEM(settings, 5), now) == 0)
         result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
     Py_DECREF(fields);

@@ -453,12 +453,19 @@ static int set_date_time(PyObject *fields, int64_t us)
     return 0;
 }
 
-int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs, int64_t now)
+int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs,
+                 PyObject *initial_names, int64_t now)
 {
     if (set_new(fields, L.name[D_MSGID],
                 PyBytes_FromStringAndSize((const char *)msg_id, TPF_MQ_ID_LEN)) < 0 ||
         PyDict_Update(fields, outputs) < 0)
         return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(initial_names); i++) {
+        PyObject *name = PyTuple_GET_ITEM(initial_names, i);
+        int held = PyDict_Contains(fields, name); /* (rarely: a reused MD) */
+        if (held < 0 || (held && PyDict_DelItem(fields, name) < 0))
+            return -1;
+    }
     return set_date_time(fields, now);
 }
 

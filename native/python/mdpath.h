@@ -41,8 +41,11 @@ PyObject *md_layout_set(PyObject *module, PyObject *args);
 int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
                 PyObject *base_record, int64_t now, md_put_t *out);
 
-/** After the put: MsgId, PutDate, PutTime and the put context `outputs` into the MD. */
-int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs, int64_t now);
+/** After the put: MsgId, PutDate, PutTime and the put context `outputs` into the MD;
+ * the fields named in the tuple `initial_names` (the put context fields whose value is
+ * the MD's initial one) are removed from it, so that it reads their initial values. */
+int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs,
+                 PyObject *initial_names, int64_t now);
 
 /** Read the MsgId/CorrelId an MQGET matches (`match`: MQMO_* bits) into req. */
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);

@@ -118,9 +118,11 @@ class Connection:
             origin, UserIdentifier=self.user.encode(), AccountingToken=bytes(32),
             ApplIdentityData=b" " * 32))
         # The same prepared for MQPUT with an MD on the fast path: the record of an MD
-        # left at its initial values, and the context fields MQPUT writes back.
+        # left at its initial values, and the context fields MQPUT writes back: those
+        # whose value is not the MD's initial one, and the names of those whose value is
+        # (an MD then reads its initial value, so it need not hold them).
         self.put_record = context.base_record(self.default_context)
-        self.put_outputs = {f: self.default_context[f] for f in context.PUT_CONTEXT}
+        self.put_outputs, self.put_initial_names = context.put_outputs(self.default_context)
         self.handles: dict[int, Handle] = {}
         self._hobjs = itertools.count(1)
         self.uow: UnitOfWork | None = None

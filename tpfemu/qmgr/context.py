@@ -170,6 +170,16 @@ PUT_CONTEXT = ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutAppl
 _EXPIRY_AT = _NAMES.index("Expiry")
 
 
+def put_outputs(values: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The put context fields an MQPUT writes back into an MD, split for the fast path:
+    {name: value} of those whose value (in ``values``, stored form) is not the MD's
+    initial value, and the names of those whose value is."""
+    from tpfemu.mq.structs import MD
+
+    differ = {f: values[f] for f in PUT_CONTEXT if values[f] != getattr(MD, f)}
+    return differ, tuple(f for f in PUT_CONTEXT if f not in differ)
+
+
 def base_record(ready: dict[str, Any]) -> bytes:
     """The record of a put with the put context ``ready`` (every PUT_CONTEXT field, in
     stored form) and an MD left at its initial values, packed even when it is all

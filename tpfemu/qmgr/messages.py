@@ -273,7 +273,8 @@ def _put_plan(conn: Connection, generation: Generation, queue: Any, first: Any, 
     qm = conn.qmgr
     logged = qm.persistence is not None
     return (generation, queue, first.defprty, limit, defpsist,
-            (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs), qm.events,
+            (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
+             conn.put_initial_names), qm.events,
             queue.core.put_md)
 
 
