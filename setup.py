@@ -13,7 +13,8 @@ setup(
     ext_modules=[
         Extension(
             "tpfemu._fastpath",
-            sources=["native/python/fastpath.c", "native/python/mdpath.c"],
+            sources=["native/python/fastpath.c", "native/python/mdpath.c",
+                     "native/python/planpath.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         )

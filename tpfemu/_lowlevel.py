@@ -145,6 +145,26 @@ def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
     _fastpath.md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
 
 
+def set_plan_layout(handle_type: type, generation_type: type, md_type: type, gmo_type: type,
+                    open_scopes: list, fast_get_options: int) -> None:
+    """Tell the C shim what :func:`planned_put` and :func:`planned_get` read: the MQI's
+    Handle (its ``put_plan``, ``get_plan``, ``closed`` and ``cursor`` slots), the
+    catalog's Generation (its ``current`` slot), the MD and GMO classes they serve, the
+    list whose first item counts open TPF commit scopes, and the MQGMO options a
+    planned get may have (tpfemu.qmgr.messages calls this once)."""
+    _fastpath.plan_setup(handle_type, generation_type, md_type, gmo_type, open_scopes,
+                         fast_get_options, EXPIRED_PENDING)
+
+
+#: ``planned_put(handle, data, md, pmo) -> bool``: MQPUT by the handle's put plan in one
+#: C call, or False having changed nothing when the plan does not serve the call (see
+#: native/python/planpath.h; the plans are tpfemu.qmgr.messages').
+planned_put = _fastpath.planned_put
+#: ``planned_get(handle, max_length, md, gmo) -> bytes | None``: MQGET by the handle's
+#: get plan, or None having changed nothing.
+planned_get = _fastpath.planned_get
+
+
 @dataclass(frozen=True, slots=True)
 class Descriptor:
     """What the core keeps about a message (the MQMD fields it acts on)."""

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mdpath.h"
+#include "planpath.h"
 #include "tpf/queue.h"
 
 typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
@@ -494,6 +495,16 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
 }
 
 static PyMethodDef fp_methods[] = {
+    {"plan_setup", plan_setup, METH_VARARGS,
+     "plan_setup(handle_type, generation_type, md_type, gmo_type, open_scopes, "
+     "fast_get_options, expired_pending): what planned_put/planned_get read "
+     "(see native/python/planpath.h)."},
+    {"planned_put", (PyCFunction)(void (*)(void))planned_put, METH_FASTCALL,
+     "planned_put(handle, data, md, pmo) -> bool: MQPUT by the handle's plan, or False "
+     "having changed nothing (see native/python/planpath.h)."},
+    {"planned_get", (PyCFunction)(void (*)(void))planned_get, METH_FASTCALL,
+     "planned_get(handle, max_length, md, gmo) -> bytes | None: MQGET by the handle's "
+     "plan, or None having changed nothing (see native/python/planpath.h)."},
     {"md_layout_set", md_layout_set, METH_VARARGS,
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},

@@ -233,9 +233,12 @@ class Queue:
         """MQPUT ``msg`` with ``md`` and ``pmo`` (pymqi's ``put(msg, *opts)``), which are
         updated as IBM's MQPUT updates them."""
         handle = self._handle
-        if handle is not None and not handle.closed and type(msg) is bytes:
-            messages.put(handle.conn, handle, msg, md, pmo)  # an open handle's is live
-            return
+        if handle is not None:
+            if messages.planned_put(handle, msg, md, pmo):  # the everyday call
+                return
+            if not handle.closed and type(msg) is bytes:
+                messages.put(handle.conn, handle, msg, md, pmo)  # an open handle's is live
+                return
         data, md = _message_bytes(msg, md, self._qmgr)
         messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
 
@@ -243,8 +246,12 @@ class Queue:
         """MQGET with ``md`` and ``gmo`` (pymqi's ``get(max_length, *opts)``); with
         ``max_length`` None the whole message."""
         handle = self._handle
-        if handle is not None and not handle.closed:
-            return messages.get(handle.conn, handle, max_length, md, gmo)
+        if handle is not None:
+            data = messages.planned_get(handle, max_length, md, gmo)  # the everyday call
+            if data is not None:
+                return data
+            if not handle.closed:
+                return messages.get(handle.conn, handle, max_length, md, gmo)
         handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
         return messages.get(self._qmgr.connection, handle, max_length, md, gmo)
 

@@ -23,22 +23,22 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ecb.resources import OPEN_SCOPES
 from tpfemu import errors
 from tpfemu._lowlevel import EXPIRED_PENDING as _EXPIRED_PENDING
 from tpfemu._lowlevel import MQGMO as _CORE_GMO
-from tpfemu._lowlevel import NEVER
+from tpfemu._lowlevel import NEVER, set_plan_layout
+from tpfemu._lowlevel import planned_get as planned_get
+from tpfemu._lowlevel import planned_put as planned_put
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
 from tpfemu.mq.structs import GMO, MD
 from tpfemu.qmgr import context
+from tpfemu.qmgr.catalog import Generation
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.manager import now_us
-
-if TYPE_CHECKING:
-    from tpfemu.qmgr.catalog import Generation
 
 __all__ = ["put", "put1", "get"]
 
@@ -67,6 +67,9 @@ _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAUL
 #: MQGMO options that keep a get with an MD on the fast path (see get)
 _FAST_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING
 _MATCH_BOTH = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
+# planned_put/planned_get carry out the plans made below (_put_plan, _get_plan) in C for
+# the everyday call: put and get try them first (so does the pymqi layer, tpfemu.mqi).
+set_plan_layout(Handle, Generation, MD, GMO, OPEN_SCOPES, _FAST_GET)
 _CURSOR_BITS = sum(_CORE_GMO.values())
 _BROWSE = cmqc.MQGMO_BROWSE_FIRST | cmqc.MQGMO_BROWSE_NEXT | cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR
 
@@ -162,12 +165,15 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
     catalog's generation, outside any commit scope, is one call into the core: with no
     MD, or with an everyday MD (see CoreQueue.put_md), which the call reads and writes
     back; its put event (when someone listens) carries what the full path's does.
-    Anything else takes the full path.
+    The everyday case of these (an MD, nobody listening) is carried out in C first
+    (:func:`planned_put`). Anything else takes the full path.
 
     :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
         a 2049 warning after the message was put.
     """
+    if planned_put(h, data, md, pmo):  # the everyday call, by the plan in C
+        return
     if pmo is None and type(data) is bytes and type(h) is Handle:
         plan = h.put_plan
         # (Closing a handle, which ending its connection does, drops its plans; the
@@ -496,13 +502,17 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
     matching, with no MD or our MD, is one call into the core (see CoreQueue.get_md),
     unless the recovery log must record it (a persistent message, on a system with a
     home); its get event (when someone listens) carries what the full path's does.
-    Anything else takes the full path.
+    The everyday case of these (an MD, nobody listening, nothing expiring) is carried
+    out in C first (:func:`planned_get`). Anything else takes the full path.
 
     :param max_length: the buffer length; None returns the whole message.
     :raises MQMIError: 2037/2036 not open for input/browse, 2016 get inhibited, 2033 no
         message (after WaitInterval with MQGMO_WAIT), 2080 (comp 1) too long, 2079 (comp 1,
         with .message) truncated and removed, 2046 bad options, 2090 bad WaitInterval.
     """
+    data = planned_get(h, max_length, md, gmo)  # the everyday call, by the plan in C
+    if data is not None:
+        return data
     if max_length is None and type(h) is Handle:
         plan = h.get_plan
         # (A handle with a browse cursor takes the full path: a message its cursor

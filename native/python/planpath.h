@@ -1,0 +1,36 @@
+/* planpath.h - an MQI handle's plan, carried out in C, for tpfemu._fastpath
+ *
+ * The queue manager (tpfemu/qmgr/messages.py) decides, on a call through its full path,
+ * that later MQPUTs or MQGETs on a handle may go straight to the queue: it stores a
+ * *plan* on the handle (a tuple; messages._put_plan and messages._get_plan say what is
+ * in it). These functions carry a plan out for the everyday call (an MD, no options
+ * but matching, nobody listening for events, nothing expiring) without a Python frame.
+ * Every decision stays in Python: they only check that the plan still holds (its
+ * catalog generation is current, the handle open, no TPF commit scope open) and call
+ * the queue's put_md/get_md. Anything else is declined, having changed nothing, and
+ * the caller takes its Python path.
+ *
+ * plan_setup() is given the classes and the names of what is read (the layout of the
+ * plans is fixed here and in messages.py together). All functions need the GIL.
+ */
+#ifndef TPFEMU_PLANPATH_H
+#define TPFEMU_PLANPATH_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+/** plan_setup(handle_type, generation_type, md_type, gmo_type, open_scopes,
+ *  fast_get_options, expired_pending): see planpath.c. */
+PyObject *plan_setup(PyObject *module, PyObject *args);
+
+/** planned_put(handle, data, md, pmo) -> bool: True once the message is put (and the MD
+ * written) by the handle's plan; False, having changed nothing, when the plan does not
+ * serve this call. Raises as MQPUT does (QueueFull, ...). */
+PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/** planned_get(handle, max_length, md, gmo) -> bytes | None: the message got (and the MD
+ * written) by the handle's plan; None, having changed nothing, when the plan does not
+ * serve this call. Raises as MQGET does (NoMessageAvailable, ...). */
+PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+#endif

@@ -1,0 +1,150 @@
+"""A handle's plan carried out in C (messages.planned_put / planned_get).
+
+The everyday MQPUT and MQGET with an MD are served by the plan an earlier call made on
+the handle, in one C call. These tests show that the plan serves what it should, and
+declines (returning False or None, having changed nothing) whatever it must leave to the
+Python paths: a call with options, a listener, a retired generation, a closed handle,
+an open TPF commit scope, a browse cursor, an expiring queue.
+"""
+
+import pytest
+from mq_helpers import raises_mq
+
+import tpfemu.mqi as pymqi
+from ecb.resources import OPEN_SCOPES
+from tpfemu.mqi import CMQC
+from tpfemu.qmgr import messages
+from tpfemu.qmgr.messages import planned_get, planned_put
+
+IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_BROWSE
+
+
+@pytest.fixture
+def q(qm, local_queue):
+    """A queue opened for output, input and browse, with its put and get plans made."""
+    queue = pymqi.Queue(qm, local_queue, IO)
+    queue.put(b"warm", pymqi.MD())
+    queue.get(None, pymqi.MD())
+    yield queue
+    if queue.get_handle() is not None and not queue.get_handle().closed:
+        queue.close()
+
+
+def _depth(q):
+    return q.get_handle().queue.core.depth
+
+
+def test_the_plan_serves_an_everyday_put_and_get(q):
+    h = q.get_handle()
+    md = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"REPLY.Q", Priority=4)
+    assert planned_put(h, b"request", md, None) is True
+    assert md.MsgId != bytes(24) and md.PutDate.strip()  # the MD's outputs are written
+    out = pymqi.MD(MsgId=md.MsgId)
+    gmo = pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
+    assert planned_get(h, None, out, gmo) == b"request"
+    assert (out.MsgType, out.ReplyToQ.rstrip(), out.Priority) == (
+        CMQC.MQMT_REQUEST, b"REPLY.Q", 4)
+    assert _depth(q) == 0
+
+
+def test_the_pymqi_layer_uses_the_plan(q, monkeypatch):
+    """Queue.put/get with an MD reach neither messages.put nor messages.get."""
+    def python_path(*args, **kw):
+        raise AssertionError("the Python path ran")
+
+    monkeypatch.setattr(messages, "put", python_path)
+    monkeypatch.setattr(messages, "get", python_path)
+    md = pymqi.MD()
+    q.put(b"one", md)
+    assert q.get(None, pymqi.MD(MsgId=md.MsgId)) == b"one"
+
+
+@pytest.mark.parametrize("case", ["pmo", "no md", "not bytes", "too long", "priority 12",
+                                  "closed", "scope", "listener", "new generation"])
+def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
+    h = q.get_handle()
+    data, md, pmo = b"x", pymqi.MD(), None
+    if case == "pmo":
+        pmo = pymqi.PMO()
+    elif case == "no md":
+        md = None
+    elif case == "not bytes":
+        data = bytearray(b"x")
+    elif case == "too long":
+        data = b"x" * (h.put_plan[3] + 1)
+    elif case == "priority 12":
+        md = pymqi.MD(Priority=12)  # a 2049 warning: the full path says so
+    elif case == "closed":
+        q.close()
+    elif case == "scope":  # (as tx_begin counts one; undone below)
+        OPEN_SCOPES[0] += 1
+    elif case == "listener":
+        qmgr.events.subscribe(lambda event: None)
+    elif case == "new generation":
+        qmgr.catalog.define("QL", "ANOTHER.Q")
+    before = md.get() if md is not None else None
+    try:
+        assert planned_put(h, data, md, pmo) is False
+    finally:
+        if case == "scope":
+            OPEN_SCOPES[0] -= 1
+    assert (md.get() if md is not None else None) == before  # nothing written
+    if case != "closed":
+        assert _depth(q) == 0
+
+
+@pytest.mark.parametrize("case", ["max length", "no md", "browse", "wait", "cursor",
+                                  "expiring", "listener", "closed"])
+def test_a_get_the_plan_does_not_serve_is_declined(q, qmgr, case):
+    h = q.get_handle()
+    q.put(b"waiting", pymqi.MD())
+    max_length, md, gmo = None, pymqi.MD(), None
+    if case == "max length":
+        max_length = 100
+    elif case == "no md":
+        md = None
+    elif case == "browse":
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
+    elif case == "wait":
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=10)
+    elif case == "cursor":
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
+    elif case == "expiring":
+        q.put(b"short-lived", pymqi.MD(Expiry=1000))
+    elif case == "listener":
+        qmgr.events.subscribe(lambda event: None)
+    elif case == "closed":
+        depth = _depth(q)
+        q.close()
+    before = _depth(q) if case != "closed" else depth
+    assert planned_get(h, max_length, md, gmo) is None
+    assert md is None or md.get() == pymqi.MD().get()  # nothing written
+    assert (_depth(q) if case != "closed" else h.queue.core.depth) == before
+
+
+def test_errors_of_the_queue_come_through_the_plan(q):
+    h = q.get_handle()
+    with raises_mq(CMQC.MQRC_NO_MSG_AVAILABLE):
+        planned_get(h, None, pymqi.MD(CorrelId=b"NOBODY"),
+                    pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID))
+
+
+def test_a_waiting_getter_is_woken_by_a_planned_put(q, qm):
+    """A put by the plan wakes an MQGET waiting on the queue (in another thread)."""
+    import threading
+
+    reader = pymqi.Queue(qm, q.get_handle().name, CMQC.MQOO_INPUT_SHARED)
+    got = []
+    wait = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=5000)
+    t = threading.Thread(target=lambda: got.append(reader.get(None, pymqi.MD(), wait)))
+    t.start()
+    queue = q.get_handle().queue
+    for _ in range(500):  # until the reader waits
+        if queue.waiters:
+            break
+        threading.Event().wait(0.01)
+    assert queue.waiters
+    assert planned_put(q.get_handle(), b"wake up", pymqi.MD(), None) is True
+    t.join(5)
+    assert got == [b"wake up"]
+    reader.close()
