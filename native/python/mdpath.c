@@ -88,6 +88,8 @@ static int as_i32(PyObject *v, long *out);
 
 /* -- the layout, from context.py ---------------------------------------------------- */
 
+static void records_clear(void);
+
 static void layout_clear(void)
 {
     for (int i = 0; i < L.nfields; i++) {
@@ -99,6 +101,7 @@ static void layout_clear(void)
         Py_CLEAR(L.initial[i]);
     Py_CLEAR(L.index);
     Py_CLEAR(L.get_template);
+    records_clear(); /* (templates of the old layout) */
     L.nfields = 0;
     L.ready = 0;
 }
@@ -494,35 +497,36 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
     return 1;
 }
 
-int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now)
+/* Templates of the MD's new dict for the records got lately: messages on a queue mostly
+ * share a few records (one application's requests, another's replies), so a record seen
+ * before costs a memcmp instead of a dict write per field that is not the default. */
+#define N_RECORDS 4
+
+static struct {
+    char record[TPF_MQ_MAX_CTX];
+    PyObject *template; /**< NULL: a free entry */
+} R[N_RECORDS];
+static int r_next; /* the entry a new record replaces */
+
+static void records_clear(void)
 {
-    if (check_ready() < 0)
-        return -1;
-    if (md->ctx_len != 0 &&
-        ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version)) {
-        PyErr_Format(PyExc_ValueError,
-                     "context record of %u bytes, version %d: not one this queue manager "
-                     "wrote (%zd bytes, version %d)",
-                     md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
-        return -1;
-    }
-    /* The MD's new dict: every output field at its default (the template), the other
-     * fields set on the MD, then the message's values where they are not the default. */
-    PyObject *old = PyObject_GenericGetDict(obj, NULL);
-    if (old == NULL)
-        return -1;
-    PyObject *fields = PyDict_Copy(L.get_template);
-    if (fields == NULL) {
-        Py_DECREF(old);
-        return -1;
-    }
-    int rc = -1;
-    /* the other fields set on the MD: every key the template lacks (no override) */
-    int merged = PyDict_Merge(fields, old, 0);
-    Py_DECREF(old);
-    if (merged < 0)
-        goto done;
-    for (int i = 0; md->ctx_len != 0 && i < L.nfields; i++) {
+    for (int i = 0; i < N_RECORDS; i++)
+        Py_CLEAR(R[i].template);
+}
+
+/* The template for `record` (the layout's size; NULL: a message without one), a new
+ * reference; NULL with an exception. */
+static PyObject *record_template(const char *record)
+{
+    if (record == NULL)
+        return Py_NewRef(L.get_template);
+    for (int i = 0; i < N_RECORDS; i++)
+        if (R[i].template != NULL && memcmp(R[i].record, record, (size_t)L.size) == 0)
+            return Py_NewRef(R[i].template);
+    PyObject *t = PyDict_Copy(L.get_template);
+    if (t == NULL)
+        return NULL;
+    for (int i = 0; i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
         const char *at = record + f->offset;
         PyObject *v;
@@ -536,9 +540,51 @@ int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int6
                 continue;
             v = PyBytes_FromStringAndSize(at, f->width);
         }
-        if (set_new(fields, f->name, v) < 0)
-            goto done;
+        if (set_new(t, f->name, v) < 0) {
+            Py_DECREF(t);
+            return NULL;
+        }
     }
+    /* (a collection during the allocations above may have run a get that used the
+     * cache: the entry is taken only now, and its old template released properly) */
+    int i = r_next;
+    r_next = (r_next + 1) % N_RECORDS;
+    memcpy(R[i].record, record, (size_t)L.size);
+    Py_XSETREF(R[i].template, Py_NewRef(t));
+    return t;
+}
+
+int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now)
+{
+    if (check_ready() < 0)
+        return -1;
+    if (md->ctx_len != 0 &&
+        ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version)) {
+        PyErr_Format(PyExc_ValueError,
+                     "context record of %u bytes, version %d: not one this queue manager "
+                     "wrote (%zd bytes, version %d)",
+                     md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
+        return -1;
+    }
+    /* The MD's new dict: every output field at the message's record values (a
+     * template: the defaults, or the record's from the cache), the other fields set on
+     * the MD, then the descriptor fields. */
+    PyObject *template = record_template(md->ctx_len != 0 ? record : NULL);
+    if (template == NULL)
+        return -1;
+    PyObject *fields = PyDict_Copy(template);
+    Py_DECREF(template);
+    if (fields == NULL)
+        return -1;
+    int rc = -1;
+    PyObject *old = PyObject_GenericGetDict(obj, NULL);
+    if (old == NULL)
+        goto done;
+    /* the other fields set on the MD: every key the template lacks (no override) */
+    int merged = PyDict_Merge(fields, old, 0);
+    Py_DECREF(old);
+    if (merged < 0)
+        goto done;
     long left = MQEI_UNLIMITED;
     if (md->expiry != TPF_MQ_NEVER) {
         int64_t us = md->expiry - now;
@@ -715,6 +761,17 @@ static int struct_tp_init(PyObject *self, PyObject *args, PyObject *kw)
     if (!plain) { /* set() checks every value and says what is wrong */
         r = call_with_keywords(self, s_set, kw);
         goto called;
+    }
+    if (Py_REFCNT(kw) == 1 && PyDict_CheckExact(kw)) {
+        /* The keywords' dict is the call's own (made for this call, as every call from
+         * Python makes one): it becomes the structure's dict, which is only fields. */
+        PyObject *had = PyObject_GenericGetDict(self, NULL);
+        if (had == NULL)
+            return -1;
+        Py_ssize_t n = PyDict_GET_SIZE(had);
+        Py_DECREF(had);
+        if (n == 0)
+            return PyObject_GenericSetDict(self, kw, NULL);
     }
     PyObject *fields = PyObject_GenericGetDict(self, NULL);
     if (fields == NULL)

@@ -288,3 +288,22 @@ def test_a_handles_own_locked_message_is_its_to_get(qm, local_queue, with_md):
 
     assert q.get(None, *args()) == b"A"
     assert q.get(None, *args()) == b"B"
+
+
+def test_gets_of_many_different_records_keep_each_ones_fields(qm, local_queue):
+    """The fast get keeps templates of the last few context records it wrote: messages
+    whose records differ (more of them than it keeps, interleaved, repeated) each come
+    back with their own fields."""
+    q = _open(qm, local_queue)
+    sent = []
+    for round_ in range(3):
+        for i in range(7):
+            md = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"REPLY.%d" % i,
+                          Feedback=round_, Format=CMQC.MQFMT_STRING if i % 2 else b"")
+            q.put(b"%d.%d" % (round_, i), md)
+            sent.append((b"REPLY.%d" % i, round_, bytes(md.Format).rstrip()))
+    for reply_to, feedback, fmt in sent:
+        md = pymqi.MD()
+        q.get(None, md)
+        assert (md.ReplyToQ.rstrip(), md.Feedback, md.Format.rstrip()) == (
+            reply_to, feedback, fmt)
