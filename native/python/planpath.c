@@ -118,7 +118,7 @@ static int attr_true(PyObject *obj, PyObject *name)
  * no TPF commit scope open, nobody listening for events); 0: it does not; -1: error. */
 static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at)
 {
-    if (plan == NULL || !PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != len)
+    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != len)
         return 0;
     PyObject *gen = PyTuple_GET_ITEM(plan, 0);
     if (Py_TYPE(gen) != P.generation || member(gen, P.current) != Py_True ||
@@ -145,16 +145,22 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         Py_TYPE(md) != P.md)
         Py_RETURN_FALSE;
     PyObject *plan = member(h, P.put_plan);
-    int holds = plan_holds(h, plan, PUT_PLAN_LEN, PUT_EVENTS);
-    if (holds <= 0)
-        return holds < 0 ? NULL : Py_NewRef(Py_False);
-    Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, PUT_LIMIT));
-    if (limit == -1 && PyErr_Occurred())
-        return NULL;
-    if (PyBytes_GET_SIZE(data) > limit)
+    if (plan == NULL)
         Py_RETURN_FALSE;
     Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
     PyObject *result = NULL;
+    int holds = plan_holds(h, plan, PUT_PLAN_LEN, PUT_EVENTS);
+    if (holds <= 0) {
+        result = holds < 0 ? NULL : Py_NewRef(Py_False);
+        goto out;
+    }
+    Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, PUT_LIMIT));
+    if (limit == -1 && PyErr_Occurred())
+        goto out;
+    if (PyBytes_GET_SIZE(data) > limit) {
+        result = Py_NewRef(Py_False);
+        goto out;
+    }
     PyObject *call[3] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS)};
     PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call, 3, NULL);
     if (done == NULL)
@@ -227,22 +233,26 @@ PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!P.ready || args[1] != Py_None || Py_TYPE(h) != P.handle || Py_TYPE(md) != P.md)
         Py_RETURN_NONE;
     PyObject *plan = member(h, P.get_plan);
-    int holds = plan_holds(h, plan, GET_PLAN_LEN, GET_EVENTS);
-    if (holds <= 0)
-        return holds < 0 ? NULL : Py_NewRef(Py_None);
-    /* (a handle with a browse cursor: only the full get knows what it locked) */
-    if (member(h, P.cursor) != Py_None)
+    if (plan == NULL)
         Py_RETURN_NONE;
-    long match;
-    int r = gmo_match(args[3], &match);
-    if (r <= 0)
-        return r < 0 ? NULL : Py_NewRef(Py_None);
-    PyObject *queue = PyTuple_GET_ITEM(plan, GET_QUEUE);
-    int expiring = attr_true(queue, P.s_expiring); /* gets then collect what expired */
-    if (expiring != 0)
-        return expiring < 0 ? NULL : Py_NewRef(Py_None);
-    Py_INCREF(plan);
+    Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
     PyObject *result = NULL;
+    long match = MQMO_MATCH_BOTH;
+    int r = plan_holds(h, plan, GET_PLAN_LEN, GET_EVENTS);
+    /* (a handle with a browse cursor: only the full get knows what it locked) */
+    if (r > 0 && member(h, P.cursor) != Py_None)
+        r = 0;
+    if (r > 0)
+        r = gmo_match(args[3], &match);
+    PyObject *queue = PyTuple_GET_ITEM(plan, GET_QUEUE);
+    if (r > 0) {
+        int expiring = attr_true(queue, P.s_expiring); /* gets then collect what expired */
+        r = expiring < 0 ? -1 : !expiring;
+    }
+    if (r <= 0) {
+        result = r < 0 ? NULL : Py_NewRef(Py_None);
+        goto out;
+    }
     PyObject *m = PyLong_FromLong(match);
     if (m == NULL)
         goto out;
