@@ -223,3 +223,26 @@ def test_real_process_exit_codes(planted, tmp_path):
     assert differ.returncode == 1, differ.stderr[-2000:]
     assert "DIFFERENT" in differ.stdout and "reordered 1" in differ.stdout
     assert Path(tmp_path / "o" / "report.html").is_file()
+
+
+def test_reordered_pairs_of_every_stage(spark, tmp_path):
+    """A swap is found whichever stage matched the pair (the reorder check runs on ids
+    and is joined back to the pairs' rows)."""
+    expected = [out_msg("OUT.A", i, f"a{i}") for i in range(4)]
+    expected += [out_msg("OUT.B", 10 + i, f"b{i}", correl_id=None) for i in range(4)]
+    expected += [out_msg("OUT.C", 20 + i, f"c{i}", correl_id=None, msg_id=None,
+                         data=b"same") for i in range(3)]
+    actual = [dict(r) for r in expected]
+    for first, second in ((1, 2), (5, 6)):  # a CorrelId pair and a MsgId pair
+        t1, t2 = actual[first]["event_time_us"], actual[second]["event_time_us"]
+        actual[first]["event_time_us"], actual[second]["event_time_us"] = t2, t1
+    write(expected, tmp_path / "e.parquet")
+    write(actual, tmp_path / "a.parquet")
+    summary = compare.run(spark, Inputs([tmp_path / "e.parquet"]),
+                          Inputs([tmp_path / "a.parquet"]), tmp_path / "out")
+    assert summary["counts"]["reordered"] == 2 and summary["counts"]["matched"] == 11
+    reordered = pd.read_parquet(tmp_path / "out" / "reordered").sort_values("queue")
+    assert list(reordered["matched_by"]) == ["correl_id", "msg_id"]
+    assert list(reordered["expected_msg_id"]) == [ident("m-a2"), ident("m-b2")]
+    assert list(reordered["actual_msg_id"]) == [ident("m-a2"), ident("m-b2")]
+    assert not reordered.columns.str.endswith("rid").any()

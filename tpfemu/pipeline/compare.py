@@ -41,7 +41,11 @@ KINDS = ("missing", "extra", "payload_changed", "descriptor_changed", "reordered
 DESCRIPTOR_FIELDS = ("priority", "persistent", "expiry", "length", "group_id", "msg_id",
                      "correl_id")
 _CARRIED = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "length",
-            "payload_hash", "digest", "preview", "t", "seq")
+            "payload_hash", "digest", "preview", "t", "seq", "rid")
+#: Carried columns that are not part of the output (``rid``: see :func:`compare`).
+_INTERNAL = ("digest", "rid")
+#: At most this many reordered pairs are broadcast to be joined back to their rows.
+_BROADCAST_IDS = 4_000_000
 _NONE_ID = bytes(24)
 _EXAMPLES = 5
 
@@ -64,7 +68,7 @@ def _prepared(frame, rule):
         "length", "payload_hash",
         F.when(F.col("payload_hash").isNull(), F.xxhash64("payload")).alias("digest"),
         F.substring("payload", 1, 32).alias("preview"),
-        F.col("event_time_us").alias("t"), "seq",
+        F.col("event_time_us").alias("t"), "seq", F.lit(None).cast("long").alias("rid"),
     )
 
 
@@ -82,7 +86,12 @@ def _occurrences(frame, prefix: str):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    w = Window.partitionBy("queue", "k").orderBy(f"{prefix}_t", f"{prefix}_seq")
+    # The key first: the sort's 8-byte prefix then comes from the (random) id, so nearly
+    # every comparison is decided by the prefix (queue names often share their first bytes).
+    # (the stored row id last: stages 2 and 3 run in two jobs, which must pair alike
+    # messages recorded at the same time with the same seq)
+    w = Window.partitionBy("k", "queue").orderBy(f"{prefix}_t", f"{prefix}_seq",
+                                                 f"{prefix}_rid")
     return frame.withColumn(f"{prefix}_occ", F.row_number().over(w))
 
 
@@ -94,9 +103,11 @@ def _match_on(e, a, key: str):
 
     left = _occurrences(_prefixed(e, "e", key), "e").alias("l")
     right = _occurrences(_prefixed(a, "a", key), "a").alias("r")
-    joined = left.join(right, (F.col("l.queue") == F.col("r.queue"))
-                       & (F.col("l.k") == F.col("r.k"))
-                       & (F.col("l.e_occ") == F.col("r.a_occ")), "full_outer")
+    # (e_occ - a_occ) = 0, not e_occ = a_occ: Spark would make an equality a join key and
+    # shuffle both sides again on (queue, key, occurrence).
+    joined = left.join(right, (F.col("l.k") == F.col("r.k"))
+                       & (F.col("l.queue") == F.col("r.queue"))
+                       & ((F.col("l.e_occ") - F.col("r.a_occ")) == 0), "full_outer")
     both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
     return joined.select(
         F.coalesce(F.col("l.queue"), F.col("r.queue")).alias("queue"),
@@ -132,9 +143,9 @@ def _by_position(e, a):
     from pyspark.sql import functions as F
 
     left = _prefixed(e, "e", None).withColumn("pos", F.row_number().over(
-        Window.partitionBy("queue").orderBy("e_t", "e_seq")))
+        Window.partitionBy("queue").orderBy("e_t", "e_seq", "e_rid")))
     right = _prefixed(a, "a", None).withColumn("pos", F.row_number().over(
-        Window.partitionBy("queue").orderBy("a_t", "a_seq")))
+        Window.partitionBy("queue").orderBy("a_t", "a_seq", "a_rid")))
     joined = left.join(right, on=["queue", "pos"], how="full_outer").drop("pos")
     both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
     return joined.select("queue", F.when(both, F.lit("sequence")).alias("matched_by"),
@@ -175,8 +186,9 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     missing, extra, payload_changed, changed_fields, descriptor_changed, reordered.
 
     Runs one Spark job that matches by CorrelId and writes the pairs and the left-overs
-    under ``scratch`` (so nothing is computed twice); the returned frame (stages 2 and 3,
-    the reorder check and the flags) reads from there, lazily.
+    under ``scratch`` (so nothing is computed twice), then one that finds the reordered
+    pairs on narrow rows (ids only) and writes those; the returned frame (stages 2 and 3,
+    joined to the reordered ids, and the flags) reads from there, lazily.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -193,14 +205,26 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     s1 = _match_on(e.where(has_correl), a.where(has_correl), "correl_id")
     stage1 = s1.unionByName(_one_sided(e.where(~has_correl), "e")).unionByName(
         _one_sided(a.where(~has_correl), "a"))
-    stage1 = stage1.withColumn("part", F.when(F.col("matched_by").isNull(), "left")
-                               .otherwise("pair"))
-    stage1.write.partitionBy("part").parquet(str(scratch))
-    schema = stage1.drop("part").schema
+    # Stored once, each row with an id ``rid``, in two parts: pairs and left-overs (which
+    # stages 2 and 3 read, several times: they are few, normally). Concurrent writers, one
+    # per part: without them Spark sorts every row by its part before writing.
+    spark.conf.set("spark.sql.maxConcurrentOutputFileWriters", "2")
+    written = (stage1.drop("e_rid", "a_rid")
+               .withColumn("rid", F.monotonically_increasing_id())
+               .withColumn("part", F.when(F.col("matched_by").isNull(), "left")
+                           .otherwise("pair")))
+    written.write.partitionBy("part").parquet(str(scratch))
+    schema = written.drop("part").schema
     for part in ("pair", "left"):  # a part with no rows has no directory
         (scratch / f"part={part}").mkdir(exist_ok=True)
-    pairs = spark.read.schema(schema).parquet(str(scratch / "part=pair"))
-    left = spark.read.schema(schema).parquet(str(scratch / "part=left"))
+
+    def stored(part):
+        frame = spark.read.schema(schema).parquet(str(scratch / f"part={part}"))
+        return (frame.withColumn("e_rid", F.when(F.col("e_t").isNotNull(), F.col("rid")))
+                .withColumn("a_rid", F.when(F.col("a_t").isNotNull(), F.col("rid")))
+                .select(*stage1.columns))
+
+    pairs, left = stored("pair"), stored("left")
 
     e_left, a_left = _back(left, "e"), _back(left, "a")
     has_msg = ~_none_id(F.col("msg_id"))
@@ -215,10 +239,22 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
                  .unionByName(_one_sided(e_left2.where(~no_correl), "e"))
                  .unionByName(_one_sided(a_left2.where(~no_correl), "a")))
 
-    order = Window.partitionBy("queue").orderBy("e_t", "e_seq")
+    # Reordered pairs: found on narrow rows (no wide row is shuffled), stored, and joined
+    # back to their rows by e_rid, the stored row id of the pair's expected message
+    # (unique among pairs: every expected message is in one pair at most).
+    order = Window.partitionBy("queue").orderBy("e_t", "e_seq", "e_rid")
     prev = F.lag(F.struct("a_t", "a_seq")).over(order)
-    matched = matched.withColumn(
-        "reordered", F.coalesce(F.struct("a_t", "a_seq") < prev, F.lit(False)))
+    narrow = (matched.select("queue", "e_t", "e_seq", "a_t", "a_seq", "e_rid")
+              .withColumn("reordered", F.struct("a_t", "a_seq") < prev))
+    found = scratch.parent / f"{scratch.name}-reordered"
+    reordered = narrow.where(F.col("reordered")).select("e_rid")
+    reordered.write.parquet(str(found))
+    ids = (spark.read.schema(reordered.schema).parquet(str(found))
+           .withColumn("reordered", F.lit(True)))
+    if ids.count() <= _BROADCAST_IDS:
+        ids = F.broadcast(ids)
+    matched = (matched.join(ids, on="e_rid", how="left")
+               .withColumn("reordered", F.coalesce(F.col("reordered"), F.lit(False))))
     rows = matched.unionByName(unmatched.withColumn("reordered", F.lit(False)))
     rows = _flags(rows, ignore)
     return rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
@@ -238,7 +274,8 @@ def _renamed_names(names: list[str]) -> list[str]:
     return out
 
 
-_KEEP = ["queue", "matched_by", *[f"{p}_{c}" for p in "ea" for c in _CARRIED if c != "digest"],
+_KEEP = ["queue", "matched_by",
+         *[f"{p}_{c}" for p in "ea" for c in _CARRIED if c not in _INTERNAL],
          "changed_fields", *KINDS]
 
 
@@ -355,6 +392,7 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
         report.compare_report(tmp, summary, per_queue, examples)
         shutil.rmtree(scratch)
         shutil.rmtree(tmp / "_stage1")
+        shutil.rmtree(tmp / "_stage1-reordered")
         summary["seconds"] = round(time.perf_counter() - started, 3)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
