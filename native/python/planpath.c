@@ -2,7 +2,7 @@
  *
  * The plans, as messages.py makes them:
  *   put: (generation, queue, DEFPRTY, length limit, DEFPSIST is YES, put_md settings,
- *         event bus, queue.core.put_md)
+ *         event bus, queue.core.put_md, put_md settings of a put with no MD)
  *   get: (generation, queue, persistent gets logged, event bus, queue.core.get_md)
  * A handle's plans and its `closed` and `cursor`, and a generation's `current`, are
  * __slots__ members: read at their offsets. The rest (an event bus's `active`, a
@@ -13,7 +13,7 @@
 #include <structmember.h>
 
 enum { PUT_GEN, PUT_QUEUE, PUT_PRTY, PUT_LIMIT, PUT_PSIST, PUT_SETTINGS, PUT_EVENTS, PUT_MD,
-       PUT_PLAN_LEN };
+       PUT_NO_MD_SETTINGS, PUT_PLAN_LEN };
 enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_EVENTS, GET_MD, GET_PLAN_LEN };
 
 #define MQMO_MATCH_BOTH 3 /* MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID */

@@ -307,3 +307,16 @@ def test_gets_of_many_different_records_keep_each_ones_fields(qm, local_queue):
         q.get(None, md)
         assert (md.ReplyToQ.rstrip(), md.Feedback, md.Format.rstrip()) == (
             reply_to, feedback, fmt)
+
+
+def test_a_put_with_no_md_stores_the_same_with_a_listener(qm, qmgr, local_queue):
+    """A put with no MD stores no context record (docs/deviations.md); with someone
+    listening (the journal) the fast path puts it another way, storing the same."""
+    q = _open(qm, local_queue)
+    q.put(b"quiet")
+    _events_of(qmgr)
+    q.put(b"heard")
+    quiet, heard = pymqi.MD(), pymqi.MD()
+    assert q.get(None, quiet) == b"quiet" and q.get(None, heard) == b"heard"
+    assert _md_fields(quiet) == _md_fields(heard)
+    assert heard.PutApplName.strip() == b"TPFEMU"

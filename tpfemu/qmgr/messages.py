@@ -67,6 +67,9 @@ _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAUL
 #: MQGMO options that keep a get with an MD on the fast path (see get)
 _FAST_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING
 _MATCH_BOTH = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
+# The base record that stores no context (every field the default): a put with no MD
+# stores none (docs/deviations.md, "Put context of messages put with no MD").
+_NO_CONTEXT = context.base_record({f: context.DEFAULTS[f] for f in context.PUT_CONTEXT})
 # planned_put/planned_get carry out the plans made below (_put_plan, _get_plan) in C for
 # the everyday call: put and get try them first (so does the pymqi layer, tpfemu.mqi).
 set_plan_layout(Handle, Generation, MD, GMO, OPEN_SCOPES, _FAST_GET)
@@ -181,19 +184,19 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         if (plan is not None and plan[0].current and not h.closed and len(data) <= plan[3]
                 and not OPEN_SCOPES[0]):
             queue = plan[1]
-            if md is None:
-                if not plan[4]:  # DEFPSIST(YES) needs the full path
-                    if plan[6].active:  # the event names the MsgId: the core's full put
-                        msg_id = queue.core.put_message(data, priority=plan[2])[0]
-                    else:
-                        queue.core.put(data, plan[2])
+            if md is None and not plan[4]:  # (DEFPSIST(YES) needs the full path)
+                if not plan[6].active:
+                    queue.core.put(data, plan[2])
                     if queue.waiters:
                         queue.wake()
-                    if plan[6].active:
-                        conn.qmgr._emit("put", queue.name, msg_id=msg_id, correl_id=_ZERO_ID,
-                                        priority=plan[2], persistent=False,
-                                        expiry=cmqc.MQEI_UNLIMITED, length=len(data), uow=0,
-                                        remote="", group_id=_ZERO_ID, data=data)
+                    return
+                # The event names the MsgId: put with an MD left as made, storing no
+                # context record, as the put above does (plan[8]; a fresh MD is served).
+                scratch = MD()
+                if plan[7](scratch, data, plan[8]):
+                    if queue.waiters:
+                        queue.wake()
+                    _emit_put(conn.qmgr, queue, plan, scratch, data)
                     return
             elif type(md) is MD:
                 # An everyday MD: read, put and written back in one C call, which returns
@@ -273,15 +276,16 @@ def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes) -> None:
 def _put_plan(conn: Connection, generation: Generation, queue: Any, first: Any, limit: int,
               defpsist: bool) -> tuple:
     """A handle's put plan: (catalog generation, queue, DEFPRTY, length limit, DEFPSIST
-    is YES, the settings of CoreQueue.put_md, the event bus, the queue's put_md), valid
-    while the generation is current. Never made for a processor-shared queue: its
-    storage (the TPFCS store) has no C fast path."""
+    is YES, the settings of CoreQueue.put_md, the event bus, the queue's put_md, the
+    settings of a put with no MD: no context record), valid while the generation is
+    current. Never made for a processor-shared queue: its storage (the TPFCS store) has
+    no C fast path. (native/python/planpath.c reads this layout too.)"""
     qm = conn.qmgr
     logged = qm.persistence is not None
     return (generation, queue, first.defprty, limit, defpsist,
             (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
              conn.put_initial_names), qm.events,
-            queue.core.put_md)
+            queue.core.put_md, (first.defprty, defpsist, logged, _NO_CONTEXT, {}, ()))
 
 
 def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
