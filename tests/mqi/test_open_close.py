@@ -581,3 +581,21 @@ def test_delete_xmitq_used_by_open_remote_queue_refused(qmgr, qm, remote):
         qmgr.catalog.delete("QL", "OTHERQM")
     q.close()
     qmgr.catalog.delete("QL", "OTHERQM")
+
+
+@pytest.mark.parametrize("with_md", [False, True])
+def test_a_queue_whose_handle_was_closed_underneath_fails_hobj_error(qm, local_queue,
+                                                                     with_md):
+    """A pymqi Queue whose handle the connection closed (by its hobj) fails 2019 on put
+    and get, with or without an MD; it is not opened again behind the caller's back."""
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    md = (lambda: (pymqi.MD(),)) if with_md else (lambda: ())
+    q.put(b"warm", *md())
+    q.get(None, *md())  # the plans are made
+    handle = q.get_handle()
+    qm.connection.close(handle.hobj)
+    with raises_mq(CMQC.MQRC_HOBJ_ERROR):
+        q.put(b"x", *md())
+    with raises_mq(CMQC.MQRC_HOBJ_ERROR):
+        q.get(None, *md())
+    assert q.get_handle() is handle and counts(qm) == (0, 0)

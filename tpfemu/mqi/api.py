@@ -233,14 +233,12 @@ class Queue:
         """MQPUT ``msg`` with ``md`` and ``pmo`` (pymqi's ``put(msg, *opts)``), which are
         updated as IBM's MQPUT updates them."""
         handle = self._handle
-        if handle is not None:
-            if messages.planned_put(handle, msg, md, pmo):  # the everyday call
-                return
-            if not handle.closed and type(msg) is bytes:
-                messages.put(handle.conn, handle, msg, md, pmo)  # an open handle's is live
-                return
+        if handle is not None and messages.planned_put(handle, msg, md, pmo):
+            return  # the everyday call
         data, md = _message_bytes(msg, md, self._qmgr)
-        messages.put(self._qmgr.connection, self._ensure_open(cmqc.MQOO_OUTPUT), data, md, pmo)
+        if handle is None:
+            handle = self._ensure_open(cmqc.MQOO_OUTPUT)
+        messages.put(self._connection_of(handle), handle, data, md, pmo)
 
     def get(self, max_length: int | None = None, md: Any = None, gmo: Any = None) -> bytes:
         """MQGET with ``md`` and ``gmo`` (pymqi's ``get(max_length, *opts)``); with
@@ -250,10 +248,14 @@ class Queue:
             data = messages.planned_get(handle, max_length, md, gmo)  # the everyday call
             if data is not None:
                 return data
-            if not handle.closed:
-                return messages.get(handle.conn, handle, max_length, md, gmo)
-        handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
-        return messages.get(self._qmgr.connection, handle, max_length, md, gmo)
+        else:
+            handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
+        return messages.get(self._connection_of(handle), handle, max_length, md, gmo)
+
+    def _connection_of(self, handle: Handle) -> Connection:
+        """An open handle's connection (live while it is open); for a closed one, the
+        queue manager's, which raises 2018 if it has ended (else the call gets 2019)."""
+        return handle.conn if not handle.closed else self._qmgr.connection
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
         """As get(); there are no JMS properties to leave out here."""
