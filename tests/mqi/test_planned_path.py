@@ -48,12 +48,12 @@ def test_the_plan_serves_an_everyday_put_and_get(q):
 
 
 def test_the_pymqi_layer_uses_the_plan(q, monkeypatch):
-    """Queue.put/get with an MD reach neither messages.put nor messages.get."""
+    """Queue.put/get with an MD reach none of messages' Python paths."""
     def python_path(*args, **kw):
         raise AssertionError("the Python path ran")
 
-    monkeypatch.setattr(messages, "put", python_path)
-    monkeypatch.setattr(messages, "get", python_path)
+    for name in ("put", "get", "put_unplanned", "get_unplanned"):
+        monkeypatch.setattr(messages, name, python_path)
     md = pymqi.MD()
     q.put(b"one", md)
     assert q.get(None, pymqi.MD(MsgId=md.MsgId)) == b"one"
@@ -148,3 +148,17 @@ def test_a_waiting_getter_is_woken_by_a_planned_put(q, qm):
     t.join(5)
     assert got == [b"wake up"]
     reader.close()
+
+
+def test_a_declined_call_tries_the_plan_once(q, qmgr, monkeypatch):
+    """The pymqi layer tries the plan and, when it declines (here: someone listens),
+    goes on without trying it again."""
+    calls = []
+    for name, real in (("planned_put", planned_put), ("planned_get", planned_get)):
+        monkeypatch.setattr(messages, name,
+                            lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
+    qmgr.events.subscribe(lambda event: None)
+    md = pymqi.MD()
+    q.put(b"heard", md)
+    assert q.get(None, pymqi.MD(MsgId=md.MsgId)) == b"heard"
+    assert calls == ["planned_put", "planned_get"]

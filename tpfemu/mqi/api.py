@@ -238,19 +238,22 @@ class Queue:
         data, md = _message_bytes(msg, md, self._qmgr)
         if handle is None:
             handle = self._ensure_open(cmqc.MQOO_OUTPUT)
-        messages.put(self._connection_of(handle), handle, data, md, pmo)
+            messages.put(self._connection_of(handle), handle, data, md, pmo)
+        else:  # (the plan was tried above)
+            messages.put_unplanned(self._connection_of(handle), handle, data, md, pmo)
 
     def get(self, max_length: int | None = None, md: Any = None, gmo: Any = None) -> bytes:
         """MQGET with ``md`` and ``gmo`` (pymqi's ``get(max_length, *opts)``); with
         ``max_length`` None the whole message."""
         handle = self._handle
-        if handle is not None:
-            data = messages.planned_get(handle, max_length, md, gmo)  # the everyday call
-            if data is not None:
-                return data
-        else:
+        if handle is None:
             handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
-        return messages.get(self._connection_of(handle), handle, max_length, md, gmo)
+            return messages.get(self._connection_of(handle), handle, max_length, md, gmo)
+        data = messages.planned_get(handle, max_length, md, gmo)  # the everyday call
+        if data is not None:
+            return data
+        return messages.get_unplanned(self._connection_of(handle), handle, max_length, md,
+                                      gmo)
 
     def _connection_of(self, handle: Handle) -> Connection:
         """An open handle's connection (live while it is open); for a closed one, the

@@ -175,8 +175,14 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
         a 2049 warning after the message was put.
     """
-    if planned_put(h, data, md, pmo):  # the everyday call, by the plan in C
-        return
+    if not planned_put(h, data, md, pmo):  # the everyday call, by the plan in C
+        put_unplanned(conn, h, data, md, pmo)
+
+
+def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None,
+                  pmo: Any = None) -> None:
+    """:func:`put` for a call :func:`planned_put` declined (the pymqi layer, which tries
+    the plan itself, calls this so that no call is tried twice)."""
     if pmo is None and type(data) is bytes and type(h) is Handle:
         plan = h.put_plan
         # (Closing a handle, which ending its connection does, drops its plans; the
@@ -515,8 +521,13 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
         with .message) truncated and removed, 2046 bad options, 2090 bad WaitInterval.
     """
     data = planned_get(h, max_length, md, gmo)  # the everyday call, by the plan in C
-    if data is not None:
-        return data
+    return data if data is not None else get_unplanned(conn, h, max_length, md, gmo)
+
+
+def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = None,
+                  md: Any = None, gmo: Any = None) -> bytes:
+    """:func:`get` for a call :func:`planned_get` declined (the pymqi layer, which tries
+    the plan itself, calls this so that no call is tried twice)."""
     if max_length is None and type(h) is Handle:
         plan = h.get_plan
         # (A handle with a browse cursor takes the full path: a message its cursor
