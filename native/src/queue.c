@@ -677,7 +677,9 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         first = first->next;
         node->md = *MD_AT(i);
         node->md.length = lengths[i];
-        node->md.backout_count = 0;
+        if (!(node->md.flags & TPF_MQ_F_RESTORE) || node->md.backout_count < 0)
+            node->md.backout_count = 0;
+        node->md.flags = 0;
         if (node->md.put_time == 0)
             node->md.put_time = clock_us();
         int generated = tpf_id_is_zero(node->md.msg_id);
@@ -694,6 +696,75 @@ out:
     QUNLOCK(q);
     return rc;
 #undef MD_AT
+}
+
+static uint32_t load_u32le(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t load_u64le(const unsigned char *p)
+{
+    return (uint64_t)load_u32le(p) | (uint64_t)load_u32le(p + 4) << 32;
+}
+
+int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t *seq_first,
+                      uint32_t *n_out, uint32_t *expiring_out)
+{
+    if (q == NULL || batch == NULL || len < 4)
+        return TPF_RC_INVALID_ARGUMENT;
+    const unsigned char *b = batch;
+    uint32_t n = load_u32le(b);
+    if ((uint64_t)n * TPF_MQ_PACKED_DESC > len - 4)
+        return TPF_RC_INVALID_ARGUMENT;
+    const unsigned char *desc = b + 4;
+    size_t data_len = len - 4 - (size_t)n * TPF_MQ_PACKED_DESC;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += load_u32le(desc + (size_t)i * TPF_MQ_PACKED_DESC + 84);
+    if (total != data_len)
+        return TPF_RC_INVALID_ARGUMENT;
+    if (n == 0) {
+        if (seq_first != NULL)
+            *seq_first = q->next_seq;
+        if (n_out != NULL)
+            *n_out = 0;
+        if (expiring_out != NULL)
+            *expiring_out = 0;
+        return MQRC_NONE;
+    }
+    /* The descriptors and lengths as put_many takes them, in one block. */
+    tpf_mq_msg_t *mds = malloc((size_t)n * (sizeof *mds + sizeof(uint32_t)));
+    if (mds == NULL)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    uint32_t *lengths = (uint32_t *)(mds + n);
+    uint32_t expiring = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const unsigned char *d = desc + (size_t)i * TPF_MQ_PACKED_DESC;
+        tpf_mq_msg_t *md = &mds[i];
+        memcpy(md->msg_id, d + 8, TPF_MQ_ID_LEN);
+        memcpy(md->correl_id, d + 32, TPF_MQ_ID_LEN);
+        md->priority = d[56];
+        md->expiry = (int64_t)load_u64le(d + 60);
+        md->put_time = (int64_t)load_u64le(d + 68);
+        md->ctx_len = load_u32le(d + 76);
+        md->backout_count = (int32_t)load_u32le(d + 80);
+        md->length = lengths[i] = load_u32le(d + 84);
+        md->seq = md->uow = 0;
+        md->persistent = 1;
+        md->flags = TPF_MQ_F_RESTORE;
+        expiring |= md->expiry != TPF_MQ_NEVER;
+    }
+    int rc = tpf_mq_put_many(q, n, mds, sizeof *mds, lengths, desc + (size_t)n * TPF_MQ_PACKED_DESC,
+                             seq_first);
+    free(mds);
+    if (rc == MQRC_NONE) {
+        if (n_out != NULL)
+            *n_out = n;
+        if (expiring_out != NULL)
+            *expiring_out = expiring;
+    }
+    return rc;
 }
 
 /* ---- get ---------------------------------------------------------------------------- */

@@ -1321,6 +1321,76 @@ static void test_uow_mixed(void)
 
 /* ---------- put_many / get_many ---------- */
 
+/* A packed batch (the checkpoint's chunk format) of two messages: little-endian fields
+ * at the offsets queue.h gives. */
+static size_t packed_pair(unsigned char *b, uint8_t prio2, uint32_t backouts1)
+{
+    memset(b, 0, 4 + 2 * TPF_MQ_PACKED_DESC);
+    b[0] = 2;
+    for (int i = 0; i < 2; i++) {
+        unsigned char *d = b + 4 + i * TPF_MQ_PACKED_DESC;
+        d[0] = (unsigned char)(70 + i);   /* tag: not kept */
+        memset(d + 8, 'A' + i, TPF_MQ_ID_LEN);
+        d[56] = i == 0 ? 3 : prio2;
+        memset(d + 60, 0xff, 7);          /* expiry: TPF_MQ_NEVER */
+        d[67] = i == 0 ? 0x7f : 0x00;     /* ... the second one: 2^56 - 1 */
+        d[68] = (unsigned char)(11 * (i + 1)); /* put time */
+        d[76] = (unsigned char)i;         /* ctx_len */
+        d[80] = (unsigned char)(i == 0 ? backouts1 : 0);
+        d[84] = (unsigned char)(i + 1);   /* length */
+    }
+    memcpy(b + 4 + 2 * TPF_MQ_PACKED_DESC, "abb", 3);
+    return 4 + 2 * TPF_MQ_PACKED_DESC + 3;
+}
+
+/* put_packed keeps each descriptor, the backout count too; a bad message or sizes that
+ * do not add up put nothing. */
+static void test_put_packed(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    unsigned char b[4 + 2 * TPF_MQ_PACKED_DESC + 3];
+    uint64_t seq = 777;
+    uint32_t n = 99, expiring = 99;
+    size_t len = packed_pair(b, 12, 5);
+    CHECK_EQ(tpf_mq_put_packed(q, b, len, &seq, &n, &expiring), MQRC_PRIORITY_ERROR);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    CHECK_EQ(n, 99);
+    len = packed_pair(b, 1, 5);
+    CHECK_EQ(tpf_mq_put_packed(q, b, len - 1, &seq, &n, &expiring), TPF_RC_INVALID_ARGUMENT);
+    CHECK_EQ(tpf_mq_put_packed(q, b, 3, &seq, &n, &expiring), TPF_RC_INVALID_ARGUMENT);
+    b[0] = 3; /* more descriptors than the batch has room for */
+    CHECK_EQ(tpf_mq_put_packed(q, b, len, &seq, &n, &expiring), TPF_RC_INVALID_ARGUMENT);
+    b[0] = 2;
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    CHECK_EQ(tpf_mq_put_packed(q, b, len, &seq, &n, &expiring), MQRC_NONE);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(expiring, 1);
+    tpf_mq_msg_t md;
+    char data[8];
+    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
+    CHECK_EQ(md.msg_id[0], 'A');
+    CHECK_EQ(md.priority, 3);
+    CHECK_EQ(md.expiry, TPF_MQ_NEVER);
+    CHECK_EQ(md.put_time, 11);
+    CHECK_EQ(md.backout_count, 5);
+    CHECK_EQ(md.persistent, 1);
+    CHECK_EQ(md.length, 1);
+    CHECK_EQ(md.seq, seq);
+    CHECK_EQ(data[0], 'a');
+    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
+    CHECK_EQ(md.msg_id[0], 'B');
+    CHECK_EQ(md.expiry, ((int64_t)1 << 56) - 1);
+    CHECK_EQ(md.ctx_len, 1);
+    CHECK_EQ(md.backout_count, 0);
+    CHECK_EQ(md.seq, seq + 1);
+    CHECK_EQ(memcmp(data, "bb", 2), 0);
+    memset(b, 0, 4); /* an empty batch */
+    CHECK_EQ(tpf_mq_put_packed(q, b, 4, &seq, &n, &expiring), MQRC_NONE);
+    CHECK_EQ(n, 0);
+    CHECK_EQ(expiring, 0);
+    tpf_mq_destroy(q);
+}
+
 /* put_many is all or nothing: a bad priority in the batch (md_stride = sizeof(tpf_mq_msg_t)) puts nothing. */
 static void test_put_many_all_or_nothing(void)
 {
@@ -2353,6 +2423,7 @@ int main(int argc, char **argv)
     RUN(test_browse_ghost_across_priorities);
     RUN(test_ghost_survives_compaction);
     RUN(test_model_random_matched);
+    RUN(test_put_packed);
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -239,13 +239,37 @@ int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int flags, tpf_mq_alloc_fn
  * @brief Put n messages in one call, all or nothing (channels, recovery, replay).
  * @param[in] mds descriptors; with md_stride 0 the one descriptor at mds serves every
  *        message, otherwise message i uses *(mds + i*md_stride bytes). Lengths come
- *        from `lengths`, not from the descriptors. MsgIds are generated as by put.
+ *        from `lengths`, not from the descriptors. MsgIds are generated as by put;
+ *        backout counts start at 0 but where a descriptor has TPF_MQ_F_RESTORE.
  * @param[in] data the n messages back to back.
  * @param[out] seq_first the put sequence of the first message (the others follow).
  * @return as tpf_mq_put(); on any error nothing was put.
  */
 int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size_t md_stride,
                     const uint32_t *lengths, const void *data, uint64_t *seq_first);
+
+/**
+ * A packed batch: messages as a checkpoint stores them, so that restart hands them to
+ * the core without parsing them. Little-endian, unaligned: a u32 count n, then n
+ * descriptors of TPF_MQ_PACKED_DESC bytes, then the n messages' data back to back.
+ * A descriptor, by byte offset: 0 u64 tag (the caller's: the recovery log's message
+ * key; not kept), 8 MsgId, 32 CorrelId, 56 u8 priority (then 3 bytes of zero),
+ * 60 i64 expiry deadline, 68 i64 put time, 76 u32 ctx_len, 80 u32 backout count,
+ * 84 u32 data length.
+ */
+#define TPF_MQ_PACKED_DESC 88
+
+/**
+ * @brief Put back the messages of a packed batch (restart), all or nothing: committed,
+ * persistent, each with its own descriptor and backout count (TPF_MQ_F_RESTORE).
+ * @param[out] seq_first put sequence of the first message (the others follow);
+ *        n_out how many (0 for an empty batch); expiring_out 1 if any has an expiry
+ *        deadline, else 0. Any of them may be NULL; written only on success.
+ * @return as tpf_mq_put_many(); TPF_RC_INVALID_ARGUMENT when the batch's sizes do not
+ *         add up to len. On any error nothing was put.
+ */
+int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t *seq_first,
+                      uint32_t *n_out, uint32_t *expiring_out);
 
 /**
  * @brief Destructively get up to max_n messages in delivery order into one buffer.
