@@ -96,34 +96,6 @@ _fastpath.bind(
 )
 
 
-def _descriptor_layout() -> tuple[int, ...] | None:
-    """Where each field :meth:`CoreQueue.put_restored` fills lies in an array of
-    ``tpf_mq_msg_t``, in units of the field's own size: (size in bytes, MsgId and
-    CorrelId in 8-byte words, expiry and put time in 8-byte words, ctx_len in 4-byte
-    words, priority and persistent in bytes). None if the compiler laid the structure
-    out so that this cannot be done with strided slices (put_restored then fills each
-    descriptor through cffi)."""
-    size = ffi.sizeof("tpf_mq_msg_t")
-    fields = dict(ffi.typeof("tpf_mq_msg_t").fields)
-    expected = {"msg_id": "uint8_t[24]", "correl_id": "uint8_t[24]", "expiry": "int64_t",
-                "put_time": "int64_t", "ctx_len": "uint32_t", "priority": "uint8_t",
-                "persistent": "uint8_t"}
-    if any(fields[name].type.cname != cname for name, cname in expected.items()):
-        return None
-
-    def at(field: str, unit: int) -> int | None:
-        offset = fields[field].offset
-        return offset // unit if offset % unit == 0 else None
-
-    layout = (size, at("msg_id", 8), at("correl_id", 8), at("expiry", 8), at("put_time", 8),
-              at("ctx_len", 4), at("priority", 1), at("persistent", 1))
-    if size % 8 or None in layout:
-        return None
-    return layout  # type: ignore[return-value]
-
-
-_RESTORE_LAYOUT = _descriptor_layout()
-
 
 #: The C base of the MQ structures: its ``__init__(**fields)`` stores fields given as
 #: plain ints and bytes without a Python frame (see native/python/mdpath.h).
@@ -259,6 +231,8 @@ class _Scratch(threading.local):
         self.many_md = ffi.new("tpf_mq_msg_t *")  # put_many's shared descriptor
         self.many_md.expiry = NEVER
         self.seq = ffi.new("uint64_t *")
+        self.count = ffi.new("uint32_t *")
+        self.flag = ffi.new("uint32_t *")
 
     def grow(self, size: int) -> None:
         self.cap = max(size, 1)
@@ -484,64 +458,29 @@ class CoreQueue:
             _raise(rc, "MQPUT", self.name)
         return ffi.buffer(md.msg_id)[:], md.seq
 
-    def put_restored(self, msg_ids: Sequence[bytes], correl_ids: Sequence[bytes],
-                     priorities: Sequence[int], expiries: Sequence[int],
-                     put_times: Sequence[int], ctx_lens: Sequence[int],
-                     datas: Sequence[bytes]) -> int:
-        """Put back, in one call and all or nothing, persistent messages recovered at a
-        restart, each with its own descriptor: message i has ``msg_ids[i]`` and
-        ``correl_ids[i]`` (24 bytes each), ``priorities[i]``, the absolute deadline
-        ``expiries[i]`` (or NEVER), ``put_times[i]``, and ``datas[i]`` whose first
-        ``ctx_lens[i]`` bytes are its context record. Backout counts start at 0: put a
-        message that has one with :meth:`put_message`. Returns the first message's put
-        sequence (the others follow). No Python object is made per message.
+    def put_packed(self, batch) -> tuple[int, int, bool]:
+        """Put back, in one call and all or nothing, the messages of a packed batch (the
+        checkpoint's chunk format, ``tpf_mq_put_packed`` in ``native/include/tpf/queue.h``):
+        committed and persistent, each with its own descriptor and backout count; the
+        descriptors' tags are not kept. ``batch`` is any bytes-like object (an LMDB
+        buffer too: it is read, not kept). No Python object is made per message.
 
-        :raises ValueError: columns of different lengths, an id that is not 24 bytes.
+        Returns (the first message's put sequence, the number of messages, whether any
+        of them has an expiry deadline).
+
+        :raises ValueError: the batch's count, descriptors and data do not add up.
         :raises PriorityError, MessageTooBig, QueueFull, ...: as :meth:`put_message`;
             then nothing was put.
         """
-        count = len(msg_ids)
-        columns = (correl_ids, priorities, expiries, put_times, ctx_lens, datas)
-        if any(len(c) != count for c in columns):
-            raise ValueError("put_restored: the columns differ in length")
-        if count == 0:
-            return 0
-        lengths = array("I", map(len, datas))
-        data = b"".join(datas)
-        if _RESTORE_LAYOUT is None:  # pragma: no cover - a layout slices cannot fill
-            mds = ffi.new("tpf_mq_msg_t[]", count)
-            for i in range(count):
-                md = mds[i]
-                ffi.memmove(md.msg_id, check_id(msg_ids[i], "msg_id"), ID_LEN)
-                ffi.memmove(md.correl_id, check_id(correl_ids[i], "correl_id"), ID_LEN)
-                md.expiry, md.put_time = expiries[i], put_times[i]
-                md.ctx_len, md.priority, md.persistent = ctx_lens[i], priorities[i], 1
-            stride, buf = ffi.sizeof("tpf_mq_msg_t"), mds
-        else:
-            size, mid_at, cid_at, expiry_at, put_time_at, ctx_at, prio_at, pers_at = (
-                _RESTORE_LAYOUT)
-            raw = bytearray(count * size)
-            view = memoryview(raw)
-            words, per_word = view.cast("Q"), size // 8
-            for at, ids in ((mid_at, b"".join(msg_ids)), (cid_at, b"".join(correl_ids))):
-                if len(ids) != ID_LEN * count:
-                    raise ValueError(f"put_restored: every id must be {ID_LEN} bytes")
-                id_words = memoryview(ids).cast("Q")
-                for w in range(ID_LEN // 8):
-                    words[at + w :: per_word] = id_words[w :: ID_LEN // 8]
-            signed = view.cast("q")
-            signed[expiry_at::per_word] = array("q", expiries)
-            signed[put_time_at::per_word] = array("q", put_times)
-            view.cast("I")[ctx_at :: size // 4] = array("I", ctx_lens)
-            view[prio_at::size] = bytes(priorities)
-            view[pers_at::size] = b"\x01" * count
-            stride, buf = size, ffi.from_buffer("tpf_mq_msg_t[]", raw)
-        first = _scratch.seq
-        rc = lib.tpf_mq_put_many(self._handle(), count, buf, stride,
-                                 ffi.from_buffer("uint32_t[]", lengths), data, first)
+        buf, length = _buffer(batch)
+        s = _scratch
+        rc = lib.tpf_mq_put_packed(self._handle(), buf, length, s.seq, s.count, s.flag)
+        if rc == lib.TPF_RC_INVALID_ARGUMENT:
+            raise ValueError(f"put_packed: a batch of {length} bytes whose count, "
+                             "descriptors and data do not add up")  # fmt: skip
         if rc:
             _raise(rc, "MQPUT", self.name)
-        return first[0]
+        return s.seq[0], s.count[0], bool(s.flag[0])
 
     def put_batch(
         self, data: bytes, lengths: Sequence[int], priority: int = 0, uow: int = 0

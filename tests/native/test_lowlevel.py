@@ -4,6 +4,7 @@ import pytest
 
 from tpfemu import errors
 from tpfemu._lowlevel import MQRC, NEVER, CoreQueue
+from tpfemu.store.message import StoredMessage, encode_chunk
 
 S = 1_000_000  # microseconds per second
 
@@ -615,35 +616,50 @@ def test_cap_body_truncates_on_the_data_after_the_context_record(queue):
     assert (m.data, m.reason) == (b"CTX0123", 2079)
 
 
-# -- put_restored: a restart's batch with one descriptor per message ---------------------
+# -- put_packed: a restart's batch, as the checkpoint stores it ---------------------------
 
 
-def test_put_restored_keeps_each_messages_descriptor():
+def _packed(*messages: StoredMessage) -> bytes:
+    return encode_chunk(messages)
+
+
+def test_put_packed_keeps_each_messages_descriptor():
     q = CoreQueue("RESTORED")
     ids = [bytes([i]) * 24 for i in (1, 2, 3)]
     cids = [b"C" * 24, bytes(24), b"D" * 24]
-    first = q.put_restored(ids, cids, [3, 7, 3], [NEVER, 2**62, NEVER], [11, 22, 33],
-                           [2, 0, 1], [b"ctxA", b"B", b"cC"])
+    first, count, expiring = q.put_packed(_packed(
+        StoredMessage(70, ids[0], cids[0], 3, NEVER, 11, 2, 4, b"ctxA"),
+        StoredMessage(71, ids[1], cids[1], 7, 2**62, 22, 0, 0, b"B"),
+        StoredMessage(72, ids[2], cids[2], 3, NEVER, 33, 1, 0, memoryview(b"cC")),
+    ))  # fmt: skip
+    assert (count, expiring) == (3, True)
     got = [q.get_message() for _ in range(3)]
-    # priority order, then put order; every field as given
+    # priority order, then put order; every field as given, the backout count too
     assert [m.descriptor.msg_id for m in got] == [ids[1], ids[0], ids[2]]
     assert [m.descriptor.seq for m in got] == [first + 1, first, first + 2]
     d = got[1].descriptor
     assert (d.correl_id, d.priority, d.expiry, d.put_time, d.ctx_len, d.persistent,
-            d.backout_count) == (cids[0], 3, NEVER, 11, 2, True, 0)
+            d.backout_count) == (cids[0], 3, NEVER, 11, 2, True, 4)
     assert got[0].descriptor.expiry == 2**62 and got[0].data == b"B"
     assert got[2].data == b"cC" and got[2].descriptor.ctx_len == 1
+    assert q.put_packed(_packed(StoredMessage(9, ids[0], cids[0], 0, NEVER, 1, 0, 0, b"x"))
+                        )[1:] == (1, False)  # fmt: skip
+    assert q.put_packed(_packed()) == (first + 4, 0, False)
 
 
-def test_put_restored_is_all_or_nothing():
-    q = CoreQueue("RESTORED")
-    ids = [bytes([i]) * 24 for i in (1, 2)]
-    with pytest.raises(errors.PriorityError):
-        q.put_restored(ids, [bytes(24)] * 2, [1, 12], [NEVER] * 2, [1, 2], [0, 0], [b"a", b"b"])
+def test_put_packed_is_all_or_nothing():
+    q = CoreQueue("RESTORED", max_msg_length=8)
+    ok = StoredMessage(1, b"A" * 24, bytes(24), 1, NEVER, 1, 0, 0, b"a")
+    for bad, error in ((ok._replace(priority=12), errors.PriorityError),
+                       (ok._replace(data=b"123456789"), errors.MessageTooBig),
+                       (ok._replace(expiry=0), errors.ExpiryError)):  # fmt: skip
+        with pytest.raises(error):
+            q.put_packed(_packed(ok, bad))
+        assert q.depth == 0
+    chunk = _packed(ok, ok)
+    for damaged in (chunk[:-1], chunk + b"!", chunk[:3], b"\xff" + chunk[1:]):
+        with pytest.raises(ValueError, match="do not add up"):
+            q.put_packed(damaged)
     assert q.depth == 0
-    with pytest.raises(ValueError, match="differ in length"):
-        q.put_restored(ids, [bytes(24)], [1, 2], [NEVER] * 2, [1, 2], [0, 0], [b"a", b"b"])
-    with pytest.raises(ValueError, match="24 bytes"):
-        q.put_restored([b"short", ids[1]], [bytes(24)] * 2, [1, 2], [NEVER] * 2, [1, 2],
-                       [0, 0], [b"a", b"b"])
-    assert q.depth == 0
+    with pytest.raises(TypeError, match="bytes-like"):
+        q.put_packed("text")

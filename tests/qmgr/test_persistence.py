@@ -15,7 +15,9 @@ import tpfemu
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import persistence as persistence_module
+from tpfemu.store import checkpoint as checkpoint_module
 from tpfemu.store.lmdbenv import MiB
+from tpfemu.store.message import chunk_keys
 from tpfemu.store.recovery import recover
 
 _names = itertools.count(1)
@@ -318,19 +320,19 @@ def test_truncated_get_in_flight_keeps_the_whole_message_for_checkpoints(home):
 
 
 def test_restart_puts_messages_back_in_batches_with_their_descriptors(home, monkeypatch):
-    """Restart puts the recovered messages back several per call into the core; they come
-    back as they were: priority order then put order, MsgId, CorrelId, priority, context,
-    remaining expiry and backout count, also where a message with a backout count (put
-    back on its own) splits a batch."""
-    monkeypatch.setattr(persistence_module, "RESTORE_BATCH", 4)
+    """Restart puts the recovered messages back several per call into the core, a
+    checkpoint chunk per call; they come back as they were: priority order then put
+    order, MsgId, CorrelId, priority, context, remaining expiry and backout count (the
+    messages with one in the batches with the others)."""
+    monkeypatch.setattr(checkpoint_module, "CHUNK_MESSAGES", 4)
     batches: list[int] = []
-    put_columns = persistence_module._put_columns
+    put_chunk = persistence_module._put_chunk
 
-    def counting(queue, core, batch, columns):
-        batches.append(len(batch))
-        put_columns(queue, core, batch, columns)
+    def counting(queue, core, chunk):
+        batches.append(len(chunk_keys(chunk)))
+        put_chunk(queue, core, chunk)
 
-    monkeypatch.setattr(persistence_module, "_put_columns", counting)
+    monkeypatch.setattr(persistence_module, "_put_chunk", counting)
     q = home.queue("APP.Q")
     sent = {}
     for i in range(23):
@@ -361,8 +363,8 @@ def test_restart_puts_messages_back_in_batches_with_their_descriptors(home, monk
         else:
             assert 0 < md.Expiry <= 60000
         assert md.BackoutCount == backouts.get(data, 0)
-    # 22 messages, in batches of at most 4, the two with a backout count put on their own
-    assert sum(batches) == 20 and max(batches) == 4 and len(batches) > 5
+    # 22 messages in the checkpoint's chunks of 4
+    assert batches == [4, 4, 4, 4, 4, 2]
 
 
 def test_restart_refused_by_the_core_fails_as_one_at_a_time(home):
@@ -374,11 +376,37 @@ def test_restart_refused_by_the_core_fails_as_one_at_a_time(home):
     messages = [StoredMessage(100 + i, b"ID%022d" % i, bytes(24), 9 if i != 6 else 12, NEVER,
                               1_000 + i, 0, 0, memoryview(b"data-%d" % i)) for i in range(10)]
     with pytest.raises(persistence_module.errors.PriorityError):
-        persistence_module.QueuePersistence._restore_queue(queue, messages)
+        persistence_module.QueuePersistence._restore_queue(queue, [messages])
     assert queue.core.depth == 6
     assert sorted(queue.log_keys.values()) == [100, 101, 102, 103, 104, 105]
     with queue.core.cursor() as cursor:
         assert [m.data for m in cursor] == [b"data-%d" % i for i in range(6)]
+
+
+def test_restart_packs_recovered_lists_a_batch_at_a_time(home, monkeypatch):
+    """Messages recovered from the log (not in a checkpoint chunk) go back RESTORE_BATCH
+    per call into the core, each with its descriptor, key and backout count."""
+    from tpfemu.store.message import NEVER, StoredMessage
+
+    monkeypatch.setattr(persistence_module, "RESTORE_BATCH", 4)
+    calls: list[int] = []
+    put_chunk = persistence_module._put_chunk
+    monkeypatch.setattr(persistence_module, "_put_chunk", lambda queue, core, chunk: (
+        calls.append(len(chunk_keys(chunk))), put_chunk(queue, core, chunk)))  # fmt: skip
+    queue = home.system.qmgr.local_queue("APP.Q")
+    messages = [StoredMessage(200 + i, b"ID%022d" % i, b"C%023d" % i, i % 3,
+                              NEVER if i else 2**62, 1_000 + i, 1, i % 2,
+                              memoryview(b"Xdata-%d" % i)) for i in range(10)]  # fmt: skip
+    assert persistence_module.QueuePersistence._restore_queue(queue, [messages[:7],
+                                                                      messages[7:]]) == 10
+    assert calls == [4, 3, 3] and queue.expiring
+    with queue.core.cursor() as cursor:
+        got = {bytes(m.data): m.descriptor for m in cursor}
+    for m in messages:
+        d = got[bytes(m.data)]
+        assert (d.msg_id, d.correl_id, d.priority, d.expiry, d.put_time, d.ctx_len,
+                d.backout_count) == m[1:8]
+        assert queue.log_keys[d.seq] == m.key
 
 
 def test_shared_queue_takes_plain_and_md_calls_in_any_order(home):

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from store_helpers import cid, mid, payload
 
 from tpfemu.store import Backout, CheckpointStore, Commit, Get, Put, RecoveryLog, recover
+from tpfemu.store import checkpoint as checkpoint_module
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.message import NEVER
+from tpfemu.store.recovery import messages_of, recovered
 
 
 def _summary(messages) -> list[tuple[bytes, int]]:
@@ -96,9 +99,32 @@ def test_checkpoint_plus_log_tail(home):
     assert _summary(recover(home)["Q"]) == [(b"m2", 1), (b"m3", 0), (b"m4", 0), (b"m5", 0)]
 
 
-def test_replay_from_before_the_snapshot_is_idempotent(home):
+def test_the_log_tail_unpacks_only_the_checkpoint_chunks_it_names(home, monkeypatch):
+    """Restart gets the checkpoint's chunks as stored, for the core to take unparsed; a
+    chunk holding a message the log tail names (a get, a backout) is decoded and changed,
+    the others stay packed, and the whole is in put order."""
+    monkeypatch.setattr(checkpoint_module, "CHUNK_MESSAGES", 3)
+    with RecoveryLog(home) as log, CheckpointStore.open(home) as ckpt:
+        keys = log.commit([Put("Q", f"m{i}".encode(), mid(i)) for i in range(10)]).lsns
+        ckpt.write("Q", recover(home, log=log, checkpoints=ckpt)["Q"], lsn=log.replay_point)
+        log.trim(log.replay_point)
+        log.commit([Get("Q", keys[4], uow=1), Commit(1)])
+        log.commit([Get("Q", keys[9], uow=2), Backout(2)])
+        log.commit([Put("Q", b"m10", mid(10))])
+    expected = [(b"m%d" % i, int(i == 9)) for i in (0, 1, 2, 3, 5, 6, 7, 8, 9, 10)]
+    with recovered(home) as segments:
+        # chunks m0-m2, m3-m5, m6-m8 and m9: the second and the last were named
+        assert [type(s) for s in segments["Q"]] == [memoryview, list, memoryview, list]
+        assert _summary(messages_of("Q", segments["Q"])) == expected
+    assert _summary(recover(home)["Q"]) == expected
+
+
+@pytest.mark.parametrize("chunk_messages", [4096, 2])
+def test_replay_from_before_the_snapshot_is_idempotent(home, monkeypatch, chunk_messages):
     """A checkpoint whose replay point is earlier than its snapshot (a unit of work was in
-    flight) recovers the same messages: re-applied records change nothing."""
+    flight) recovers the same messages: re-applied records change nothing (also where
+    they name messages of several checkpoint chunks)."""
+    monkeypatch.setattr(checkpoint_module, "CHUNK_MESSAGES", chunk_messages)
     with RecoveryLog(home) as log, CheckpointStore.open(home) as ckpt:
         open_uow = log.append([Put("Q", b"late", mid(9), uow=50)])
         keys = log.commit([Put("Q", f"m{i}".encode(), mid(i)) for i in range(4)]).lsns

@@ -35,12 +35,14 @@ copy kept with the get (its ``Put`` record may be trimmed already). The log befo
 smallest replay point of all queues is trimmed.
 
 **Restart.** :meth:`restore` loads each queue's checkpoint, replays the log after it
-(:func:`~tpfemu.store.recovery.recover`) and puts the messages back on their queues in
+(:func:`~tpfemu.store.recovery.recovered`) and puts the messages back on their queues in
 put order with their MsgId, CorrelId, priority, context, put time, absolute expiry
 deadline (so the remaining expiry keeps counting across the outage, and a message that
-expired meanwhile is discarded as usual) and backout count, :data:`RESTORE_BATCH`
-messages per call into the core. Work that was not committed is backed out. Messages
-of a queue that is no longer defined are reported on the console and dropped.
+expired meanwhile is discarded as usual) and backout count. The checkpoint's chunks go
+to the core as they lie in the checkpoint's map, one call each (``put_packed``); the
+messages that came from the log, and chunks the log tail changed, are packed
+:data:`RESTORE_BATCH` at a time. Work that was not committed is backed out. Messages of
+a queue that is no longer defined are reported on the console and dropped.
 
 **Storage full.** A ``Put``/``Get`` outside syncpoint that the log cannot write fails the
 call with reason 2192 (StorageFull) and is undone in the
@@ -59,10 +61,10 @@ from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu._lowlevel import CoreQueue
-from tpfemu.store.checkpoint import Checkpointer, CheckpointStore
+from tpfemu.store.checkpoint import Checkpointer, CheckpointStore, decode
 from tpfemu.store.log_records import Backout, Commit, Get, Put
-from tpfemu.store.message import NEVER, StoredMessage
-from tpfemu.store.recovery import recover
+from tpfemu.store.message import NEVER, StoredMessage, chunk_keys, encode_chunk
+from tpfemu.store.recovery import Segment, messages_of, recovered, segments_count
 from tpfemu.store.recovery_log import RecoveryLog, Ticket
 
 if TYPE_CHECKING:
@@ -82,7 +84,8 @@ def _stored(key: int, msg: Any) -> StoredMessage:
 
 # -- restart: putting the recovered messages back ------------------------------------------
 
-#: Messages put back per call into the core: about 1 MB of 1 KB messages, so the data
+#: Messages put back per call into the core from a list of recovered messages (the
+#: checkpoint's chunks go as they are): about 1 MB of 1 KB messages, so the data
 #: joined for one call is still in the cache when the core copies it.
 RESTORE_BATCH = 1024
 
@@ -102,49 +105,30 @@ def _restore_each(queue: LocalQueue, messages: list[StoredMessage]) -> None:
             queue.expiring = True
 
 
-def _restore_batched(queue: LocalQueue, core: CoreQueue, messages: list[StoredMessage]) -> None:
-    """Put ``messages`` back on memory queue ``queue`` in order, :data:`RESTORE_BATCH` at a
-    time in one call into the core each (``tpf_mq_put_many`` with one descriptor per
-    message), exactly as :func:`_restore_each` would.
-
-    The core's batch put starts every backout count at 0, so a message with a backout
-    count is put alone, in its place. A batch the core refuses is put again one message
-    at a time: the messages before the one at fault are on the queue and its error is
-    raised, as without batches.
-    """
-    for start in range(0, len(messages), RESTORE_BATCH):
-        batch = messages[start : start + RESTORE_BATCH]
-        columns = tuple(zip(*batch, strict=True))
-        if not any(columns[7]):  # no backout count: the whole batch at once
-            _put_columns(queue, core, batch, columns)
-            continue
-        run: list[StoredMessage] = []
-        for m in batch:
-            if m.backout_count:
-                if run:
-                    _put_columns(queue, core, run, tuple(zip(*run, strict=True)))
-                    run = []
-                _restore_each(queue, [m])
-            else:
-                run.append(m)
-        if run:
-            _put_columns(queue, core, run, tuple(zip(*run, strict=True)))
+def _restore_segments(queue: LocalQueue, core: CoreQueue, segments: list[Segment]) -> None:
+    """Put the recovered messages back on memory queue ``queue`` in order, one call into
+    the core per chunk (``CoreQueue.put_packed``): a checkpoint chunk as it was read, a
+    list of messages packed :data:`RESTORE_BATCH` at a time. The same result as
+    :func:`_restore_each`: a chunk the core refuses is put again one message at a time,
+    so the messages before the one at fault are on the queue and its error is raised."""
+    for segment in segments:
+        if isinstance(segment, list):
+            for start in range(0, len(segment), RESTORE_BATCH):
+                _put_chunk(queue, core, encode_chunk(segment[start : start + RESTORE_BATCH]))
+        else:
+            _put_chunk(queue, core, segment)
 
 
-def _put_columns(queue: LocalQueue, core: CoreQueue, batch: list[StoredMessage],
-                 columns: tuple[tuple, ...]) -> None:  # fmt: skip
-    """One call into the core for ``batch`` (no backout counts), given as ``columns``
-    (the fields of its messages, field by field)."""
-    keys, mids, cids, prios, expiries, put_times, ctx_lens, _, datas = columns
+def _put_chunk(queue: LocalQueue, core: CoreQueue, chunk: bytes) -> None:
     try:
-        first = core.put_restored(mids, cids, prios, expiries, put_times, ctx_lens, datas)
-    except (ValueError, TypeError, OverflowError, errors.TpfEmuError):
+        first, count, expiring = core.put_packed(chunk)
+    except (ValueError, errors.TpfEmuError):
         # Nothing was put: one at a time, the messages before the one at fault go back
-        # and its error is raised, as without batches.
-        _restore_each(queue, batch)
+        # and its error is raised (ObjectDamaged if the chunk is not readable).
+        _restore_each(queue, decode(bytes(chunk), queue.name))
         return
-    queue.log_keys.update(zip(range(first, first + len(keys)), keys, strict=True))
-    if expiries.count(NEVER) != len(keys):
+    queue.log_keys.update(zip(range(first, first + count), chunk_keys(chunk), strict=True))
+    if expiring:
         queue.expiring = True
 
 
@@ -186,35 +170,35 @@ class QueuePersistence:
         Call once, before any application runs, with the live queues (after the object
         definitions were restored). Then :meth:`start` the checkpoints.
         """
-        recovered = recover(self.path, log=self.log, checkpoints=self.checkpoints)
         total = 0
-        for name, messages in recovered.items():
-            if not messages:
-                continue
-            queue = queues.get(name)
-            if queue is None:
-                self.console(f"MQSC0090W {self.cpu} {len(messages)} persistent message(s) of "
-                             f"queue {name} not restored: the queue is no longer "
-                             "defined")  # fmt: skip
-                continue
-            total += self._restore_queue(queue, messages)
+        with recovered(self.path, log=self.log, checkpoints=self.checkpoints) as segments:
+            for name, segs in segments.items():
+                if not segs:
+                    continue
+                queue = queues.get(name)
+                if queue is None:
+                    self.console(f"MQSC0090W {self.cpu} {segments_count(segs)} persistent "
+                                 f"message(s) of queue {name} not restored: the queue is no "
+                                 "longer defined")  # fmt: skip
+                    continue
+                total += self._restore_queue(queue, segs)
         return total
 
     @staticmethod
-    def _restore_queue(queue: LocalQueue, messages: list[StoredMessage]) -> int:
+    def _restore_queue(queue: LocalQueue, segments: list[Segment]) -> int:
         core = queue.core
         limit = queue.definition.maxdepth
         if limit:  # a queue altered below its depth keeps its messages, as on IBM MQ
             core.configure(**{**queue.core_settings(), "max_depth": 0})
         try:
             if type(core) is CoreQueue:
-                _restore_batched(queue, core, messages)
+                _restore_segments(queue, core, segments)
             else:  # not a memory queue (any other storage with the core's interface)
-                _restore_each(queue, messages)
+                _restore_each(queue, messages_of(queue.name, segments))
         finally:
             if limit:
                 core.configure(**queue.core_settings())
-        return len(messages)
+        return segments_count(segments)
 
     def put_restored(self, queue: LocalQueue, data: bytes, d: Any) -> None:
         """Put a whole message (context record and data, descriptor ``d``) on memory queue

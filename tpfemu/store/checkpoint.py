@@ -216,12 +216,47 @@ class CheckpointStore:
                 return 0, out
             gen, lsn, count, _chunks, flags = POINTER.unpack(raw)
             for value in self._chunk_values(txn, name, gen):
-                out += _decode(bytes(value), queue)
+                out += decode(bytes(value), queue)
         if len(out) != count:
             raise _damaged(queue, f"holds {len(out)} messages, its pointer says {count}")
         if not flags & IN_KEY_ORDER:
             out.sort(key=itemgetter(0))
         return lsn, out
+
+    def read(self):
+        """A read transaction of one consistent snapshot, for :meth:`load_packed`; its
+        values are views of the map, valid until the transaction ends."""
+        return self.env.read(buffers=True)
+
+    def load_packed(self, txn, queue: str) -> tuple[int, list[memoryview]] | None:
+        """(replay lsn, the chunks of ``queue``'s checkpoint as stored), for restart to
+        hand to the core unparsed (``CoreQueue.put_packed`` reads the chunk format).
+
+        ``txn`` is from :meth:`read`; the chunks are views of the map, valid while it
+        lasts (``bytes(chunk)`` keeps one). They hold the messages in key (put) order;
+        None if the checkpoint was not written in key order (:meth:`load_all` sorts it).
+        A queue without a checkpoint gives ``(0, [])``. Each chunk's count is checked
+        against its size and the total against the pointer; the core checks the rest
+        when it is handed a chunk.
+        """
+        name = _name(queue)
+        chunks: list[memoryview] = []
+        raw = txn.get(name, db=self._pointers)
+        if raw is None:
+            return 0, chunks
+        gen, lsn, count, _chunks, flags = POINTER.unpack(raw)
+        if not flags & IN_KEY_ORDER:
+            return None
+        found = 0
+        for chunk in self._chunk_values(txn, name, gen):
+            n = COUNT.unpack_from(chunk)[0] if len(chunk) >= COUNT.size else -1
+            if n < 0 or len(chunk) < COUNT.size + n * DESC.size:
+                raise _damaged(queue, f"a chunk of {len(chunk)} bytes says {n} messages")
+            found += n
+            chunks.append(chunk)
+        if found != count:
+            raise _damaged(queue, f"holds {found} messages, its pointer says {count}")
+        return lsn, chunks
 
     def _iter(self, queue: str, gen: int) -> Iterator[StoredMessage]:
         name = _name(queue)
@@ -230,7 +265,7 @@ class CheckpointStore:
             if raw is None or POINTER.unpack(raw)[0] != gen:
                 raise errors.TpfEmuError(f"the checkpoint of {queue!r} was replaced while loaded")
             for value in self._chunk_values(txn, name, gen):
-                yield from _decode(bytes(value), queue)
+                yield from decode(bytes(value), queue)
 
     def _chunk_values(self, txn, name: bytes, gen: int) -> Iterator[memoryview]:
         start = _chunk_key(name, gen, 0)
@@ -386,7 +421,11 @@ def _encode_chunks(
         yield b"".join([COUNT.pack(len(descs)), *descs, *datas]), len(descs)
 
 
-def _decode(chunk: bytes, queue: str) -> list[StoredMessage]:
+def decode(chunk: bytes, queue: str) -> list[StoredMessage]:
+    """The messages of a chunk of ``queue``'s checkpoint.
+
+    :raises ObjectDamaged: the chunk is not readable (naming the queue).
+    """
     try:
         return decode_chunk(chunk)
     except (ValueError, struct.error) as exc:

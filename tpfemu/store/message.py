@@ -17,13 +17,16 @@ time spent stopped counts, as for IBM's MQ.
 
 Layout (little-endian): a descriptor is :data:`DESC` (88 bytes: key, MsgId, CorrelId,
 priority, expiry, put time, context length, backout count, data length); a chunk is a
-4-byte count, then that many descriptors, then the messages' data back to back.
+4-byte count, then that many descriptors, then the messages' data back to back. This is
+the core's *packed batch* (``tpf_mq_put_packed`` in ``native/include/tpf/queue.h``), so
+restart hands a checkpoint's chunks to the memory queues without parsing them in Python.
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 NEVER = (1 << 63) - 1
@@ -93,3 +96,12 @@ def decode_chunk(chunk: bytes) -> list[StoredMessage]:
     if off != len(chunk):
         raise ValueError(f"chunk of {len(chunk)} bytes holds {off} bytes of messages")
     return out
+
+
+def chunk_keys(chunk: bytes) -> Sequence[int]:
+    """The message keys of a chunk, in order (read in place: no parse of the rest)."""
+    (count,) = COUNT.unpack_from(chunk)
+    end = COUNT.size + count * DESC.size
+    if sys.byteorder == "little":  # each key is the first 8-byte word of its descriptor
+        return memoryview(chunk)[COUNT.size : end].cast("Q")[:: DESC.size // 8]
+    return [k for (k,) in struct.iter_unpack("<Q80x", memoryview(chunk)[COUNT.size : end])]

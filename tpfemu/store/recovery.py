@@ -21,11 +21,18 @@ recovering twice, or from an older checkpoint, gives the same messages.
 Recovery only reads: the log is not trimmed and nothing is written (a later checkpoint
 covers what was recovered). It turns the garbage collector off while it builds the
 lists (millions of small tuples, no cycles).
+
+**For restart**, :func:`recovered` gives each queue's messages as segments: the
+checkpoint's chunks that the log tail does not name stay packed, as views of the
+checkpoint's map, and the core takes them unparsed (after a clean stop, the whole
+restart is such chunks). A chunk holding a message the tail gets, backs out or puts
+again is decoded, alone, into Python tuples.
 """
 
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from operator import itemgetter
@@ -33,7 +40,7 @@ from pathlib import Path
 
 from tpfemu import errors
 from tpfemu.mq import cmqc
-from tpfemu.store.checkpoint import CHUNKS_DB, POINTERS_DB, CheckpointStore
+from tpfemu.store.checkpoint import CHUNKS_DB, POINTERS_DB, CheckpointStore, decode
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.log_records import (
     BACKOUT,
@@ -48,7 +55,7 @@ from tpfemu.store.log_records import (
     read_batches,
     read_queue_names,
 )
-from tpfemu.store.message import StoredMessage
+from tpfemu.store.message import StoredMessage, chunk_keys
 from tpfemu.store.recovery_log import RecoveryLog
 
 RecoveredMessage = StoredMessage
@@ -58,16 +65,38 @@ _key = itemgetter(0)
 _new = tuple.__new__
 
 
+Segment = memoryview | bytes | list[StoredMessage]
+"""A run of a queue's recovered messages, in put order: a checkpoint chunk as stored (the
+core's packed batch, see :mod:`tpfemu.store.message`), or a list of messages."""
+
+
 class _Queue:
-    """One queue's messages during replay: a list in key order while the tail only
-    appends to it, then a dict by message key."""
+    """One queue's messages during replay.
 
-    __slots__ = ("messages", "by_key", "replay_from")
+    The checkpoint's chunks stay packed (``packed``: (first key, last key, chunk), in key
+    order) until the log tail names a key inside one: then that chunk alone is decoded
+    into the rest. The rest is a list in key order while the tail only appends to it,
+    then a dict by message key. So a decoded message never lies inside a packed chunk's
+    key range, and the result is the packed chunks with the rest sorted between them.
+    """
 
-    def __init__(self, messages: list[StoredMessage], replay_from: int) -> None:
-        self.messages = messages  # in key order
+    __slots__ = ("name", "packed", "firsts", "messages", "by_key", "replay_from", "top")
+
+    def __init__(self, name: str, replay_from: int, messages: list[StoredMessage] | None = None,
+                 chunks: list[memoryview] = ()) -> None:  # fmt: skip
+        self.name = name
+        self.packed: list[tuple[int, int, memoryview | bytes]] = []
+        for chunk in chunks:
+            keys = chunk_keys(chunk)
+            if len(keys):
+                self.packed.append((keys[0], keys[-1], chunk))
+        self.firsts = [first for first, _, _ in self.packed]
+        self.messages = messages if messages is not None else []  # in key order
         self.by_key: dict[int, StoredMessage] | None = None
         self.replay_from = replay_from
+        # the highest key held (a put above it cannot be there already)
+        self.top = max(self.messages[-1].key if self.messages else 0,
+                       self.packed[-1][1] if self.packed else 0)  # fmt: skip
 
     def index(self) -> dict[int, StoredMessage]:
         if self.by_key is None:
@@ -75,41 +104,75 @@ class _Queue:
             self.messages = []
         return self.by_key
 
+    def _held(self, key: int) -> dict[int, StoredMessage]:
+        """The dict, with the chunk that may hold ``key`` (if any) decoded into it."""
+        index = self.index()
+        i = bisect_right(self.firsts, key) - 1
+        if i >= 0 and key <= self.packed[i][1]:
+            chunk = self.packed.pop(i)[2]
+            del self.firsts[i]
+            for m in decode(bytes(chunk), self.name):
+                index[m.key] = m
+        return index
+
     def put(self, m: StoredMessage) -> None:
-        index = self.by_key
-        if index is None:
-            messages = self.messages
-            if not messages or messages[-1].key < m.key:  # after all: cannot be there
-                messages.append(m)
-                return
-            index = self.index()
+        if self.by_key is None and m.key > self.top:  # after all: cannot be there
+            self.messages.append(m)
+            self.top = m.key
+            return
+        index = self._held(m.key)
         if m.key not in index:
             index[m.key] = m
 
     def put_many(self, ms: list[StoredMessage]) -> None:
         """Put messages whose keys ascend (one unit of work's puts, in LSN order)."""
-        messages = self.messages
-        if self.by_key is None and (not messages or messages[-1][0] < ms[0][0]):
-            messages += ms  # the usual case: after everything there
+        if self.by_key is None and ms[0].key > self.top:
+            self.messages += ms  # the usual case: after everything there
+            self.top = ms[-1].key
         else:
             for m in ms:
                 self.put(m)
 
     def get(self, key: int) -> None:
-        index = self.by_key if self.by_key is not None else self.index()
-        index.pop(key, None)
+        self._held(key).pop(key, None)
 
     def back_out(self, key: int, backouts: int) -> None:
         """A get of ``key`` at backout count ``backouts`` was backed out."""
-        index = self.by_key if self.by_key is not None else self.index()
+        index = self._held(key)
         m = index.get(key)
         if m is not None and m.backout_count <= backouts:
             index[key] = m._replace(backout_count=backouts + 1)
 
-    def result(self) -> list[StoredMessage]:
-        if self.by_key is None:
-            return self.messages
-        return sorted(self.by_key.values(), key=_key)
+    def result(self) -> list[Segment]:
+        """The messages in key order: packed chunks, and lists of the others between."""
+        rest = self.messages if self.by_key is None else sorted(self.by_key.values(), key=_key)
+        out: list[Segment] = []
+        at = 0
+        for first, _, chunk in self.packed:
+            upto = bisect_left(rest, first, lo=at, key=_key)
+            if upto > at:
+                out.append(rest[at:upto])
+            out.append(chunk)
+            at = upto
+        if at < len(rest):
+            out.append(rest[at:] if at else rest)
+        return out
+
+
+def segments_count(segments: list[Segment]) -> int:
+    """How many messages ``segments`` hold."""
+    return sum(len(s) if isinstance(s, list) else len(chunk_keys(s)) for s in segments)
+
+
+def messages_of(queue: str, segments: list[Segment]) -> list[StoredMessage]:
+    """The messages of ``queue``'s ``segments``, in order (packed chunks decoded).
+
+    :raises ObjectDamaged: a chunk is not readable.
+    """
+    out: list[StoredMessage] = []
+    for segment in segments:
+        out += segment if isinstance(segment, list) else decode(bytes(segment), queue)
+    return out
 
 
 def recover(
@@ -128,14 +191,30 @@ def recover(
 
     :raises ObjectDamaged: a checkpoint or a log batch is not readable.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        with _stores(Path(home), log, checkpoints) as (log_env, ckpt):
-            return _recover(log_env, ckpt)
-    finally:
-        if enabled:
-            gc.enable()
+    with recovered(home, log=log, checkpoints=checkpoints) as segments:
+        return {name: messages_of(name, segs) for name, segs in segments.items()}
+
+
+@contextmanager
+def recovered(
+    home: str | Path,
+    *,
+    log: RecoveryLog | None = None,
+    checkpoints: CheckpointStore | None = None,
+) -> Iterator[dict[str, list[Segment]]]:
+    """As :func:`recover`, with each queue's messages as :data:`Segment` s, for restart:
+    the checkpoint chunks the log tail left alone stay packed, as views of the
+    checkpoint's map (no copy), valid inside the ``with`` block only."""
+    with _stores(Path(home), log, checkpoints) as (log_env, ckpt), ExitStack() as txn:
+        ckpt_txn = txn.enter_context(ckpt.read()) if ckpt is not None else None
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            segments = _recover(log_env, ckpt, ckpt_txn)
+        finally:
+            if enabled:
+                gc.enable()
+        yield segments
 
 
 @contextmanager
@@ -157,17 +236,22 @@ def _stores(
         yield log_env, checkpoints
 
 
-def _recover(log_env: LmdbEnv | None, ckpt: CheckpointStore | None) -> dict[str, list]:
+def _recover(log_env: LmdbEnv | None, ckpt: CheckpointStore | None, ckpt_txn
+             ) -> dict[str, list[Segment]]:  # fmt: skip
     queues: dict[str, _Queue] = {}
     if ckpt is not None:
         for name in ckpt.queues():
-            lsn, messages = ckpt.load_all(name)
-            queues[name] = _Queue(messages, lsn)
+            packed = ckpt.load_packed(ckpt_txn, name)
+            if packed is not None:
+                queues[name] = _Queue(name, packed[0], chunks=packed[1])
+            else:  # not in key order: decoded and sorted
+                lsn, messages = ckpt.load_all(name)
+                queues[name] = _Queue(name, lsn, messages)
     if log_env is not None:
         names = read_queue_names(log_env)
         for name in names.values():
             if name not in queues:
-                queues[name] = _Queue([], 0)
+                queues[name] = _Queue(name, 0)
         _replay(log_env, {qid: queues[name] for qid, name in names.items()})
     return {name: q.result() for name, q in queues.items()}
 
