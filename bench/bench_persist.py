@@ -23,8 +23,6 @@ process, not an OS crash), so its "durable" is weaker than the log's.
 
 from __future__ import annotations
 
-import ctypes
-import mmap
 import os
 import struct
 import threading
@@ -370,29 +368,6 @@ def test_lmdb_cursor_scan(benchmark, tag, homes):
 
     assert _pedantic(benchmark, scan, rounds=3) == RECOVER_N * len(PAYLOAD)
     env.close()
-
-
-def test_fresh_memory_first_touch(benchmark, tag):
-    """The machine's limit for a restart: writing once as much fresh memory as the core's
-    slots for 1M x 1 KB messages take (a restarted process must obtain every page of
-    them; a second write of the same memory is an order of magnitude faster here)."""
-    from tpfemu._lowlevel import CoreQueue
-
-    benchmark.group = GROUP_RECOVER
-    tag("baseline", ops=RECOVER_N)
-    sample = CoreQueue("SLOTS", max_depth=0)
-    sample.put_many([PAYLOAD] * 65_536)
-    nbytes = sample.stats()["slab_bytes"] * RECOVER_N // 65_536
-    sample.close()
-
-    def touch() -> None:
-        memory = mmap.mmap(-1, nbytes)
-        start = ctypes.c_char.from_buffer(memory)
-        ctypes.memset(ctypes.addressof(start), 1, nbytes)
-        del start  # the mmap closes only once nothing points into it
-        memory.close()
-
-    _pedantic(benchmark, touch, rounds=3)
 
 
 # -- processor-shared (COMMON-YES) queues on the TPFCS-like store ----------------------------
