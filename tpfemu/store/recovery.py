@@ -191,7 +191,7 @@ def recover(
 
     :raises ObjectDamaged: a checkpoint or a log batch is not readable.
     """
-    with recovered(home, log=log, checkpoints=checkpoints) as segments:
+    with recovered(home, log=log, checkpoints=checkpoints) as segments, _no_gc():
         return {name: messages_of(name, segs) for name, segs in segments.items()}
 
 
@@ -207,14 +207,21 @@ def recovered(
     checkpoint's map (no copy), valid inside the ``with`` block only."""
     with _stores(Path(home), log, checkpoints) as (log_env, ckpt), ExitStack() as txn:
         ckpt_txn = txn.enter_context(ckpt.read()) if ckpt is not None else None
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with _no_gc():
             segments = _recover(log_env, ckpt, ckpt_txn)
-        finally:
-            if enabled:
-                gc.enable()
         yield segments
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """The garbage collector off (millions of new tuples, no cycles), then as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextmanager
