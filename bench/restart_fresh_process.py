@@ -42,6 +42,8 @@ def write_checkpoints(home: Path) -> None:
 
 def restart_once(home: Path) -> None:
     """One run, in this (fresh) process: print restarted messages/s and scan messages/s."""
+    import lmdb
+
     from tpfemu.qmgr.localq import LocalQueue
     from tpfemu.qmgr.objects import LocalQueueDef
     from tpfemu.qmgr.persistence import QueuePersistence
@@ -50,8 +52,6 @@ def restart_once(home: Path) -> None:
 
     queues = {name: LocalQueue(LocalQueueDef(name=name, maxdepth=0), b"BENCHP")
               for name in QUEUES}  # fmt: skip
-    import lmdb
-
     env = lmdb.open(str(home / "checkpoint"), readonly=True, lock=False, max_dbs=4)
     start = time.perf_counter()
     scanned = crc = 0

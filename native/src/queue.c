@@ -725,8 +725,11 @@ int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t
     if (total != data_len)
         return TPF_RC_INVALID_ARGUMENT;
     if (n == 0) {
-        if (seq_first != NULL)
+        if (seq_first != NULL) {
+            QLOCK(q); /* next_seq moves under the lock */
             *seq_first = q->next_seq;
+            QUNLOCK(q);
+        }
         if (n_out != NULL)
             *n_out = 0;
         if (expiring_out != NULL)

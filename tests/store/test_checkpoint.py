@@ -11,6 +11,7 @@ from tpfemu import errors
 from tpfemu.store import Checkpointer, CheckpointStore, Put, RecoveryLog
 from tpfemu.store import checkpoint as checkpoint_module
 from tpfemu.store.message import NEVER, decode_chunk, encode_chunk
+from tpfemu.store.recovery import recover, recovered
 
 KiB = 1024
 
@@ -109,13 +110,28 @@ def test_a_full_store_is_storage_full_and_keeps_the_previous_checkpoint(home):
         assert store.info("Q") == (1, 101, 100)
 
 
-def test_a_damaged_chunk_is_object_damaged(ckpt):
-    """A chunk that does not decode raises ObjectDamaged, not a struct or lmdb error."""
+@pytest.mark.parametrize("damage", [b"\x05\x00\x00\x00garbage", b"\x05",
+                                    encode_chunk([stored(1, 1), stored(2, 2)])])
+def test_a_damaged_chunk_is_object_damaged(home, ckpt, damage):
+    """A chunk that does not decode, or whose count does not fit (in its own size, in the
+    queue's pointer), raises ObjectDamaged naming the queue, not a struct or lmdb error:
+    loaded as a list, and at restart."""
     ckpt.write("Q", [stored(1, 1)], lsn=2)
     key = _chunk_keys(ckpt)[0]
-    ckpt.env.write(lambda txn: txn.put(key, b"\x05\x00\x00\x00garbage", db=ckpt.env.db(b"chunks")))
-    with pytest.raises(errors.ObjectDamaged):
-        ckpt.load_all("Q")
+    ckpt.env.write(lambda txn: txn.put(key, damage, db=ckpt.env.db(b"chunks")))
+    for load in (lambda: ckpt.load_all("Q"), lambda: recover(home, checkpoints=ckpt)):
+        with pytest.raises(errors.ObjectDamaged) as damaged:
+            load()
+        assert damaged.value.obj == "Q"
+
+
+def test_a_checkpoint_written_out_of_key_order_loads_sorted(home, ckpt):
+    """Messages written in any order come back in key (put) order, also at restart,
+    where such a checkpoint is decoded instead of handed to the core packed."""
+    ckpt.write("Q", [stored(k, k) for k in (5, 3, 9, 4)], lsn=10)
+    assert [m.key for m in ckpt.load_all("Q")[1]] == [3, 4, 5, 9]
+    with recovered(home, checkpoints=ckpt) as segments:
+        assert [[m.key for m in segment] for segment in segments["Q"]] == [[3, 4, 5, 9]]
 
 
 def test_a_checkpointer_round_writes_every_queue_drops_deleted_ones_and_trims(home, ckpt):

@@ -208,45 +208,36 @@ class CheckpointStore:
     def load_all(self, queue: str) -> tuple[int, list[StoredMessage]]:
         """As :meth:`load`, but read the whole checkpoint into a list at once (faster), in
         key (put) order whatever the order written."""
-        name = _name(queue)
-        out: list[StoredMessage] = []
-        with self.env.read(buffers=True) as txn:
-            raw = txn.get(name, db=self._pointers)
-            if raw is None:
-                return 0, out
-            gen, lsn, count, _chunks, flags = POINTER.unpack(raw)
-            for value in self._chunk_values(txn, name, gen):
-                out += decode(bytes(value), queue)
-        if len(out) != count:
-            raise _damaged(queue, f"holds {len(out)} messages, its pointer says {count}")
-        if not flags & IN_KEY_ORDER:
+        with self.read() as txn:
+            lsn, chunks, in_key_order = self.load_chunks(txn, queue)
+            out = [m for chunk in chunks for m in decode(bytes(chunk), queue)]
+        if not in_key_order:
             out.sort(key=itemgetter(0))
         return lsn, out
 
     def read(self):
-        """A read transaction of one consistent snapshot, for :meth:`load_packed`; its
+        """A read transaction of one consistent snapshot, for :meth:`load_chunks`; its
         values are views of the map, valid until the transaction ends."""
         return self.env.read(buffers=True)
 
-    def load_packed(self, txn, queue: str) -> tuple[int, list[memoryview]] | None:
-        """(replay lsn, the chunks of ``queue``'s checkpoint as stored), for restart to
-        hand to the core unparsed (``CoreQueue.put_packed`` reads the chunk format).
+    def load_chunks(self, txn, queue: str) -> tuple[int, list[memoryview], bool]:
+        """(replay lsn, the chunks of ``queue``'s checkpoint as stored, whether they hold
+        the messages in key (put) order), for restart to hand to the core unparsed
+        (``CoreQueue.put_packed`` reads the chunk format).
 
         ``txn`` is from :meth:`read`; the chunks are views of the map, valid while it
-        lasts (``bytes(chunk)`` keeps one). They hold the messages in key (put) order;
-        None if the checkpoint was not written in key order (:meth:`load_all` sorts it).
-        A queue without a checkpoint gives ``(0, [])``. Each chunk's count is checked
-        against its size and the total against the pointer; the core checks the rest
-        when it is handed a chunk.
+        lasts (``bytes(chunk)`` keeps one). A queue without a checkpoint gives
+        ``(0, [], True)``. Each chunk's count is checked against its size and the total
+        against the pointer; :func:`decode`, or the core, checks the rest.
+
+        :raises ObjectDamaged: a count that does not fit.
         """
         name = _name(queue)
-        chunks: list[memoryview] = []
         raw = txn.get(name, db=self._pointers)
         if raw is None:
-            return 0, chunks
+            return 0, [], True
         gen, lsn, count, _chunks, flags = POINTER.unpack(raw)
-        if not flags & IN_KEY_ORDER:
-            return None
+        chunks: list[memoryview] = []
         found = 0
         for chunk in self._chunk_values(txn, name, gen):
             n = COUNT.unpack_from(chunk)[0] if len(chunk) >= COUNT.size else -1
@@ -256,7 +247,7 @@ class CheckpointStore:
             chunks.append(chunk)
         if found != count:
             raise _damaged(queue, f"holds {found} messages, its pointer says {count}")
-        return lsn, chunks
+        return lsn, chunks, bool(flags & IN_KEY_ORDER)
 
     def _iter(self, queue: str, gen: int) -> Iterator[StoredMessage]:
         name = _name(queue)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import gc
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from operator import itemgetter
 from pathlib import Path
@@ -65,7 +65,7 @@ _key = itemgetter(0)
 _new = tuple.__new__
 
 
-Segment = memoryview | bytes | list[StoredMessage]
+Segment = memoryview | list[StoredMessage]
 """A run of a queue's recovered messages, in put order: a checkpoint chunk as stored (the
 core's packed batch, see :mod:`tpfemu.store.message`), or a list of messages."""
 
@@ -83,9 +83,9 @@ class _Queue:
     __slots__ = ("name", "packed", "firsts", "messages", "by_key", "replay_from", "top")
 
     def __init__(self, name: str, replay_from: int, messages: list[StoredMessage] | None = None,
-                 chunks: list[memoryview] = ()) -> None:  # fmt: skip
+                 chunks: Sequence[memoryview] = ()) -> None:  # fmt: skip
         self.name = name
-        self.packed: list[tuple[int, int, memoryview | bytes]] = []
+        self.packed: list[tuple[int, int, memoryview]] = []
         for chunk in chunks:
             keys = chunk_keys(chunk)
             if len(keys):
@@ -248,12 +248,11 @@ def _recover(log_env: LmdbEnv | None, ckpt: CheckpointStore | None, ckpt_txn
     queues: dict[str, _Queue] = {}
     if ckpt is not None:
         for name in ckpt.queues():
-            packed = ckpt.load_packed(ckpt_txn, name)
-            if packed is not None:
-                queues[name] = _Queue(name, packed[0], chunks=packed[1])
-            else:  # not in key order: decoded and sorted
-                lsn, messages = ckpt.load_all(name)
-                queues[name] = _Queue(name, lsn, messages)
+            lsn, chunks, in_key_order = ckpt.load_chunks(ckpt_txn, name)
+            if in_key_order:
+                queues[name] = _Queue(name, lsn, chunks=chunks)
+            else:  # decoded and sorted
+                queues[name] = _Queue(name, lsn, sorted(messages_of(name, chunks), key=_key))
     if log_env is not None:
         names = read_queue_names(log_env)
         for name in names.values():
