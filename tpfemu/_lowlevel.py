@@ -101,6 +101,20 @@ _fastpath.bind(
 #: plain ints and bytes without a Python frame (see native/python/mdpath.h).
 StructBase = _fastpath.StructBase
 
+#: The event journal's capture buffer (native/python/eventlog.h): ``EventLog(current)``,
+#: ``current()`` returning the running ECB or None. ``log.add(kind, queue, time_us,
+#: fields)`` is an event-bus raw subscriber; the queue fast paths given the log as
+#: ``log=`` record their put and get events in it, in C; ``log.take()`` returns
+#: everything recorded, in order: ``(count, records, queues, datas, programs, items)``,
+#: the fixed records laid out as ``EventLog.LAYOUT`` says.
+EventLog = _fastpath.EventLog
+
+#: ``payload_hashes(datas, ids=None) -> bytes``: the journal's payload hash (8-byte
+#: BLAKE2b, as hashlib's) of each bytes in a list, 8 bytes each (zeros for None),
+#: computed with the GIL released; with ``ids`` (24 bytes per data) a data equal to an
+#: earlier one of the same id takes its hash.
+payload_hashes = _fastpath.payload_hashes
+
 
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
                   default_record: bytes, md_initials: dict[str, Any]) -> None:
@@ -402,15 +416,18 @@ class CoreQueue:
 
     # -- put ----------------------------------------------------------------------------
 
-    def put(self, data: bytes, priority: int = 0, uow: int = 0) -> None:
-        """Put a non-persistent, never-expiring message with a generated MsgId (fast path).
+    def put(self, data: bytes, priority: int = 0, uow: int = 0,
+            log: EventLog | None = None) -> None:
+        """Put a non-persistent, never-expiring message (fast path).
 
-        ``data`` is any bytes-like object. (Each instance binds this name to the C shim's
-        method, which does exactly this without a Python frame.)
+        ``data`` is any bytes-like object. With an :class:`EventLog` as ``log`` (``data``
+        then exact bytes), the message gets a MsgId and a put time and its put event is
+        recorded in the log. (Each instance binds this name to the C shim's method,
+        which does exactly this without a Python frame.)
 
         :raises QueueFull, MessageTooBig, PriorityError: as MQPUT would.
         """
-        self._fast.put(data, priority, uow)
+        self._fast.put(data, priority, uow, log)
 
     def put_message(
         self,
@@ -543,16 +560,18 @@ class CoreQueue:
         """
         return self._fast.get(uow)
 
-    def get_body(self, uow: int = 0, not_persistent: bool = False) -> bytes | None:
+    def get_body(self, uow: int = 0, not_persistent: bool = False,
+                 log: EventLog | None = None) -> bytes | None:
         """As :meth:`get`, but without the context record at the head of the data
         (``ctx_len`` bytes, see :meth:`put_message`). With ``not_persistent``, None and
-        nothing done when the message it would take is persistent. Bound to the C shim
-        per instance."""
-        return self._fast.get_body(uow, not_persistent)
+        nothing done when the message it would take is persistent. With an
+        :class:`EventLog` as ``log``, the get event is recorded in it. Bound to the C
+        shim per instance."""
+        return self._fast.get_body(uow, not_persistent, log)
 
     def put_md(self, md: Any, data: bytes,
-               settings: tuple[int, bool, bool, bytes, dict[str, Any], tuple[str, ...]]
-               ) -> int:
+               settings: tuple[int, bool, bool, bytes, dict[str, Any], tuple[str, ...]],
+               log: EventLog | None = None) -> int:
         """MQPUT with an MD (``tpfemu.mq.structs.MD``) in one C call, for the queue
         manager's fast path: the MD's descriptor fields are checked and its record
         fields packed into a copy of the base record (the connection's put context, in
@@ -566,14 +585,16 @@ class CoreQueue:
         nothing, for an MD the full path must handle: a priority or persistence out of
         range, Expiry 0 or below -1, a request with no ReplyToQ, a persistent message
         when logged, a value that does not fit its field. Returns 1 once the message is
-        put, 2 when it is put and has an expiry. Bound to the C shim per instance.
+        put, 2 when it is put and has an expiry. With an :class:`EventLog` as ``log``,
+        the put event is recorded in it. Bound to the C shim per instance.
 
         :raises QueueFull, MessageTooBig, ...: as :meth:`put_message`.
         """
-        return self._fast.put_md(md, data, settings)
+        return self._fast.put_md(md, data, settings, log)
 
     def get_md(self, md: Any, match: int, not_persistent: bool = False,
-               details: bool = True) -> tuple[bytes, int, int] | bytes | None:
+               details: bool = True, log: EventLog | None = None
+               ) -> tuple[bytes, int, int] | bytes | None:
         """MQGET with an MD in one C call: the first message in delivery order whose
         MsgId and/or CorrelId (``match``: MQMO_* bits) equal the MD's is got whole, and
         its descriptor and context record written into the MD (Expiry as the time
@@ -582,11 +603,12 @@ class CoreQueue:
         when there are no flags (nothing else to act on). None, having changed nothing,
         when the MD's ids need the full path, or with ``not_persistent`` when the
         message it would take is persistent (the caller's recovery log must record that
-        get). Bound to the C shim per instance.
+        get). With an :class:`EventLog` as ``log``, the get event is recorded in it.
+        Bound to the C shim per instance.
 
         :raises NoMessageAvailable: nothing matches.
         """
-        return self._fast.get_md(md, match, not_persistent, details)
+        return self._fast.get_md(md, match, not_persistent, details, log)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

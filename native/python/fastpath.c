@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "eventlog.h"
 #include "mdpath.h"
 #include "planpath.h"
 #include "tpf/queue.h"
@@ -120,19 +121,62 @@ static int read_uow(PyObject *arg, uint64_t *uow)
     return 0;
 }
 
-PyDoc_STRVAR(put_doc, "put(data, priority=0, uow=0)\n--\n\n"
-                      "Put a non-persistent, never-expiring message (MQPUT's fast path).");
+PyDoc_STRVAR(put_doc, "put(data, priority=0, uow=0, log=None)\n--\n\n"
+                      "Put a non-persistent, never-expiring message (MQPUT's fast path).\n"
+                      "With an EventLog as log, the message gets a MsgId and a put time and\n"
+                      "its put event is recorded there.");
+
+/* 1: `arg` (optional) is an EventLog, 0: it is absent or None, -1: TypeError. */
+static int log_arg(PyObject *arg)
+{
+    if (arg == NULL || arg == Py_None)
+        return 0;
+    if (eventlog_check(arg))
+        return 1;
+    PyErr_Format(PyExc_TypeError, "log must be an EventLog or None, not %.100s",
+                 Py_TYPE(arg)->tp_name);
+    return -1;
+}
+
+/* The put of put(data, priority, uow, log) with a log: a descriptor, so that the core
+ * generates the MsgId the event names. */
+static PyObject *put_logged(FastQueue *self, PyObject *data, long priority, uint64_t uow,
+                            PyObject *log)
+{
+    if (!PyBytes_CheckExact(data)) {
+        PyErr_Format(PyExc_TypeError, "message data must be bytes, not %.100s",
+                     Py_TYPE(data)->tp_name);
+        return NULL;
+    }
+    if ((size_t)PyBytes_GET_SIZE(data) > UINT32_MAX)
+        return raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+    if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
+        return raise_rc(self, MQRC_PRIORITY_ERROR, "MQPUT");
+    tpf_mq_msg_t md;
+    memset(&md, 0, sizeof md);
+    md.expiry = TPF_MQ_NEVER;
+    md.put_time = md_now_us();
+    md.uow = uow;
+    md.priority = (uint8_t)priority;
+    int rc = core_put_full(self->q, &md, PyBytes_AS_STRING(data),
+                           (uint32_t)PyBytes_GET_SIZE(data));
+    if (rc != MQRC_NONE)
+        return raise_rc(self, rc, "MQPUT");
+    if (eventlog_record(log, EVENTLOG_PUT, self->name, &md, NULL, data, md.put_time, uow) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
 
 static PyObject *fq_put(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames)
 {
-    static const char *const names[] = {"data", "priority", "uow"};
-    PyObject *a[3];
+    static const char *const names[] = {"data", "priority", "uow", "log"};
+    PyObject *a[4];
     if (kwnames == NULL && nargs == 2) { /* the common call: put(data, priority) */
         a[0] = args[0];
         a[1] = args[1];
-        a[2] = NULL;
-    } else if (bind_args("put()", names, 3, a, args, nargs, kwnames) < 0) {
+        a[2] = a[3] = NULL;
+    } else if (bind_args("put()", names, 4, a, args, nargs, kwnames) < 0) {
         return NULL;
     }
     if (a[0] == NULL) {
@@ -150,8 +194,13 @@ static PyObject *fq_put(FastQueue *self, PyObject *const *args, Py_ssize_t nargs
     }
     if (a[2] != NULL && read_uow(a[2], &uow) < 0)
         return NULL;
+    int logged = log_arg(a[3]);
+    if (logged < 0)
+        return NULL;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQPUT");
+    if (logged)
+        return put_logged(self, a[0], priority, uow, a[3]);
     int rc;
     PyObject *data = a[0];
     if (PyBytes_CheckExact(data)) {
@@ -200,16 +249,67 @@ PyDoc_STRVAR(get_doc, "get(uow=0, not_persistent=False)\n--\n\n"
                       "Get the first message in delivery order, whole, as bytes (MQGET's fast\n"
                       "path). With not_persistent, None (nothing done) when it is persistent.");
 
-PyDoc_STRVAR(get_body_doc, "get_body(uow=0, not_persistent=False)\n--\n\n"
-                           "As get(), without the context record at the head of the data.");
+PyDoc_STRVAR(get_body_doc, "get_body(uow=0, not_persistent=False, log=None)\n--\n\n"
+                           "As get(), without the context record at the head of the data;\n"
+                           "with an EventLog as log, the get event is recorded there.");
+
+/* A get into get_scratch (grown as needed): the message, context record first, and its
+ * descriptor in *md. Returns the core's reason code, or -1 with MemoryError. */
+static int scratch_get(FastQueue *self, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md)
+{
+    int rc;
+    for (;;) {
+        if (scratch_room(&get_scratch, get_scratch.cap) == NULL)
+            return -1;
+        rc = core_get_full(self->q, req, md, get_scratch.p, (uint32_t)get_scratch.cap);
+        if (rc != MQRC_TRUNCATED_MSG_FAILED)
+            return rc;
+        if (scratch_room(&get_scratch, md->length) == NULL) /* longer: grow, get again */
+            return -1;
+    }
+}
+
+/* get_body(uow, not_persistent, log) with a log: the get, and its event recorded. */
+static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObject *log)
+{
+    tpf_mq_getreq_t req;
+    memset(&req, 0, sizeof req);
+    req.uow = uow;
+    req.now = TPF_MQ_NOW;
+    req.flags = (uint32_t)(flags & TPF_MQ_GET_NOT_PERSISTENT);
+    tpf_mq_msg_t md;
+    int rc = scratch_get(self, &req, &md);
+    if (rc < 0)
+        return NULL;
+    if (rc == TPF_RC_PERSISTENT)
+        Py_RETURN_NONE; /* nothing done: the caller's logged path gets it */
+    if (rc != MQRC_NONE)
+        return raise_rc(self, rc, "MQGET");
+    uint8_t group[TPF_MQ_ID_LEN];
+    const uint8_t *g = md_record_group_id(get_scratch.p, md.ctx_len);
+    if (g != NULL)
+        memcpy(group, g, sizeof group); /* (the scratch may be reused below) */
+    PyObject *data = PyBytes_FromStringAndSize(get_scratch.p + md.ctx_len,
+                                               (Py_ssize_t)(md.length - md.ctx_len));
+    if (data == NULL)
+        return NULL;
+    if (eventlog_record(log, EVENTLOG_GET, self->name, &md, g != NULL ? group : NULL, data,
+                        md_now_us(), uow) < 0) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    return data;
+}
 
 static PyObject *do_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames, int flags, const char *fn)
 {
-    static const char *const names[] = {"uow", "not_persistent"};
-    PyObject *a[2] = {NULL, NULL};
+    static const char *const names[] = {"uow", "not_persistent", "log"};
+    PyObject *a[3] = {NULL, NULL, NULL};
     uint64_t uow = 0;
-    if ((nargs != 0 || kwnames != NULL) && bind_args(fn, names, 2, a, args, nargs, kwnames) < 0)
+    int nslots = flags & TPF_MQ_GET_SKIP_CTX ? 3 : 2; /* (a log: get_body only) */
+    if ((nargs != 0 || kwnames != NULL) &&
+        bind_args(fn, names, nslots, a, args, nargs, kwnames) < 0)
         return NULL;
     if (a[0] != NULL && read_uow(a[0], &uow) < 0)
         return NULL;
@@ -220,8 +320,13 @@ static PyObject *do_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs
         if (only)
             flags |= TPF_MQ_GET_NOT_PERSISTENT;
     }
+    int logged = log_arg(a[2]);
+    if (logged < 0)
+        return NULL;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQGET");
+    if (logged)
+        return get_body_logged(self, uow, flags, a[2]);
     alloc_ctx_t out = {NULL};
     int rc = core_get(self->q, uow, flags, alloc_bytes, &out, NULL);
     if (rc == TPF_RC_PERSISTENT)
@@ -262,23 +367,27 @@ static const char *joined(const char *record, uint32_t nrec, PyObject *data)
 
 
 PyDoc_STRVAR(put_md_doc,
-             "put_md(md, data, settings)\n--\n\n"
+             "put_md(md, data, settings, log=None)\n--\n\n"
              "MQPUT with an MD (tpfemu.mq.structs.MD) in one call: read the MD, put data\n"
              "with its context record, write MsgId, PutDate, PutTime and the put context\n"
              "into it. settings: (DEFPRTY, DEFPSIST is YES, persistent messages are logged,\n"
              "the base record, the put context outputs dict, the names of those left at\n"
              "the MD's initial values). Returns 0, having changed\n"
              "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
-             "message is put, 2 when it is put and has an expiry.");
+             "message is put, 2 when it is put and has an expiry. With an EventLog as\n"
+             "log, the put event is recorded there.");
 
 static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs != 3 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "put_md() takes exactly 3 positional arguments");
+    if (nargs < 3 || nargs > 4 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "put_md() takes 3 or 4 positional arguments");
         return NULL;
     }
-    PyObject *data = args[1], *settings = args[2];
+    PyObject *data = args[1], *settings = args[2], *log = nargs == 4 ? args[3] : NULL;
+    int journaled = log_arg(log);
+    if (journaled < 0)
+        return NULL;
     if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
         PyTuple_GET_SIZE(settings) != 6 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
         !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
@@ -321,33 +430,41 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         raise_rc(self, rc, "MQPUT");
         goto done;
     }
-    if (md_put_write(fields, p->md.msg_id, outputs, PyTuple_GET_ITEM(settings, 5), now) == 0)
-        result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
+    if (md_put_write(fields, p->md.msg_id, outputs, PyTuple_GET_ITEM(settings, 5), now) < 0)
+        goto done;
+    if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, &p->md,
+                                     md_record_group_id(p->record, p->record_len), data,
+                                     now, 0) < 0)
+        goto done;
+    result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
     Py_DECREF(fields);
     return result;
 }
 
 PyDoc_STRVAR(get_md_doc,
-             "get_md(md, match, not_persistent, details=True)\n--\n\n"
+             "get_md(md, match, not_persistent, details=True, log=None)\n--\n\n"
              "MQGET with an MD in one call: the first message in delivery order matching\n"
              "the MD's MsgId and/or CorrelId (`match`: MQMO_* bits) is got whole, and its\n"
              "descriptor and context record written into the MD. Returns (data, flags,\n"
              "expiry): the core's TPF_MQ_F_* bits and the message's absolute deadline (for\n"
              "the get event); without details, the data alone when flags is 0. None,\n"
              "having changed nothing, when the MD holds ids the full path must judge or\n"
-             "(not_persistent) the message is persistent.");
+             "(not_persistent) the message is persistent. With an EventLog as log, the\n"
+             "get event is recorded there.");
 
 static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs < 3 || nargs > 4 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "get_md() takes 3 or 4 positional arguments");
+    if (nargs < 3 || nargs > 5 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "get_md() takes 3 to 5 positional arguments");
         return NULL;
     }
     int not_persistent = PyObject_IsTrue(args[2]);
     int details = nargs < 4 ? 1 : PyObject_IsTrue(args[3]);
-    if (not_persistent < 0 || details < 0)
+    PyObject *log = nargs == 5 ? args[4] : NULL;
+    int logged = log_arg(log);
+    if (not_persistent < 0 || details < 0 || logged < 0)
         return NULL;
     unsigned long match = PyLong_AsUnsignedLong(args[1]);
     if (match == (unsigned long)-1 && PyErr_Occurred())
@@ -368,16 +485,9 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     req.now = TPF_MQ_NOW;
     req.flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
     tpf_mq_msg_t md;
-    int rc;
-    for (;;) {
-        if (scratch_room(&get_scratch, get_scratch.cap) == NULL)
-            goto done;
-        rc = core_get_full(self->q, &req, &md, get_scratch.p, (uint32_t)get_scratch.cap);
-        if (rc != MQRC_TRUNCATED_MSG_FAILED)
-            break;
-        if (scratch_room(&get_scratch, md.length) == NULL) /* longer: grow, get again */
-            goto done;
-    }
+    int rc = scratch_get(self, &req, &md);
+    if (rc < 0)
+        goto done;
     if (rc == TPF_RC_PERSISTENT) { /* nothing done: the caller's logged path gets it */
         result = Py_NewRef(Py_None);
         goto done;
@@ -396,7 +506,11 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
                                                (Py_ssize_t)(md.length - md.ctx_len));
     if (data == NULL)
         goto done;
-    if (md_get_write(args[0], &md, record, md.expiry == TPF_MQ_NEVER ? 0 : md_now_us()) < 0) {
+    int64_t now = md.expiry == TPF_MQ_NEVER && !logged ? 0 : md_now_us();
+    if (md_get_write(args[0], &md, record, now) < 0 ||
+        (logged && eventlog_record(log, EVENTLOG_GET, self->name, &md,
+                                   md_record_group_id(record, md.ctx_len), data, now,
+                                   0) < 0)) {
         Py_DECREF(data);
         goto done;
     }
@@ -508,6 +622,11 @@ static PyMethodDef fp_methods[] = {
     {"md_layout_set", md_layout_set, METH_VARARGS,
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
+    {"payload_hashes", (PyCFunction)(void (*)(void))eventlog_payload_hashes, METH_FASTCALL,
+     "payload_hashes(datas, ids=None) -> bytes: the journal's payload hash (BLAKE2b, 8-byte "
+     "digest) of each bytes in the list, 8 bytes each (zeros for None), computed without the "
+     "GIL; with ids (24 bytes per data), data equal to an earlier one's of the same id "
+     "takes its hash."},
     {"bind", fp_bind, METH_VARARGS,
      "bind(put_simple, get_alloc, put, get, error_factory): addresses of the core's "
      "functions to call."},
@@ -530,6 +649,10 @@ PyMODINIT_FUNC PyInit__fastpath(void)
     Py_INCREF(&FastQueueType);
     if (PyModule_AddObject(m, "FastQueue", (PyObject *)&FastQueueType) < 0) {
         Py_DECREF(&FastQueueType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (eventlog_ready(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

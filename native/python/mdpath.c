@@ -42,6 +42,7 @@ static struct {
     Py_ssize_t size;
     int nfields;
     int expiry_at;
+    int group_at;   /**< offset of GroupId (24 bytes) in the record, -1 if it has none */
     rec_field_t f[MAX_FIELDS];
     char default_record[TPF_MQ_MAX_CTX];
     PyObject *name[N_DESC];
@@ -221,6 +222,11 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
             layout_clear();
             return NULL;
         }
+    L.group_at = -1;
+    for (int i = 0; i < L.nfields; i++)
+        if (L.f[i].kind == K_NUL && L.f[i].width == TPF_MQ_ID_LEN &&
+            PyUnicode_CompareWithASCIIString(L.f[i].name, "GroupId") == 0)
+            L.group_at = L.f[i].offset;
     L.version = version;
     L.size = size;
     L.expiry_at = expiry_at;
@@ -400,6 +406,16 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
     out->md.backout_count = 0;
     out->md.flags = 0;
     return 1;
+}
+
+const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len)
+{
+    if (!L.ready || L.group_at < 0 || (Py_ssize_t)ctx_len != L.size ||
+        (uint8_t)record[0] != L.version)
+        return NULL;
+    static const uint8_t none[TPF_MQ_ID_LEN];
+    const uint8_t *id = (const uint8_t *)record + L.group_at;
+    return memcmp(id, none, TPF_MQ_ID_LEN) == 0 ? NULL : id;
 }
 
 /* -- writing an MD ------------------------------------------------------------------- */

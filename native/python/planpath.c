@@ -10,6 +10,8 @@
  */
 #include "planpath.h"
 
+#include "eventlog.h"
+
 #include <structmember.h>
 
 enum { PUT_GEN, PUT_QUEUE, PUT_PRTY, PUT_LIMIT, PUT_PSIST, PUT_SETTINGS, PUT_EVENTS, PUT_MD,
@@ -25,7 +27,7 @@ static struct {
     Py_ssize_t put_plan, get_plan, closed, cursor, current; /* member offsets */
     long fast_get_options;                        /* MQGMO_* a planned get may have */
     long expired_pending;                         /* get_md's flag: tell the queue */
-    PyObject *s_active, *s_waiters, *s_expiring, *s_wake, *s_core, *s_on_expired,
+    PyObject *s_active, *s_capture, *s_waiters, *s_expiring, *s_wake, *s_core, *s_on_expired,
         *s_options, *s_version, *s_match;
 } P;
 
@@ -73,7 +75,8 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "plan_setup: OPEN_SCOPES must hold its counter");
         return NULL;
     }
-    if (intern(&P.s_active, "active") < 0 || intern(&P.s_waiters, "waiters") < 0 ||
+    if (intern(&P.s_active, "active") < 0 || intern(&P.s_capture, "capture") < 0 ||
+        intern(&P.s_waiters, "waiters") < 0 ||
         intern(&P.s_expiring, "expiring") < 0 || intern(&P.s_wake, "wake") < 0 ||
         intern(&P.s_core, "core") < 0 || intern(&P.s_on_expired, "_on_expired_pending") < 0 ||
         intern(&P.s_options, "Options") < 0 || intern(&P.s_version, "Version") < 0 ||
@@ -115,9 +118,12 @@ static int attr_true(PyObject *obj, PyObject *name)
 }
 
 /* 1: the plan still holds for a call on `h` (its generation current, the handle open,
- * no TPF commit scope open, nobody listening for events); 0: it does not; -1: error. */
-static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at)
+ * no TPF commit scope open, nobody listening for events but the journal's EventLog,
+ * which is then in *log, a new reference); 0: it does not; -1: error. */
+static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at,
+                      PyObject **log)
 {
+    *log = NULL;
     if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != len)
         return 0;
     PyObject *gen = PyTuple_GET_ITEM(plan, 0);
@@ -129,8 +135,19 @@ static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at
     int open = PyObject_IsTrue(PyList_GET_ITEM(P.open_scopes, 0));
     if (open != 0)
         return open < 0 ? -1 : 0;
-    int active = attr_true(PyTuple_GET_ITEM(plan, events_at), P.s_active);
-    return active < 0 ? -1 : !active;
+    PyObject *events = PyTuple_GET_ITEM(plan, events_at);
+    int active = attr_true(events, P.s_active);
+    if (active <= 0)
+        return active < 0 ? -1 : 1;
+    PyObject *capture = PyObject_GetAttr(events, P.s_capture);
+    if (capture == NULL)
+        return -1;
+    if (!eventlog_check(capture)) { /* (None: a listener in Python) */
+        Py_DECREF(capture);
+        return 0;
+    }
+    *log = capture;
+    return 1;
 }
 
 PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -148,8 +165,8 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (plan == NULL)
         Py_RETURN_FALSE;
     Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
-    PyObject *result = NULL;
-    int holds = plan_holds(h, plan, PUT_PLAN_LEN, PUT_EVENTS);
+    PyObject *result = NULL, *log;
+    int holds = plan_holds(h, plan, PUT_PLAN_LEN, PUT_EVENTS, &log);
     if (holds <= 0) {
         result = holds < 0 ? NULL : Py_NewRef(Py_False);
         goto out;
@@ -161,8 +178,9 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         result = Py_NewRef(Py_False);
         goto out;
     }
-    PyObject *call[3] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS)};
-    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call, 3, NULL);
+    PyObject *call[4] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS), log};
+    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call,
+                                         log != NULL ? 4 : 3, NULL);
     if (done == NULL)
         goto out;
     long how = PyLong_AsLong(done);
@@ -187,6 +205,7 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     result = Py_NewRef(Py_True);
 out:
+    Py_XDECREF(log);
     Py_DECREF(plan);
     return result;
 }
@@ -236,9 +255,9 @@ PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (plan == NULL)
         Py_RETURN_NONE;
     Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
-    PyObject *result = NULL;
+    PyObject *result = NULL, *log;
     long match = MQMO_MATCH_BOTH;
-    int r = plan_holds(h, plan, GET_PLAN_LEN, GET_EVENTS);
+    int r = plan_holds(h, plan, GET_PLAN_LEN, GET_EVENTS, &log);
     /* (a handle with a browse cursor: only the full get knows what it locked) */
     if (r > 0 && member(h, P.cursor) != Py_None)
         r = 0;
@@ -256,8 +275,9 @@ PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     PyObject *m = PyLong_FromLong(match);
     if (m == NULL)
         goto out;
-    PyObject *call[4] = {md, m, PyTuple_GET_ITEM(plan, GET_LOGGED), Py_False};
-    PyObject *got = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, GET_MD), call, 4, NULL);
+    PyObject *call[5] = {md, m, PyTuple_GET_ITEM(plan, GET_LOGGED), Py_False, log};
+    PyObject *got = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, GET_MD), call,
+                                        log != NULL ? 5 : 4, NULL);
     Py_DECREF(m);
     if (got == NULL || got == Py_None || PyBytes_CheckExact(got)) {
         result = got; /* the data; None: declined, nothing changed */
@@ -288,6 +308,7 @@ PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     result = Py_NewRef(PyTuple_GET_ITEM(got, 0));
     Py_DECREF(got);
 out:
+    Py_XDECREF(log);
     Py_DECREF(plan);
     return result;
 }

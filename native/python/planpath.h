@@ -4,7 +4,9 @@
  * that later MQPUTs or MQGETs on a handle may go straight to the queue: it stores a
  * *plan* on the handle (a tuple; messages._put_plan and messages._get_plan say what is
  * in it). These functions carry a plan out for the everyday call (an MD, no options
- * but matching, nobody listening for events, nothing expiring) without a Python frame.
+ * but matching, nobody listening for events but the journal, nothing expiring) without
+ * a Python frame; the journal's EventLog (the event bus's `capture`) then records the
+ * call's event, in C.
  * Every decision stays in Python: they only check that the plan still holds (its
  * catalog generation is current, the handle open, no TPF commit scope open) and call
  * the queue's put_md/get_md. Anything else is declined, having changed nothing, and

@@ -1,14 +1,18 @@
-"""The journal writer: a cheap event-bus subscriber and a background thread that writes.
+"""The journal writer: a capture buffer in C and a background thread that writes.
 
-The subscriber is a raw one (:meth:`~tpfemu.qmgr.events.EventBus.subscribe_raw`: no event
-object is built) and runs on the thread of the MQI call. It only appends a tuple (the
-event's kind, queue, time and fields, the calling ECB's id and program) to a list. A writer
-thread wakes every ``interval`` seconds (or when :meth:`Journal.flush` asks), takes
-everything queued, builds one Arrow record batch per ``batch_events`` events with
-:data:`~tpfemu.journal.schema.SCHEMA` column by column, with C-level passes over the
-batch wherever it can (payload hashes are computed here, off the application's path) and
-appends it to the current segment, an Arrow IPC stream file ``<CPU>-<number:08d>.arrows``.
-A segment that has grown past ``segment_bytes`` is closed and the next one opened.
+Events are recorded, on the thread of the MQI call, in an
+:class:`~tpfemu._lowlevel.EventLog` (native/python/eventlog.h) subscribed with
+:meth:`~tpfemu.qmgr.events.EventBus.subscribe_capture`: the MQI's fast paths record their
+put and get events in it in C (a fixed record and three references: no dict, no tuple,
+no Python frame), and every other event reaches it through its ``add``, a raw subscriber
+in C that keeps the event's fields and the calling ECB. A writer thread wakes every
+``interval`` seconds (or when :meth:`Journal.flush` asks), takes everything recorded,
+builds one Arrow record batch per ``batch_events`` events with
+:data:`~tpfemu.journal.schema.SCHEMA` column by column (numpy over the fixed records,
+C-level passes over the rest; payload hashes in C with the GIL released, so that the
+application's threads run meanwhile) and appends it to the current segment, an Arrow IPC
+stream file ``<CPU>-<number:08d>.arrows``. A segment that has grown past
+``segment_bytes`` is closed and the next one opened.
 
 Durability: each write cycle ends with the segment flushed to the operating system, so a
 crash of the process loses at most the events still queued (about ``interval`` seconds'
@@ -32,8 +36,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecb import current as current_ecb
-from tpfemu._lowlevel import NEVER
-from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION, payload_hash
+from tpfemu._lowlevel import NEVER, EventLog, payload_hashes
+from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]
 
@@ -92,11 +96,8 @@ class Journal:
         self.batch_events = batch_events
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
-        #: Events not written yet: (kind, queue, time_us, fields, ecb id, program). Only
-        #: appended to by the subscriber and only cut at the front by the writer (both
-        #: single list operations, atomic under the GIL).
-        self._pending: list[tuple] = []
-        self._on_event = self._subscriber()
+        #: Events not written yet, recorded in C (see the module docstring).
+        self._log = EventLog(current_ecb)
         self._cond = threading.Condition()
         self._flush_asked = 0
         self._flush_done = 0
@@ -107,28 +108,10 @@ class Journal:
         self._segment: Path | None = None
         self._segment_number = 0
         self._seq = 0
-        self._recent: dict[bytes, tuple] = {}  # msg_id -> (data, hash), see _hashes
-        self._older: dict[bytes, tuple] = {}
         self.failed: BaseException | None = None
         #: Events written so far, and segments opened, by this journal.
         self.written = 0
         self.segments_opened: list[Path] = []
-
-    # -- the application's side ---------------------------------------------------------
-
-    def _subscriber(self) -> Callable[[str, str, int, dict], None]:
-        """The raw event-bus subscriber: queue the event with the calling ECB (if any)."""
-        append = self._pending.append
-        current = current_ecb
-
-        def on_event(kind: str, queue: str, time_us: int, fields: dict) -> None:
-            ecb = current()
-            if ecb is None:
-                append((kind, queue, time_us, fields, None, None))
-            else:
-                append((kind, queue, time_us, fields, ecb.ecb_id, ecb.program))
-
-        return on_event
 
     # -- life cycle ---------------------------------------------------------------------
 
@@ -140,7 +123,7 @@ class Journal:
         self._thread = threading.Thread(target=self._run, name=f"{self.cpu}-journal",
                                         daemon=True)
         self._thread.start()
-        self.qmgr.events.subscribe_raw(self._on_event)
+        self.qmgr.events.subscribe_capture(self._log)
         return self
 
     def flush(self, timeout: float | None = 10.0) -> bool:
@@ -150,7 +133,7 @@ class Journal:
         """
         thread = self._thread
         if thread is None or not thread.is_alive():
-            return not self._pending
+            return not len(self._log)
         with self._cond:
             self._flush_asked += 1
             ticket = self._flush_asked
@@ -162,7 +145,7 @@ class Journal:
         """Stop recording, write what is queued and close the segment."""
         if self._thread is None:
             return
-        self.qmgr.events.unsubscribe(self._on_event)
+        self.qmgr.events.unsubscribe_capture(self._log)
         with self._cond:
             self._stopping = True
             self._cond.notify_all()
@@ -246,11 +229,11 @@ class Journal:
                 if self.failed is None:
                     self._write_queued()
                 else:
-                    self._pending.clear()
+                    self._log.take()  # (dropped: the journal has stopped)
             except Exception as exc:  # a journal must never take the system down
                 self.failed = exc
-                self._pending.clear()
-                self.qmgr.events.unsubscribe(self._on_event)
+                self.qmgr.events.unsubscribe_capture(self._log)
+                self._log.take()
                 self._console(f"JRNL0001E {self.cpu} event journal stopped: writing "
                               f"{self._segment} failed: {exc!r}")
             if stopping:
@@ -266,19 +249,18 @@ class Journal:
                 return
 
     def _write_queued(self) -> None:
-        pending = self._pending
-        if not pending:
+        count, records, queues, datas, programs, items = self._log.take()
+        if not count:
             return
-        items = pending[:]  # the subscriber may append meanwhile: cut only what was taken
-        del pending[: len(items)]
-        start, total = 0, len(items)
-        while start < total:
-            end = min(total, start + self.batch_events)
-            if self.level == "payload":
-                end = start + _payload_count(items, start, end)
-            chunk = items[start:end]
-            self._stream.write_batch(self._batch(chunk))
-            self.written += len(chunk)
+        recs = np.frombuffer(records, dtype=RECORD)
+        limits = _batch_limits(recs, datas, items, self.batch_events,
+                               self.level == "payload")
+        start = 0
+        for end in limits:
+            self._stream.write_batch(self._batch(recs[start:end], queues[start:end],
+                                                 datas[start:end], programs[start:end],
+                                                 items[start:end]))
+            self.written += end - start
             start = end
             if self._file.tell() >= self.segment_bytes:
                 self._close_segment()
@@ -286,24 +268,86 @@ class Journal:
                 self._open_segment()
         self._file.flush()
 
-    def _batch(self, items: list) -> pa.RecordBatch:
-        """One record batch of the journal schema from queued events (see _subscriber).
-
-        Built column by column, each column by one C-level pass where possible (map,
-        zip, Arrow compute), to keep the time this thread holds the GIL small: the
-        application's threads wait for it.
-        """
-        n = len(items)
+    def _batch(self, recs: np.ndarray, queues: list, datas: list, programs: list,
+               items: list) -> pa.RecordBatch:
+        """One record batch of the journal schema from taken events: the fast paths'
+        records (columns straight from the fixed records) and events emitted in Python
+        (from their tuples), merged back into the order they happened."""
+        n = len(recs)
         seq0 = self._seq
         self._seq += n
+        in_python = recs["kind"] == 0
+        emitted = int(np.count_nonzero(in_python))
+        if emitted == 0:
+            columns = self._recorded_columns(recs, queues, datas, programs)
+        elif emitted == n:
+            columns = self._emitted_columns(items)
+        else:
+            at = np.flatnonzero(in_python)
+            rest = np.flatnonzero(~in_python)
+            recorded = self._recorded_columns(recs[rest], [queues[i] for i in rest],
+                                              [datas[i] for i in rest],
+                                              [programs[i] for i in rest])
+            emitted_cols = self._emitted_columns([items[i] for i in at])
+            order = pa.array(np.argsort(np.concatenate([rest, at]), kind="stable"))
+            columns = [pa.concat_arrays([a, b]).take(order)
+                       for a, b in zip(recorded, emitted_cols, strict=True)]
+        time_col, *others = columns
+        return pa.RecordBatch.from_arrays([
+            time_col,
+            pa.array(np.arange(seq0, seq0 + n, dtype=np.int64)),
+            pa.repeat(pa.scalar(self.cpu, pa.string()), n),
+            pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
+            *others,
+        ], schema=SCHEMA)
+
+    def _payloads(self, datas: list, n: int) -> pa.Array:
+        return pa.array(datas, pa.binary()) if self.level == "payload" else pa.nulls(
+            n, pa.binary())
+
+    def _recorded_columns(self, recs: np.ndarray, queues: list, datas: list,
+                          programs: list) -> list[pa.Array]:
+        """The columns (all but seq, cpu and qmgr) of events recorded in C."""
+        n = len(recs)
+        times = np.ascontiguousarray(recs["time_us"])
+        msg_ids = np.ascontiguousarray(recs["msg_id"]).tobytes()
+        deadlines = recs["deadline"]
+        never = deadlines == NEVER
+        left = np.where(never, 0, deadlines) - times
+        expiry = np.where(never, -1, np.clip((left + 99_999) // 100_000, 0, 2**31 - 1))
+        ecbs = np.ascontiguousarray(recs["ecb"])
+        hashes = payload_hashes(datas, msg_ids)
+        return [
+            pa.array(times),
+            pa.array(queues, pa.string()),
+            _KIND_NAMES.take(pa.array(recs["kind"].astype(np.int32))),
+            _ids(msg_ids, n),
+            _ids(np.ascontiguousarray(recs["correl_id"]).tobytes(), n),
+            _group_ids(_ids(np.ascontiguousarray(recs["group_id"]).tobytes(), n)),
+            pa.array(recs["priority"].astype(np.int32)),
+            pa.array(recs["persistent"].astype(np.bool_)),
+            pa.array(expiry.astype(np.int32)),
+            pa.array(np.ascontiguousarray(recs["length"])),
+            _fixed(hashes, 8, n),
+            self._payloads(datas, n),
+            pa.array(np.ascontiguousarray(recs["uow"])),
+            pa.array(ecbs, mask=ecbs < 0),
+            pa.array(programs, pa.string()),
+            pa.nulls(n, pa.string()),
+        ]
+
+    def _emitted_columns(self, items: list) -> list[pa.Array]:
+        """The columns (all but seq, cpu and qmgr) of events emitted in Python: tuples
+        (kind, queue, time_us, fields, ecb id, program), built column by column, each
+        by one C-level pass where possible (map, zip, Arrow compute)."""
+        n = len(items)
         kinds, queues, times, fields, ecbs, programs = zip(*items, strict=True)
 
         def column(key: str) -> list:
             return list(map(_dict_get, fields, repeat(key, n)))
 
         time_col = pa.array(times, pa.int64())
-        datas = column("data")
-        msg_ids = column("msg_id")
+        datas = [d if d is None or type(d) is bytes else bytes(d) for d in column("data")]
         lengths = column("length")
         length_col = pa.array(lengths, pa.int32())
         if length_col.null_count:  # the length of the data, when the event has data
@@ -314,68 +358,70 @@ class Journal:
                     fixed = True
             if fixed:
                 length_col = pa.array(lengths, pa.int32())
-        if self.level == "payload":
-            payloads = pa.array(datas, pa.binary())
-        else:
-            payloads = pa.nulls(n, pa.binary())
-        columns = [
+        hashes = _fixed(payload_hashes(datas), 8, n)
+        no_data = pa.array([d is None for d in datas])
+        return [
             time_col,
-            pa.array(np.arange(seq0, seq0 + n, dtype=np.int64)),
-            pa.repeat(pa.scalar(self.cpu, pa.string()), n),
-            pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
             pa.array(queues, pa.string()),
             pa.array(kinds, pa.string()),
-            pa.array(msg_ids, pa.binary()),
+            pa.array(column("msg_id"), pa.binary()),
             pa.array(column("correl_id"), pa.binary()),
             _group_ids(pa.array(column("group_id"), pa.binary())),
             pa.array(column("priority"), pa.int32()),
             pa.array(column("persistent"), pa.bool_()),
             _expiries(column("expiry"), column("expires_us"), times, time_col),
             length_col,
-            pa.array(self._hashes(msg_ids, datas), pa.binary()),
-            payloads,
+            pc.if_else(no_data, _NULL_BINARY, hashes),
+            self._payloads(datas, n),
             pa.array(column("uow"), pa.int64()),
             pa.array(ecbs, pa.int64()),
             pa.array(programs, pa.string()),
             _details(fields),
         ]
-        return pa.RecordBatch.from_arrays(columns, schema=SCHEMA)
-
-    def _hashes(self, msg_ids: list, datas: list) -> list:
-        """Payload hashes. A message got (or expired) soon after its put has the same
-        data: its hash is reused when the data compare equal (cheaper than hashing)."""
-        recent, older = self._recent, self._older
-        hashes: list = []
-        append = hashes.append
-        for msg_id, data in zip(msg_ids, datas, strict=True):
-            if data is None:
-                append(None)
-                continue
-            known = recent.get(msg_id) or older.get(msg_id)
-            if known is not None and known[0] == data:
-                append(known[1])
-            else:
-                digest = payload_hash(data)
-                append(digest)
-                if msg_id is not None:
-                    recent[msg_id] = (data, digest)
-        # Two generations: what the last two write cycles saw (bounded by their data).
-        self._older, self._recent = recent, {}
-        return hashes
 
 
-def _payload_count(items: list, start: int, end: int) -> int:
-    """How many of ``items[start:end]`` go in one payload batch: a batch ends once its
-    message data passes MAX_BATCH_PAYLOAD (an Arrow binary column holds at most 2 GiB)."""
-    limit = MAX_BATCH_PAYLOAD
-    size = 0
-    for i in range(start, end):
+#: The numpy layout of an EventLog record (EventLog.LAYOUT, from the C struct).
+RECORD = np.dtype({
+    "names": list(EventLog.LAYOUT[1]),
+    "formats": [fmt for _, fmt in EventLog.LAYOUT[1].values()],
+    "offsets": [offset for offset, _ in EventLog.LAYOUT[1].values()],
+    "itemsize": EventLog.LAYOUT[0],
+})
+#: Event names of the record kinds (0: emitted in Python, named in its tuple).
+_KIND_NAMES = pa.array(["", "put", "get"], pa.string())
+
+
+def _fixed(buffer: bytes, width: int, n: int) -> pa.Array:
+    """``n`` values of ``width`` bytes back to back, as a binary column."""
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(width), n, [None, pa.py_buffer(buffer)]).cast(pa.binary())
+
+
+def _ids(buffer: bytes, n: int) -> pa.Array:
+    return _fixed(buffer, 24, n)
+
+
+def _batch_limits(recs: np.ndarray, datas: list, items: list, most: int,
+                  payload: bool) -> list[int]:
+    """Where the record batches of ``n`` taken events end: every ``most`` events, and at
+    level ``payload`` also once a batch's message data passes MAX_BATCH_PAYLOAD (an Arrow
+    binary column holds at most 2 GiB)."""
+    n = len(recs)
+    if not payload:
+        return [*range(most, n, most), n]
+    sizes = recs["length"].astype(np.int64)
+    for i in np.flatnonzero(recs["kind"] == 0):
         data = items[i][3].get("data")
-        if data is not None:
-            size += len(data)
-            if size >= limit:
-                return i + 1 - start
-    return end - start
+        sizes[i] = len(data) if data is not None else 0
+    limits, start, size = [], 0, 0
+    for i in range(n):
+        size += int(sizes[i])
+        if i + 1 - start >= most or size >= MAX_BATCH_PAYLOAD:
+            limits.append(i + 1)
+            start, size = i + 1, 0
+    if start < n:
+        limits.append(n)
+    return limits
 
 
 _NO_GROUP_SCALAR = pa.scalar(_NO_GROUP, pa.binary())

@@ -13,7 +13,13 @@ cannot break the MQI call). There are two kinds:
 - :meth:`EventBus.subscribe`: ``fn(event)`` with an :class:`Event` (built once per event,
   only when there is such a subscriber);
 - :meth:`EventBus.subscribe_raw`: ``fn(kind, queue, time_us, fields)``, no object built at
-  all. For subscribers on the hot path (the journal): an event costs the caller one call.
+  all. For subscribers on the hot path: an event costs the caller one call;
+- :meth:`EventBus.subscribe_capture`: an :class:`~tpfemu._lowlevel.EventLog` (the
+  journal's), whose ``add`` becomes a raw subscriber. While it is the *only* subscriber,
+  :attr:`EventBus.capture` names it, and the MQI's fast paths hand it to the core's C
+  calls, which record their put and get events in it with no Python work at all
+  (see native/python/eventlog.h); events from anywhere else reach it through ``add``,
+  in the same buffer, in order.
 
 Raw subscribers are called first. Every subscriber of one event sees the same ``fields``
 dict, which none may change.
@@ -60,6 +66,10 @@ class EventBus:
         #: plain attribute, kept by (un)subscribe and (un)subscribe_raw: every MQI call
         #: reads it.
         self.active = False
+        #: The EventLog that records the fast paths' events in C, while it is the only
+        #: subscriber (else None: those paths then emit in Python, for everybody).
+        self.capture: Any = None
+        self._log: Any = None  # the subscribed EventLog, if any
         self._lock = threading.Lock()
         self._console = console
 
@@ -67,23 +77,47 @@ class EventBus:
         """Call ``fn(event)`` for every event from now on."""
         with self._lock:
             self._subscribers = (*self._subscribers, fn)
-            self.active = True
+            self._changed()
 
     def subscribe_raw(self, fn: RawSubscriber) -> None:
         """Call ``fn(kind, queue, time_us, fields)`` for every event from now on (no
         :class:`Event` is built for it). ``fields`` is shared: ``fn`` must not change it."""
         with self._lock:
             self._raw = (*self._raw, fn)
-            self.active = True
+            self._changed()
+
+    def subscribe_capture(self, log: Any) -> None:
+        """Record every event from now on in ``log`` (an EventLog): in C on the MQI's
+        fast paths while it is the only subscriber, through ``log.add`` otherwise. At
+        most one EventLog at a time (ValueError for a second)."""
+        with self._lock:
+            if self._log is not None:
+                raise ValueError("an EventLog is subscribed already")
+            self._log = log
+            self._raw = (*self._raw, log.add)
+            self._changed()
 
     def unsubscribe(self, fn: Callable[..., None]) -> None:
-        """Stop calling ``fn``, ordinary or raw (no error if it was not subscribed)."""
+        """Stop calling ``fn``, ordinary or raw, or an EventLog's ``add`` (no error if it
+        was not subscribed)."""
         with self._lock:
             self._subscribers = tuple(s for s in self._subscribers if s != fn)
             self._raw = tuple(s for s in self._raw if s != fn)
-            self.active = bool(self._subscribers or self._raw)
+            if self._log is not None and self._log.add not in self._raw:
+                self._log = None
+            self._changed()
 
     unsubscribe_raw = unsubscribe
+
+    def unsubscribe_capture(self, log: Any) -> None:
+        """Stop recording in ``log`` (no error if it was not subscribed)."""
+        self.unsubscribe(log.add)
+
+    def _changed(self) -> None:
+        """After a (un)subscription, under the lock: who listens, and how."""
+        self.capture = (self._log if self._log is not None and len(self._raw) == 1
+                        and not self._subscribers else None)
+        self.active = bool(self._subscribers or self._raw)
 
     def emit(self, kind: str, queue: str, time_us: int, **fields: Any) -> None:
         """Deliver one event to every subscriber."""

@@ -191,8 +191,15 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                 and not OPEN_SCOPES[0]):
             queue = plan[1]
             if md is None and not plan[4]:  # (DEFPSIST(YES) needs the full path)
-                if not plan[6].active:
+                events = plan[6]
+                if not events.active:
                     queue.core.put(data, plan[2])
+                    if queue.waiters:
+                        queue.wake()
+                    return
+                capture = events.capture
+                if capture is not None:  # only the journal listens: its EventLog records
+                    queue.core.put(data, plan[2], 0, capture)
                     if queue.waiters:
                         queue.wake()
                     return
@@ -209,14 +216,16 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                 # 0 (having changed nothing) for anything the full path must judge: a
                 # priority or persistence out of range, Expiry 0, a request without
                 # ReplyToQ, a persistent message the log must record; 2 for a message
-                # that can expire.
-                done = plan[7](md, data, plan[5])  # queue.core.put_md
+                # that can expire. The journal's EventLog (capture), if it is the only
+                # listener, records the event in the same call.
+                capture = plan[6].capture
+                done = plan[7](md, data, plan[5], capture)  # queue.core.put_md
                 if done:
                     if done == 2:
                         queue.expiring = True  # gets then collect what expires
                     if queue.waiters:
                         queue.wake()
-                    if plan[6].active:
+                    if capture is None and plan[6].active:
                         _emit_put(conn.qmgr, queue, plan, md, data)
                     return
     _put_checked(conn, h, data, md, pmo)
@@ -535,9 +544,11 @@ def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = No
         if (plan is not None and plan[0].current and not h.closed and h.cursor is None
                 and not OPEN_SCOPES[0]):
             queue = plan[1]
-            if md is None and gmo is None and not plan[3].active:
+            events = plan[3]
+            capture = events.capture  # the journal's EventLog, when only it listens
+            if md is None and gmo is None and (capture is not None or not events.active):
                 try:
-                    data = queue.core.get_body(0, plan[2])
+                    data = queue.core.get_body(0, plan[2], capture)
                 finally:
                     if queue.expiring:
                         conn.qmgr.collect_expired(queue)
@@ -554,9 +565,9 @@ def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = No
                     match = None if gmo.Options & ~_FAST_GET else (
                         gmo.MatchOptions if gmo.Version >= 2 else _MATCH_BOTH)
                 if match is not None:
-                    events = plan[3]
+                    emit = capture is None and events.active
                     try:  # (the data alone when there is no event to emit nor flag)
-                        got = plan[4](md, match, plan[2], events.active)  # core.get_md
+                        got = plan[4](md, match, plan[2], emit, capture)  # core.get_md
                     finally:
                         if queue.expiring:
                             conn.qmgr.collect_expired(queue)
@@ -565,7 +576,7 @@ def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = No
                     if got is not None:
                         if got[1] & _EXPIRED_PENDING:
                             queue.core._on_expired_pending()
-                        if events.active:
+                        if emit:
                             _emit_get(conn.qmgr, queue, md, got)
                         return got[0]
     return _get_checked(conn, h, max_length, md, gmo)

@@ -1,0 +1,69 @@
+/* eventlog.h - the event journal's capture buffer, for tpfemu._fastpath
+ *
+ * The journal (tpfemu/journal/writer.py) records every queue-manager event. Events the
+ * queue manager emits in Python reach it as a raw event-bus subscriber (EventLog.add,
+ * a C method: no Python frame). The MQI's fast paths (fastpath.c, planpath.c) record
+ * their put and get events here directly, in C, from the core's descriptor: a fixed
+ * record and three object references (queue name, data, program), no dict and no
+ * tuple. Both kinds go into one buffer in the order they happen (every call holds the
+ * GIL), which the journal's writer thread takes whole (EventLog.take) and turns into
+ * columns. The payload hash the journal stores is computed there, with the GIL
+ * released (payload_hashes: BLAKE2b with an 8-byte digest, RFC 7693).
+ *
+ * A record's layout is exported as EventLog.LAYOUT (name -> (offset, format)), so the
+ * writer reads it with numpy without a second definition. All functions need the GIL.
+ */
+#ifndef TPFEMU_EVENTLOG_H
+#define TPFEMU_EVENTLOG_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#include "tpf/queue.h"
+
+/** Record kinds: an event emitted in Python (its fields in a tuple), or a message event
+ * recorded in C. */
+enum { EVENTLOG_PY = 0, EVENTLOG_PUT = 1, EVENTLOG_GET = 2 };
+
+/** One recorded event (fixed part). */
+typedef struct {
+    int64_t time_us;                  /**< event time, microseconds since the epoch */
+    int64_t deadline;                 /**< expiry deadline (TPF_MQ_NEVER: none) */
+    int64_t uow;                      /**< unit of work, 0 outside one */
+    int64_t ecb;                      /**< the calling ECB's id, -1 outside any */
+    uint8_t msg_id[TPF_MQ_ID_LEN];
+    uint8_t correl_id[TPF_MQ_ID_LEN];
+    uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
+    int32_t length;                   /**< message data length (without the record) */
+    uint8_t kind;                     /**< EVENTLOG_* */
+    uint8_t priority;
+    uint8_t persistent;
+    uint8_t pad;
+} eventlog_rec_t;
+
+extern PyTypeObject eventlog_type;
+
+/** Ready the EventLog type (with its LAYOUT) and add it to `module`; -1 on error. */
+int eventlog_ready(PyObject *module);
+
+/** Module-level payload_hashes(datas, ids=None) -> bytes (see eventlog.c). */
+PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/** 1 when `obj` is an EventLog. */
+static inline int eventlog_check(PyObject *obj)
+{
+    return Py_TYPE(obj) == &eventlog_type;
+}
+
+/**
+ * Record a put or get (`kind`) of the message described by `md`, whose data (without
+ * its context record) is the bytes object `data`, on the queue named `queue`, at
+ * `time_us`, by unit of work `uow` (0: none; the call's, not md->uow, which a get
+ * reports as the put's). `group_id` is the message's GroupId, or NULL for none. Reads
+ * the calling ECB. Returns 0, or -1 with an exception set (nothing recorded).
+ */
+int eventlog_record(PyObject *log, int kind, PyObject *queue, const tpf_mq_msg_t *md,
+                    const uint8_t *group_id, PyObject *data, int64_t time_us, uint64_t uow);
+
+#endif

@@ -1,0 +1,212 @@
+"""The journal's capture in C: the MQI fast paths record their events in the journal's
+EventLog, and those events are the ones the Python path would have emitted."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import tpfemu
+import tpfemu.mqi as pymqi
+from tpfemu import journal
+from tpfemu._lowlevel import CoreQueue, EventLog, payload_hashes
+from tpfemu.journal.writer import RECORD
+from tpfemu.mqi import CMQC
+from tpfemu.qmgr import messages
+from tpfemu.qmgr.events import EventBus
+
+IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF
+
+#: Columns that differ between two runs of the same calls by nature.
+_RUN_COLUMNS = ("event_time_us", "seq", "msg_id", "expiry")
+
+
+def _workload(system: tpfemu.System, tag: bytes) -> None:
+    """The everyday calls, each made three times so that later ones take the fast path
+    (the first call on a handle takes the full path and leaves the plan)."""
+    conn = pymqi.connect(system.name)
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    for i in range(3):
+        q.put(tag + b" plain %d" % i)  # no MD
+    for _ in range(3):
+        q.get()
+    for i in range(3):
+        q.put(tag + b" md %d" % i, pymqi.MD(Priority=7, CorrelId=b"CORREL-%d" % i,
+                                             Expiry=6000))
+    for i in range(3):
+        q.put(tag + b" group %d" % i, pymqi.MD(Version=2, GroupId=b"GROUP-1"))
+    for _ in range(6):
+        q.get(None, pymqi.MD())
+    q.close()
+    conn.disconnect()
+
+
+def _in_entry(system: tpfemu.System, tag: bytes) -> None:
+    done = threading.Event()
+    failed: list[BaseException] = []
+
+    def qcap(ecb):
+        try:
+            _workload(system, tag)
+        except BaseException as exc:  # reported below, not lost in the dispatcher
+            failed.append(exc)
+        finally:
+            done.set()
+
+    system.programs.load("QCAP", qcap)
+    system.dispatcher.cremc("QCAP")
+    assert done.wait(10) and system.dispatcher.wait_idle(10)
+    assert not failed, failed
+
+
+@pytest.fixture
+def emitted_in_python(monkeypatch):
+    """Counts the fast paths' event emissions in Python (put, get)."""
+    counts = {"put": 0, "get": 0}
+    for kind, name in (("put", "_emit_put"), ("get", "_emit_get")):
+        original = getattr(messages, name)
+
+        def counting(*args, _kind=kind, _original=original):
+            counts[_kind] += 1
+            return _original(*args)
+
+        monkeypatch.setattr(messages, name, counting)
+    return counts
+
+
+def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system,
+                                                              emitted_in_python):
+    """The same calls, once with only the journal listening (its EventLog records the
+    fast paths' events in C) and once with a second listener (the fast paths emit in
+    Python): the journal holds the same events, field by field (MsgId, time and seq
+    aside), outside and inside an entry, with the GroupId, CorrelId, priority and
+    expiry of each message and the payload hash of its data."""
+    system = start_system(journal="payload")
+    bus = system.qmgr.events
+    assert bus.capture is system.journal._log
+    _workload(system, b"run")
+    _in_entry(system, b"run")
+    assert emitted_in_python == {"put": 0, "get": 0}  # recorded in C, not emitted
+    assert system.journal.flush()
+    before = list(journal.read_events(system.home))
+    captured = [e for e in before if e.event in ("put", "get")]
+
+    def listener(kind, queue, time_us, fields):
+        pass
+
+    bus.subscribe_raw(listener)
+    assert bus.capture is None and bus.active
+    _workload(system, b"run")
+    _in_entry(system, b"run")
+    bus.unsubscribe(listener)
+    assert bus.capture is system.journal._log
+    assert emitted_in_python["put"] > 0 and emitted_in_python["get"] > 0
+    assert system.journal.flush()
+    python = [e for e in list(journal.read_events(system.home))[len(before):]
+              if e.event in ("put", "get")]
+
+    assert len(captured) == 2 * 18  # twice (outside, inside an entry) 9 puts, 9 gets
+    assert len(python) == len(captured)
+    for c, p in zip(captured, python, strict=True):
+        c_row, p_row = dataclasses.asdict(c), dataclasses.asdict(p)
+        for name in _RUN_COLUMNS:
+            c_row.pop(name)
+            p_row.pop(name)
+        if c.uow:  # (a unit of work each run: an entry's get takes one; ids differ)
+            assert p.uow and p.uow != c.uow
+            c_row.pop("uow")
+            p_row.pop("uow")
+        if c.ecb is not None:  # two entries, two ECBs
+            assert p.ecb is not None and p.ecb != c.ecb
+            c_row.pop("ecb")
+            p_row.pop("ecb")
+        assert c_row == p_row
+        if c.event == "put" or c.expiry == -1:
+            assert c.expiry == p.expiry
+        else:  # the time left when got: the runs are moments apart
+            assert 0 <= p.expiry <= c.expiry <= p.expiry + 1
+    puts = [e for e in captured if e.event == "put"]
+    gets = [e for e in captured if e.event == "get"]
+    assert [e.msg_id for e in puts] == [e.msg_id for e in gets]  # FIFO at one priority...
+    assert all(len(e.msg_id) == 24 and e.msg_id != bytes(24) for e in puts)
+    md_put = next(e for e in puts if e.payload == b"run md 0")
+    assert md_put.priority == 7 and md_put.expiry == 6000
+    assert md_put.correl_id == b"CORREL-0".ljust(24, b"\0")
+    group_get = next(e for e in gets if e.payload == b"run group 0")
+    assert group_get.group_id == b"GROUP-1".ljust(24, b"\0")
+    assert group_get.payload_hash == hashlib.blake2b(b"run group 0", digest_size=8).digest()
+    inside = [e for e in captured if e.program == "QCAP"]
+    assert len(inside) == len(captured) // 2 and all(isinstance(e.ecb, int) for e in inside)
+
+
+def test_the_capture_stands_down_for_any_other_subscriber():
+    """``capture`` names the EventLog only while it is the only subscriber; a second
+    EventLog is refused."""
+    bus = EventBus("QM")
+    log = EventLog(lambda: None)
+    assert bus.capture is None and not bus.active
+    bus.subscribe_capture(log)
+    assert bus.capture is log and bus.active
+    with pytest.raises(ValueError, match="EventLog is subscribed already"):
+        bus.subscribe_capture(EventLog(lambda: None))
+    seen = []
+    bus.subscribe(seen.append)
+    assert bus.capture is None
+    bus.emit("define", "Q", 5, type="QL")
+    assert len(log) == 1 and len(seen) == 1
+    bus.unsubscribe(seen.append)
+    assert bus.capture is log
+    bus.unsubscribe_capture(log)
+    assert bus.capture is None and not bus.active
+    bus.emit("define", "Q", 6)
+    assert len(log) == 1
+
+
+def test_an_event_log_keeps_the_order_of_both_kinds():
+    """Events recorded by a core queue and events added from Python come out of take()
+    in the order they happened, with the descriptor in the fixed record."""
+    log = EventLog(lambda: None)
+    q = CoreQueue("ORDER.Q")
+    try:
+        log.add("define", "ORDER.Q", 1, {"kind": "QL"})
+        q.put(b"first", 4, 0, log)
+        log.add("alter", "ORDER.Q", 2, {})
+        assert q.get_body(0, False, log) == b"first"
+        count, records, queues, datas, programs, items = log.take()
+    finally:
+        q.close()
+    assert count == 4 and len(log) == 0
+    recs = np.frombuffer(records, dtype=RECORD)
+    assert list(recs["kind"]) == [0, 1, 0, 2]
+    assert [i[0] if i else None for i in items] == ["define", None, "alter", None]
+    assert queues == [None, "ORDER.Q", None, "ORDER.Q"]
+    assert datas == [None, b"first", None, b"first"]
+    assert programs == [None] * 4
+    put, get = recs[1], recs[3]
+    assert bytes(put["msg_id"]) == bytes(get["msg_id"]) != bytes(24)
+    assert put["priority"] == get["priority"] == 4 and put["length"] == 5
+    assert put["ecb"] == -1 and put["time_us"] <= get["time_us"]
+
+
+def test_payload_hashes_are_blake2b_of_8_bytes():
+    """The C hash is hashlib's BLAKE2b with an 8-byte digest, at every block boundary;
+    None gives zeros; a data equal to an earlier one of the same id shares its hash."""
+    datas = [os.urandom(n) for n in (0, 1, 127, 128, 129, 255, 256, 257, 1024, 70_000)]
+    out = payload_hashes([*datas, None])
+    assert [out[8 * i:8 * i + 8] for i in range(len(datas))] == [
+        hashlib.blake2b(d, digest_size=8).digest() for d in datas]
+    assert out[-8:] == bytes(8)
+    same, other = b"S" * 300, b"T" * 300
+    ids = b"A" * 24 + b"A" * 24 + b"A" * 24
+    shared = payload_hashes([same, same, other], ids)
+    assert shared[:8] == shared[8:16] == hashlib.blake2b(same, digest_size=8).digest()
+    assert shared[16:] == hashlib.blake2b(other, digest_size=8).digest()  # same id, new data
+    with pytest.raises(ValueError, match="24 bytes per data"):
+        payload_hashes([same], b"short")
+    with pytest.raises(TypeError, match="item 0 is str"):
+        payload_hashes(["text"])
