@@ -13,14 +13,13 @@ summary prints each level beside ``off``; the "measured outside" section prints 
 in %. Two shapes are measured:
 
 - with an MD on each call (the full MQI path every application with descriptors takes);
-- with no MD (the fast path of bench_mqi.py). Any event subscriber turns that fast path
-  off (qmgr/messages.py: the fast path emits no events), so this shape shows what the
-  event bus costs rather than the journal writer.
+- with no MD (the fast path of bench_mqi.py).
 
-A fourth configuration, ``listener``, has the journal off and one raw event subscriber
-that does nothing: the MQI takes its event-emitting path, as with a journal, without the
-journal's own work. ``events`` beside ``listener`` (printed too, no goal) is what the
-journal itself costs; ``listener`` beside ``off`` is what emitting events costs the MQI.
+While the journal is the only subscriber, the fast paths of both shapes record their
+events in C, in the journal's EventLog (docs/journal.md). A fourth configuration,
+``listener``, has the journal off and one raw event subscriber that does nothing: the
+MQI then emits its events in Python (printed too, no goal): what any other subscriber
+costs the MQI.
 """
 
 from __future__ import annotations

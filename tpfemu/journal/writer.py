@@ -392,9 +392,11 @@ _KIND_NAMES = pa.array(["", "put", "get"], pa.string())
 
 
 def _fixed(buffer: bytes, width: int, n: int) -> pa.Array:
-    """``n`` values of ``width`` bytes back to back, as a binary column."""
-    return pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(width), n, [None, pa.py_buffer(buffer)]).cast(pa.binary())
+    """``n`` values of ``width`` bytes back to back, as a binary column (no copy: the
+    offsets are made, the values are ``buffer`` itself)."""
+    offsets = np.arange(0, width * n + 1, width, dtype=np.int32)
+    return pa.BinaryArray.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets),
+                                                        pa.py_buffer(buffer)])
 
 
 def _ids(buffer: bytes, n: int) -> pa.Array:
