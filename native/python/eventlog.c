@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <structmember.h>
 
 enum { O_QUEUE, O_DATA, O_PROGRAM, O_PY, N_OBJS }; /* the objects of one record */
 
@@ -16,6 +17,7 @@ typedef struct {
     eventlog_rec_t *recs;
     PyObject **objs;    /**< N_OBJS per record, NULL for none */
     Py_ssize_t n, cap;
+    Py_ssize_t lost;    /**< events the fast paths could not record (no memory) */
     PyObject *current;  /**< callable() -> the running ECB or None */
 } EventLog;
 
@@ -321,11 +323,13 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const tpf_mq_msg_t
     EventLog *self = (EventLog *)log;
     int64_t ecb;
     PyObject *program;
-    if (calling_ecb(self, &ecb, &program) < 0)
-        return -1;
-    if (room(self) < 0) {
+    /* The MQI call has done its work: an event that cannot be recorded is counted as
+     * lost, never raised (the caller would take the call as failed). */
+    if (calling_ecb(self, &ecb, &program) < 0 || room(self) < 0) {
+        PyErr_Clear();
         Py_XDECREF(program);
-        return -1;
+        self->lost++;
+        return 0;
     }
     eventlog_rec_t *r = &self->recs[self->n];
     r->time_us = time_us;
@@ -455,6 +459,12 @@ static void el_dealloc(EventLog *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyMemberDef el_members[] = {
+    {"lost", T_PYSSIZET, offsetof(EventLog, lost), READONLY,
+     "Events the MQI's fast paths could not record (out of memory): counted, not raised."},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyMethodDef el_methods[] = {
     {"add", (PyCFunction)(void (*)(void))el_add, METH_FASTCALL, add_doc},
     {"take", (PyCFunction)el_take, METH_NOARGS, take_doc},
@@ -473,6 +483,7 @@ PyTypeObject eventlog_type = {
     .tp_new = el_new,
     .tp_dealloc = (destructor)el_dealloc,
     .tp_methods = el_methods,
+    .tp_members = el_members,
     .tp_as_sequence = &el_sequence,
 };
 

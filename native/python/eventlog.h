@@ -61,7 +61,9 @@ static inline int eventlog_check(PyObject *obj)
  * its context record) is the bytes object `data`, on the queue named `queue`, at
  * `time_us`, by unit of work `uow` (0: none; the call's, not md->uow, which a get
  * reports as the put's). `group_id` is the message's GroupId, or NULL for none. Reads
- * the calling ECB. Returns 0, or -1 with an exception set (nothing recorded).
+ * the calling ECB. Returns 0: the call it records has happened, so an event that cannot
+ * be recorded (no memory, or the ECB lookup failed) is counted in EventLog.lost, and
+ * the exception cleared, instead of failing that call.
  */
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const tpf_mq_msg_t *md,
                     const uint8_t *group_id, PyObject *data, int64_t time_us, uint64_t uow);

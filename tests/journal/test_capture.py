@@ -210,3 +210,21 @@ def test_payload_hashes_are_blake2b_of_8_bytes():
         payload_hashes([same], b"short")
     with pytest.raises(TypeError, match="item 0 is str"):
         payload_hashes(["text"])
+
+
+def test_an_event_that_cannot_be_recorded_is_counted_not_raised():
+    """The call a record is for has happened: when the record fails (here the ECB lookup
+    raises), the put still stands, no error reaches the caller, and the log counts the
+    event as lost."""
+    def broken():
+        raise RuntimeError("no ECB table")
+
+    log = EventLog(broken)
+    q = CoreQueue("LOST.Q")
+    try:
+        q.put(b"kept", 0, 0, log)
+        assert q.depth == 1 and len(log) == 0 and log.lost == 1
+        assert q.get_body(0, False, log) == b"kept"
+        assert log.lost == 2
+    finally:
+        q.close()
