@@ -309,16 +309,13 @@ class Journal:
                           programs: list) -> list[pa.Array]:
         """The columns (all but seq, cpu and qmgr) of events recorded in C."""
         n = len(recs)
-        times = np.ascontiguousarray(recs["time_us"])
+        time_col = pa.array(np.ascontiguousarray(recs["time_us"]))
         msg_ids = np.ascontiguousarray(recs["msg_id"]).tobytes()
-        deadlines = recs["deadline"]
-        never = deadlines == NEVER
-        left = np.where(never, 0, deadlines) - times
-        expiry = np.where(never, -1, np.clip((left + 99_999) // 100_000, 0, 2**31 - 1))
+        deadline_col = pa.array(np.ascontiguousarray(recs["deadline"]))
         ecbs = np.ascontiguousarray(recs["ecb"])
         hashes = payload_hashes(datas, msg_ids)
         return [
-            pa.array(times),
+            time_col,
             pa.array(queues, pa.string()),
             _KIND_NAMES.take(pa.array(recs["kind"].astype(np.int32))),
             _ids(msg_ids, n),
@@ -326,7 +323,7 @@ class Journal:
             _group_ids(_ids(np.ascontiguousarray(recs["group_id"]).tobytes(), n)),
             pa.array(recs["priority"].astype(np.int32)),
             pa.array(recs["persistent"].astype(np.bool_)),
-            pa.array(expiry.astype(np.int32)),
+            _time_left(deadline_col, time_col).cast(pa.int32()),
             pa.array(np.ascontiguousarray(recs["length"])),
             _fixed(hashes, 8, n),
             self._payloads(datas, n),
@@ -369,7 +366,7 @@ class Journal:
             _group_ids(pa.array(column("group_id"), pa.binary())),
             pa.array(column("priority"), pa.int32()),
             pa.array(column("persistent"), pa.bool_()),
-            _expiries(column("expiry"), column("expires_us"), times, time_col),
+            _expiries(column("expiry"), column("expires_us"), time_col),
             length_col,
             pc.if_else(no_data, _NULL_BINARY, hashes),
             self._payloads(datas, n),
@@ -437,30 +434,33 @@ def _group_ids(groups: pa.Array) -> pa.Array:
     return pc.if_else(pc.equal(groups, _NO_GROUP_SCALAR), _NULL_BINARY, groups)
 
 
-def _expiries(expiries: list, deadlines: list, times: tuple, time_col: pa.Array) -> pa.Array:
-    """The ``expiry`` column: the ``expiry`` field (tenths of a second) or, without one,
-    what is left until the ``expires_us`` deadline at the event's time, rounded up
-    (-1 for NEVER, 0 once passed)."""
+def _expiries(expiries: list, deadlines: list, time_col: pa.Array) -> pa.Array:
+    """The ``expiry`` column of emitted events: the ``expiry`` field (tenths of a second)
+    or, without one, the time left until the ``expires_us`` deadline (:func:`_time_left`)."""
     expiry_col = pa.array(expiries, pa.int32())
     if not expiry_col.null_count:
         return expiry_col
     deadline_col = pa.array(deadlines, pa.int64())
     if deadline_col.null_count == len(deadline_col):
         return expiry_col
+    return pc.coalesce(expiry_col.cast(pa.int64()),
+                       _time_left(deadline_col, time_col)).cast(pa.int32())
+
+
+def _time_left(deadline_col: pa.Array, time_col: pa.Array) -> pa.Array:
+    """What is left until each expiry deadline at the event's time, in tenths of a second
+    rounded up: -1 for NEVER, 0 once passed, null for no deadline (int64)."""
     try:
         never = pc.equal(deadline_col, NEVER)
         left = pc.subtract_checked(pc.if_else(never, time_col, deadline_col), time_col)
         tenths = pc.max_element_wise(pc.divide(pc.add_checked(left, 99_999), 100_000), 0,
                                      skip_nulls=False)
-        computed = pc.if_else(never, -1, tenths)
-        return pc.coalesce(expiry_col.cast(pa.int64()), computed).cast(pa.int32())
+        return pc.if_else(never, -1, tenths)
     except pa.ArrowInvalid:  # out of int64 on the way: Python's integers do it exactly
         pass
-    for i, deadline in enumerate(deadlines):
-        if expiries[i] is None and deadline is not None:
-            expiries[i] = (-1 if deadline == NEVER
-                           else max(0, -((times[i] - deadline) // 100_000)))
-    return pa.array(expiries, pa.int32())
+    return pa.array([None if d is None else -1 if d == NEVER else max(0, -((t - d) // 100_000))
+                     for d, t in zip(deadline_col.to_pylist(), time_col.to_pylist(),
+                                     strict=True)], pa.int64())
 
 
 _no_extras = _COLUMN_FIELDS.issuperset  # _no_extras(fields): no key without a column
