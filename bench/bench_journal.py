@@ -135,3 +135,57 @@ def test_put_get(benchmark, tag, external, systems, level, shape):
     _report(external, shape)
     q.close()
     qm.disconnect()
+
+
+# -- the capture's parts, beside what they replace --------------------------------------------
+
+
+@pytest.mark.parametrize("with_log", [False, True], ids=["no log", "EventLog"])
+def test_core_put_get_capture(benchmark, tag, with_log):
+    """CoreQueue.put + get_body of 1 KB: what recording both events in an EventLog (in
+    C, from the core's descriptor) adds to the core's own calls. Each round ends with
+    take(), and dropping what it returns, as the writer does."""
+    from ecb import current
+    from tpfemu._lowlevel import CoreQueue, EventLog
+
+    benchmark.group = "journal: core put+get 1KB, events recorded in C"
+    tag("subject" if with_log else "baseline", ops=PAIRS)
+    q = CoreQueue("BENCH.CAPTURE")
+    log = EventLog(current) if with_log else None
+
+    def run():
+        put, get = q.put, q.get_body
+        for _ in range(PAIRS):
+            put(PAYLOAD, 0, 0, log)
+            get(0, False, log)
+        if log is not None:
+            log.take()
+
+    benchmark.pedantic(run, rounds=ROUNDS * 4, iterations=1, warmup_rounds=1)
+    q.close()
+
+
+@pytest.mark.parametrize("impl", ["hashlib", "payload_hashes"])
+def test_payload_hash(benchmark, tag, impl):
+    """The journal's payload hash of PAIRS distinct 1 KB messages: the writer's C
+    BLAKE2b (GIL released, one call per batch) beside hashlib's, one call each."""
+    import hashlib
+
+    from tpfemu._lowlevel import payload_hashes
+
+    benchmark.group = "journal: payload hash (8-byte BLAKE2b) of 1KB"
+    datas = [i.to_bytes(4, "big") + PAYLOAD[4:] for i in range(PAIRS)]
+    if impl == "hashlib":
+        tag("baseline", ops=PAIRS)
+        blake2b = hashlib.blake2b
+
+        def run():
+            for d in datas:
+                blake2b(d, digest_size=8).digest()
+    else:
+        tag("subject", ops=PAIRS)
+
+        def run():
+            payload_hashes(datas)
+
+    benchmark.pedantic(run, rounds=ROUNDS, iterations=1, warmup_rounds=1)
