@@ -132,7 +132,9 @@ def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system,
             assert 0 <= p.expiry <= c.expiry <= p.expiry + 1
     puts = [e for e in captured if e.event == "put"]
     gets = [e for e in captured if e.event == "get"]
-    assert [e.msg_id for e in puts] == [e.msg_id for e in gets]  # FIFO at one priority...
+    # each put's message got in put order (priority 7 first, then the priority-0 ones,
+    # which is also the order they were put in), under the MsgId the put recorded
+    assert [e.msg_id for e in puts] == [e.msg_id for e in gets]
     assert all(len(e.msg_id) == 24 and e.msg_id != bytes(24) for e in puts)
     md_put = next(e for e in puts if e.payload == b"run md 0")
     assert md_put.priority == 7 and md_put.expiry == 6000
