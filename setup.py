@@ -14,7 +14,8 @@ setup(
         Extension(
             "tpfemu._fastpath",
             sources=["native/python/fastpath.c", "native/python/mdpath.c",
-                     "native/python/planpath.c", "native/python/eventlog.c"],
+                     "native/python/planpath.c", "native/python/eventlog.c",
+                     "native/python/payloadhash.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         )
