@@ -37,9 +37,11 @@ from ecb.errors import ErrorCode
 from ecb.programs import Program, check_name
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ecb.ecb import Ecb, EntryContext
 
-__all__ = ["DEFAULT_MAX_NESTING", "ControlTransfer", "Linkage", "run_entry"]
+__all__ = ["DEFAULT_MAX_NESTING", "ControlTransfer", "Linkage", "run_entry", "watch_running"]
 
 DEFAULT_MAX_NESTING = 16
 """Default most program levels an entry may have outstanding (root plus ENTRCs)."""
@@ -205,11 +207,34 @@ class _Running(threading.local):
 
 
 _running = _Running()
+#: Called on the thread, with the ECB (or None), whenever the ECB running on it changes.
+_watcher: Callable[[Ecb | None], object] | None = None
+#: True once any entry has started in this process.
+_entries_started = False
 
 
 def current() -> Ecb | None:
     """The ECB whose entry runs on this thread, or None outside any entry."""
     return _running.ecb
+
+
+def watch_running(watcher: Callable[[Ecb | None], object]) -> bool:
+    """Have ``watcher(ecb)`` called, on the entry's own thread, whenever the ECB running on
+    a thread changes: with the ECB when its entry starts, with the previous one (None
+    outside any) when it ends. One watcher at a time; it must not raise.
+
+    This lets a compiled reader keep the running ECB in a thread-local slot of its own
+    (the event journal does) instead of calling :func:`current` on every event.
+
+    :returns: True when no entry has started yet, so the watcher sees every change;
+        False when some entry started before (the watcher then misses what ran before).
+    :raises ValueError: if another watcher is installed.
+    """
+    global _watcher
+    if _watcher is not None and _watcher is not watcher:
+        raise ValueError(f"a running-ECB watcher is already installed: {_watcher!r}")
+    _watcher = watcher
+    return not _entries_started
 
 
 def run_entry(ecb: Ecb, name: str) -> None:
@@ -223,12 +248,19 @@ def run_entry(ecb: Ecb, name: str) -> None:
         with resources held or a commit scope open (after releasing and rolling them back).
     :raises Exception: whatever escapes the programs.
     """
+    global _entries_started
     previous = _running.ecb
     _running.ecb = ecb
+    _entries_started = True
+    watcher = _watcher
+    if watcher is not None:
+        watcher(ecb)
     try:
         _run_programs(ecb, name)
     finally:
         _running.ecb = previous
+        if watcher is not None:
+            watcher(previous)
         if ecb._exit_hooks:
             failures = ecb._run_exit_hooks()
             dispatcher = ecb._ctx.dispatcher

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from ecb import linkage as _linkage
 from tpfemu import errors
 
 try:
@@ -101,13 +102,22 @@ _fastpath.bind(
 #: plain ints and bytes without a Python frame (see native/python/mdpath.h).
 StructBase = _fastpath.StructBase
 
-#: The event journal's capture buffer (native/python/eventlog.h): ``EventLog(current)``,
-#: ``current()`` returning the running ECB or None. ``log.add(kind, queue, time_us,
-#: fields)`` is an event-bus raw subscriber; the queue fast paths given the log as
-#: ``log=`` record their put and get events in it, in C; ``log.take()`` returns
-#: everything recorded, in order: ``(count, records, queues, datas, programs, items)``,
-#: the fixed records laid out as ``EventLog.LAYOUT`` says.
+#: The event journal's capture buffer (native/python/eventlog.h): ``EventLog(current,
+#: payload=False)``, ``current()`` returning the running ECB or None. ``log.add(kind,
+#: queue, time_us, fields)`` is an event-bus raw subscriber; the queue fast paths given
+#: the log as ``log=`` record their put and get events in it, in C; ``log.take()``
+#: returns everything recorded, in order, with the payload hashes computed:
+#: ``(count, records, names, items, data)``, the fixed records laid out as
+#: ``EventLog.LAYOUT`` says.
 EventLog = _fastpath.EventLog
+
+# The running ECB, for EventLog: the ECB runtime tells the compiled module at every
+# switch, so recording an event reads a thread-local slot instead of calling
+# ecb.current(). Installed when this module is first imported, which in a tpfemu
+# process is before any entry runs; if entries ran before, EventLog keeps calling
+# current() (the watcher would not know what they left running).
+if _linkage.watch_running(_fastpath.set_running_ecb):
+    _fastpath.trust_running_slots()
 
 #: ``payload_hashes(datas, ids=None) -> bytes``: the journal's payload hash (8-byte
 #: BLAKE2b, as hashlib's) of each bytes in a list, 8 bytes each (zeros for None),

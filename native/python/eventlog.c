@@ -1,141 +1,59 @@
 /* eventlog.c - the event journal's capture buffer (see eventlog.h)
  *
- * Ownership: a recorded event holds a strong reference to each object it names (queue
- * name, data, program, or the tuple of an event emitted in Python) until take() hands
- * them over in lists. The fixed records are copied out as one bytes object.
+ * Ownership: the log owns its records, its data arenas and its table of names; an event
+ * emitted in Python is kept as its tuple (a strong reference) until take() hands it
+ * over. take() returns new objects only: the records and (at level payload) the data
+ * as bytes, the names and the tuples as lists.
  */
 #include "eventlog.h"
+#include "journalipc.h"
+#include "payloadhash.h"
+
+#include <errno.h>
+#include <unistd.h>
 
 #include <stddef.h>
 #include <string.h>
 #include <structmember.h>
 
-enum { O_QUEUE, O_DATA, O_PROGRAM, O_PY, N_OBJS }; /* the objects of one record */
+/** The recorded events not taken yet. */
+typedef struct {
+    eventlog_rec_t *recs;
+    Py_ssize_t n, cap;
+    unsigned char *data;  /**< the arena: the recorded events' data (level payload) */
+    size_t used, size;
+    PyObject **items;     /**< tuples of events emitted in Python, in order (owned) */
+    Py_ssize_t nitems, cap_items;
+} evbuf_t;
+
+/** The payload hash of a recently put message, by the queue and the put's sequence
+ * number: a get of that message takes it instead of hashing the data again. */
+typedef struct {
+    const void *q;        /**< the queue (its core address), NULL: empty */
+    uint64_t seq;         /**< the put's sequence number within the queue */
+    int64_t put_time;     /**< (with q and seq: a queue made later at the same address
+                               that numbers its puts afresh does not match) */
+    uint8_t hash[8];
+} recent_put_t;
+
+#define RECENT_PUTS 4096  /**< a power of two; direct-mapped by seq */
 
 typedef struct {
     PyObject_HEAD
-    eventlog_rec_t *recs;
-    PyObject **objs;    /**< N_OBJS per record, NULL for none */
-    Py_ssize_t n, cap;
-    Py_ssize_t lost;    /**< events the fast paths could not record (no memory) */
-    PyObject *current;  /**< callable() -> the running ECB or None */
+    evbuf_t cur;
+    evbuf_t spare;        /**< (write_ipc swaps it in while it writes the other) */
+    recent_put_t *recent; /**< RECENT_PUTS slots, allocated with the first put */
+    PyObject *names;      /**< list: the queue and program names of this cycle */
+    PyObject *index;      /**< dict: name -> its index in names */
+    PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
+    int32_t last_ix[2];
+    Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
+    PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
+    int payload;          /**< keep the data for take() (journal level payload) */
+    int writing;          /**< write_ipc() runs with the GIL released */
 } EventLog;
 
 static PyObject *s_ecb_id, *s_program; /* interned attribute names */
-
-/* -- BLAKE2b (RFC 7693), unkeyed, digest of 8 bytes -------------------------------------- */
-
-static const uint64_t B2B_IV[8] = {
-    0x6A09E667F3BCC908ULL, 0xBB67AE8584CAA73BULL, 0x3C6EF372FE94F82BULL,
-    0xA54FF53A5F1D36F1ULL, 0x510E527FADE682D1ULL, 0x9B05688C2B3E6C1FULL,
-    0x1F83D9ABFB41BD6BULL, 0x5BE0CD19137E2179ULL,
-};
-
-static const uint8_t B2B_SIGMA[10][16] = {
-    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-    {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
-    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
-    {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
-    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13},
-    {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
-    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11},
-    {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
-    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
-    {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
-};
-
-static inline uint64_t rotr64(uint64_t x, int n)
-{
-    return (x >> n) | (x << (64 - n));
-}
-
-static inline uint64_t load64(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-#else
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = (v << 8) | p[i];
-    return v;
-#endif
-}
-
-#define B2B_G(a, b, c, d, x, y)                                                                \
-    do {                                                                                       \
-        v[a] = v[a] + v[b] + (x);                                                              \
-        v[d] = rotr64(v[d] ^ v[a], 32);                                                        \
-        v[c] = v[c] + v[d];                                                                    \
-        v[b] = rotr64(v[b] ^ v[c], 24);                                                        \
-        v[a] = v[a] + v[b] + (y);                                                              \
-        v[d] = rotr64(v[d] ^ v[a], 16);                                                        \
-        v[c] = v[c] + v[d];                                                                    \
-        v[b] = rotr64(v[b] ^ v[c], 63);                                                        \
-    } while (0)
-
-/* The compression function F over one 128-byte block; `t` bytes hashed so far (the
- * messages here are far below 2^64 bytes: the counter's high word stays 0). */
-static void b2b_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last)
-{
-    uint64_t v[16], m[16];
-    for (int i = 0; i < 16; i++)
-        m[i] = load64(block + 8 * i);
-    for (int i = 0; i < 8; i++) {
-        v[i] = h[i];
-        v[i + 8] = B2B_IV[i];
-    }
-    v[12] ^= t;
-    if (last)
-        v[14] = ~v[14];
-    /* Unrolled, so that the message word of every step is a constant index. */
-#define B2B_ROUND(r)                                                                           \
-    do {                                                                                       \
-        const uint8_t *s = B2B_SIGMA[r];                                                       \
-        B2B_G(0, 4, 8, 12, m[s[0]], m[s[1]]);                                                  \
-        B2B_G(1, 5, 9, 13, m[s[2]], m[s[3]]);                                                  \
-        B2B_G(2, 6, 10, 14, m[s[4]], m[s[5]]);                                                 \
-        B2B_G(3, 7, 11, 15, m[s[6]], m[s[7]]);                                                 \
-        B2B_G(0, 5, 10, 15, m[s[8]], m[s[9]]);                                                 \
-        B2B_G(1, 6, 11, 12, m[s[10]], m[s[11]]);                                               \
-        B2B_G(2, 7, 8, 13, m[s[12]], m[s[13]]);                                                \
-        B2B_G(3, 4, 9, 14, m[s[14]], m[s[15]]);                                                \
-    } while (0)
-    B2B_ROUND(0);
-    B2B_ROUND(1);
-    B2B_ROUND(2);
-    B2B_ROUND(3);
-    B2B_ROUND(4);
-    B2B_ROUND(5);
-    B2B_ROUND(6);
-    B2B_ROUND(7);
-    B2B_ROUND(8);
-    B2B_ROUND(9);
-    B2B_ROUND(0); /* rounds 10 and 11 reuse the first two permutations */
-    B2B_ROUND(1);
-#undef B2B_ROUND
-    for (int i = 0; i < 8; i++)
-        h[i] ^= v[i] ^ v[i + 8];
-}
-
-/* BLAKE2b-64 of data[0:len] into out[8]: hashlib.blake2b(data, digest_size=8). */
-static void blake2b8(const uint8_t *data, size_t len, uint8_t out[8])
-{
-    uint64_t h[8];
-    memcpy(h, B2B_IV, sizeof h);
-    h[0] ^= 0x01010000ULL ^ 8; /* digest length 8, no key, fanout and depth 1 */
-    size_t done = 0;
-    while (len - done > 128) { /* every block but the last */
-        done += 128;
-        b2b_compress(h, data + done - 128, (uint64_t)done, 0);
-    }
-    uint8_t block[128] = {0};
-    memcpy(block, data + done, len - done);
-    b2b_compress(h, block, (uint64_t)len, 1);
-    for (int i = 0; i < 8; i++)
-        out[i] = (uint8_t)(h[0] >> (8 * i));
-}
 
 /* -- payload_hashes ------------------------------------------------------------------- */
 
@@ -146,17 +64,21 @@ typedef struct {
 
 static uint64_t id_hash(const uint8_t *id)
 {
-    uint64_t x = load64(id) ^ rotr64(load64(id + 8), 21) ^ rotr64(load64(id + 16), 42);
+    uint64_t w[3];
+    memcpy(w, id, sizeof w);
+    uint64_t x = w[0] ^ (w[1] * 0x9E3779B97F4A7C15ULL) ^ (w[2] * 0xC2B2AE3D27D4EB4FULL);
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33;
     return x;
 }
 
-/* Hash every span; a span whose id (when ids is not NULL) and data equal an earlier
- * one's takes its hash (a got message is usually in the same take as its put). Runs
- * without the GIL: only C memory. Returns -1 if out of memory (nothing hashed). */
-static int hash_spans(const span_t *spans, Py_ssize_t n, const uint8_t *ids, uint8_t *out)
+/* Hash every span into out[i * out_stride] (8 bytes); a span whose id (when ids is not
+ * NULL: 24 bytes at ids[i * id_stride]) and data equal an earlier one's takes its hash
+ * (a got message is usually in the same take as its put). Runs without the GIL: only C
+ * memory. Returns -1 if out of memory (nothing hashed). */
+static int hash_spans(const span_t *spans, Py_ssize_t n, const uint8_t *ids, size_t id_stride,
+                      uint8_t *out, size_t out_stride)
 {
     Py_ssize_t *table = NULL;
     size_t mask = 0;
@@ -172,27 +94,28 @@ static int hash_spans(const span_t *spans, Py_ssize_t n, const uint8_t *ids, uin
         mask = size - 1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
+        uint8_t *o = out + (size_t)i * out_stride;
         if (spans[i].len < 0) {
-            memset(out + 8 * i, 0, 8);
+            memset(o, 0, 8);
             continue;
         }
         if (table != NULL) {
-            const uint8_t *id = ids + (size_t)i * TPF_MQ_ID_LEN;
+            const uint8_t *id = ids + (size_t)i * id_stride;
             size_t at = id_hash(id) & mask;
             Py_ssize_t j;
             while ((j = table[at]) >= 0 &&
-                   memcmp(ids + (size_t)j * TPF_MQ_ID_LEN, id, TPF_MQ_ID_LEN) != 0)
+                   memcmp(ids + (size_t)j * id_stride, id, TPF_MQ_ID_LEN) != 0)
                 at = (at + 1) & mask;
             if (j >= 0 && spans[j].len == spans[i].len &&
                 (spans[j].p == spans[i].p ||
                  memcmp(spans[j].p, spans[i].p, (size_t)spans[i].len) == 0)) {
-                memcpy(out + 8 * i, out + 8 * j, 8);
+                memcpy(o, out + (size_t)j * out_stride, 8);
                 continue;
             }
             if (j < 0)
                 table[at] = i;
         }
-        blake2b8(spans[i].p, (size_t)spans[i].len, out + 8 * i);
+        payload_hash64(spans[i].p, (size_t)spans[i].len, o);
     }
     free(table);
     return 0;
@@ -244,7 +167,7 @@ PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ss
         Py_INCREF(ids == NULL ? Py_None : ids);
         Py_BEGIN_ALLOW_THREADS
         rc = hash_spans(spans, n, ids != NULL ? (const uint8_t *)PyBytes_AS_STRING(ids) : NULL,
-                        (uint8_t *)PyBytes_AS_STRING(result));
+                        TPF_MQ_ID_LEN, (uint8_t *)PyBytes_AS_STRING(result), 8);
         Py_END_ALLOW_THREADS
         Py_DECREF(ids == NULL ? Py_None : ids);
     }
@@ -259,28 +182,40 @@ PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ss
     return result;
 }
 
-/* -- EventLog ------------------------------------------------------------------------- */
+/* -- the running ECB -------------------------------------------------------------------- */
 
-/* Room for one more record; -1 with MemoryError. */
-static int room(EventLog *self)
+/* The ECB running on this thread, kept by set_running_ecb (the ECB runtime's switch
+ * watcher, installed by tpfemu._lowlevel): a strong reference, or NULL outside any
+ * entry, and its id. A thread that ends inside an entry leaks that one reference. */
+static _Thread_local PyObject *running_ecb;
+static _Thread_local int64_t running_ecb_id;
+/* 1 once the watcher sees every change (installed before any entry ran): the slots are
+ * then the truth, and EventLog reads them instead of calling its `current`. */
+static int slots_exact;
+
+PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
 {
-    if (self->n < self->cap)
-        return 0;
-    Py_ssize_t cap = self->cap ? self->cap * 2 : 1024;
-    eventlog_rec_t *recs = PyMem_Realloc(self->recs, sizeof *recs * (size_t)cap);
-    if (recs == NULL) {
-        PyErr_NoMemory();
-        return -1;
+    (void)module;
+    int64_t id = -1;
+    if (ecb != Py_None) {
+        PyObject *v = PyObject_GetAttr(ecb, s_ecb_id);
+        long long x = v != NULL ? PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(v);
+        if (x == -1 && PyErr_Occurred())
+            return NULL;
+        id = x;
     }
-    self->recs = recs;
-    PyObject **objs = PyMem_Realloc(self->objs, sizeof *objs * N_OBJS * (size_t)cap);
-    if (objs == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    self->objs = objs;
-    self->cap = cap;
-    return 0;
+    Py_XSETREF(running_ecb, ecb == Py_None ? NULL : Py_NewRef(ecb));
+    running_ecb_id = id;
+    Py_RETURN_NONE;
+}
+
+PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    slots_exact = 1;
+    Py_RETURN_NONE;
 }
 
 /* The calling ECB: its id into *ecb (-1 outside any) and its program (a new reference,
@@ -289,27 +224,41 @@ static int calling_ecb(EventLog *self, int64_t *ecb, PyObject **program)
 {
     *ecb = -1;
     *program = NULL;
-    PyObject *e = PyObject_CallNoArgs(self->current);
-    if (e == NULL)
-        return -1;
-    if (e == Py_None) {
-        Py_DECREF(e);
-        return 0;
+    PyObject *e, *id = NULL;
+    if (slots_exact) {
+        if (running_ecb == NULL)
+            return 0;
+        e = Py_NewRef(running_ecb);
+        *ecb = running_ecb_id;
+    } else {
+        e = PyObject_CallNoArgs(self->current);
+        if (e == NULL)
+            return -1;
+        if (e == Py_None) {
+            Py_DECREF(e);
+            return 0;
+        }
+        id = PyObject_GetAttr(e, s_ecb_id);
+        if (id == NULL) {
+            Py_DECREF(e);
+            return -1;
+        }
     }
-    PyObject *id = PyObject_GetAttr(e, s_ecb_id);
-    PyObject *prog = id != NULL ? PyObject_GetAttr(e, s_program) : NULL;
+    PyObject *prog = PyObject_GetAttr(e, s_program);
     Py_DECREF(e);
     if (prog == NULL) {
         Py_XDECREF(id);
         return -1;
     }
-    long long v = PyLong_AsLongLong(id);
-    Py_DECREF(id);
-    if (v == -1 && PyErr_Occurred()) {
-        Py_DECREF(prog);
-        return -1;
+    if (id != NULL) {
+        long long v = PyLong_AsLongLong(id);
+        Py_DECREF(id);
+        if (v == -1 && PyErr_Occurred()) {
+            Py_DECREF(prog);
+            return -1;
+        }
+        *ecb = v;
     }
-    *ecb = v;
     if (prog == Py_None)
         Py_DECREF(prog);
     else
@@ -317,42 +266,150 @@ static int calling_ecb(EventLog *self, int64_t *ecb, PyObject **program)
     return 0;
 }
 
-int eventlog_record(PyObject *log, int kind, PyObject *queue, const tpf_mq_msg_t *md,
-                    const uint8_t *group_id, PyObject *data, int64_t time_us, uint64_t uow)
+/* -- EventLog ------------------------------------------------------------------------- */
+
+/* Room for one more record in b; -1 when memory is exhausted (nothing changed). */
+static int rec_room(evbuf_t *b)
+{
+    if (b->n < b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap * 2 : 1024;
+    eventlog_rec_t *recs = PyMem_RawRealloc(b->recs, sizeof *recs * (size_t)cap);
+    if (recs == NULL)
+        return -1;
+    b->recs = recs;
+    b->cap = cap;
+    return 0;
+}
+
+/* Room for `len` more bytes in b's arena; -1 when memory is exhausted. */
+static int data_room(evbuf_t *b, size_t len)
+{
+    if (b->size - b->used >= len)
+        return 0;
+    size_t size = b->size ? b->size : (size_t)1 << 20;
+    while (size - b->used < len)
+        size *= 2;
+    unsigned char *data = PyMem_RawRealloc(b->data, size);
+    if (data == NULL)
+        return -1;
+    b->data = data;
+    b->size = size;
+    return 0;
+}
+
+static void buf_free(evbuf_t *b)
+{
+    for (Py_ssize_t i = 0; i < b->nitems; i++)
+        Py_DECREF(b->items[i]);
+    PyMem_RawFree(b->recs);
+    PyMem_RawFree(b->data);
+    PyMem_RawFree(b->items);
+    memset(b, 0, sizeof *b);
+}
+
+/* The index of `name` (a str) in this cycle's names, added if new; `which`: 0 queue,
+ * 1 program (each remembers its last name, so a run of one name is a pointer test).
+ * -1 with an exception set. */
+static int32_t name_index(EventLog *self, PyObject *name, int which)
+{
+    if (name == self->last_name[which])
+        return self->last_ix[which];
+    PyObject *found = PyDict_GetItemWithError(self->index, name);
+    Py_ssize_t ix;
+    if (found != NULL) {
+        ix = PyLong_AsSsize_t(found);
+    } else {
+        if (PyErr_Occurred())
+            return -1;
+        ix = PyList_GET_SIZE(self->names);
+        PyObject *v = PyLong_FromSsize_t(ix);
+        int rc = v != NULL ? PyDict_SetItem(self->index, name, v) : -1;
+        Py_XDECREF(v);
+        if (rc < 0)
+            return -1;
+        if (PyList_Append(self->names, name) < 0) {
+            PyDict_DelItem(self->index, name);
+            return -1;
+        }
+    }
+    self->last_name[which] = name;
+    self->last_ix[which] = (int32_t)ix;
+    return (int32_t)ix;
+}
+
+/* The payload hash of data[0:length], the message md describes on queue q, into out:
+ * a put's is computed and remembered; a get's is the put's when the log recorded that
+ * put recently (the data is the same: a message's data never changes), else computed. */
+static void event_hash(EventLog *self, int kind, const void *q, const tpf_mq_msg_t *md,
+                       const char *data, Py_ssize_t length, uint8_t out[8])
+{
+    recent_put_t *slot = NULL;
+    if (self->recent == NULL && q != NULL)
+        self->recent = PyMem_RawCalloc(RECENT_PUTS, sizeof *self->recent);
+    if (self->recent != NULL && q != NULL)
+        slot = &self->recent[md->seq & (RECENT_PUTS - 1)];
+    if (kind == EVENTLOG_GET && slot != NULL && slot->q == q && slot->seq == md->seq &&
+        slot->put_time == md->put_time) {
+        memcpy(out, slot->hash, 8);
+        return;
+    }
+    payload_hash64((const uint8_t *)data, (size_t)length, out);
+    if (kind == EVENTLOG_PUT && slot != NULL) {
+        slot->q = q;
+        slot->seq = md->seq;
+        slot->put_time = md->put_time;
+        memcpy(slot->hash, out, 8);
+    }
+}
+
+int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
+                    const tpf_mq_msg_t *md, const uint8_t *group_id, const char *data,
+                    Py_ssize_t length, int64_t time_us, uint64_t uow)
 {
     EventLog *self = (EventLog *)log;
+    evbuf_t *b = &self->cur;
     int64_t ecb;
     PyObject *program;
+    int32_t queue_ix = -1, program_ix = -1;
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
-    if (calling_ecb(self, &ecb, &program) < 0 || room(self) < 0) {
+    if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
+        (self->payload && data_room(b, (size_t)length) < 0) ||
+        (queue_ix = name_index(self, queue, 0)) < 0 ||
+        (program != NULL && (program_ix = name_index(self, program, 1)) < 0)) {
         PyErr_Clear();
         Py_XDECREF(program);
         self->lost++;
         return 0;
     }
-    eventlog_rec_t *r = &self->recs[self->n];
+    Py_XDECREF(program); /* (held by names) */
+    eventlog_rec_t *r = &b->recs[b->n++];
     r->time_us = time_us;
     r->deadline = md->expiry;
     r->uow = (int64_t)uow;
     r->ecb = ecb;
+    r->data_off = (int64_t)b->used;
     memcpy(r->msg_id, md->msg_id, TPF_MQ_ID_LEN);
     memcpy(r->correl_id, md->correl_id, TPF_MQ_ID_LEN);
     if (group_id != NULL)
         memcpy(r->group_id, group_id, TPF_MQ_ID_LEN);
     else
         memset(r->group_id, 0, TPF_MQ_ID_LEN);
-    r->length = (int32_t)PyBytes_GET_SIZE(data);
+    r->length = (int32_t)length;
+    r->queue = queue_ix;
+    r->program = program_ix;
     r->kind = (uint8_t)kind;
     r->priority = md->priority;
     r->persistent = md->persistent;
     r->pad = 0;
-    PyObject **o = self->objs + N_OBJS * self->n;
-    o[O_QUEUE] = Py_NewRef(queue);
-    o[O_DATA] = Py_NewRef(data);
-    o[O_PROGRAM] = program;
-    o[O_PY] = NULL;
-    self->n++;
+    /* Hashed here, while the data is in the cache (the core has just copied it): keeping
+     * it for the writer instead costs more, as memory traffic, than hashing it. */
+    event_hash(self, kind, q, md, data, length, r->hash);
+    if (self->payload) {
+        memcpy(b->data + b->used, data, (size_t)length);
+        b->used += (size_t)length;
+    }
     return 0;
 }
 
@@ -367,6 +424,7 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "add(kind, queue, time_us, fields)");
         return NULL;
     }
+    evbuf_t *b = &self->cur;
     int64_t ecb;
     PyObject *program;
     if (calling_ecb(self, &ecb, &program) < 0)
@@ -378,83 +436,278 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
         : NULL;
     Py_XDECREF(ecb_obj);
     Py_XDECREF(program);
-    if (item == NULL || room(self) < 0) {
-        Py_XDECREF(item);
+    if (item == NULL)
         return NULL;
+    if (b->nitems == b->cap_items) {
+        Py_ssize_t cap = b->cap_items ? b->cap_items * 2 : 64;
+        PyObject **items = PyMem_RawRealloc(b->items, sizeof *items * (size_t)cap);
+        if (items == NULL) {
+            Py_DECREF(item);
+            return PyErr_NoMemory();
+        }
+        b->items = items;
+        b->cap_items = cap;
     }
-    eventlog_rec_t *r = &self->recs[self->n];
+    if (rec_room(b) < 0) {
+        Py_DECREF(item);
+        return PyErr_NoMemory();
+    }
+    eventlog_rec_t *r = &b->recs[b->n++];
     memset(r, 0, sizeof *r);
     r->kind = EVENTLOG_PY;
-    PyObject **o = self->objs + N_OBJS * self->n;
-    o[O_QUEUE] = o[O_DATA] = o[O_PROGRAM] = NULL;
-    o[O_PY] = item;
-    self->n++;
+    r->program = -1;
+    r->length = -1;
+    b->items[b->nitems++] = item;
     Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(take_doc, "take()\n--\n\n"
-                       "Everything recorded, in order, and forget it: (count, records,\n"
-                       "queues, datas, programs, items): the fixed records as bytes (see\n"
-                       "LAYOUT), then one list per object kind (None where a record has none;\n"
-                       "items: the tuples of events emitted in Python).");
+                       "Everything recorded, in order, and forget it: (count, records, names,\n"
+                       "items, data). records: the fixed records as bytes (see LAYOUT), each\n"
+                       "with the payload hash of its data; names: the queue and program names\n"
+                       "the records' indexes point into; items: the tuples of the events\n"
+                       "emitted in Python (kind 0), in order; data: at level payload, the\n"
+                       "recorded events' data back to back in record order (kind 0 has none),\n"
+                       "else None.");
 
 static PyObject *el_take(EventLog *self, PyObject *unused)
 {
     (void)unused;
-    Py_ssize_t n = self->n;
-    PyObject *recs = PyBytes_FromStringAndSize((const char *)self->recs,
-                                               (Py_ssize_t)sizeof(eventlog_rec_t) * n);
-    PyObject *lists[N_OBJS] = {NULL};
-    int ok = recs != NULL;
-    for (int k = 0; ok && k < N_OBJS; k++)
-        ok = (lists[k] = PyList_New(n)) != NULL;
-    if (!ok) {
-        Py_XDECREF(recs);
-        for (int k = 0; k < N_OBJS; k++)
-            Py_XDECREF(lists[k]);
+    evbuf_t *b = &self->cur;
+    PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
+    PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
+                                               (Py_ssize_t)sizeof *b->recs * b->n);
+    PyObject *items = PyList_New(b->nitems);
+    PyObject *data = self->payload
+        ? PyBytes_FromStringAndSize((const char *)b->data, (Py_ssize_t)b->used)
+        : Py_NewRef(Py_None);
+    PyObject *result = NULL;
+    if (fresh_names != NULL && fresh_index != NULL && recs != NULL && items != NULL &&
+        data != NULL)
+        result = Py_BuildValue("(nOOOO)", b->n, recs, self->names, items, data);
+    if (result != NULL) { /* handed over: start afresh (the arena and records are reused) */
+        for (Py_ssize_t i = 0; i < b->nitems; i++) /* the references move into the list */
+            PyList_SET_ITEM(items, i, b->items[i]);
+        b->n = 0;
+        b->nitems = 0;
+        if (b->size > ((size_t)64 << 20) && b->used < b->size / 8) { /* after a burst */
+            PyMem_RawFree(b->data);
+            b->data = NULL;
+            b->size = 0;
+        }
+        b->used = 0;
+        Py_SETREF(self->names, Py_NewRef(fresh_names));
+        Py_SETREF(self->index, Py_NewRef(fresh_index));
+        self->last_name[0] = self->last_name[1] = NULL;
+    }
+    Py_XDECREF(fresh_names);
+    Py_XDECREF(fresh_index);
+    Py_XDECREF(recs);
+    Py_XDECREF(items);
+    Py_XDECREF(data);
+    return result;
+}
+
+PyDoc_STRVAR(write_ipc_doc,
+             "write_ipc(fd, seq0, cpu, qmgr, batch_events)\n--\n\n"
+             "Write everything recorded to the file descriptor fd as Arrow IPC record\n"
+             "batches of the journal schema (at most batch_events rows each, seq from seq0,\n"
+             "cpu and qmgr on every row), encoded in C with the GIL released, and forget\n"
+             "it: returns (count, bytes written). Returns None, doing nothing, when events\n"
+             "emitted in Python are among them (take() them instead). OSError when a write\n"
+             "fails: the events not written are counted in lost.");
+
+/* The names of this cycle as UTF-8 copies in one block (*block, free both with
+ * PyMem_RawFree). -1 with an exception set. */
+static int names_utf8(PyObject *names, jipc_text_t **out, char **block)
+{
+    Py_ssize_t n = PyList_GET_SIZE(names), total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        if (PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len) == NULL)
+            return -1;
+        total += len;
+    }
+    jipc_text_t *t = PyMem_RawMalloc(sizeof *t * (size_t)(n ? n : 1));
+    char *p = PyMem_RawMalloc((size_t)(total ? total : 1));
+    if (t == NULL || p == NULL) {
+        PyMem_RawFree(t);
+        PyMem_RawFree(p);
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t len;
+        const char *u = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
+        memcpy(p + at, u, (size_t)len);
+        t[i].p = p + at;
+        t[i].len = (size_t)len;
+        at += len;
+    }
+    *out = t;
+    *block = p;
+    return 0;
+}
+
+/* write(2) all of buf; 0, or -1 with errno set. */
+static int write_all(int fd, const unsigned char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
+        !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "write_ipc(fd: int, seq0: int, cpu: str, qmgr: str, batch_events: int)");
         return NULL;
     }
-    for (Py_ssize_t i = 0; i < n; i++) /* the references move into the lists */
-        for (int k = 0; k < N_OBJS; k++) {
-            PyObject *v = self->objs[N_OBJS * i + k];
-            PyList_SET_ITEM(lists[k], i, v != NULL ? v : Py_NewRef(Py_None));
+    int fd = PyObject_AsFileDescriptor(args[0]);
+    long long seq0 = PyLong_AsLongLong(args[1]);
+    Py_ssize_t most = PyLong_AsSsize_t(args[4]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (most <= 0) {
+        PyErr_SetString(PyExc_ValueError, "write_ipc: batch_events must be positive");
+        return NULL;
+    }
+    if (self->writing) {
+        PyErr_SetString(PyExc_RuntimeError, "EventLog.write_ipc() is already running");
+        return NULL;
+    }
+    evbuf_t *cur = &self->cur;
+    if (cur->nitems != 0)
+        Py_RETURN_NONE;
+    if (cur->n == 0)
+        return Py_BuildValue("(nn)", (Py_ssize_t)0, (Py_ssize_t)0);
+    jipc_text_t *names = NULL;
+    char *names_block = NULL, *consts = NULL;
+    Py_ssize_t cpu_len, qmgr_len;
+    const char *cpu = PyUnicode_AsUTF8AndSize(args[2], &cpu_len);
+    const char *qmgr = cpu != NULL ? PyUnicode_AsUTF8AndSize(args[3], &qmgr_len) : NULL;
+    PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
+    if (qmgr == NULL || fresh_names == NULL || fresh_index == NULL ||
+        names_utf8(self->names, &names, &names_block) < 0 ||
+        (consts = PyMem_RawMalloc((size_t)(cpu_len + qmgr_len + 1))) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        Py_XDECREF(fresh_names);
+        Py_XDECREF(fresh_index);
+        PyMem_RawFree(names);
+        PyMem_RawFree(names_block);
+        return NULL;
+    }
+    memcpy(consts, cpu, (size_t)cpu_len);
+    memcpy(consts + cpu_len, qmgr, (size_t)qmgr_len);
+    /* Swap under the GIL: the application records into the spare from now on. */
+    evbuf_t taken = *cur;
+    *cur = self->spare;
+    memset(&self->spare, 0, sizeof self->spare);
+    Py_SETREF(self->names, fresh_names);
+    Py_SETREF(self->index, fresh_index);
+    self->last_name[0] = self->last_name[1] = NULL;
+
+    jipc_batch_t batch = {
+        .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
+        (size_t)qmgr_len}, .names = names, .data = self->payload ? taken.data : NULL,
+    };
+    Py_ssize_t done = 0;
+    size_t written = 0;
+    int err = 0;
+    self->writing = 1;
+    Py_BEGIN_ALLOW_THREADS
+    while (done < taken.n) {
+        Py_ssize_t n = taken.n - done < most ? taken.n - done : most;
+        batch.recs = taken.recs + done;
+        batch.n = (size_t)n;
+        batch.seq0 = seq0 + done;
+        unsigned char *msg;
+        size_t len;
+        if (jipc_encode(&batch, &msg, &len) < 0) {
+            err = ENOMEM;
+            break;
         }
-    self->n = 0;
-    return Py_BuildValue("(nNNNNN)", n, recs, lists[O_QUEUE], lists[O_DATA],
-                         lists[O_PROGRAM], lists[O_PY]);
+        int rc = write_all(fd, msg, len);
+        free(msg);
+        if (rc < 0) {
+            err = errno;
+            break;
+        }
+        done += n;
+        written += len;
+    }
+    Py_END_ALLOW_THREADS
+    self->writing = 0;
+    PyMem_RawFree(names);
+    PyMem_RawFree(names_block);
+    PyMem_RawFree(consts);
+    Py_ssize_t count = taken.n;
+    /* The taken buffer becomes the spare, emptied. */
+    taken.n = 0;
+    if (taken.size > ((size_t)64 << 20) && taken.used < taken.size / 8) {
+        PyMem_RawFree(taken.data);
+        taken.data = NULL;
+        taken.size = 0;
+    }
+    taken.used = 0;
+    self->spare = taken;
+    if (err != 0) {
+        self->lost += count - done;
+        errno = err;
+        return PyErr_SetFromErrno(err == ENOMEM ? PyExc_MemoryError : PyExc_OSError);
+    }
+    return Py_BuildValue("(nn)", count, (Py_ssize_t)written);
 }
 
 static Py_ssize_t el_len(EventLog *self)
 {
-    return self->n;
+    return self->cur.n;
 }
 
 static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *current;
-    static char *kwlist[] = {"current", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O", kwlist, &current))
+    int payload = 0;
+    static char *kwlist[] = {"current", "payload", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p", kwlist, &current, &payload))
         return NULL;
     if (!PyCallable_Check(current)) {
         PyErr_SetString(PyExc_TypeError, "EventLog(current): current must be callable");
         return NULL;
     }
-    if ((s_ecb_id == NULL && (s_ecb_id = PyUnicode_InternFromString("ecb_id")) == NULL) ||
-        (s_program == NULL && (s_program = PyUnicode_InternFromString("program")) == NULL))
-        return NULL;
     EventLog *self = (EventLog *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
+    self->names = PyList_New(0);
+    self->index = PyDict_New();
+    if (self->names == NULL || self->index == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
     self->current = Py_NewRef(current);
+    self->payload = payload;
     return (PyObject *)self;
 }
 
 static void el_dealloc(EventLog *self)
 {
-    for (Py_ssize_t i = 0; i < N_OBJS * self->n; i++)
-        Py_XDECREF(self->objs[i]);
-    PyMem_Free(self->recs);
-    PyMem_Free(self->objs);
+    buf_free(&self->cur);
+    buf_free(&self->spare);
+    PyMem_RawFree(self->recent);
+    Py_XDECREF(self->names);
+    Py_XDECREF(self->index);
     Py_XDECREF(self->current);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -462,12 +715,15 @@ static void el_dealloc(EventLog *self)
 static PyMemberDef el_members[] = {
     {"lost", T_PYSSIZET, offsetof(EventLog, lost), READONLY,
      "Events the MQI's fast paths could not record (out of memory): counted, not raised."},
+    {"payload", T_INT, offsetof(EventLog, payload), READONLY,
+     "1 when take() returns the recorded events' data (journal level payload)."},
     {NULL, 0, 0, 0, NULL},
 };
 
 static PyMethodDef el_methods[] = {
     {"add", (PyCFunction)(void (*)(void))el_add, METH_FASTCALL, add_doc},
     {"take", (PyCFunction)el_take, METH_NOARGS, take_doc},
+    {"write_ipc", (PyCFunction)(void (*)(void))el_write_ipc, METH_FASTCALL, write_ipc_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -478,8 +734,9 @@ PyTypeObject eventlog_type = {
     .tp_name = "tpfemu._fastpath.EventLog",
     .tp_basicsize = sizeof(EventLog),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "EventLog(current): the journal's capture buffer (native/python/eventlog.h);\n"
-              "current() returns the running ECB or None.",
+    .tp_doc = "EventLog(current, payload=False): the journal's capture buffer\n"
+              "(native/python/eventlog.h); current() returns the running ECB or None (used\n"
+              "until the ECB runtime's switch watcher is trusted).",
     .tp_new = el_new,
     .tp_dealloc = (destructor)el_dealloc,
     .tp_methods = el_methods,
@@ -490,14 +747,18 @@ PyTypeObject eventlog_type = {
 /* EventLog.LAYOUT: (record size, {field: (offset, numpy format)}). */
 int eventlog_ready(PyObject *module)
 {
+    if ((s_ecb_id == NULL && (s_ecb_id = PyUnicode_InternFromString("ecb_id")) == NULL) ||
+        (s_program == NULL && (s_program = PyUnicode_InternFromString("program")) == NULL))
+        return -1;
     if (PyType_Ready(&eventlog_type) < 0)
         return -1;
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt
     PyObject *fields = Py_BuildValue(
-        "{s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)}",
+        "{s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)}",
         F(time_us, "<i8"), F(deadline, "<i8"), F(uow, "<i8"), F(ecb, "<i8"),
-        F(msg_id, "V24"), F(correl_id, "V24"), F(group_id, "V24"), F(length, "<i4"),
-        F(kind, "u1"), F(priority, "u1"), F(persistent, "u1"));
+        F(data_off, "<i8"), F(msg_id, "V24"), F(correl_id, "V24"), F(group_id, "V24"),
+        F(hash, "V8"), F(length, "<i4"), F(queue, "<i4"), F(program, "<i4"), F(kind, "u1"),
+        F(priority, "u1"), F(persistent, "u1"));
 #undef F
     PyObject *layout = fields != NULL
         ? Py_BuildValue("(nN)", (Py_ssize_t)sizeof(eventlog_rec_t), fields) : NULL;

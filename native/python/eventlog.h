@@ -4,11 +4,19 @@
  * queue manager emits in Python reach it as a raw event-bus subscriber (EventLog.add,
  * a C method: no Python frame). The MQI's fast paths (fastpath.c, planpath.c) record
  * their put and get events here directly, in C, from the core's descriptor: a fixed
- * record and three object references (queue name, data, program), no dict and no
- * tuple. Both kinds go into one buffer in the order they happen (every call holds the
- * GIL), which the journal's writer thread takes whole (EventLog.take) and turns into
- * columns. The payload hash the journal stores is computed there, with the GIL
- * released (payload_hashes: BLAKE2b with an 8-byte digest, RFC 7693).
+ * record, the message data copied into the log's arena, and the queue and program
+ * names as indexes into a table of names; no object is kept per event. Both kinds go
+ * into one buffer in the order they happen (every call holds the GIL).
+ *
+ * The journal's writer thread takes everything at once (EventLog.take): the buffer is
+ * swapped for a spare under the GIL, then the payload hashes are computed with the GIL
+ * released (so the application goes on recording meanwhile) and written into the
+ * records. The arenas are reused from take to take: recording touches memory that is
+ * already mapped, instead of keeping each message's bytes object alive until the
+ * writer drops it (fresh pages after every trim of the heap).
+ *
+ * The running ECB is read from a thread-local slot that the ECB runtime keeps current
+ * through its switch watcher (set_running_ecb), not by calling into Python.
  *
  * A record's layout is exported as EventLog.LAYOUT (name -> (offset, format)), so the
  * writer reads it with numpy without a second definition. All functions need the GIL.
@@ -32,10 +40,14 @@ typedef struct {
     int64_t deadline;                 /**< expiry deadline (TPF_MQ_NEVER: none) */
     int64_t uow;                      /**< unit of work, 0 outside one */
     int64_t ecb;                      /**< the calling ECB's id, -1 outside any */
+    int64_t data_off;                 /**< where its data is in the log's arena (internal) */
     uint8_t msg_id[TPF_MQ_ID_LEN];
     uint8_t correl_id[TPF_MQ_ID_LEN];
     uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
+    uint8_t hash[8];                  /**< payload hash of the data, written by take() */
     int32_t length;                   /**< message data length (without the record) */
+    int32_t queue;                    /**< index of the queue's name in take()'s names */
+    int32_t program;                  /**< index of the program's name, -1: none */
     uint8_t kind;                     /**< EVENTLOG_* */
     uint8_t priority;
     uint8_t persistent;
@@ -58,14 +70,23 @@ static inline int eventlog_check(PyObject *obj)
 
 /**
  * Record a put or get (`kind`) of the message described by `md`, whose data (without
- * its context record) is the bytes object `data`, on the queue named `queue`, at
+ * its context record) is `data[0:length]` (copied), on the queue named `queue`, at
  * `time_us`, by unit of work `uow` (0: none; the call's, not md->uow, which a get
  * reports as the put's). `group_id` is the message's GroupId, or NULL for none. Reads
  * the calling ECB. Returns 0: the call it records has happened, so an event that cannot
  * be recorded (no memory, or the ECB lookup failed) is counted in EventLog.lost, and
  * the exception cleared, instead of failing that call.
  */
-int eventlog_record(PyObject *log, int kind, PyObject *queue, const tpf_mq_msg_t *md,
-                    const uint8_t *group_id, PyObject *data, int64_t time_us, uint64_t uow);
+int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
+                    const tpf_mq_msg_t *md, const uint8_t *group_id, const char *data,
+                    Py_ssize_t length, int64_t time_us, uint64_t uow);
+
+/** Module-level set_running_ecb(ecb): the ECB now running on this thread (None: none),
+ * for the ECB runtime's switch watcher (see eventlog.c). */
+PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb);
+
+/** Module-level trust_running_slots(): the switch watcher was installed before any
+ * entry ran, so the slots it keeps are exact from now on (see eventlog.c). */
+PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused);
 
 #endif

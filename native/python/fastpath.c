@@ -162,7 +162,8 @@ static PyObject *put_logged(FastQueue *self, PyObject *data, long priority, uint
                            (uint32_t)PyBytes_GET_SIZE(data));
     if (rc != MQRC_NONE)
         return raise_rc(self, rc, "MQPUT");
-    if (eventlog_record(log, EVENTLOG_PUT, self->name, &md, NULL, data, md.put_time, uow) < 0)
+    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, PyBytes_AS_STRING(data),
+                        PyBytes_GET_SIZE(data), md.put_time, uow) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -288,13 +289,15 @@ static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObj
     uint8_t group[TPF_MQ_ID_LEN];
     const uint8_t *g = md_record_group_id(get_scratch.p, md.ctx_len);
     if (g != NULL)
-        memcpy(group, g, sizeof group); /* (the scratch may be reused below) */
+        memcpy(group, g, sizeof group); /* (recording may run Python, which may reuse the
+                                           scratch: the event reads the bytes made here) */
     PyObject *data = PyBytes_FromStringAndSize(get_scratch.p + md.ctx_len,
                                                (Py_ssize_t)(md.length - md.ctx_len));
     if (data == NULL)
         return NULL;
-    if (eventlog_record(log, EVENTLOG_GET, self->name, &md, g != NULL ? group : NULL, data,
-                        md_now_us(), uow) < 0) {
+    if (eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g != NULL ? group : NULL,
+                        PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), md_now_us(),
+                        uow) < 0) {
         Py_DECREF(data);
         return NULL;
     }
@@ -432,9 +435,10 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     }
     if (md_put_write(fields, p->md.msg_id, outputs, PyTuple_GET_ITEM(settings, 5), now) < 0)
         goto done;
-    if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, &p->md,
-                                     md_record_group_id(p->record, p->record_len), data,
-                                     now, 0) < 0)
+    if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
+                                     md_record_group_id(p->record, p->record_len),
+                                     PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
+                                     0) < 0)
         goto done;
     result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
@@ -508,8 +512,9 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     int64_t now = md.expiry == TPF_MQ_NEVER && !logged ? 0 : md_now_us();
     if (md_get_write(args[0], &md, record, now) < 0 ||
-        (logged && eventlog_record(log, EVENTLOG_GET, self->name, &md,
-                                   md_record_group_id(record, md.ctx_len), data, now,
+        (logged && eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md,
+                                   md_record_group_id(record, md.ctx_len),
+                                   PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
                                    0) < 0)) {
         Py_DECREF(data);
         goto done;
@@ -627,6 +632,12 @@ static PyMethodDef fp_methods[] = {
      "digest) of each bytes in the list, 8 bytes each (zeros for None), computed without the "
      "GIL; with ids (24 bytes per data), data equal to an earlier one's of the same id "
      "takes its hash."},
+    {"set_running_ecb", eventlog_set_running_ecb, METH_O,
+     "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
+     "switch watcher; see native/python/eventlog.c)."},
+    {"trust_running_slots", eventlog_trust_running_slots, METH_NOARGS,
+     "trust_running_slots(): the switch watcher sees every change; EventLog reads the "
+     "running ECB from it."},
     {"bind", fp_bind, METH_VARARGS,
      "bind(put_simple, get_alloc, put, get, error_factory): addresses of the core's "
      "functions to call."},

@@ -13,6 +13,7 @@ import pytest
 
 import tpfemu
 import tpfemu.mqi as pymqi
+from ecb import linkage
 from tpfemu import journal
 from tpfemu._lowlevel import CoreQueue, EventLog, payload_hashes
 from tpfemu.journal.writer import RECORD
@@ -141,7 +142,7 @@ def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system,
     assert md_put.correl_id == b"CORREL-0".ljust(24, b"\0")
     group_get = next(e for e in gets if e.payload == b"run group 0")
     assert group_get.group_id == b"GROUP-1".ljust(24, b"\0")
-    assert group_get.payload_hash == hashlib.blake2b(b"run group 0", digest_size=8).digest()
+    assert group_get.payload_hash == payload_hashes([b"run group 0"])
     inside = [e for e in captured if e.program == "QCAP"]
     assert len(inside) == len(captured) // 2 and all(isinstance(e.ecb, int) for e in inside)
 
@@ -169,30 +170,56 @@ def test_the_capture_stands_down_for_any_other_subscriber():
     assert len(log) == 1
 
 
-def test_an_event_log_keeps_the_order_of_both_kinds():
+@pytest.mark.parametrize("payload", [False, True], ids=["events", "payload"])
+def test_an_event_log_keeps_the_order_of_both_kinds(payload):
     """Events recorded by a core queue and events added from Python come out of take()
-    in the order they happened, with the descriptor in the fixed record."""
-    log = EventLog(lambda: None)
+    in the order they happened: the descriptor in the fixed record, the queue as an index
+    into the names, the payload hash computed, and at level payload the data back to
+    back in record order."""
+    log = EventLog(lambda: None, payload=payload)
     q = CoreQueue("ORDER.Q")
     try:
         log.add("define", "ORDER.Q", 1, {"kind": "QL"})
         q.put(b"first", 4, 0, log)
         log.add("alter", "ORDER.Q", 2, {})
         assert q.get_body(0, False, log) == b"first"
-        count, records, queues, datas, programs, items = log.take()
+        q.put(b"second!", 2, 0, log)
+        count, records, names, items, data = log.take()
     finally:
         q.close()
-    assert count == 4 and len(log) == 0
+    assert count == 5 and len(log) == 0
     recs = np.frombuffer(records, dtype=RECORD)
-    assert list(recs["kind"]) == [0, 1, 0, 2]
-    assert [i[0] if i else None for i in items] == ["define", None, "alter", None]
-    assert queues == [None, "ORDER.Q", None, "ORDER.Q"]
-    assert datas == [None, b"first", None, b"first"]
-    assert programs == [None] * 4
+    assert list(recs["kind"]) == [0, 1, 0, 2, 1]
+    assert [i[0] for i in items] == ["define", "alter"]
+    assert names == ["ORDER.Q"] and list(recs["queue"][[1, 3, 4]]) == [0, 0, 0]
+    assert list(recs["program"]) == [-1] * 5
     put, get = recs[1], recs[3]
     assert bytes(put["msg_id"]) == bytes(get["msg_id"]) != bytes(24)
     assert put["priority"] == get["priority"] == 4 and put["length"] == 5
     assert put["ecb"] == -1 and put["time_us"] <= get["time_us"]
+    hashes = [bytes(h) for h in recs["hash"][[1, 3, 4]]]
+    assert hashes == [payload_hashes([d]) for d in (b"first", b"first", b"second!")]
+    assert data == (b"firstfirstsecond!" if payload else None)
+
+
+def test_take_hands_over_while_recording_goes_on():
+    """take() swaps buffers: what is recorded after it goes to the next take, names are
+    numbered afresh, and a buffer's arena is reused (the data stays right)."""
+    log = EventLog(lambda: None, payload=True)
+    a, b = CoreQueue("A.Q"), CoreQueue("B.Q")
+    try:
+        for round_ in range(3):
+            a.put(b"a%d" % round_ * 100, 0, 0, log)
+            b.put(b"b%d" % round_ * 200, 0, 0, log)
+            count, records, names, _, data = log.take()
+            recs = np.frombuffer(records, dtype=RECORD)
+            assert count == 2 and names == ["A.Q", "B.Q"]
+            assert list(recs["queue"]) == [0, 1]
+            assert data == b"a%d" % round_ * 100 + b"b%d" % round_ * 200
+        assert log.take()[0] == 0
+    finally:
+        a.close()
+        b.close()
 
 
 def test_payload_hashes_are_blake2b_of_8_bytes():
@@ -215,18 +242,25 @@ def test_payload_hashes_are_blake2b_of_8_bytes():
 
 
 def test_an_event_that_cannot_be_recorded_is_counted_not_raised():
-    """The call a record is for has happened: when the record fails (here the ECB lookup
-    raises), the put still stands, no error reaches the caller, and the log counts the
-    event as lost."""
-    def broken():
-        raise RuntimeError("no ECB table")
+    """The call a record is for has happened: when the record fails (here reading the
+    running ECB's program raises), the put still stands, no error reaches the caller, and
+    the log counts the event as lost."""
+    class BrokenEcb:
+        ecb_id = 7
 
-    log = EventLog(broken)
+        @property
+        def program(self):
+            raise RuntimeError("no program table")
+
+    log = EventLog(lambda: None)
     q = CoreQueue("LOST.Q")
+    watcher = linkage._watcher  # what the ECB runtime calls at each switch
+    watcher(BrokenEcb())
     try:
         q.put(b"kept", 0, 0, log)
         assert q.depth == 1 and len(log) == 0 and log.lost == 1
         assert q.get_body(0, False, log) == b"kept"
         assert log.lost == 2
     finally:
+        watcher(None)
         q.close()

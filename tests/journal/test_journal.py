@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -506,16 +507,10 @@ def test_a_write_failure_stops_the_journal_not_the_system(start_system):
     stops recording; MQI calls go on working."""
     system = start_system()
     jr = system.journal
-
-    class Broken:
-        def write_batch(self, batch):
-            raise OSError(28, "No space left on device")
-
-        def close(self):
-            pass
-
     assert jr.flush()
-    jr._stream = Broken()
+    segment_fd = jr._fd
+    jr._fd = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC, a real full disk
+    os.close(segment_fd)
     qm, q = _open(system)
     q.put(b"lost", pymqi.MD())
     assert jr.flush() is False

@@ -97,14 +97,14 @@ class Journal:
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
         #: Events not written yet, recorded in C (see the module docstring).
-        self._log = EventLog(current_ecb)
+        self._log = EventLog(current_ecb, payload=level == "payload")
         self._cond = threading.Condition()
         self._flush_asked = 0
         self._flush_done = 0
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._file: Any = None
-        self._stream: Any = None
+        self._fd: int | None = None  # the segment being written
+        self._size = 0  # its size so far
         self._segment: Path | None = None
         self._segment_number = 0
         self._seq = 0
@@ -190,27 +190,36 @@ class Journal:
                 self._segment_number += 1
                 continue
             break
-        # An Arrow OSFile writes from C++ without the GIL (a Python file would take it).
-        f = pa.OSFile(str(path), "wb")
+        # The segment is an Arrow IPC stream: the schema message, record batch messages
+        # (encoded in C by EventLog.write_ipc, or by pyarrow for events emitted in
+        # Python), then the end-of-stream marker; all written with os.write.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         schema = SCHEMA.with_metadata({
             "tpfemu.journal.version": str(SCHEMA_VERSION),
             "tpfemu.journal.cpu": self.cpu,
             "tpfemu.journal.qmgr": self.qmgr.name,
             "tpfemu.journal.level": self.level,
         })
-        self._file = f
-        self._stream = pa.ipc.new_stream(f, schema)
-        f.flush()
+        self._fd = fd
+        self._size = 0
         self._segment = path
         self.segments_opened.append(path)
+        self._append(schema.serialize())
+
+    def _append(self, message: Any) -> None:
+        """Append an encapsulated IPC message (bytes or an Arrow buffer) to the segment."""
+        view = memoryview(message)
+        while view:
+            view = view[os.write(self._fd, view):]
+        self._size += len(message)
 
     def _close_segment(self) -> None:
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.write(fd, _END_OF_STREAM)
+            finally:
+                os.close(fd)
 
     # -- the writer thread ----------------------------------------------------------------
 
@@ -249,49 +258,58 @@ class Journal:
                 return
 
     def _write_queued(self) -> None:
-        count, records, queues, datas, programs, items = self._log.take()
+        """Write what was recorded since the last cycle, and rotate the segment once it has
+        grown past ``segment_bytes``."""
+        done = self._log.write_ipc(self._fd, self._seq, self.cpu, self.qmgr.name,
+                                   self.batch_events)
+        if done is not None:  # only the fast paths' records: encoded in C, without the GIL
+            count, size = done
+            self._seq += count
+            self.written += count
+            self._size += size
+        else:  # events emitted in Python among them: column by column, in order
+            self._write_taken()
+        if self._size >= self.segment_bytes:
+            self._close_segment()
+            self._segment_number += 1
+            self._open_segment()
+
+    def _write_taken(self) -> None:
+        count, records, names, items, data = self._log.take()
         if not count:
             return
-        recs = np.frombuffer(records, dtype=RECORD)
-        limits = _batch_limits(recs, datas, items, self.batch_events,
-                               self.level == "payload")
+        taken = _Taken(np.frombuffer(records, dtype=RECORD), pa.array(names, pa.string()),
+                       items, data)
         start = 0
-        for end in limits:
-            self._stream.write_batch(self._batch(recs[start:end], queues[start:end],
-                                                 datas[start:end], programs[start:end],
-                                                 items[start:end]))
+        for end in _batch_limits(taken, self.batch_events):
+            self._append(self._batch(taken, start, end).serialize())
             self.written += end - start
             start = end
-            if self._file.tell() >= self.segment_bytes:
-                self._close_segment()
-                self._segment_number += 1
-                self._open_segment()
-        self._file.flush()
 
-    def _batch(self, recs: np.ndarray, queues: list, datas: list, programs: list,
-               items: list) -> pa.RecordBatch:
-        """One record batch of the journal schema from taken events: the fast paths'
-        records (columns straight from the fixed records) and events emitted in Python
-        (from their tuples), merged back into the order they happened."""
-        n = len(recs)
+    def _batch(self, taken: _Taken, start: int, end: int) -> pa.RecordBatch:
+        """One record batch of the journal schema from taken events ``start:end``: the
+        fast paths' records (columns straight from the fixed records) and events emitted
+        in Python (from their tuples), merged back into the order they happened."""
+        n = end - start
         seq0 = self._seq
         self._seq += n
+        recs = taken.recs[start:end]
         in_python = recs["kind"] == 0
         emitted = int(np.count_nonzero(in_python))
         if emitted == 0:
-            columns = self._recorded_columns(recs, queues, datas, programs)
-        elif emitted == n:
-            columns = self._emitted_columns(items)
+            columns = self._recorded_columns(taken, start, end, None)
         else:
-            at = np.flatnonzero(in_python)
-            rest = np.flatnonzero(~in_python)
-            recorded = self._recorded_columns(recs[rest], [queues[i] for i in rest],
-                                              [datas[i] for i in rest],
-                                              [programs[i] for i in rest])
-            emitted_cols = self._emitted_columns([items[i] for i in at])
-            order = pa.array(np.argsort(np.concatenate([rest, at]), kind="stable"))
-            columns = [pa.concat_arrays([a, b]).take(order)
-                       for a, b in zip(recorded, emitted_cols, strict=True)]
+            first = int(np.searchsorted(taken.py_at, start))
+            emitted_cols = self._emitted_columns(taken.items[first:first + emitted])
+            if emitted == n:
+                columns = emitted_cols
+            else:
+                rest = np.flatnonzero(~in_python)
+                recorded = self._recorded_columns(taken, start, end, rest)
+                at = np.flatnonzero(in_python)
+                order = pa.array(np.argsort(np.concatenate([rest, at]), kind="stable"))
+                columns = [pa.concat_arrays([a, b]).take(order)
+                           for a, b in zip(recorded, emitted_cols, strict=True)]
         time_col, *others = columns
         return pa.RecordBatch.from_arrays([
             time_col,
@@ -301,35 +319,45 @@ class Journal:
             *others,
         ], schema=SCHEMA)
 
-    def _payloads(self, datas: list, n: int) -> pa.Array:
-        return pa.array(datas, pa.binary()) if self.level == "payload" else pa.nulls(
-            n, pa.binary())
-
-    def _recorded_columns(self, recs: np.ndarray, queues: list, datas: list,
-                          programs: list) -> list[pa.Array]:
-        """The columns (all but seq, cpu and qmgr) of events recorded in C."""
+    def _recorded_columns(self, taken: _Taken, start: int, end: int,
+                          rows: np.ndarray | None) -> list[pa.Array]:
+        """The columns (all but seq, cpu and qmgr) of the events recorded in C among
+        ``start:end`` (``rows``: their positions in it; None: all of them)."""
+        recs = taken.recs[start:end]
+        if rows is not None:
+            recs = recs[rows]
         n = len(recs)
         time_col = pa.array(np.ascontiguousarray(recs["time_us"]))
-        msg_ids = np.ascontiguousarray(recs["msg_id"]).tobytes()
         deadline_col = pa.array(np.ascontiguousarray(recs["deadline"]))
         ecbs = np.ascontiguousarray(recs["ecb"])
-        hashes = payload_hashes(datas, msg_ids)
+        programs = np.ascontiguousarray(recs["program"])
+        if self.level == "payload":
+            # The data of start:end lies back to back (events emitted in Python have
+            # none), so the offsets are the records' starts within that stretch.
+            base = taken.starts[start]
+            offsets = np.append(taken.starts[start:end] if rows is None
+                                else taken.starts[start + rows], taken.starts[end]) - base
+            payload = pa.BinaryArray.from_buffers(
+                pa.binary(), n, [None, pa.py_buffer(offsets.astype(np.int32)),
+                                 pa.py_buffer(taken.data[base:taken.starts[end]])])
+        else:
+            payload = pa.nulls(n, pa.binary())
         return [
             time_col,
-            pa.array(queues, pa.string()),
+            taken.names.take(pa.array(np.ascontiguousarray(recs["queue"]))),
             _KIND_NAMES.take(pa.array(recs["kind"].astype(np.int32))),
-            _ids(msg_ids, n),
+            _ids(np.ascontiguousarray(recs["msg_id"]).tobytes(), n),
             _ids(np.ascontiguousarray(recs["correl_id"]).tobytes(), n),
             _group_ids(_ids(np.ascontiguousarray(recs["group_id"]).tobytes(), n)),
             pa.array(recs["priority"].astype(np.int32)),
             pa.array(recs["persistent"].astype(np.bool_)),
             _time_left(deadline_col, time_col).cast(pa.int32()),
             pa.array(np.ascontiguousarray(recs["length"])),
-            _fixed(hashes, 8, n),
-            self._payloads(datas, n),
+            _fixed(np.ascontiguousarray(recs["hash"]).tobytes(), 8, n),
+            payload,
             pa.array(np.ascontiguousarray(recs["uow"])),
             pa.array(ecbs, mask=ecbs < 0),
-            pa.array(programs, pa.string()),
+            taken.names.take(pa.array(programs, mask=programs < 0)),
             pa.nulls(n, pa.string()),
         ]
 
@@ -369,7 +397,8 @@ class Journal:
             _expiries(column("expiry"), column("expires_us"), time_col),
             length_col,
             pc.if_else(no_data, _NULL_BINARY, hashes),
-            self._payloads(datas, n),
+            pa.array(datas, pa.binary()) if self.level == "payload" else pa.nulls(
+                n, pa.binary()),
             pa.array(column("uow"), pa.int64()),
             pa.array(ecbs, pa.int64()),
             pa.array(programs, pa.string()),
@@ -400,17 +429,33 @@ def _ids(buffer: bytes, n: int) -> pa.Array:
     return _fixed(buffer, 24, n)
 
 
-def _batch_limits(recs: np.ndarray, datas: list, items: list, most: int,
-                  payload: bool) -> list[int]:
-    """Where the record batches of ``n`` taken events end: every ``most`` events, and at
+class _Taken:
+    """What one ``EventLog.take()`` returned, ready for the column builders."""
+
+    def __init__(self, recs: np.ndarray, names: pa.Array, items: list,
+                 data: bytes | None) -> None:
+        self.recs = recs
+        self.names = names  # the queue and program names the records index
+        self.items = items  # the tuples of the events emitted in Python, in order
+        self.py_at = np.flatnonzero(recs["kind"] == 0)  # where those events are
+        self.data = memoryview(data) if data is not None else None
+        #: At level payload: where each record's data starts in ``data`` (n + 1 values).
+        self.starts = None
+        if data is not None:
+            lengths = np.where(recs["kind"] == 0, 0, recs["length"]).astype(np.int64)
+            self.starts = np.concatenate([[0], np.cumsum(lengths)])
+
+
+def _batch_limits(taken: _Taken, most: int) -> list[int]:
+    """Where the record batches of the taken events end: every ``most`` events, and at
     level ``payload`` also once a batch's message data passes MAX_BATCH_PAYLOAD (an Arrow
     binary column holds at most 2 GiB)."""
-    n = len(recs)
-    if not payload:
+    n = len(taken.recs)
+    if taken.starts is None:
         return [*range(most, n, most), n]
-    sizes = recs["length"].astype(np.int64)
-    for i in np.flatnonzero(recs["kind"] == 0):
-        data = items[i][3].get("data")
+    sizes = np.diff(taken.starts)
+    for i, item in zip(taken.py_at, taken.items, strict=True):
+        data = item[3].get("data")
         sizes[i] = len(data) if data is not None else 0
     limits, start, size = [], 0, 0
     for i in range(n):
@@ -423,6 +468,7 @@ def _batch_limits(recs: np.ndarray, datas: list, items: list, most: int,
     return limits
 
 
+_END_OF_STREAM = b"\xff\xff\xff\xff\x00\x00\x00\x00"
 _NO_GROUP_SCALAR = pa.scalar(_NO_GROUP, pa.binary())
 _NULL_BINARY = pa.scalar(None, pa.binary())
 

@@ -1,0 +1,307 @@
+/* journalipc.c - journal rows as Arrow IPC record-batch messages (see journalipc.h)
+ *
+ * Written from the Arrow columnar format specification ("Serialization and Interprocess
+ * Communication", Message.fbs and Schema.fbs): an encapsulated message is the
+ * continuation marker 0xFFFFFFFF, the int32 size of the flatbuffer metadata (padded so
+ * that the body starts 8-aligned), the metadata, and the body, whose buffers each start
+ * at a multiple of 8. The flatbuffer here is always the same shape, so it is laid out
+ * by hand at fixed positions (see write_metadata). Arrow IPC is little-endian.
+ */
+#include "journalipc.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "journalipc.c writes Arrow's little-endian layout with native stores"
+#endif
+
+#define NCOLS 19 /* the journal schema's columns */
+#define NBUFS 49 /* their buffers: validity + values, or validity + offsets + data */
+
+typedef struct {
+    int64_t offset, length;
+} jbuf_t;
+
+typedef struct {
+    int64_t length, null_count;
+} jnode_t;
+
+/* Where each column's buffers go in the body. */
+typedef struct {
+    jnode_t nodes[NCOLS];
+    jbuf_t bufs[NBUFS];
+    int nn, nb;
+    size_t body;
+} layout_t;
+
+static size_t pad8(size_t x)
+{
+    return (x + 7u) & ~(size_t)7u;
+}
+
+/* A buffer of `len` bytes: its offset in the body. */
+static size_t add_buf(layout_t *L, size_t len)
+{
+    size_t at = L->body;
+    L->bufs[L->nb].offset = (int64_t)at;
+    L->bufs[L->nb].length = (int64_t)len;
+    L->nb++;
+    L->body += pad8(len);
+    return at;
+}
+
+/* A column: its node; `with_validity` when it has nulls (then the bitmap is a buffer,
+ * else an empty one). Returns the validity bitmap's offset (or 0). */
+static size_t add_col(layout_t *L, size_t n, size_t nulls)
+{
+    L->nodes[L->nn].length = (int64_t)n;
+    L->nodes[L->nn].null_count = (int64_t)nulls;
+    L->nn++;
+    return add_buf(L, nulls ? (n + 7u) / 8u : 0u);
+}
+
+static inline void set_bit(unsigned char *bits, size_t i)
+{
+    bits[i >> 3] |= (unsigned char)(1u << (i & 7u));
+}
+
+static inline int id_is_zero(const uint8_t *id)
+{
+    uint64_t w[3];
+    memcpy(w, id, sizeof w);
+    return (w[0] | w[1] | w[2]) == 0;
+}
+
+/* The expiry column: what is left until `deadline` at `t`, in tenths of a second rounded
+ * up; -1 for none (TPF_MQ_NEVER), 0 once passed; at most INT32_MAX. */
+static int32_t time_left(int64_t deadline, int64_t t)
+{
+    if (deadline == TPF_MQ_NEVER)
+        return -1;
+    if (deadline <= t)
+        return 0;
+    uint64_t left = (uint64_t)deadline - (uint64_t)t; /* > 0, fits: deadline > t */
+    uint64_t tenths = (left + 99999u) / 100000u;
+    return tenths > INT32_MAX ? INT32_MAX : (int32_t)tenths;
+}
+
+/* Text columns: offsets and data, `get(i)` giving row i's text (NULL for null). */
+typedef struct {
+    const jipc_batch_t *b;
+    int which; /* 0 cpu, 1 qmgr, 2 queue, 3 event, 4 program */
+} text_src_t;
+
+static jipc_text_t text_at(const text_src_t *s, size_t i)
+{
+    static const jipc_text_t kinds[3] = {{"", 0}, {"put", 3}, {"get", 3}};
+    static const jipc_text_t none = {NULL, 0};
+    const eventlog_rec_t *r = &s->b->recs[i];
+    switch (s->which) {
+    case 0: return s->b->cpu;
+    case 1: return s->b->qmgr;
+    case 2: return s->b->names[r->queue];
+    case 3: return kinds[r->kind < 3 ? r->kind : 0];
+    default: return r->program < 0 ? none : s->b->names[r->program];
+    }
+}
+
+static void fill_text(unsigned char *body, size_t valid_at, size_t offs_at, size_t data_at,
+                      const text_src_t *s, size_t n, int nullable)
+{
+    int32_t *offs = (int32_t *)(body + offs_at);
+    unsigned char *data = body + data_at;
+    int32_t o = 0;
+    offs[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        jipc_text_t t = text_at(s, i);
+        if (t.p != NULL) {
+            if (nullable)
+                set_bit(body + valid_at, i);
+            memcpy(data + o, t.p, t.len);
+            o += (int32_t)t.len;
+        }
+        offs[i + 1] = o;
+    }
+}
+
+/* Fixed-width binary values (24-byte ids, 8-byte hashes) at `field` of each record. */
+static void fill_ids(unsigned char *body, size_t valid_at, size_t offs_at, size_t data_at,
+                     const jipc_batch_t *b, size_t field, size_t width, int zero_is_null)
+{
+    int32_t *offs = (int32_t *)(body + offs_at);
+    unsigned char *data = body + data_at;
+    int32_t o = 0;
+    offs[0] = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const uint8_t *v = (const uint8_t *)&b->recs[i] + field;
+        if (!(zero_is_null && id_is_zero(v))) {
+            if (zero_is_null)
+                set_bit(body + valid_at, i);
+            memcpy(data + o, v, width);
+            o += (int32_t)width;
+        }
+        offs[i + 1] = o;
+    }
+}
+
+/* The metadata: a flatbuffer Message{version V5, header RecordBatch{length, nodes,
+ * buffers}, bodyLength}, laid out front to back at fixed positions (all offsets below are
+ * from the flatbuffer's start, which is 8-aligned in the message):
+ *    0  root: uoffset to the Message table (16)
+ *    4  Message vtable: size 12, table size 20; fields version 16, header_type 18,
+ *       header 4, bodyLength 8
+ *   16  Message table: soffset to its vtable (12), header uoffset, bodyLength (at 24),
+ *       version (int16 at 32), header_type (uint8 at 34: RecordBatch = 3)
+ *   40  RecordBatch vtable: size 10, table size 24; fields length 8, nodes 4, buffers 16
+ *   56  RecordBatch table: soffset (16), nodes uoffset (at 60), length (int64 at 64),
+ *       buffers uoffset (at 72)
+ *   84  nodes vector: count, then FieldNode structs from 88 (8-aligned)
+ *  396  buffers vector: count, then Buffer structs from 400
+ */
+#define MSG_VT 4
+#define MSG_T 16
+#define RB_VT 40
+#define RB_T 56
+#define NODES_AT 84
+#define BUFS_AT (NODES_AT + 4 + NCOLS * 16)
+#define META_LEN (BUFS_AT + 4 + NBUFS * 16)
+
+static void put16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(unsigned char *p, int64_t v) { memcpy(p, &v, 8); }
+
+static void write_metadata(unsigned char *fb, const layout_t *L, size_t n)
+{
+    put32(fb + 0, MSG_T);
+    static const uint16_t msg_vt[6] = {12, 20, 16, 18, 4, 8};
+    for (int i = 0; i < 6; i++)
+        put16(fb + MSG_VT + 2 * i, msg_vt[i]);
+    put32(fb + MSG_T, (uint32_t)(MSG_T - MSG_VT));
+    put32(fb + MSG_T + 4, (uint32_t)(RB_T - (MSG_T + 4)));
+    put64(fb + MSG_T + 8, (int64_t)L->body);
+    put16(fb + MSG_T + 16, 4); /* MetadataVersion V5 */
+    fb[MSG_T + 18] = 3;        /* MessageHeader RecordBatch */
+    static const uint16_t rb_vt[5] = {10, 24, 8, 4, 16};
+    for (int i = 0; i < 5; i++)
+        put16(fb + RB_VT + 2 * i, rb_vt[i]);
+    put32(fb + RB_T, (uint32_t)(RB_T - RB_VT));
+    put32(fb + RB_T + 4, (uint32_t)(NODES_AT - (RB_T + 4)));
+    put64(fb + RB_T + 8, (int64_t)n);
+    put32(fb + RB_T + 16, (uint32_t)(BUFS_AT - (RB_T + 16)));
+    put32(fb + NODES_AT, NCOLS);
+    for (int i = 0; i < NCOLS; i++) {
+        put64(fb + NODES_AT + 4 + 16 * i, L->nodes[i].length);
+        put64(fb + NODES_AT + 4 + 16 * i + 8, L->nodes[i].null_count);
+    }
+    put32(fb + BUFS_AT, NBUFS);
+    for (int i = 0; i < NBUFS; i++) {
+        put64(fb + BUFS_AT + 4 + 16 * i, L->bufs[i].offset);
+        put64(fb + BUFS_AT + 4 + 16 * i + 8, L->bufs[i].length);
+    }
+}
+
+int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
+{
+    size_t n = b->n, bits = (n + 7u) / 8u, offs = 4u * (n + 1u);
+    size_t queue_bytes = 0, prog_bytes = 0, prog_nulls = 0, group_nulls = 0, ecb_nulls = 0;
+    size_t payload_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const eventlog_rec_t *r = &b->recs[i];
+        queue_bytes += b->names[r->queue].len;
+        if (r->program < 0)
+            prog_nulls++;
+        else
+            prog_bytes += b->names[r->program].len;
+        group_nulls += (size_t)id_is_zero(r->group_id);
+        ecb_nulls += r->ecb < 0;
+        if (b->data != NULL)
+            payload_bytes += (size_t)r->length;
+    }
+    /* The body's layout, column by column in schema order. */
+    layout_t L;
+    memset(&L, 0, sizeof L);
+    size_t at[NBUFS];
+    int k = 0;
+#define COL(nulls) (at[k++] = add_col(&L, n, (nulls)))
+#define BUF(len) (at[k++] = add_buf(&L, (len)))
+    COL(0); BUF(8 * n);                                    /* 0 event_time_us */
+    COL(0); BUF(8 * n);                                    /* 1 seq */
+    COL(0); BUF(offs); BUF(n * b->cpu.len);                /* 2 cpu */
+    COL(0); BUF(offs); BUF(n * b->qmgr.len);               /* 3 qmgr */
+    COL(0); BUF(offs); BUF(queue_bytes);                   /* 4 queue */
+    COL(0); BUF(offs); BUF(3 * n);                         /* 5 event */
+    COL(0); BUF(offs); BUF(24 * n);                        /* 6 msg_id */
+    COL(0); BUF(offs); BUF(24 * n);                        /* 7 correl_id */
+    COL(group_nulls); BUF(offs); BUF(24 * (n - group_nulls)); /* 8 group_id */
+    COL(0); BUF(4 * n);                                    /* 9 priority */
+    COL(0); BUF(bits);                                     /* 10 persistent */
+    COL(0); BUF(4 * n);                                    /* 11 expiry */
+    COL(0); BUF(4 * n);                                    /* 12 length */
+    COL(0); BUF(offs); BUF(8 * n);                         /* 13 payload_hash */
+    COL(b->data != NULL ? 0 : n); BUF(offs); BUF(payload_bytes); /* 14 payload */
+    COL(0); BUF(8 * n);                                    /* 15 uow */
+    COL(ecb_nulls); BUF(8 * n);                            /* 16 ecb */
+    COL(prog_nulls); BUF(offs); BUF(prog_bytes);           /* 17 program */
+    COL(n); BUF(offs); BUF(0);                             /* 18 detail */
+#undef COL
+#undef BUF
+    size_t meta = pad8(META_LEN), total = 8 + meta + L.body;
+    unsigned char *msg = calloc(1, total); /* zeros: padding, null bits, null offsets */
+    if (msg == NULL)
+        return -1;
+    put32(msg, 0xFFFFFFFFu);
+    put32(msg + 4, (uint32_t)meta);
+    write_metadata(msg + 8, &L, n);
+    unsigned char *body = msg + 8 + meta;
+
+    /* Fixed-width columns, one pass over the records. */
+    int64_t *time_col = (int64_t *)(body + at[1]), *seq_col = (int64_t *)(body + at[3]);
+    int32_t *prio = (int32_t *)(body + at[26]), *expiry = (int32_t *)(body + at[30]);
+    int32_t *length = (int32_t *)(body + at[32]);
+    unsigned char *persistent = body + at[28];
+    int64_t *uow = (int64_t *)(body + at[40]), *ecb = (int64_t *)(body + at[42]);
+    for (size_t i = 0; i < n; i++) {
+        const eventlog_rec_t *r = &b->recs[i];
+        time_col[i] = r->time_us;
+        seq_col[i] = b->seq0 + (int64_t)i;
+        prio[i] = r->priority;
+        if (r->persistent)
+            set_bit(persistent, i);
+        expiry[i] = time_left(r->deadline, r->time_us);
+        length[i] = r->length;
+        uow[i] = r->uow;
+        ecb[i] = r->ecb < 0 ? 0 : r->ecb;
+        if (ecb_nulls && r->ecb >= 0)
+            set_bit(body + at[41], i);
+    }
+    /* Text and binary columns. */
+    static const int text_cols[5][4] = { /* which, validity, offsets, data (buffer index) */
+        {0, 4, 5, 6}, {1, 7, 8, 9}, {2, 10, 11, 12}, {3, 13, 14, 15}, {4, 43, 44, 45}};
+    for (int c = 0; c < 5; c++) {
+        text_src_t s = {b, text_cols[c][0]};
+        fill_text(body, at[text_cols[c][1]], at[text_cols[c][2]], at[text_cols[c][3]], &s, n,
+                  c == 4 && prog_nulls != 0);
+    }
+    fill_ids(body, at[16], at[17], at[18], b, offsetof(eventlog_rec_t, msg_id), 24, 0);
+    fill_ids(body, at[19], at[20], at[21], b, offsetof(eventlog_rec_t, correl_id), 24, 0);
+    fill_ids(body, at[22], at[23], at[24], b, offsetof(eventlog_rec_t, group_id), 24,
+             group_nulls != 0);
+    fill_ids(body, at[33], at[34], at[35], b, offsetof(eventlog_rec_t, hash), 8, 0);
+    if (b->data != NULL) { /* payload */
+        int32_t *po = (int32_t *)(body + at[37]);
+        unsigned char *pd = body + at[38];
+        int32_t o = 0;
+        po[0] = 0;
+        for (size_t i = 0; i < n; i++) {
+            const eventlog_rec_t *r = &b->recs[i];
+            memcpy(pd + o, b->data + r->data_off, (size_t)r->length);
+            o += r->length;
+            po[i + 1] = o;
+        }
+    }
+    *out = msg;
+    *out_len = total;
+    return 0;
+}
