@@ -6,6 +6,10 @@ number, so each processor's events come in ``seq`` order. A torn last batch (a c
 while writing) ends that segment's events without an error; a file that is not an Arrow
 stream raises :class:`JournalError`, one whose columns are not the journal's raises
 :class:`~tpfemu.journal.schema.SchemaMismatch`; both name the file.
+
+Every segment is read as the current schema: the ``payload_hash`` of a segment whose
+metadata names version 1 (BLAKE2b hashes, not comparable with today's XXH64) is read as
+null, here and in the Parquet export (see docs/journal.md, "Versions").
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 
 from tpfemu.errors import TpfEmuError
-from tpfemu.journal.schema import SCHEMA, SchemaMismatch, check_schema
+from tpfemu.journal.schema import SCHEMA, SchemaMismatch, check_schema, stale_hashes
 
 __all__ = [
     "JournalError",
@@ -115,11 +119,12 @@ def _open(path: Path) -> pa.ipc.RecordBatchStreamReader | None:
 
 
 def _batches(path: Path) -> Iterator[pa.RecordBatch]:
-    """The complete record batches of one segment, conformed to SCHEMA; stops quietly at a
-    torn last batch."""
+    """The complete record batches of one segment, conformed to SCHEMA (a version-1
+    segment's payload_hash null); stops quietly at a torn last batch."""
     reader = _open(path)
     if reader is None:
         return
+    stale = stale_hashes(reader.schema)
     while True:
         try:
             batch = reader.read_next_batch()
@@ -127,7 +132,14 @@ def _batches(path: Path) -> Iterator[pa.RecordBatch]:
             return
         except (pa.ArrowInvalid, OSError, EOFError):
             return  # torn: the writer died in the middle of this batch
-        yield _conform(batch, str(path))
+        batch = _conform(batch, str(path))
+        yield _without_hashes(batch) if stale else batch
+
+
+def _without_hashes(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` (in SCHEMA) with its ``payload_hash`` null."""
+    at = SCHEMA.get_field_index("payload_hash")
+    return batch.set_column(at, SCHEMA.field(at), pa.nulls(batch.num_rows, pa.binary()))
 
 
 def _conform(batch: pa.RecordBatch, source: str) -> pa.RecordBatch:

@@ -1,9 +1,12 @@
-"""The event journal's schema, version 1: one row per queue-manager event.
+"""The event journal's schema, version 2: one row per queue-manager event.
 
 This is the contract between the emulator (which writes journals), the capture format
 (a journal with payloads) and the Spark pipeline (which reads them). Every column is
 documented in ``docs/journal.md``; change it only by adding nullable columns and raising
 :data:`SCHEMA_VERSION`, so that older journals stay readable.
+
+Versions: 2 changed what ``payload_hash`` holds (XXH64, was BLAKE2b in version 1); the
+readers read a version-1 journal's ``payload_hash`` as null (:func:`stale_hashes`).
 
 Columns (Arrow types; Spark reads them as the types in brackets):
 
@@ -24,7 +27,8 @@ priority       int32        0-9
 persistent     bool         the message is persistent
 expiry         int32        remaining expiry in tenths of a second, -1 unlimited
 length         int32        message data length in bytes (without the MQMD)
-payload_hash   binary       BLAKE2b digest (8 bytes) of the message data
+payload_hash   binary       XXH64 of the message data, seed 42, 8 bytes big-endian:
+                            Spark's ``xxhash64(payload)`` as a big-endian long
 payload        binary       the message data, when the journal level is ``payload``
 uow            int64        unit-of-work id, 0 outside a unit of work
 ecb            int64        id of the ECB (entry) that made the call, null outside one
@@ -35,8 +39,6 @@ detail         string       anything else the event carries, as JSON text (reaso
 """
 
 from __future__ import annotations
-
-import hashlib
 
 import pyarrow as pa
 
@@ -49,9 +51,13 @@ __all__ = [
     "SchemaMismatch",
     "check_schema",
     "payload_hash",
+    "schema_version",
+    "stale_hashes",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: The last version whose ``payload_hash`` is not today's hash (it was BLAKE2b-64).
+LAST_BLAKE2B_VERSION = 1
 
 #: Journal levels: ``off`` writes nothing, ``events`` every event without message data,
 #: ``payload`` every event with the message data (the capture format).
@@ -138,8 +144,28 @@ def _compatible(got: pa.DataType, want: pa.DataType) -> bool:
     return False
 
 
+def schema_version(found: pa.Schema) -> int | None:
+    """The journal schema version in a file's schema metadata, or None when it has none
+    (a file not written by tpfemu, or rewritten by a tool that drops the metadata)."""
+    version = (found.metadata or {}).get(b"tpfemu.journal.version")
+    return int(version) if version is not None else None
+
+
+def stale_hashes(found: pa.Schema) -> bool:
+    """Whether a file's ``payload_hash`` is not today's hash and must be read as null:
+    its metadata names version 1 (BLAKE2b-64 hashes, which compare with nothing of
+    version 2). A file without the version is taken as current (its hashes are kept)."""
+    version = schema_version(found)
+    return version is not None and version <= LAST_BLAKE2B_VERSION
+
+
 def payload_hash(data: bytes) -> bytes:
-    """The journal's payload hash: an 8-byte BLAKE2b digest of the message data, i.e.
-    ``hashlib.blake2b(data, digest_size=8).digest()``. (The writer computes the same in
-    C, many at a time: ``tpfemu._lowlevel.payload_hashes``.)"""
-    return hashlib.blake2b(data, digest_size=8).digest()
+    """The journal's payload hash of the message data: XXH64 with seed 42, as 8 bytes
+    big-endian, i.e. ``xxhash.xxh64(data, seed=42).digest()``. Read as a signed
+    big-endian integer (``int.from_bytes(h, "big", signed=True)``) it is what Spark's
+    built-in ``xxhash64(payload)`` returns. Not a cryptographic hash: it tells changed
+    payloads apart. (The writer computes the same in C, many at a time:
+    ``tpfemu._lowlevel.payload_hashes``, which this calls.)"""
+    from tpfemu._lowlevel import payload_hashes  # the compiled core: only when hashing
+
+    return payload_hashes([data])
