@@ -1,7 +1,9 @@
 """The capture format: what a legacy system received and what it produced.
 
 A capture is a journal (schema :mod:`tpfemu.journal.schema`) written at level ``payload``:
-one ``put`` row per message, with its descriptor fields, ``payload`` and ``payload_hash``.
+one ``put`` row per message, with its descriptor fields, ``payload`` and ``payload_hash``
+(XXH64 of the payload with seed 42, 8 bytes big-endian: Spark's ``xxhash64(payload)``).
+A capture made by another tool may carry either: compare needs one of them per row.
 Rows of other event types may be present and are ignored, except ``backout``: a put
 inside a unit of work that was backed out (same ``qmgr`` and ``uow``) did not happen.
 

@@ -14,8 +14,11 @@ queue, in three stages; each stage sees only what the ones before left unmatched
 What is still unmatched is **missing** (expected only) or **extra** (actual only). A
 matched pair is:
 
-- **payload-changed** when the payload hashes differ (``payload_hash``; when either side
-  has no hash, a hash of ``payload``);
+- **payload-changed** when the payload digests differ: a row's digest is its
+  ``payload_hash`` (XXH64 with seed 42) read as a big-endian long, or, without one, Spark's
+  ``xxhash64(payload)``, the same value; so a side with hashes only and a side with
+  payloads only compare. A message with neither (an ``events`` journal of schema version
+  1, whose hashes are read as null) has no digest: its pair is not compared on payload;
 - **descriptor-changed** per field when any of ``priority``, ``persistent``, ``expiry``,
   ``length``, ``group_id`` differs, or ``msg_id`` (when matched by CorrelId or sequence),
   or ``correl_id`` (when matched by MsgId or sequence); fields can be ignored;
@@ -56,6 +59,26 @@ def _none_id(col):
     return col.isNull() | (col == F.lit(_NONE_ID))
 
 
+def _hash_long(col):
+    """An 8-byte ``payload_hash`` as the signed long it spells big-endian (null for null):
+    the value Spark's ``xxhash64`` gives the payload. In two 4-byte halves, so that no
+    value overflows a long on the way."""
+    from pyspark.sql import functions as F
+
+    def half(start):
+        return F.conv(F.hex(F.substring(col, start, 4)), 16, 10).cast("long")
+
+    return F.shiftleft(half(1), 32).bitwiseOR(half(5))
+
+
+def _digest():
+    """A row's payload digest (see the module's doc): null without hash and payload."""
+    from pyspark.sql import functions as F
+
+    return F.coalesce(_hash_long(F.col("payload_hash")),
+                      F.when(F.col("payload").isNotNull(), F.xxhash64("payload")))
+
+
 def _prepared(frame, rule):
     """Outbound messages of one side with the columns compare carries."""
     from pyspark.sql import functions as F
@@ -65,8 +88,7 @@ def _prepared(frame, rule):
     out = messages(frame, OUTBOUND, rule)
     return out.select(
         "queue", "msg_id", "correl_id", "group_id", "priority", "persistent", "expiry",
-        "length", "payload_hash",
-        F.when(F.col("payload_hash").isNull(), F.xxhash64("payload")).alias("digest"),
+        "length", "payload_hash", _digest().alias("digest"),
         F.substring("payload", 1, 32).alias("preview"),
         F.col("event_time_us").alias("t"), "seq", F.lit(None).cast("long").alias("rid"),
     )
@@ -158,11 +180,9 @@ def _flags(rows, ignore: set[str]):
 
     present_e, present_a = F.col("e_t").isNotNull(), F.col("a_t").isNotNull()
     paired = present_e & present_a
-    hashed = F.col("e_payload_hash").isNotNull() & F.col("a_payload_hash").isNotNull()
-    payload_changed = paired & F.when(
-        hashed, ~F.col("e_payload_hash").eqNullSafe(F.col("a_payload_hash"))
-    ).otherwise(~F.coalesce(F.col("e_digest"), F.xxhash64("e_payload_hash"))
-                .eqNullSafe(F.coalesce(F.col("a_digest"), F.xxhash64("a_payload_hash"))))
+    # (a side without a digest has nothing to compare: never payload-changed)
+    payload_changed = paired & F.coalesce(F.col("e_digest") != F.col("a_digest"),
+                                          F.lit(False))
     changed = []
     for name in DESCRIPTOR_FIELDS:
         if name in ignore:

@@ -16,6 +16,14 @@ Spark reads everything with the journal schema itself, so files written with com
 types (int32 for int64, large strings, fixed-size binary) are read as the journal's types.
 An optional string column ``direction`` (the capture format's, see :mod:`.capture`) is
 kept when present and null otherwise.
+
+Payload hashes of older journals: a version-1 journal's ``payload_hash`` (BLAKE2b) is read
+as null, so that compare falls back to the payload (see docs/journal.md, "Versions"). The
+version is the ``tpfemu.journal.version`` of the file's schema metadata, read from the
+Parquet footer of a local file and from a segment's stream (:mod:`tpfemu.journal.reader`
+nulls them while converting). A file without that metadata (written by Spark or another
+tool that drops it), and every URI input (Spark does not show the metadata), is taken as
+current: its ``payload_hash`` is read as it is.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from tpfemu.journal.schema import SCHEMA, SchemaMismatch, check_schema
+from tpfemu.journal.schema import SCHEMA, SchemaMismatch, check_schema, stale_hashes
 
 __all__ = ["InputError", "SchemaMismatch", "Inputs", "spark_schema", "read_journal"]
 
@@ -85,7 +93,9 @@ def _parquet_files(path: Path) -> list[Path]:
                   and not any(part.startswith(("_", ".")) for part in p.relative_to(path).parts))
 
 
-def _check_parquet(file: Path) -> None:
+def _check_parquet(file: Path) -> bool:
+    """Check a Parquet file's schema; True when its ``payload_hash`` must be read as null
+    (a version-1 journal's, see :func:`~tpfemu.journal.schema.stale_hashes`)."""
     import pyarrow.parquet as pq
 
     try:
@@ -93,6 +103,7 @@ def _check_parquet(file: Path) -> None:
     except (OSError, pa.ArrowException) as exc:
         raise InputError(f"{file}: not a readable Parquet file ({exc})") from None
     check_schema(schema, str(file))
+    return stale_hashes(schema)
 
 
 class Inputs:
@@ -105,6 +116,9 @@ class Inputs:
         #: The paths as given, for messages and reports.
         self.given = [os.fspath(p) for p in paths]
         self.parquet: list[str] = []
+        #: The local Parquet files (of :attr:`parquet`) whose ``payload_hash`` is read as
+        #: null: version-1 journals.
+        self.stale: set[str] = set()
         self.uris: list[str] = []
         self.journals: list[Path] = []
         self._tmp: tempfile.TemporaryDirectory | None = None
@@ -120,15 +134,13 @@ class Inputs:
             if _is_journal(path):
                 self.journals.append(path)
             elif path.is_file():
-                _check_parquet(path)
-                self.parquet.append(str(path))
+                self._add(path)
             else:
                 files = _parquet_files(path)
                 if not files:
                     raise InputError(f"{path}: holds no Parquet files and no journal")
                 for file in files:
-                    _check_parquet(file)
-                self.parquet.extend(str(f) for f in files)
+                    self._add(file)
 
     def __enter__(self) -> Inputs:
         if self.journals:
@@ -141,10 +153,14 @@ class Inputs:
             except (OSError, pa.ArrowException) as exc:
                 self._tmp.cleanup()
                 raise InputError(f"{', '.join(map(str, self.journals))}: {exc}") from None
-            for file in made:
-                _check_parquet(Path(file))
-            self.parquet.extend(str(f) for f in made)
+            for file in made:  # (the conversion nulled a version-1 journal's hashes)
+                self._add(Path(file))
         return self
+
+    def _add(self, file: Path) -> None:
+        if _check_parquet(file):
+            self.stale.add(str(file))
+        self.parquet.append(str(file))
 
     def __exit__(self, *exc: object) -> None:
         if self._tmp is not None:
@@ -158,14 +174,22 @@ class Inputs:
 
 def read_journal(spark, inputs: Inputs):
     """One DataFrame of every input's rows, with the journal's columns and types (plus
-    ``direction``). Call inside ``with inputs:``.
+    ``direction``); ``payload_hash`` null in the rows of version-1 journals. Call inside
+    ``with inputs:``.
 
     :raises SchemaMismatch: a URI input's schema, as Spark sees it, is not the journal's.
     """
     schema = spark_schema()
     frames = []
-    if inputs.parquet:
-        frames.append(spark.read.schema(schema).parquet(*inputs.parquet))
+    current = [f for f in inputs.parquet if f not in inputs.stale]
+    stale = [f for f in inputs.parquet if f in inputs.stale]
+    if current:
+        frames.append(spark.read.schema(schema).parquet(*current))
+    if stale:
+        from pyspark.sql import functions as F
+
+        frames.append(spark.read.schema(schema).parquet(*stale).withColumn(
+            "payload_hash", F.lit(None).cast("binary")))
     for uri in inputs.uris:
         try:
             found = spark.read.parquet(uri).schema
