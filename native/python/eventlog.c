@@ -509,13 +509,14 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 }
 
 PyDoc_STRVAR(write_ipc_doc,
-             "write_ipc(fd, seq0, cpu, qmgr, batch_events)\n--\n\n"
-             "Write everything recorded to the file descriptor fd as Arrow IPC record\n"
-             "batches of the journal schema (at most batch_events rows each, seq from seq0,\n"
-             "cpu and qmgr on every row), encoded in C with the GIL released, and forget\n"
-             "it: returns (count, bytes written). Returns None, doing nothing, when events\n"
-             "emitted in Python are among them (take() them instead). OSError when a write\n"
-             "fails: the events not written are counted in lost.");
+             "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted)\n--\n\n"
+             "Write everything recorded, in order, and forget it: each run of events the\n"
+             "fast paths recorded goes to the file descriptor fd as Arrow IPC record\n"
+             "batches of the journal schema (at most batch_events rows each, cpu and qmgr\n"
+             "on every row), encoded in C with the GIL released; each run of events emitted\n"
+             "in Python is handed to emitted(items, seq0), which writes them. seq counts\n"
+             "from seq0. Returns (count, bytes written here). OSError when a write fails,\n"
+             "or what emitted raised: the events not written are counted in lost.");
 
 /* The names of this cycle as UTF-8 copies in one block (*block, free both with
  * PyMem_RawFree). -1 with an exception set. */
@@ -568,10 +569,11 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 
 static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
-        !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "write_ipc(fd: int, seq0: int, cpu: str, qmgr: str, batch_events: int)");
+    if (nargs != 6 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
+        !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4]) ||
+        !PyCallable_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int, seq0: int, cpu: str, qmgr: str, "
+                                         "batch_events: int, emitted: callable)");
         return NULL;
     }
     int fd = PyObject_AsFileDescriptor(args[0]);
@@ -588,8 +590,6 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         return NULL;
     }
     evbuf_t *cur = &self->cur;
-    if (cur->nitems != 0)
-        Py_RETURN_NONE;
     if (cur->n == 0)
         return Py_BuildValue("(nn)", (Py_ssize_t)0, (Py_ssize_t)0);
     jipc_text_t *names = NULL;
@@ -623,38 +623,70 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
         (size_t)qmgr_len}, .names = names, .data = self->payload ? taken.data : NULL,
     };
-    Py_ssize_t done = 0;
+    Py_ssize_t done = 0, item = 0;
     size_t written = 0;
-    int err = 0;
+    int err = 0; /* errno of a failed write (ENOMEM: encoding), -1: emitted raised */
     self->writing = 1;
-    Py_BEGIN_ALLOW_THREADS
-    while (done < taken.n) {
-        Py_ssize_t n = taken.n - done < most ? taken.n - done : most;
-        batch.recs = taken.recs + done;
-        batch.n = (size_t)n;
-        batch.seq0 = seq0 + done;
-        unsigned char *msg;
-        size_t len;
-        if (jipc_encode(&batch, &msg, &len) < 0) {
-            err = ENOMEM;
-            break;
+    while (done < taken.n && err == 0) {
+        Py_ssize_t end = done;
+        if (taken.recs[done].kind == EVENTLOG_PY) { /* a run emitted in Python */
+            while (end < taken.n && taken.recs[end].kind == EVENTLOG_PY)
+                end++;
+            PyObject *run = PyList_New(end - done), *r = NULL;
+            if (run != NULL) {
+                for (Py_ssize_t i = 0; i < end - done; i++)
+                    PyList_SET_ITEM(run, i, Py_NewRef(taken.items[item + i]));
+                PyObject *first = PyLong_FromLongLong(seq0 + done);
+                if (first != NULL) {
+                    PyObject *call[2] = {run, first};
+                    r = PyObject_Vectorcall(args[5], call, 2, NULL);
+                    Py_DECREF(first);
+                }
+                Py_DECREF(run);
+            }
+            if (r == NULL) {
+                err = -1;
+                break;
+            }
+            Py_DECREF(r);
+            item += end - done;
+            done = end;
+            continue;
         }
-        int rc = write_all(fd, msg, len);
-        free(msg);
-        if (rc < 0) {
-            err = errno;
-            break;
+        while (end < taken.n && taken.recs[end].kind != EVENTLOG_PY)
+            end++;
+        Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
+        while (done < end) {
+            Py_ssize_t n = end - done < most ? end - done : most;
+            batch.recs = taken.recs + done;
+            batch.n = (size_t)n;
+            batch.seq0 = seq0 + done;
+            unsigned char *msg;
+            size_t len;
+            if (jipc_encode(&batch, &msg, &len) < 0) {
+                err = ENOMEM;
+                break;
+            }
+            int rc = write_all(fd, msg, len);
+            free(msg);
+            if (rc < 0) {
+                err = errno;
+                break;
+            }
+            done += n;
+            written += len;
         }
-        done += n;
-        written += len;
+        Py_END_ALLOW_THREADS
     }
-    Py_END_ALLOW_THREADS
     self->writing = 0;
     PyMem_RawFree(names);
     PyMem_RawFree(names_block);
     PyMem_RawFree(consts);
     Py_ssize_t count = taken.n;
     /* The taken buffer becomes the spare, emptied. */
+    for (Py_ssize_t i = 0; i < taken.nitems; i++)
+        Py_DECREF(taken.items[i]);
+    taken.nitems = 0;
     taken.n = 0;
     if (taken.size > ((size_t)64 << 20) && taken.used < taken.size / 8) {
         PyMem_RawFree(taken.data);
@@ -665,6 +697,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     self->spare = taken;
     if (err != 0) {
         self->lost += count - done;
+        if (err < 0)
+            return NULL; /* what emitted raised */
         errno = err;
         return PyErr_SetFromErrno(err == ENOMEM ? PyExc_MemoryError : PyExc_OSError);
     }

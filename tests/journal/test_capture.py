@@ -16,7 +16,7 @@ import tpfemu.mqi as pymqi
 from ecb import linkage
 from tpfemu import journal
 from tpfemu._lowlevel import CoreQueue, EventLog, payload_hashes
-from tpfemu.journal.writer import RECORD
+from tpfemu.journal.writer import RECORD, Journal
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import messages
 from tpfemu.qmgr.events import EventBus
@@ -80,17 +80,29 @@ def emitted_in_python(monkeypatch):
     return counts
 
 
+@pytest.mark.parametrize("level", ["events", "payload"])
 def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system,
-                                                              emitted_in_python):
+                                                              emitted_in_python,
+                                                              monkeypatch, level):
     """The same calls, once with only the journal listening (its EventLog records the
-    fast paths' events in C) and once with a second listener (the fast paths emit in
-    Python): the journal holds the same events, field by field (MsgId, time and seq
-    aside), outside and inside an entry, with the GroupId, CorrelId, priority and
-    expiry of each message and the payload hash of its data."""
-    system = start_system(journal="payload")
+    fast paths' events in C, and a cycle of only those is encoded as Arrow in C by
+    EventLog.write_ipc) and once with a second listener (the fast paths emit in Python,
+    and pyarrow builds the columns): the journal holds the same events, field by field
+    (MsgId, time and seq aside), outside and inside an entry, with the GroupId,
+    CorrelId, priority and expiry of each message and the payload hash of its data."""
+    system = start_system(journal=level)
     bus = system.qmgr.events
     assert bus.capture is system.journal._log
+    assert system.journal.flush()
+    by_columns = []  # rows written by the pyarrow path (events emitted in Python)
+    original = Journal._write_emitted
+    monkeypatch.setattr(Journal, "_write_emitted", lambda self, items, seq0: (
+        by_columns.extend(items), original(self, items, seq0))[1])
+    written = system.journal.written
     _workload(system, b"run")
+    assert system.journal.flush()
+    in_c = system.journal.written - written - len(by_columns)
+    assert in_c >= 14  # the put/get calls after each handle's first: encoded in C
     _in_entry(system, b"run")
     assert emitted_in_python == {"put": 0, "get": 0}  # recorded in C, not emitted
     assert system.journal.flush()
@@ -137,12 +149,15 @@ def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system,
     # which is also the order they were put in), under the MsgId the put recorded
     assert [e.msg_id for e in puts] == [e.msg_id for e in gets]
     assert all(len(e.msg_id) == 24 and e.msg_id != bytes(24) for e in puts)
-    md_put = next(e for e in puts if e.payload == b"run md 0")
+    def hashed(data: bytes) -> bytes:
+        return xxhash.xxh64(data, seed=42).digest()
+
+    md_put = next(e for e in puts if e.payload_hash == hashed(b"run md 0"))
     assert md_put.priority == 7 and md_put.expiry == 6000
     assert md_put.correl_id == b"CORREL-0".ljust(24, b"\0")
-    group_get = next(e for e in gets if e.payload == b"run group 0")
+    group_get = next(e for e in gets if e.payload_hash == hashed(b"run group 0"))
     assert group_get.group_id == b"GROUP-1".ljust(24, b"\0")
-    assert group_get.payload_hash == xxhash.xxh64(b"run group 0", seed=42).digest()
+    assert all((e.payload is not None) == (level == "payload") for e in captured)
     inside = [e for e in captured if e.program == "QCAP"]
     assert len(inside) == len(captured) // 2 and all(isinstance(e.ecb, int) for e in inside)
 

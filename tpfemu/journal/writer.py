@@ -3,18 +3,20 @@
 Events are recorded, on the thread of the MQI call, in an
 :class:`~tpfemu._lowlevel.EventLog` (native/python/eventlog.h) subscribed with
 :meth:`~tpfemu.qmgr.events.EventBus.subscribe_capture`: the MQI's fast paths record their
-put and get events in it in C (a fixed record and three references: no dict, no tuple,
-no Python frame), and every other event reaches it through its ``add``, a raw subscriber
-in C that keeps the event's fields and the calling ECB. A writer thread wakes every
-``interval`` seconds (or when :meth:`Journal.flush` asks), takes everything recorded,
-builds one Arrow record batch per ``batch_events`` events with
-:data:`~tpfemu.journal.schema.SCHEMA` column by column (numpy over the fixed records,
-C-level passes over the rest; payload hashes in C with the GIL released, so that the
-application's threads run meanwhile) and appends it to the current segment, an Arrow IPC
+put and get events in it in C (a fixed record with the payload hash, computed there while
+the data is in the cache; the data itself only at level ``payload``; no Python object per
+event), and every other event reaches it through its ``add``, a raw subscriber in C that
+keeps the event's fields and the calling ECB. A writer thread wakes every ``interval``
+seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
+``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
+batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/python/journalipc.c) and
+written with the GIL released, so the application's threads go on meanwhile; runs of
+events emitted in Python are built column by column with pyarrow
+(:meth:`Journal._write_emitted`). Both go, in order, to the current segment, an Arrow IPC
 stream file ``<CPU>-<number:08d>.arrows``. A segment that has grown past
-``segment_bytes`` is closed and the next one opened.
+``segment_bytes`` at the end of a cycle is closed and the next one opened.
 
-Durability: each write cycle ends with the segment flushed to the operating system, so a
+Durability: each write cycle hands the segment's new bytes to the operating system, so a
 crash of the process loses at most the events still queued (about ``interval`` seconds'
 worth); a torn last batch is skipped by the reader. Segments are not fsynced: a crash of
 the machine may lose what the operating system had not written yet.
@@ -258,108 +260,37 @@ class Journal:
                 return
 
     def _write_queued(self) -> None:
-        """Write what was recorded since the last cycle, and rotate the segment once it has
-        grown past ``segment_bytes``."""
-        done = self._log.write_ipc(self._fd, self._seq, self.cpu, self.qmgr.name,
-                                   self.batch_events)
-        if done is not None:  # only the fast paths' records: encoded in C, without the GIL
-            count, size = done
-            self._seq += count
-            self.written += count
-            self._size += size
-        else:  # events emitted in Python among them: column by column, in order
-            self._write_taken()
+        """Write what was recorded since the last cycle, in order, and rotate the segment
+        once it has grown past ``segment_bytes``: runs of the fast paths' records are
+        encoded in C with the GIL released; runs of events emitted in Python come to
+        :meth:`_write_emitted`."""
+        count, size = self._log.write_ipc(self._fd, self._seq, self.cpu, self.qmgr.name,
+                                          self.batch_events, self._write_emitted)
+        self._seq += count
+        self.written += count
+        self._size += size
         if self._size >= self.segment_bytes:
             self._close_segment()
             self._segment_number += 1
             self._open_segment()
 
-    def _write_taken(self) -> None:
-        count, records, names, items, data = self._log.take()
-        if not count:
-            return
-        taken = _Taken(np.frombuffer(records, dtype=RECORD), pa.array(names, pa.string()),
-                       items, data)
+    def _write_emitted(self, items: list, seq0: int) -> None:
+        """Write a run of events emitted in Python (their tuples), rows ``seq0`` on, as
+        record batches of at most ``batch_events`` rows (and, at level payload, about
+        MAX_BATCH_PAYLOAD bytes of message data: an Arrow binary column holds 2 GiB)."""
         start = 0
-        for end in _batch_limits(taken, self.batch_events):
-            self._append(self._batch(taken, start, end).serialize())
-            self.written += end - start
+        for end in _batch_limits(items, self.batch_events, self.level == "payload"):
+            n = end - start
+            time_col, *others = self._emitted_columns(items[start:end])
+            batch = pa.RecordBatch.from_arrays([
+                time_col,
+                pa.array(np.arange(seq0 + start, seq0 + end, dtype=np.int64)),
+                pa.repeat(pa.scalar(self.cpu, pa.string()), n),
+                pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
+                *others,
+            ], schema=SCHEMA)
+            self._append(batch.serialize())
             start = end
-
-    def _batch(self, taken: _Taken, start: int, end: int) -> pa.RecordBatch:
-        """One record batch of the journal schema from taken events ``start:end``: the
-        fast paths' records (columns straight from the fixed records) and events emitted
-        in Python (from their tuples), merged back into the order they happened."""
-        n = end - start
-        seq0 = self._seq
-        self._seq += n
-        recs = taken.recs[start:end]
-        in_python = recs["kind"] == 0
-        emitted = int(np.count_nonzero(in_python))
-        if emitted == 0:
-            columns = self._recorded_columns(taken, start, end, None)
-        else:
-            first = int(np.searchsorted(taken.py_at, start))
-            emitted_cols = self._emitted_columns(taken.items[first:first + emitted])
-            if emitted == n:
-                columns = emitted_cols
-            else:
-                rest = np.flatnonzero(~in_python)
-                recorded = self._recorded_columns(taken, start, end, rest)
-                at = np.flatnonzero(in_python)
-                order = pa.array(np.argsort(np.concatenate([rest, at]), kind="stable"))
-                columns = [pa.concat_arrays([a, b]).take(order)
-                           for a, b in zip(recorded, emitted_cols, strict=True)]
-        time_col, *others = columns
-        return pa.RecordBatch.from_arrays([
-            time_col,
-            pa.array(np.arange(seq0, seq0 + n, dtype=np.int64)),
-            pa.repeat(pa.scalar(self.cpu, pa.string()), n),
-            pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
-            *others,
-        ], schema=SCHEMA)
-
-    def _recorded_columns(self, taken: _Taken, start: int, end: int,
-                          rows: np.ndarray | None) -> list[pa.Array]:
-        """The columns (all but seq, cpu and qmgr) of the events recorded in C among
-        ``start:end`` (``rows``: their positions in it; None: all of them)."""
-        recs = taken.recs[start:end]
-        if rows is not None:
-            recs = recs[rows]
-        n = len(recs)
-        time_col = pa.array(np.ascontiguousarray(recs["time_us"]))
-        deadline_col = pa.array(np.ascontiguousarray(recs["deadline"]))
-        ecbs = np.ascontiguousarray(recs["ecb"])
-        programs = np.ascontiguousarray(recs["program"])
-        if self.level == "payload":
-            # The data of start:end lies back to back (events emitted in Python have
-            # none), so the offsets are the records' starts within that stretch.
-            base = taken.starts[start]
-            offsets = np.append(taken.starts[start:end] if rows is None
-                                else taken.starts[start + rows], taken.starts[end]) - base
-            payload = pa.BinaryArray.from_buffers(
-                pa.binary(), n, [None, pa.py_buffer(offsets.astype(np.int32)),
-                                 pa.py_buffer(taken.data[base:taken.starts[end]])])
-        else:
-            payload = pa.nulls(n, pa.binary())
-        return [
-            time_col,
-            taken.names.take(pa.array(np.ascontiguousarray(recs["queue"]))),
-            _KIND_NAMES.take(pa.array(recs["kind"].astype(np.int32))),
-            _ids(np.ascontiguousarray(recs["msg_id"]).tobytes(), n),
-            _ids(np.ascontiguousarray(recs["correl_id"]).tobytes(), n),
-            _group_ids(_ids(np.ascontiguousarray(recs["group_id"]).tobytes(), n)),
-            pa.array(recs["priority"].astype(np.int32)),
-            pa.array(recs["persistent"].astype(np.bool_)),
-            _time_left(deadline_col, time_col).cast(pa.int32()),
-            pa.array(np.ascontiguousarray(recs["length"])),
-            _fixed(np.ascontiguousarray(recs["hash"]).tobytes(), 8, n),
-            payload,
-            pa.array(np.ascontiguousarray(recs["uow"])),
-            pa.array(ecbs, mask=ecbs < 0),
-            taken.names.take(pa.array(programs, mask=programs < 0)),
-            pa.nulls(n, pa.string()),
-        ]
 
     def _emitted_columns(self, items: list) -> list[pa.Array]:
         """The columns (all but seq, cpu and qmgr) of events emitted in Python: tuples
@@ -406,15 +337,14 @@ class Journal:
         ]
 
 
-#: The numpy layout of an EventLog record (EventLog.LAYOUT, from the C struct).
+#: The numpy layout of an EventLog record (EventLog.LAYOUT, from the C struct), for readers
+#: of ``EventLog.take()``.
 RECORD = np.dtype({
     "names": list(EventLog.LAYOUT[1]),
     "formats": [fmt for _, fmt in EventLog.LAYOUT[1].values()],
     "offsets": [offset for offset, _ in EventLog.LAYOUT[1].values()],
     "itemsize": EventLog.LAYOUT[0],
 })
-#: Event names of the record kinds (0: emitted in Python, named in its tuple).
-_KIND_NAMES = pa.array(["", "put", "get"], pa.string())
 
 
 def _fixed(buffer: bytes, width: int, n: int) -> pa.Array:
@@ -425,41 +355,16 @@ def _fixed(buffer: bytes, width: int, n: int) -> pa.Array:
                                                         pa.py_buffer(buffer)])
 
 
-def _ids(buffer: bytes, n: int) -> pa.Array:
-    return _fixed(buffer, 24, n)
-
-
-class _Taken:
-    """What one ``EventLog.take()`` returned, ready for the column builders."""
-
-    def __init__(self, recs: np.ndarray, names: pa.Array, items: list,
-                 data: bytes | None) -> None:
-        self.recs = recs
-        self.names = names  # the queue and program names the records index
-        self.items = items  # the tuples of the events emitted in Python, in order
-        self.py_at = np.flatnonzero(recs["kind"] == 0)  # where those events are
-        self.data = memoryview(data) if data is not None else None
-        #: At level payload: where each record's data starts in ``data`` (n + 1 values).
-        self.starts = None
-        if data is not None:
-            lengths = np.where(recs["kind"] == 0, 0, recs["length"]).astype(np.int64)
-            self.starts = np.concatenate([[0], np.cumsum(lengths)])
-
-
-def _batch_limits(taken: _Taken, most: int) -> list[int]:
-    """Where the record batches of the taken events end: every ``most`` events, and at
-    level ``payload`` also once a batch's message data passes MAX_BATCH_PAYLOAD (an Arrow
-    binary column holds at most 2 GiB)."""
-    n = len(taken.recs)
-    if taken.starts is None:
+def _batch_limits(items: list, most: int, payload: bool) -> list[int]:
+    """Where the record batches of a run of emitted events end: every ``most`` events,
+    and at level ``payload`` also once a batch's message data passes MAX_BATCH_PAYLOAD."""
+    n = len(items)
+    if not payload:
         return [*range(most, n, most), n]
-    sizes = np.diff(taken.starts)
-    for i, item in zip(taken.py_at, taken.items, strict=True):
-        data = item[3].get("data")
-        sizes[i] = len(data) if data is not None else 0
     limits, start, size = [], 0, 0
-    for i in range(n):
-        size += int(sizes[i])
+    for i, item in enumerate(items):
+        data = item[3].get("data")
+        size += len(data) if data is not None else 0
         if i + 1 - start >= most or size >= MAX_BATCH_PAYLOAD:
             limits.append(i + 1)
             start, size = i + 1, 0
