@@ -62,81 +62,27 @@ typedef struct {
     Py_ssize_t len;   /**< -1: no data */
 } span_t;
 
-static uint64_t id_hash(const uint8_t *id)
+/* Hash every span into out[8 * i] (zeros for no data). Runs without the GIL: only C
+ * memory. */
+static void hash_spans(const span_t *spans, Py_ssize_t n, uint8_t *out)
 {
-    uint64_t w[3];
-    memcpy(w, id, sizeof w);
-    uint64_t x = w[0] ^ (w[1] * 0x9E3779B97F4A7C15ULL) ^ (w[2] * 0xC2B2AE3D27D4EB4FULL);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return x;
-}
-
-/* Hash every span into out[i * out_stride] (8 bytes); a span whose id (when ids is not
- * NULL: 24 bytes at ids[i * id_stride]) and data equal an earlier one's takes its hash
- * (a got message is usually in the same take as its put). Runs without the GIL: only C
- * memory. Returns -1 if out of memory (nothing hashed). */
-static int hash_spans(const span_t *spans, Py_ssize_t n, const uint8_t *ids, size_t id_stride,
-                      uint8_t *out, size_t out_stride)
-{
-    Py_ssize_t *table = NULL;
-    size_t mask = 0;
-    if (ids != NULL && n > 1) {
-        size_t size = 16;
-        while (size < (size_t)n * 2)
-            size *= 2;
-        table = malloc(size * sizeof *table);
-        if (table == NULL)
-            return -1;
-        for (size_t i = 0; i < size; i++)
-            table[i] = -1;
-        mask = size - 1;
-    }
     for (Py_ssize_t i = 0; i < n; i++) {
-        uint8_t *o = out + (size_t)i * out_stride;
-        if (spans[i].len < 0) {
-            memset(o, 0, 8);
-            continue;
-        }
-        if (table != NULL) {
-            const uint8_t *id = ids + (size_t)i * id_stride;
-            size_t at = id_hash(id) & mask;
-            Py_ssize_t j;
-            while ((j = table[at]) >= 0 &&
-                   memcmp(ids + (size_t)j * id_stride, id, TPF_MQ_ID_LEN) != 0)
-                at = (at + 1) & mask;
-            if (j >= 0 && spans[j].len == spans[i].len &&
-                (spans[j].p == spans[i].p ||
-                 memcmp(spans[j].p, spans[i].p, (size_t)spans[i].len) == 0)) {
-                memcpy(o, out + (size_t)j * out_stride, 8);
-                continue;
-            }
-            if (j < 0)
-                table[at] = i;
-        }
-        payload_hash64(spans[i].p, (size_t)spans[i].len, o);
+        if (spans[i].len < 0)
+            memset(out + 8 * i, 0, 8);
+        else
+            payload_hash64(spans[i].p, (size_t)spans[i].len, out + 8 * i);
     }
-    free(table);
-    return 0;
 }
 
 PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs < 1 || nargs > 2 || !PyList_Check(args[0]) ||
-        (nargs == 2 && args[1] != Py_None && !PyBytes_Check(args[1]))) {
-        PyErr_SetString(PyExc_TypeError, "payload_hashes(datas: list, ids: bytes | None = None)");
+    if (nargs != 1 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "payload_hashes(datas: list)");
         return NULL;
     }
     PyObject *list = args[0];
     Py_ssize_t n = PyList_GET_SIZE(list);
-    PyObject *ids = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
-    if (ids != NULL && PyBytes_GET_SIZE(ids) != n * TPF_MQ_ID_LEN) {
-        PyErr_Format(PyExc_ValueError, "payload_hashes: ids must be %d bytes per data",
-                     TPF_MQ_ID_LEN);
-        return NULL;
-    }
     PyObject *result = PyBytes_FromStringAndSize(NULL, 8 * n);
     PyObject **held = PyMem_Malloc(sizeof *held * (size_t)(n ? n : 1));
     span_t *spans = PyMem_Malloc(sizeof *spans * (size_t)(n ? n : 1));
@@ -162,22 +108,18 @@ PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ss
         }
         held[i] = Py_NewRef(d);
     }
-    int rc = 0;
     if (i == n) {
-        Py_INCREF(ids == NULL ? Py_None : ids);
         Py_BEGIN_ALLOW_THREADS
-        rc = hash_spans(spans, n, ids != NULL ? (const uint8_t *)PyBytes_AS_STRING(ids) : NULL,
-                        TPF_MQ_ID_LEN, (uint8_t *)PyBytes_AS_STRING(result), 8);
+        hash_spans(spans, n, (uint8_t *)PyBytes_AS_STRING(result));
         Py_END_ALLOW_THREADS
-        Py_DECREF(ids == NULL ? Py_None : ids);
     }
     for (Py_ssize_t k = 0; k < i; k++)
         Py_DECREF(held[k]);
     PyMem_Free(held);
     PyMem_Free(spans);
-    if (i != n || rc < 0) {
+    if (i != n) {
         Py_DECREF(result);
-        return rc < 0 ? PyErr_NoMemory() : NULL;
+        return NULL;
     }
     return result;
 }

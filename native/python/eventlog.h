@@ -4,22 +4,26 @@
  * queue manager emits in Python reach it as a raw event-bus subscriber (EventLog.add,
  * a C method: no Python frame). The MQI's fast paths (fastpath.c, planpath.c) record
  * their put and get events here directly, in C, from the core's descriptor: a fixed
- * record, the message data copied into the log's arena, and the queue and program
- * names as indexes into a table of names; no object is kept per event. Both kinds go
- * into one buffer in the order they happen (every call holds the GIL).
+ * record with the payload hash of the data (computed now, while the data is in the
+ * cache; a get of a message whose put was recorded recently takes the put's hash), the
+ * queue and program names as indexes into a table of names, and, at level payload
+ * only, the data copied into an arena the log reuses. No Python object is made or kept
+ * per event. Both kinds go into one buffer in the order they happen (every call holds
+ * the GIL).
  *
- * The journal's writer thread takes everything at once (EventLog.take): the buffer is
- * swapped for a spare under the GIL, then the payload hashes are computed with the GIL
- * released (so the application goes on recording meanwhile) and written into the
- * records. The arenas are reused from take to take: recording touches memory that is
- * already mapped, instead of keeping each message's bytes object alive until the
- * writer drops it (fresh pages after every trim of the heap).
+ * The journal's writer thread hands the buffer to EventLog.write_ipc: it swaps in the
+ * spare buffer under the GIL (the application records into it meanwhile) and writes the
+ * cycle in order, runs of recorded events encoded as Arrow record batches in C
+ * (journalipc.h) with the GIL released, runs of events emitted in Python through a
+ * callback. EventLog.take hands everything over as Python objects instead (tests, and
+ * dropping what a failed journal recorded).
  *
  * The running ECB is read from a thread-local slot that the ECB runtime keeps current
  * through its switch watcher (set_running_ecb), not by calling into Python.
  *
- * A record's layout is exported as EventLog.LAYOUT (name -> (offset, format)), so the
- * writer reads it with numpy without a second definition. All functions need the GIL.
+ * A record's layout is exported as EventLog.LAYOUT (name -> (offset, format)), so a
+ * reader of take() reads it with numpy without a second definition. All functions need
+ * the GIL.
  */
 #ifndef TPFEMU_EVENTLOG_H
 #define TPFEMU_EVENTLOG_H
@@ -59,7 +63,7 @@ extern PyTypeObject eventlog_type;
 /** Ready the EventLog type (with its LAYOUT) and add it to `module`; -1 on error. */
 int eventlog_ready(PyObject *module);
 
-/** Module-level payload_hashes(datas, ids=None) -> bytes (see eventlog.c). */
+/** Module-level payload_hashes(datas) -> bytes (see eventlog.c). */
 PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /** 1 when `obj` is an EventLog. */

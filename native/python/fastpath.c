@@ -628,10 +628,9 @@ static PyMethodDef fp_methods[] = {
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
     {"payload_hashes", (PyCFunction)(void (*)(void))eventlog_payload_hashes, METH_FASTCALL,
-     "payload_hashes(datas, ids=None) -> bytes: the journal's payload hash (XXH64, seed 42, "
-     "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without the "
-     "GIL; with ids (24 bytes per data), data equal to an earlier one's of the same id "
-     "takes its hash."},
+     "payload_hashes(datas) -> bytes: the journal's payload hash (XXH64, seed 42, "
+     "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without "
+     "the GIL."},
     {"set_running_ecb", eventlog_set_running_ecb, METH_O,
      "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
      "switch watcher; see native/python/eventlog.c)."},
