@@ -81,7 +81,6 @@ int tpf_mq_create(const tpf_mq_config_t *cfg, tpf_mq_queue_t **out)
         return MQRC_STORAGE_NOT_AVAILABLE;
     }
     q->cfg = *cfg;
-    q->prefix_hash = tpf_hash_prefix(q->cfg.msgid_prefix);
     q->next_seq = 1;
     *out = q;
     return MQRC_NONE;
@@ -110,6 +109,7 @@ void tpf_mq_destroy(tpf_mq_queue_t *q)
     tpf_slab_destroy(&q->slab);
     tpf_index_destroy(&q->mid);
     tpf_index_destroy(&q->cid);
+    tpf_gen_destroy(&q->gen);
     free(q->uows);
     free(q);
 }
@@ -120,7 +120,6 @@ int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg)
         return TPF_RC_INVALID_ARGUMENT;
     QLOCK(q);
     q->cfg = *cfg;
-    q->prefix_hash = tpf_hash_prefix(q->cfg.msgid_prefix);
     QUNLOCK(q);
     return MQRC_NONE;
 }
@@ -178,9 +177,7 @@ static inline tpf_ring_t *put_ring(tpf_mq_queue_t *q, int priority)
 
 /** Counter values a queue reserves at a time from the process-wide counter: generated
  * MsgIds stay unique across queues, and a put pays for an atomic once per block. */
-#define MSGID_BLOCK 64
-/** The put whose MsgId index slot a put prefetches: this many puts ahead. */
-#define MSGID_AHEAD 2
+#define MSGID_BLOCK TPF_GEN_BLOCK
 
 /** The counter as the native word whose bytes are the big-endian counter. */
 static inline uint64_t counter_word(uint64_t counter)
@@ -197,30 +194,30 @@ static inline uint64_t counter_word(uint64_t counter)
 #endif
 }
 
-/** Give a message a new MsgId: the queue's prefix + a counter value from the queue's
- * reserved block (8 bytes, big-endian). Its hash is computed from the counter and the
- * queue's prefix half (the same value tpf_index_hash() gives for the whole id), and the
- * index slot of the MsgId generated MSGID_AHEAD puts later is prefetched now, so that
- * put finds its slot in cache. Returns the hash of the id given. */
-static uint32_t generate_msgid(tpf_mq_queue_t *q, uint8_t *id)
+static void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b);
+
+/** Give n a new MsgId, the queue's prefix + a counter value from the queue's reserved
+ * block (8 bytes, big-endian), and index it in the generated-MsgId index (the caller
+ * reserved room with index_reserve). A new reservation starts a new block there. */
+static void generate_msgid(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     if (q->ctr_next == q->ctr_end) {
         q->ctr_next =
             atomic_fetch_add_explicit(&msgid_counter, MSGID_BLOCK, memory_order_relaxed);
         q->ctr_end = q->ctr_next + MSGID_BLOCK;
+        tpf_gen_block_t *old = tpf_gen_begin(&q->gen, q->ctr_next);
+        if (old != NULL && old->nlive <= TPF_GEN_SPARSE)
+            gen_settle(q, old);
     }
-    uint64_t tail = counter_word(q->ctr_next++);
-    memcpy(id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
-    memcpy(id + TPF_MQ_MSGID_PREFIX_LEN, &tail, sizeof tail);
-    /* (past the block's end this guesses wrong: a wasted prefetch, once per block) */
-    tpf_index_prefetch(&q->mid, tpf_hash_finish(q->prefix_hash,
-                                                counter_word(q->ctr_next + MSGID_AHEAD - 1)));
-    return tpf_hash_finish(q->prefix_hash, tail);
+    uint64_t tail = counter_word(q->ctr_next);
+    memcpy(n->md.msg_id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
+    memcpy(n->md.msg_id + TPF_MQ_MSGID_PREFIX_LEN, &tail, sizeof tail);
+    tpf_gen_add(&q->gen, n, q->ctr_next++);
 }
 
 /** Place a filled node at the tail of its list, index and count it. `r` is its uow
  * record. The caller reserved index room for it, so this function can't fail.
- * mid_hash must already be set when the MsgId was generated (non-zero). */
+ * A generated MsgId (`generated`) is already in the generated-MsgId index. */
 static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int generated)
 {
     n->eprio = q->cfg.fifo ? q->cfg.default_priority : n->md.priority;
@@ -228,13 +225,13 @@ static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int gen
     n->md.flags = 0;
     n->pins = 0;
     n->lock_owner = NULL;
-    n->got_uow = 0;
     n->uow_next = NULL;
     n->state = 0;
     list_append(q, n);
-    if (generated || !tpf_id_is_zero(n->md.msg_id)) {
-        if (!generated)
-            n->mid_hash = tpf_index_hash(n->md.msg_id);
+    if (generated) {
+        n->state = N_IN_GEN;
+    } else if (!tpf_id_is_zero(n->md.msg_id)) {
+        n->mid_hash = tpf_index_hash(n->md.msg_id);
         tpf_index_add(&q->mid, n, n->mid_hash);
         n->state |= N_IN_MID;
     }
@@ -255,6 +252,42 @@ static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int gen
     }
 }
 
+/** Free a block of the generated-MsgId index left with TPF_GEN_SPARSE messages or
+ * fewer, its reservation used up. Its messages move to the hash index first (read from
+ * their nodes): a few lingering messages must not keep a whole block. If the hash index
+ * can't grow, they stay where they are, which is as correct, only bigger; a later
+ * unindexing from the block tries again. */
+static void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b)
+{
+    if (b->nlive != 0) {
+        if (tpf_index_reserve(&q->mid, b->nlive) != MQRC_NONE)
+            return;
+        for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u) {
+            tpf_node_t *n = b->node[__builtin_ctzll(bits)];
+            n->state = (uint8_t)((n->state & ~N_IN_GEN) | N_IN_MID);
+            n->mid_hash = tpf_index_hash(n->md.msg_id);
+            tpf_index_add(&q->mid, n, n->mid_hash);
+        }
+        b->live = 0;
+        b->nlive = 0;
+    }
+    tpf_gen_drop(&q->gen, b);
+}
+
+/** Take n out of the indexes it is in. */
+static inline void unindex(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    if (n->state & N_IN_GEN) {
+        tpf_gen_block_t *b = tpf_gen_remove(&q->gen, n);
+        if (b != NULL)
+            gen_settle(q, b);
+    } else if (n->state & N_IN_MID) {
+        tpf_index_remove(&q->mid, n, n->mid_hash);
+    }
+    if (n->state & N_IN_CID)
+        tpf_index_remove(&q->cid, n, n->cid_hash);
+}
+
 static void unlock_node(tpf_node_t *n)
 {
     if (n->lock_owner != NULL) {
@@ -273,10 +306,7 @@ static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
         q->uncommitted_by_priority[n->md.priority]--;
         q->st.uncommitted_puts--;
     }
-    if (n->state & N_IN_MID)
-        tpf_index_remove(&q->mid, n, n->mid_hash);
-    if (n->state & N_IN_CID)
-        tpf_index_remove(&q->cid, n, n->cid_hash);
+    unindex(q, n);
     unlock_node(n);
     if (n->pins > 0) {
         n->state = N_GHOST;
@@ -306,10 +336,7 @@ static void discard_expired(tpf_mq_queue_t *q, tpf_node_t *n)
     if (n->pins == 0) {
         q->st.depth--;
         q->st.depth_by_priority[n->md.priority]--;
-        if (n->state & N_IN_MID)
-            tpf_index_remove(&q->mid, n, n->mid_hash);
-        if (n->state & N_IN_CID)
-            tpf_index_remove(&q->cid, n, n->cid_hash);
+        unindex(q, n);
         unlock_node(n);
         list_unlink(q, n);
         expired_append(q, n);
@@ -400,7 +427,22 @@ static match_t match_of(const tpf_mq_getreq_t *r)
     return m;
 }
 
-/** First matching eligible unexpired message after `after`, from one probe run. */
+/** best, or n if n matches, is eligible, comes after `after` and before best. */
+static inline tpf_node_t *better(match_t m, const tpf_node_t *after, const tpf_mq_cursor_t *c,
+                                 tpf_node_t *n, tpf_node_t *best)
+{
+    if (m.msg_id != NULL && memcmp(n->md.msg_id, m.msg_id, TPF_MQ_ID_LEN) != 0)
+        return best;
+    if (m.correl_id != NULL && memcmp(n->md.correl_id, m.correl_id, TPF_MQ_ID_LEN) != 0)
+        return best;
+    if (!eligible(n, c) || (after != NULL && !before(after, n)))
+        return best;
+    return best == NULL || before(n, best) ? n : best;
+}
+
+/** First matching eligible unexpired message after `after`. Matched on MsgId: the one
+ * message with that generated MsgId, if any, and the hash chain of that id (supplied
+ * MsgIds, possibly equal to a generated one); on CorrelId alone: its hash chain. */
 static tpf_node_t *find_matched(tpf_mq_queue_t *q, match_t m, const tpf_node_t *after,
                                 const tpf_mq_cursor_t *c, int64_t *now)
 {
@@ -408,16 +450,13 @@ static tpf_node_t *find_matched(tpf_mq_queue_t *q, match_t m, const tpf_node_t *
     const uint8_t *key = m.msg_id != NULL ? m.msg_id : m.correl_id;
     for (;;) {
         tpf_node_t *best = NULL;
-        for (tpf_node_t *n = tpf_index_find(ix, key); n != NULL; n = tpf_index_next(ix, n)) {
-            if (m.msg_id != NULL && memcmp(n->md.msg_id, m.msg_id, TPF_MQ_ID_LEN) != 0)
-                continue;
-            if (m.correl_id != NULL && memcmp(n->md.correl_id, m.correl_id, TPF_MQ_ID_LEN) != 0)
-                continue;
-            if (!eligible(n, c) || (after != NULL && !before(after, n)))
-                continue;
-            if (best == NULL || before(n, best))
-                best = n;
+        if (m.msg_id != NULL) {
+            tpf_node_t *n = tpf_gen_find(&q->gen, m.msg_id);
+            if (n != NULL)
+                best = better(m, after, c, n, best);
         }
+        for (tpf_node_t *n = tpf_index_find(ix, key); n != NULL; n = tpf_index_next(ix, n))
+            best = better(m, after, c, n, best);
         if (best == NULL || !expired(best, now))
             return best;
         discard_expired(q, best);
@@ -500,11 +539,36 @@ static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32
     return MQRC_NONE;
 }
 
+/** @defgroup putids What a put's ids need (put_begin) @{ */
+#define PUT_GEN 1 /**< a generated MsgId */
+#define PUT_MID 2 /**< a supplied MsgId (hash index) */
+#define PUT_CID 4 /**< a CorrelId (hash index) */
+/** @} */
+
+/** Index room for `n` puts, `gen` of them with generated MsgIds, the others with
+ * supplied MsgIds, all with CorrelIds. Starting a block of the generated-MsgId index
+ * may settle the block before it, which moves up to TPF_GEN_SPARSE messages into the
+ * MsgId hash index: room for those is reserved too, so that nothing fails later. */
+static int index_reserve(tpf_mq_queue_t *q, uint32_t n, uint32_t gen, uint32_t cids)
+{
+    uint64_t mid = n - gen, left = q->ctr_end - q->ctr_next;
+    if (gen > left) {
+        uint32_t blocks = (uint32_t)((gen - left + MSGID_BLOCK - 1u) / MSGID_BLOCK);
+        if (tpf_gen_reserve(&q->gen, blocks) != MQRC_NONE)
+            return MQRC_STORAGE_NOT_AVAILABLE;
+        mid += (uint64_t)blocks * TPF_GEN_SPARSE;
+    }
+    if (mid > UINT32_MAX || tpf_index_reserve(&q->mid, (uint32_t)mid) != MQRC_NONE ||
+        tpf_index_reserve(&q->cid, cids) != MQRC_NONE)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    return MQRC_NONE;
+}
+
 /** The first half of a put, with q locked and the message checked: room in the
- * indexes and the ring, the unit-of-work record (*r), and a slot. Returns the slot for
- * the caller to fill n->md in, or NULL with *rc set. */
+ * indexes (`ids`: PUT_* bits) and the ring, the unit-of-work record (*r), and a slot.
+ * Returns the slot for the caller to fill n->md in, or NULL with *rc set. */
 static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint32_t length,
-                             tpf_uow_rec_t **r, int *rc)
+                             int ids, tpf_uow_rec_t **r, int *rc)
 {
     *r = NULL;
     if (q->cfg.max_depth != 0 && q->st.depth >= q->cfg.max_depth) {
@@ -512,8 +576,10 @@ static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint
         return NULL;
     }
     *rc = MQRC_STORAGE_NOT_AVAILABLE;
-    if (tpf_index_reserve(&q->mid, 1) != MQRC_NONE || tpf_index_reserve(&q->cid, 1) != MQRC_NONE ||
-        tpf_ring_reserve(put_ring(q, priority), 1) != MQRC_NONE)
+    if (((ids & (PUT_MID | PUT_CID)) || q->ctr_next == q->ctr_end) &&
+        index_reserve(q, 1, (ids & PUT_GEN) != 0, (ids & PUT_CID) != 0) != MQRC_NONE)
+        return NULL;
+    if (tpf_ring_reserve(put_ring(q, priority), 1) != MQRC_NONE)
         return NULL;
     if (uow != 0 && (*r = uow_find(q, uow, 1)) == NULL)
         return NULL;
@@ -532,7 +598,7 @@ static void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, const
         n->md.put_time = clock_us();
     int generated = tpf_id_is_zero(n->md.msg_id);
     if (generated)
-        n->mid_hash = generate_msgid(q, n->md.msg_id);
+        generate_msgid(q, n);
     if (length != 0)
         memcpy(n->data, data, length);
     link_new(q, n, r, generated);
@@ -544,7 +610,10 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
 {
     tpf_uow_rec_t *r;
     int rc;
-    tpf_node_t *n = put_begin(q, md->priority, md->uow, length, &r, &rc);
+    int ids = tpf_id_is_zero(md->msg_id) ? PUT_GEN : PUT_MID;
+    if (!tpf_id_is_zero(md->correl_id))
+        ids |= PUT_CID;
+    tpf_node_t *n = put_begin(q, md->priority, md->uow, length, ids, &r, &rc);
     if (n == NULL)
         return rc;
     n->md = *md;
@@ -585,7 +654,7 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
     tpf_uow_rec_t *r;
     int rc;
     QLOCK(q);
-    tpf_node_t *n = put_begin(q, priority, uow, length, &r, &rc);
+    tpf_node_t *n = put_begin(q, priority, uow, length, PUT_GEN, &r, &rc);
     if (n != NULL) {
         memset(n->md.msg_id, 0, sizeof n->md.msg_id);
         memset(n->md.correl_id, 0, sizeof n->md.correl_id);
@@ -627,9 +696,16 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         goto out;
     }
     /* Make index room, records and slots first, so that a failure changes nothing. */
-    if (tpf_index_reserve(&q->mid, n) != MQRC_NONE || tpf_index_reserve(&q->cid, n) != MQRC_NONE) {
-        rc = MQRC_STORAGE_NOT_AVAILABLE;
-        goto out;
+    {
+        uint32_t gen = 0, cids = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            gen += tpf_id_is_zero(MD_AT(i)->msg_id);
+            cids += !tpf_id_is_zero(MD_AT(i)->correl_id);
+        }
+        if (index_reserve(q, n, gen, cids) != MQRC_NONE) {
+            rc = MQRC_STORAGE_NOT_AVAILABLE;
+            goto out;
+        }
     }
     {
         uint32_t per_ring[TPF_MQ_PRIORITIES] = {0};
@@ -684,7 +760,7 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
             node->md.put_time = clock_us();
         int generated = tpf_id_is_zero(node->md.msg_id);
         if (generated)
-            node->mid_hash = generate_msgid(q, node->md.msg_id);
+            generate_msgid(q, node);
         if (lengths[i] != 0)
             memcpy(node->data, src, lengths[i]);
         src += lengths[i];
@@ -803,8 +879,12 @@ __attribute__((always_inline)) static inline void prefetch_ahead(tpf_mq_queue_t 
     if (far != NULL)
         prefetch_node(far);
     const tpf_node_t *near = tpf_ring_at(r, n->pos + LOOKAHEAD / 2);
-    if (near != NULL && (near->state & N_IN_MID))
-        tpf_index_prefetch(&q->mid, near->mid_hash);
+    if (near != NULL) {
+        if (near->state & N_IN_GEN)
+            tpf_gen_prefetch(near);
+        else if (near->state & N_IN_MID)
+            tpf_index_prefetch(&q->mid, near->mid_hash);
+    }
 }
 
 /** Remove n as a destructive get does: finally, or hidden under `r` until commit. */
@@ -818,7 +898,6 @@ static void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
     }
     unlock_node(n);
     n->state |= N_GOT;
-    n->got_uow = r->id;
     n->uow_next = r->head;
     r->head = n;
     q->st.uncommitted_gets++;
@@ -1086,7 +1165,6 @@ static int finish_uow(tpf_mq_queue_t *q, uint64_t uow, int commit, uint32_t *n_o
             n->uow_next = NULL;
             if (n->state & N_GOT) {
                 n->state &= (uint8_t)~N_GOT;
-                n->got_uow = 0;
                 q->st.uncommitted_gets--;
                 q->got_by_priority[n->md.priority]--;
                 if (commit)

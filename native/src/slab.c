@@ -17,7 +17,7 @@
 
 #define BIG_ALIGN ((size_t)2u << 20) /**< a transparent huge page on x86-64 */
 
-/* At depth the core touches its slabs and the MsgId index at random: with 4 KiB pages
+/* At depth the core touches its slabs and hash indexes at random: with 4 KiB pages
  * nearly every such access also misses the TLB (a 1M-message queue spans ~300 MB). So
  * blocks of 2 MiB and more are mapped 2 MiB-aligned and marked for transparent huge
  * pages (a hint: with THP off they are ordinary pages). */

@@ -20,10 +20,11 @@
  * Invariants (every function keeps them):
  * - Every message is in exactly one place: the ring of its placement priority, or
  *   the expired list (discarded, waiting to be taken for reporting).
- * - A message with a non-zero MsgId is in the MsgId index; one with a non-zero
- *   CorrelId is in the CorrelId index. All-zero ids (MQMI_NONE/MQCI_NONE) are
- *   wildcards and are not indexed. So a get matched on MsgId or CorrelId walks one
- *   hash chain, never the queue.
+ * - A message with a non-zero MsgId is in the MsgId index (a MsgId the core generated
+ *   by its counter, in blocks of 64; a supplied one in a hash table); one with a
+ *   non-zero CorrelId is in the CorrelId hash index. All-zero ids (MQMI_NONE/MQCI_NONE)
+ *   are wildcards and are not indexed. So a get matched on MsgId looks at one block
+ *   slot and one hash chain, on CorrelId at one hash chain, never at the queue.
  * - The depth counts every message on the queue: committed, put under a unit of
  *   work and not yet committed, got under a unit of work and not yet committed, and
  *   expired but not yet discarded (IBM counts all of these in CURDEPTH).
@@ -135,7 +136,8 @@ typedef struct tpf_mq_stats {
     uint64_t slab_bytes;        /**< bytes held in slabs (kept until destroy) */
     uint64_t slots_free;        /**< slots on the free-lists, ready for reuse */
     uint64_t large_bytes;       /**< bytes of messages allocated singly (> 64 KiB) */
-    uint32_t index_buckets;     /**< buckets in each of the two hash indexes */
+    uint32_t index_buckets;     /**< buckets in the MsgId hash index (supplied MsgIds;
+                                     generated ones are indexed by their counter) */
 } tpf_mq_stats_t;
 
 /**
