@@ -71,10 +71,39 @@ typedef struct tpf_slab {
  * memory is exhausted. Free it with tpf_big_free() and the same size. */
 void *tpf_big_alloc(size_t bytes);
 void tpf_big_free(void *p, size_t bytes);
+/** Bytes of a slot of each class (the last class's slots hold 64 KiB of data). */
+extern const uint32_t tpf_slab_class_size[TPF_SLAB_CLASSES];
+/** The slow half of tpf_slab_alloc(): refill the class, or allocate a large node. */
+tpf_node_t *tpf_slab_alloc_slow(tpf_slab_t *s, uint32_t length);
 /** Take a slot able to hold `length` data bytes; NULL when memory is exhausted. */
-tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length);
+static inline tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length)
+{
+    size_t bytes = sizeof(tpf_node_t) + (size_t)length;
+    for (int c = 0; c < TPF_SLAB_CLASSES; c++) {
+        if (bytes <= tpf_slab_class_size[c]) {
+            tpf_node_t *n = s->free[c];
+            if (n == NULL)
+                break;
+            s->free[c] = n->next;
+            s->nfree--;
+            return n;
+        }
+    }
+    return tpf_slab_alloc_slow(s, length);
+}
+/** The slow half of tpf_slab_free(): free a large node. */
+void tpf_slab_free_large(tpf_slab_t *s, tpf_node_t *n);
 /** Return a node's slot to its free-list (or free a large node). */
-void tpf_slab_free(tpf_slab_t *s, tpf_node_t *n);
+static inline void tpf_slab_free(tpf_slab_t *s, tpf_node_t *n)
+{
+    if (n->size_class == TPF_CLASS_LARGE) {
+        tpf_slab_free_large(s, n);
+        return;
+    }
+    n->next = s->free[n->size_class];
+    s->free[n->size_class] = n;
+    s->nfree++;
+}
 /** Release every chunk. Large nodes must have been freed already. */
 void tpf_slab_destroy(tpf_slab_t *s);
 
@@ -264,9 +293,25 @@ static inline int tpf_ring_reserve(tpf_ring_t *r, uint32_t extra)
     return tpf_ring_make_room(r, extra);
 }
 /** Append n; the caller reserved room, so this function can't fail. */
-void tpf_ring_append(tpf_ring_t *r, tpf_node_t *n);
-/** Remove n from the ring. */
-void tpf_ring_remove(tpf_ring_t *r, tpf_node_t *n);
+static inline void tpf_ring_append(tpf_ring_t *r, tpf_node_t *n)
+{
+    n->pos = r->tail;
+    r->slots[r->tail++ & r->mask] = n;
+    r->live++;
+}
+/** Remove n from the ring (a tombstone, or trimmed off an end). */
+static inline void tpf_ring_remove(tpf_ring_t *r, tpf_node_t *n)
+{
+    r->slots[n->pos & r->mask] = NULL;
+    if (--r->live == 0) {
+        r->head = r->tail;
+        return;
+    }
+    while (r->slots[r->head & r->mask] == NULL)
+        r->head++;
+    while (r->slots[(r->tail - 1u) & r->mask] == NULL)
+        r->tail--;
+}
 /** The first node, or NULL. */
 static inline tpf_node_t *tpf_ring_first(const tpf_ring_t *r)
 {

@@ -42,6 +42,13 @@ static inline void qunlock(tpf_mq_queue_t *q)
 #define QLOCK(q) qlock(q)
 #define QUNLOCK(q) qunlock(q)
 
+/* The simple put and get are a chain of small steps, each with a rare slow case. The
+ * steps on their path are forced inline (HOT) and the slow cases kept out of line
+ * (COLD), so that the common case runs as one straight function without calls,
+ * register spills or repeated checks. */
+#define HOT __attribute__((always_inline)) inline
+#define COLD __attribute__((noinline, cold))
+
 static const uint32_t BROWSE_BITS =
     MQGMO_BROWSE_FIRST | MQGMO_BROWSE_NEXT | MQGMO_BROWSE_MSG_UNDER_CURSOR;
 static const uint32_t CURSOR_BITS = MQGMO_BROWSE_FIRST | MQGMO_BROWSE_NEXT |
@@ -155,7 +162,7 @@ static void uow_forget(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
 
 /* ---- lists, indexes, counters ------------------------------------------------------ */
 
-static void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     tpf_ring_t *r = &q->ring[n->eprio];
     tpf_ring_remove(r, n);
@@ -163,7 +170,7 @@ static void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
         q->occupied &= ~(1u << n->eprio);
 }
 
-static void list_append(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void list_append(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     tpf_ring_append(&q->ring[n->eprio], n);
     q->occupied |= 1u << n->eprio;
@@ -173,6 +180,19 @@ static void list_append(tpf_mq_queue_t *q, tpf_node_t *n)
 static inline tpf_ring_t *put_ring(tpf_mq_queue_t *q, int priority)
 {
     return &q->ring[q->cfg.fifo ? q->cfg.default_priority : priority];
+}
+
+/** @defgroup putids A put's ids: which index each goes to @{ */
+#define PUT_GEN 1 /**< a generated MsgId */
+#define PUT_MID 2 /**< a supplied MsgId (hash index) */
+#define PUT_CID 4 /**< a CorrelId (hash index) */
+/** @} */
+
+/** The PUT_* bits of a descriptor's ids (all-zero MsgId: one is generated). */
+static inline int put_ids(const tpf_mq_msg_t *md)
+{
+    return (tpf_id_is_zero(md->msg_id) ? PUT_GEN : PUT_MID) |
+           (tpf_id_is_zero(md->correl_id) ? 0 : PUT_CID);
 }
 
 /** Counter values a queue reserves at a time from the process-wide counter: generated
@@ -196,19 +216,24 @@ static inline uint64_t counter_word(uint64_t counter)
 
 static void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b);
 
+/** Reserve the queue's next MSGID_BLOCK counter values; their block in the
+ * generated-MsgId index becomes the current one (the caller reserved it). */
+static COLD void msgid_reserve(tpf_mq_queue_t *q)
+{
+    q->ctr_next = atomic_fetch_add_explicit(&msgid_counter, MSGID_BLOCK, memory_order_relaxed);
+    q->ctr_end = q->ctr_next + MSGID_BLOCK;
+    tpf_gen_block_t *old = tpf_gen_begin(&q->gen, q->ctr_next);
+    if (old != NULL && old->nlive <= TPF_GEN_SPARSE)
+        gen_settle(q, old);
+}
+
 /** Give n a new MsgId, the queue's prefix + a counter value from the queue's reserved
  * block (8 bytes, big-endian), and index it in the generated-MsgId index (the caller
  * reserved room with index_reserve). A new reservation starts a new block there. */
-static void generate_msgid(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void generate_msgid(tpf_mq_queue_t *q, tpf_node_t *n)
 {
-    if (q->ctr_next == q->ctr_end) {
-        q->ctr_next =
-            atomic_fetch_add_explicit(&msgid_counter, MSGID_BLOCK, memory_order_relaxed);
-        q->ctr_end = q->ctr_next + MSGID_BLOCK;
-        tpf_gen_block_t *old = tpf_gen_begin(&q->gen, q->ctr_next);
-        if (old != NULL && old->nlive <= TPF_GEN_SPARSE)
-            gen_settle(q, old);
-    }
+    if (q->ctr_next == q->ctr_end)
+        msgid_reserve(q);
     uint64_t tail = counter_word(q->ctr_next);
     memcpy(n->md.msg_id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
     memcpy(n->md.msg_id + TPF_MQ_MSGID_PREFIX_LEN, &tail, sizeof tail);
@@ -216,9 +241,9 @@ static void generate_msgid(tpf_mq_queue_t *q, tpf_node_t *n)
 }
 
 /** Place a filled node at the tail of its list, index and count it. `r` is its uow
- * record. The caller reserved index room for it, so this function can't fail.
- * A generated MsgId (`generated`) is already in the generated-MsgId index. */
-static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int generated)
+ * record, `ids` its PUT_* bits. The caller reserved index room for it, so this function
+ * can't fail. A generated MsgId is already in the generated-MsgId index. */
+static HOT void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int ids)
 {
     n->eprio = q->cfg.fifo ? q->cfg.default_priority : n->md.priority;
     n->md.seq = q->next_seq++;
@@ -228,14 +253,14 @@ static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int gen
     n->uow_next = NULL;
     n->state = 0;
     list_append(q, n);
-    if (generated) {
+    if (ids & PUT_GEN) {
         n->state = N_IN_GEN;
-    } else if (!tpf_id_is_zero(n->md.msg_id)) {
+    } else if (ids & PUT_MID) {
         n->mid_hash = tpf_index_hash(n->md.msg_id);
         tpf_index_add(&q->mid, n, n->mid_hash);
         n->state |= N_IN_MID;
     }
-    if (!tpf_id_is_zero(n->md.correl_id)) {
+    if (ids & PUT_CID) {
         n->cid_hash = tpf_index_hash(n->md.correl_id);
         tpf_index_add(&q->cid, n, n->cid_hash);
         n->state |= N_IN_CID;
@@ -257,7 +282,7 @@ static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int gen
  * their nodes): a few lingering messages must not keep a whole block. If the hash index
  * can't grow, they stay where they are, which is as correct, only bigger; a later
  * unindexing from the block tries again. */
-static void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b)
+static COLD void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b)
 {
     if (b->nlive != 0) {
         if (tpf_index_reserve(&q->mid, b->nlive) != MQRC_NONE)
@@ -275,7 +300,7 @@ static void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b)
 }
 
 /** Take n out of the indexes it is in. */
-static inline void unindex(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void unindex(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     if (n->state & N_IN_GEN) {
         tpf_gen_block_t *b = tpf_gen_remove(&q->gen, n);
@@ -288,7 +313,7 @@ static inline void unindex(tpf_mq_queue_t *q, tpf_node_t *n)
         tpf_index_remove(&q->cid, n, n->cid_hash);
 }
 
-static void unlock_node(tpf_node_t *n)
+static HOT void unlock_node(tpf_node_t *n)
 {
     if (n->lock_owner != NULL) {
         n->lock_owner->locked = NULL;
@@ -298,7 +323,7 @@ static void unlock_node(tpf_node_t *n)
 
 /** Take n off the queue: uncount, unindex, unlock; free it, or keep it as a ghost
  * while a cursor is positioned on it. */
-static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void remove_node_inline(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     q->st.depth--;
     q->st.depth_by_priority[n->md.priority]--;
@@ -315,6 +340,11 @@ static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
     }
     list_unlink(q, n);
     tpf_slab_free(&q->slab, n);
+}
+
+static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    remove_node_inline(q, n);
 }
 
 static void expired_append(tpf_mq_queue_t *q, tpf_node_t *n)
@@ -380,19 +410,18 @@ static tpf_node_t *first_in_list(tpf_mq_queue_t *q, tpf_node_t *n, const tpf_mq_
                                  int64_t *now)
 {
     while (n != NULL) {
+        if (eligible(n, c) && !expired(n, now))
+            return n;
         tpf_node_t *next = tpf_ring_next(&q->ring[n->eprio], n);
-        if (eligible(n, c)) {
-            if (!expired(n, now))
-                return n;
+        if (eligible(n, c))
             discard_expired(q, n);
-        }
         n = next;
     }
     return NULL;
 }
 
 /** First eligible unexpired message strictly after `after` (NULL: from the start). */
-static tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq_cursor_t *c,
+static COLD tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq_cursor_t *c,
                         int64_t *now)
 {
     uint32_t bits = q->occupied;
@@ -410,6 +439,20 @@ static tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq
             return n;
     }
     return NULL;
+}
+
+/** What scan(q, NULL, NULL, now) returns: the first eligible unexpired message. Mostly
+ * that is the first message of the highest occupied ring, when it is visible, unlocked
+ * and never expires: checked here inline; scan() does the rest. */
+static HOT tpf_node_t *plain_first(tpf_mq_queue_t *q, int64_t *now)
+{
+    uint32_t bits = q->occupied;
+    if (bits == 0)
+        return NULL;
+    tpf_node_t *n = tpf_ring_first(&q->ring[31 - __builtin_clz(bits)]);
+    if ((n->state & N_HIDDEN) == 0 && n->lock_owner == NULL && n->md.expiry == TPF_MQ_NEVER)
+        return n;
+    return scan(q, NULL, NULL, now);
 }
 
 typedef struct match {
@@ -539,17 +582,11 @@ static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32
     return MQRC_NONE;
 }
 
-/** @defgroup putids What a put's ids need (put_begin) @{ */
-#define PUT_GEN 1 /**< a generated MsgId */
-#define PUT_MID 2 /**< a supplied MsgId (hash index) */
-#define PUT_CID 4 /**< a CorrelId (hash index) */
-/** @} */
-
 /** Index room for `n` puts, `gen` of them with generated MsgIds, the others with
  * supplied MsgIds, all with CorrelIds. Starting a block of the generated-MsgId index
  * may settle the block before it, which moves up to TPF_GEN_SPARSE messages into the
  * MsgId hash index: room for those is reserved too, so that nothing fails later. */
-static int index_reserve(tpf_mq_queue_t *q, uint32_t n, uint32_t gen, uint32_t cids)
+static COLD int index_reserve(tpf_mq_queue_t *q, uint32_t n, uint32_t gen, uint32_t cids)
 {
     uint64_t mid = n - gen, left = q->ctr_end - q->ctr_next;
     if (gen > left) {
@@ -567,8 +604,8 @@ static int index_reserve(tpf_mq_queue_t *q, uint32_t n, uint32_t gen, uint32_t c
 /** The first half of a put, with q locked and the message checked: room in the
  * indexes (`ids`: PUT_* bits) and the ring, the unit-of-work record (*r), and a slot.
  * Returns the slot for the caller to fill n->md in, or NULL with *rc set. */
-static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint32_t length,
-                             int ids, tpf_uow_rec_t **r, int *rc)
+static HOT tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow,
+                                 uint32_t length, int ids, tpf_uow_rec_t **r, int *rc)
 {
     *r = NULL;
     if (q->cfg.max_depth != 0 && q->st.depth >= q->cfg.max_depth) {
@@ -590,18 +627,17 @@ static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint
 }
 
 /** The second half: stamp, name, copy and link the node whose md the caller filled
- * (put_time 0 = now; all-zero msg_id = generate one). */
-static void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, const void *data,
-                       uint32_t length)
+ * (put_time 0 = now; PUT_GEN in ids, put_ids(&n->md): generate a MsgId). */
+static HOT void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r,
+                           const void *data, uint32_t length, int ids)
 {
     if (n->md.put_time == 0)
         n->md.put_time = clock_us();
-    int generated = tpf_id_is_zero(n->md.msg_id);
-    if (generated)
+    if (ids & PUT_GEN)
         generate_msgid(q, n);
     if (length != 0)
         memcpy(n->data, data, length);
-    link_new(q, n, r, generated);
+    link_new(q, n, r, ids);
 }
 
 /** The put itself, with q locked and md checked. On success md->seq (and a generated
@@ -610,9 +646,7 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
 {
     tpf_uow_rec_t *r;
     int rc;
-    int ids = tpf_id_is_zero(md->msg_id) ? PUT_GEN : PUT_MID;
-    if (!tpf_id_is_zero(md->correl_id))
-        ids |= PUT_CID;
+    int ids = put_ids(md);
     tpf_node_t *n = put_begin(q, md->priority, md->uow, length, ids, &r, &rc);
     if (n == NULL)
         return rc;
@@ -621,7 +655,7 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
     if (!(md->flags & TPF_MQ_F_RESTORE) || n->md.backout_count < 0)
         n->md.backout_count = 0;
     n->md.flags = 0;
-    put_finish(q, n, r, data, length);
+    put_finish(q, n, r, data, length, ids);
     memcpy(md->msg_id, n->md.msg_id, TPF_MQ_ID_LEN);
     md->seq = n->md.seq;
     return MQRC_NONE;
@@ -655,8 +689,7 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
     int rc;
     QLOCK(q);
     tpf_node_t *n = put_begin(q, priority, uow, length, PUT_GEN, &r, &rc);
-    if (n != NULL) {
-        memset(n->md.msg_id, 0, sizeof n->md.msg_id);
+    if (n != NULL) { /* (put_finish writes the whole MsgId) */
         memset(n->md.correl_id, 0, sizeof n->md.correl_id);
         n->md.expiry = TPF_MQ_NEVER;
         n->md.put_time = 0;
@@ -667,7 +700,7 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
         n->md.priority = (uint8_t)priority;
         n->md.persistent = 0;
         n->md.flags = 0;
-        put_finish(q, n, r, data, length);
+        put_finish(q, n, r, data, length, PUT_GEN);
         rc = MQRC_NONE;
     }
     QUNLOCK(q);
@@ -758,13 +791,13 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         node->md.flags = 0;
         if (node->md.put_time == 0)
             node->md.put_time = clock_us();
-        int generated = tpf_id_is_zero(node->md.msg_id);
-        if (generated)
+        int ids = put_ids(&node->md);
+        if (ids & PUT_GEN)
             generate_msgid(q, node);
         if (lengths[i] != 0)
             memcpy(node->data, src, lengths[i]);
         src += lengths[i];
-        link_new(q, node, node->md.uow != 0 ? uow_find(q, node->md.uow, 0) : NULL, generated);
+        link_new(q, node, node->md.uow != 0 ? uow_find(q, node->md.uow, 0) : NULL, ids);
     }
     if (seq_first != NULL)
         *seq_first = seq0;
@@ -865,20 +898,23 @@ static inline void prefetch_node(const tpf_node_t *n)
 
 /**
  * Gets at depth take messages put long ago and no longer in cache. While getting n,
- * start loading the message LOOKAHEAD places after it in its ring, and the MsgId
- * index slot of the one LOOKAHEAD/2 places after it (loaded by an earlier get), since
- * unindexing is a get's other cache miss. The ring itself is read sequentially.
+ * start loading the message LOOKAHEAD places after it in its ring, and what unindexing
+ * the one LOOKAHEAD/2 places after it (loaded by an earlier get) will write: its
+ * block's header in the generated-MsgId index, or its MsgId hash slot. The ring itself
+ * is read sequentially.
  *
  * Always inlined: as a separate function GCC finds it pure (prefetches are not side
  * effects), and deletes the call because it returns nothing.
  */
-__attribute__((always_inline)) static inline void prefetch_ahead(tpf_mq_queue_t *q, const tpf_node_t *n)
+static HOT void prefetch_ahead(tpf_mq_queue_t *q, const tpf_node_t *n)
 {
+    /* (n is in the ring: positions after it are past the head; only the tail bounds) */
     const tpf_ring_t *r = &q->ring[n->eprio];
-    const tpf_node_t *far = tpf_ring_at(r, n->pos + LOOKAHEAD);
+    uint64_t pf = n->pos + LOOKAHEAD, pn = n->pos + LOOKAHEAD / 2;
+    const tpf_node_t *far = pf < r->tail ? r->slots[pf & r->mask] : NULL;
     if (far != NULL)
         prefetch_node(far);
-    const tpf_node_t *near = tpf_ring_at(r, n->pos + LOOKAHEAD / 2);
+    const tpf_node_t *near = pn < r->tail ? r->slots[pn & r->mask] : NULL;
     if (near != NULL) {
         if (near->state & N_IN_GEN)
             tpf_gen_prefetch(near);
@@ -888,12 +924,12 @@ __attribute__((always_inline)) static inline void prefetch_ahead(tpf_mq_queue_t 
 }
 
 /** Remove n as a destructive get does: finally, or hidden under `r` until commit. */
-static void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
+static HOT void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
 {
     prefetch_ahead(q, n);
     q->st.gets++;
     if (r == NULL) {
-        remove_node(q, n);
+        remove_node_inline(q, n);
         return;
     }
     unlock_node(n);
@@ -1020,19 +1056,20 @@ out:
 /** With q locked: the record of `uow` (made if needed; NULL for 0) and the first message
  * a plain destructive get takes. @return MQRC_NONE, MQRC_NO_MSG_AVAILABLE,
  * MQRC_STORAGE_NOT_AVAILABLE. */
-static int plain_get_begin(tpf_mq_queue_t *q, uint64_t uow, tpf_uow_rec_t **r, tpf_node_t **n)
+static HOT int plain_get_begin(tpf_mq_queue_t *q, uint64_t uow, tpf_uow_rec_t **r,
+                               tpf_node_t **n)
 {
     int64_t now = TPF_MQ_NOW;
     *n = NULL;
     *r = NULL;
     if (uow != 0 && (*r = uow_find(q, uow, 1)) == NULL)
         return MQRC_STORAGE_NOT_AVAILABLE;
-    *n = scan(q, NULL, NULL, &now);
+    *n = plain_first(q, &now);
     return *n != NULL ? MQRC_NONE : MQRC_NO_MSG_AVAILABLE;
 }
 
 /** Drop a unit-of-work record the get made but left empty, and unlock q. */
-static void get_end(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
+static HOT void get_end(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
 {
     if (r != NULL && r->head == NULL)
         uow_forget(q, r);
@@ -1111,7 +1148,7 @@ int tpf_mq_get_many(tpf_mq_queue_t *q, uint32_t max_n, uint64_t uow, int64_t now
         goto out;
     }
     while (k < max_n) {
-        tpf_node_t *n = scan(q, NULL, NULL, &now);
+        tpf_node_t *n = plain_first(q, &now);
         if (n == NULL)
             break;
         uint32_t len = n->md.length;
