@@ -15,9 +15,11 @@
  *
  * Memory: a block costs ~600 bytes, ~9 per message while it is full. A block is freed
  * when its last message leaves once its reservation is used up; one that is left with
- * TPF_GEN_SPARSE messages or fewer hands them over to the hash index (queue.c:
+ * TPF_GEN_SPARSE (4) messages or fewer hands them over to the hash index (queue.c:
  * gen_settle), so messages that linger while the rest of their block is got cost at
- * most ~600 / TPF_GEN_SPARSE bytes each here, not ~600.
+ * most ~600 / 5 = ~120 bytes each here (a message's slot is 256 bytes or more), not
+ * ~600. (Handing over costs two cache misses per message moved, which is why the
+ * threshold is low: with 8, a long run at depth 1M spent ~10% of its time on it.)
  *
  * Lookup (a get matched on MsgId) is a binary search of the blocks by start counter,
  * then one slot; the caller also asks the hash index, which holds supplied MsgIds

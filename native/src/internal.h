@@ -182,7 +182,7 @@ static inline int tpf_id_is_zero(const uint8_t *id)
 #define TPF_GEN_BLOCK 64
 /** A block left holding this many messages or fewer (once its reservation is used up)
  * hands them over to the hash index and is freed (queue.c: gen_settle). */
-#define TPF_GEN_SPARSE 8
+#define TPF_GEN_SPARSE 4
 
 /** The messages whose generated MsgIds end in the counters start .. start + 63. */
 typedef struct tpf_gen_block {

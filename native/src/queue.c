@@ -287,10 +287,18 @@ static COLD void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b)
     if (b->nlive != 0) {
         if (tpf_index_reserve(&q->mid, b->nlive) != MQRC_NONE)
             return;
+        /* The nodes and their hash slots are likely not in cache: load them all at once
+         * (two waits for memory, not two per message). */
+        for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u)
+            __builtin_prefetch(b->node[__builtin_ctzll(bits)]->md.msg_id, 1);
+        for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u) {
+            tpf_node_t *n = b->node[__builtin_ctzll(bits)];
+            n->mid_hash = tpf_index_hash(n->md.msg_id);
+            tpf_index_prefetch(&q->mid, n->mid_hash);
+        }
         for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u) {
             tpf_node_t *n = b->node[__builtin_ctzll(bits)];
             n->state = (uint8_t)((n->state & ~N_IN_GEN) | N_IN_MID);
-            n->mid_hash = tpf_index_hash(n->md.msg_id);
             tpf_index_add(&q->mid, n, n->mid_hash);
         }
         b->live = 0;
