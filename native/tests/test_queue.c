@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tpf/queue.h"
 
@@ -1455,6 +1456,42 @@ static void test_put_many_q_full(void)
 }
 
 /* with md_stride 0 one descriptor serves every message; seq_first is the first sequence and MsgIds are distinct. */
+/* Microseconds of CLOCK_REALTIME, as the core reads it. */
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* put_time 0 is stamped with a time within the call (put, put_simple, and once for a
+ * whole batch); a put_time given is kept. */
+static void test_put_time_stamp(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    tpf_mq_msg_t mds[3] = {md_new(5), md_new(5), md_new(5)};
+    mds[1].put_time = 42;
+    const uint32_t lengths[3] = {1, 1, 1};
+    int64_t t0 = wall_us();
+    tpf_mq_msg_t md = md_new(5);
+    CHECK_EQ(tpf_mq_put(q, &md, "a", 1), MQRC_NONE);
+    int64_t t1 = wall_us();
+    CHECK_EQ(tpf_mq_put_simple(q, "b", 1, 5, 0), MQRC_NONE);
+    int64_t t2 = wall_us();
+    CHECK_EQ(tpf_mq_put_many(q, 3, mds, sizeof mds[0], lengths, "cde", NULL), MQRC_NONE);
+    int64_t t3 = wall_us();
+    tpf_mq_msg_t out[5];
+    char b[4];
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ(tpf_mq_get_simple(q, 0, &out[i], b, sizeof b), MQRC_NONE);
+    CHECK(t0 <= out[0].put_time && out[0].put_time <= t1);
+    CHECK(t1 <= out[1].put_time && out[1].put_time <= t2);
+    CHECK(t2 <= out[2].put_time && out[2].put_time <= t3);
+    CHECK_EQ(out[3].put_time, 42);
+    CHECK_EQ(out[4].put_time, out[2].put_time);
+    tpf_mq_destroy(q);
+}
+
 static void test_put_many_stride0(void)
 {
     tpf_mq_queue_t *q = mkq(0);
@@ -2584,6 +2621,7 @@ int main(int argc, char **argv)
     RUN(test_put_many_all_or_nothing);
     RUN(test_put_many_q_full);
     RUN(test_put_many_stride0);
+    RUN(test_put_time_stamp);
     RUN(test_get_many);
     RUN(test_get_many_uow);
     RUN(test_get_many_first_too_big);

@@ -242,7 +242,8 @@ int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int flags, tpf_mq_alloc_fn
  * @param[in] mds descriptors; with md_stride 0 the one descriptor at mds serves every
  *        message, otherwise message i uses *(mds + i*md_stride bytes). Lengths come
  *        from `lengths`, not from the descriptors. MsgIds are generated as by put;
- *        backout counts start at 0 but where a descriptor has TPF_MQ_F_RESTORE.
+ *        backout counts start at 0 but where a descriptor has TPF_MQ_F_RESTORE; the
+ *        messages whose put_time is 0 all get the same time, read once during the call.
  * @param[in] data the n messages back to back.
  * @param[out] seq_first the put sequence of the first message (the others follow).
  * @return as tpf_mq_put(); on any error nothing was put.
