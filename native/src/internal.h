@@ -15,6 +15,7 @@
 #define N_IN_MID      0x08 /**< linked in the MsgId index */
 #define N_IN_CID      0x10 /**< linked in the CorrelId index */
 #define N_EXPIRED     0x20 /**< on the expired list */
+#define N_IN_GEN      0x40 /**< linked in the generated-MsgId index (genix.c) */
 /** @} */
 
 #define N_HIDDEN (N_UNCOMMITTED | N_GOT | N_GHOST)
@@ -22,9 +23,11 @@
 /** Size class of a node allocated singly with malloc (message over 64 KiB). */
 #define TPF_CLASS_LARGE 0xFF
 
+struct tpf_gen_block;
+
 /**
  * One message: its links, its descriptor and its data, in one slot.
- * The header is 176 bytes on LP64; data follows inline. A message is *in its ring*
+ * The header is 184 bytes on LP64; data follows inline. A message is *in its ring*
  * from put until it is freed (ghosts included); discarded expired ones are not.
  */
 typedef struct tpf_node {
@@ -34,15 +37,15 @@ typedef struct tpf_node {
     struct tpf_node *uow_next;  /**< chain of the unit of work holding it */
     tpf_mq_cursor_t *lock_owner; /**< cursor holding MQGMO_LOCK, or NULL */
     tpf_mq_msg_t md;            /**< descriptor; md.uow is the put's unit of work */
-    uint64_t got_uow;           /**< unit of work of an uncommitted get (N_GOT) */
+    struct tpf_gen_block *gen;  /**< block of its generated MsgId (N_IN_GEN) */
     uint64_t pos;               /**< position in its priority ring */
-    uint32_t mid_hash;          /**< hash of md.msg_id (index slot, prefetching) */
+    uint32_t mid_hash;          /**< hash of md.msg_id (N_IN_MID: index slot, prefetching) */
     uint32_t cid_hash;          /**< hash of md.correl_id */
     uint32_t pins;              /**< cursors positioned on this node */
     uint8_t state;              /**< N_* bits */
     uint8_t eprio;              /**< placement priority (priority, or DEFPRTY in FIFO mode) */
     uint8_t size_class;         /**< slab class, or TPF_CLASS_LARGE */
-    uint8_t pad_;
+    uint8_t gen_slot;           /**< its slot in `gen` (N_IN_GEN) */
     unsigned char data[];       /**< md.length bytes */
 } tpf_node_t;
 
@@ -68,10 +71,39 @@ typedef struct tpf_slab {
  * memory is exhausted. Free it with tpf_big_free() and the same size. */
 void *tpf_big_alloc(size_t bytes);
 void tpf_big_free(void *p, size_t bytes);
+/** Bytes of a slot of each class (the last class's slots hold 64 KiB of data). */
+extern const uint32_t tpf_slab_class_size[TPF_SLAB_CLASSES];
+/** The slow half of tpf_slab_alloc(): refill the class, or allocate a large node. */
+tpf_node_t *tpf_slab_alloc_slow(tpf_slab_t *s, uint32_t length);
 /** Take a slot able to hold `length` data bytes; NULL when memory is exhausted. */
-tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length);
+static inline tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length)
+{
+    size_t bytes = sizeof(tpf_node_t) + (size_t)length;
+    for (int c = 0; c < TPF_SLAB_CLASSES; c++) {
+        if (bytes <= tpf_slab_class_size[c]) {
+            tpf_node_t *n = s->free[c];
+            if (n == NULL)
+                break;
+            s->free[c] = n->next;
+            s->nfree--;
+            return n;
+        }
+    }
+    return tpf_slab_alloc_slow(s, length);
+}
+/** The slow half of tpf_slab_free(): free a large node. */
+void tpf_slab_free_large(tpf_slab_t *s, tpf_node_t *n);
 /** Return a node's slot to its free-list (or free a large node). */
-void tpf_slab_free(tpf_slab_t *s, tpf_node_t *n);
+static inline void tpf_slab_free(tpf_slab_t *s, tpf_node_t *n)
+{
+    if (n->size_class == TPF_CLASS_LARGE) {
+        tpf_slab_free_large(s, n);
+        return;
+    }
+    n->next = s->free[n->size_class];
+    s->free[n->size_class] = n;
+    s->nfree++;
+}
 /** Release every chunk. Large nodes must have been freed already. */
 void tpf_slab_destroy(tpf_slab_t *s);
 
@@ -107,39 +139,20 @@ static inline int tpf_index_reserve(tpf_index_t *ix, uint32_t extra)
 void tpf_index_add(tpf_index_t *ix, tpf_node_t *n, uint32_t hash);
 /** Unindex n, indexed under `hash` (no-op when absent). Touches only the table. */
 void tpf_index_remove(tpf_index_t *ix, tpf_node_t *n, uint32_t hash);
-/* The hash of a 24-byte id, in two halves so that a generated MsgId (a fixed 16-byte
- * prefix, then an 8-byte big-endian counter) is hashed from its counter alone: the
- * prefix's half is computed once per queue. tpf_index_hash() is the same function of
- * the 24 bytes whichever way it is computed. The three words are folded, then murmur3's
- * 64-bit finalizer makes every input bit reach the low bits used as the slot number
- * (generated MsgIds differ only in their last bytes). */
-
-/** The first half: the id's first 16 bytes folded into one word. */
-static inline uint64_t tpf_hash_prefix(const uint8_t *id)
+/** The hash of a 24-byte id: its three words folded, then murmur3's 64-bit finalizer,
+ * so that every input bit reaches the low bits used as the slot number (ids that differ
+ * only in their last bytes, as generated MsgIds do, spread over the table). */
+static inline uint32_t tpf_index_hash(const uint8_t *id)
 {
-    uint64_t w[2];
+    uint64_t w[3];
     memcpy(w, id, sizeof w);
-    return w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull);
-}
-
-/** The second half: `tail` is bytes 16..23 of the id loaded as a native word. */
-static inline uint32_t tpf_hash_finish(uint64_t prefix, uint64_t tail)
-{
-    uint64_t h = prefix ^ ((tail << 31) | (tail >> 33));
+    uint64_t h = w[0] ^ (w[1] * 0x9E3779B97F4A7C15ull) ^ ((w[2] << 31) | (w[2] >> 33));
     h ^= h >> 33;
     h *= 0xFF51AFD7ED558CCDull;
     h ^= h >> 33;
     h *= 0xC4CEB9FE1A85EC53ull;
     h ^= h >> 33;
     return (uint32_t)h;
-}
-
-/** The hash of a 24-byte id. */
-static inline uint32_t tpf_index_hash(const uint8_t *id)
-{
-    uint64_t tail;
-    memcpy(&tail, id + 16, sizeof tail);
-    return tpf_hash_finish(tpf_hash_prefix(id), tail);
 }
 
 /** Start loading the home slot of `hash` into the cache. (Also prefetching the next
@@ -161,6 +174,97 @@ static inline int tpf_id_is_zero(const uint8_t *id)
     memcpy(w, id, sizeof w);
     return (w[0] | w[1] | w[2]) == 0;
 }
+
+/* ---- genix.c: generated MsgIds, indexed by their counter ---------------------------- */
+
+/** Counter values a queue reserves at a time from the process-wide MsgId counter; one
+ * block of the generated-MsgId index covers one reservation. */
+#define TPF_GEN_BLOCK 64
+/** A block left holding this many messages or fewer (once its reservation is used up)
+ * hands them over to the hash index and is freed (queue.c: gen_settle). */
+#define TPF_GEN_SPARSE 4
+
+/** The messages whose generated MsgIds end in the counters start .. start + 63. */
+typedef struct tpf_gen_block {
+    uint64_t start;     /**< counter of node[0]: the first value of one reservation */
+    uint64_t live;      /**< bit i set: node[i] is a message in the index */
+    uint64_t at;        /**< its position in the index's list of blocks */
+    uint32_t nlive;     /**< bits set in live */
+    uint32_t pad_;
+    struct tpf_gen_block *next_spare; /**< the index's spare blocks, while one */
+    uint64_t pad2_[3];  /**< (the header fills one cache line) */
+    tpf_node_t *node[TPF_GEN_BLOCK]; /**< valid only where live has its bit set */
+} tpf_gen_block_t;
+
+/** A block in the list, by its start counter (kept when the block is freed, so that the
+ * list stays sorted for a binary search). */
+typedef struct tpf_gen_ref {
+    uint64_t start;
+    tpf_gen_block_t *block; /**< NULL: freed (a hole) */
+} tpf_gen_ref_t;
+
+/**
+ * The blocks of a queue's reservations, in counter order, in a growable ring of refs
+ * (positions only grow; the slot of position p is p & mask; holes at either end are
+ * trimmed at once; when full with at least half holes it is compacted, else grown).
+ */
+typedef struct tpf_gen_index {
+    tpf_gen_ref_t *refs;
+    uint64_t head, tail;    /**< positions of the first ref and one past the last */
+    uint32_t mask;          /**< capacity - 1 (a power of two), or 0 with no array yet */
+    uint32_t nspare;        /**< blocks on the spare list */
+    tpf_gen_block_t *cur;   /**< the block of the queue's current reservation, or NULL */
+    tpf_gen_block_t *spare; /**< free blocks, ready for the next reservations */
+} tpf_gen_index_t;
+
+/** The slow half of tpf_gen_reserve(). */
+int tpf_gen_make_room(tpf_gen_index_t *g, uint32_t blocks);
+/** Make sure `blocks` more reservations can start (tpf_gen_begin) without failing.
+ * @return MQRC_NONE, MQRC_STORAGE_NOT_AVAILABLE (nothing changed that matters). */
+static inline int tpf_gen_reserve(tpf_gen_index_t *g, uint32_t blocks)
+{
+    if (g->nspare >= blocks && g->refs != NULL &&
+        g->tail - g->head + blocks <= (uint64_t)g->mask + 1u)
+        return MQRC_NONE;
+    return tpf_gen_make_room(g, blocks);
+}
+/** Start the block of a new reservation of TPF_GEN_BLOCK counters from `start` (above
+ * every earlier one), which becomes the current block; the caller reserved it. Returns
+ * the block that was current before (the caller settles it), or NULL. */
+tpf_gen_block_t *tpf_gen_begin(tpf_gen_index_t *g, uint64_t start);
+/** Index n, whose MsgId was generated from `counter` of the current block. */
+static inline void tpf_gen_add(tpf_gen_index_t *g, tpf_node_t *n, uint64_t counter)
+{
+    tpf_gen_block_t *b = g->cur;
+    uint32_t i = (uint32_t)(counter - b->start);
+    b->node[i] = n;
+    b->live |= 1ull << i;
+    b->nlive++;
+    n->gen = b;
+    n->gen_slot = (uint8_t)i;
+}
+/** Unindex n. Only the bit in its block's header is cleared: the slot's pointer stays
+ * (read only under its bit), so a get does not load the slot's cache line. Returns n's
+ * block when it should be settled (its reservation used up and TPF_GEN_SPARSE
+ * messages or fewer left: the caller frees it or hands them over), else NULL. */
+static inline tpf_gen_block_t *tpf_gen_remove(tpf_gen_index_t *g, tpf_node_t *n)
+{
+    tpf_gen_block_t *b = n->gen;
+    b->live &= ~(1ull << n->gen_slot);
+    b->nlive--;
+    return b->nlive <= TPF_GEN_SPARSE && b != g->cur ? b : NULL;
+}
+/** Free an empty block that is not the current one. */
+void tpf_gen_drop(tpf_gen_index_t *g, tpf_gen_block_t *b);
+/** The message whose generated MsgId is `id`, or NULL. (Supplied MsgIds, and generated
+ * ones handed over, are in the hash index: a lookup asks both.) */
+tpf_node_t *tpf_gen_find(const tpf_gen_index_t *g, const uint8_t *id);
+/** Start loading the header of n's block, which unindexing n writes. */
+static inline void tpf_gen_prefetch(const tpf_node_t *n)
+{
+    __builtin_prefetch(n->gen, 1);
+}
+void tpf_gen_destroy(tpf_gen_index_t *g);
 
 /* ---- ring.c: one priority's FIFO of node pointers ------------------------------------ */
 
@@ -189,9 +293,25 @@ static inline int tpf_ring_reserve(tpf_ring_t *r, uint32_t extra)
     return tpf_ring_make_room(r, extra);
 }
 /** Append n; the caller reserved room, so this function can't fail. */
-void tpf_ring_append(tpf_ring_t *r, tpf_node_t *n);
-/** Remove n from the ring. */
-void tpf_ring_remove(tpf_ring_t *r, tpf_node_t *n);
+static inline void tpf_ring_append(tpf_ring_t *r, tpf_node_t *n)
+{
+    n->pos = r->tail;
+    r->slots[r->tail++ & r->mask] = n;
+    r->live++;
+}
+/** Remove n from the ring (a tombstone, or trimmed off an end). */
+static inline void tpf_ring_remove(tpf_ring_t *r, tpf_node_t *n)
+{
+    r->slots[n->pos & r->mask] = NULL;
+    if (--r->live == 0) {
+        r->head = r->tail;
+        return;
+    }
+    while (r->slots[r->head & r->mask] == NULL)
+        r->head++;
+    while (r->slots[(r->tail - 1u) & r->mask] == NULL)
+        r->tail--;
+}
 /** The first node, or NULL. */
 static inline tpf_node_t *tpf_ring_first(const tpf_ring_t *r)
 {
@@ -225,11 +345,11 @@ struct tpf_mq_queue {
     tpf_mq_config_t cfg;
     tpf_ring_t ring[TPF_MQ_PRIORITIES]; /**< one per placement priority */
     uint64_t ctr_next, ctr_end;   /**< MsgId counter values reserved for this queue */
-    uint64_t prefix_hash;         /**< tpf_hash_prefix(cfg.msgid_prefix) */
     uint32_t occupied;            /**< bit p set when ring p is non-empty */
     uint64_t next_seq;
     tpf_node_t *expired_head, *expired_tail;
-    tpf_index_t mid, cid;
+    tpf_index_t mid, cid;         /**< hash indexes: supplied MsgIds, CorrelIds */
+    tpf_gen_index_t gen;          /**< generated MsgIds */
     tpf_slab_t slab;
     tpf_uow_rec_t *uows;          /**< open units of work with work on this queue */
     uint32_t nuows, cap_uows;

@@ -42,12 +42,26 @@ static inline void qunlock(tpf_mq_queue_t *q)
 #define QLOCK(q) qlock(q)
 #define QUNLOCK(q) qunlock(q)
 
+/* The simple put and get are a chain of small steps, each with a rare slow case. The
+ * steps on their path are forced inline (HOT) and the slow cases kept out of line
+ * (COLD), so that the common case runs as one straight function without calls,
+ * register spills or repeated checks. */
+#define HOT __attribute__((always_inline)) inline
+#define COLD __attribute__((noinline, cold))
+
 static const uint32_t BROWSE_BITS =
     MQGMO_BROWSE_FIRST | MQGMO_BROWSE_NEXT | MQGMO_BROWSE_MSG_UNDER_CURSOR;
 static const uint32_t CURSOR_BITS = MQGMO_BROWSE_FIRST | MQGMO_BROWSE_NEXT |
                                     MQGMO_BROWSE_MSG_UNDER_CURSOR | MQGMO_MSG_UNDER_CURSOR |
                                     MQGMO_LOCK | MQGMO_UNLOCK;
 
+/* A put's time stamp is read before the put takes the queue lock, once per call (a
+ * batch's messages share it): any moment of the call is a correct "now". Reading
+ * CLOCK_REALTIME (rdtscp in the vDSO) waits until every earlier instruction has
+ * finished, the cache misses still in flight included; read under the lock, after the
+ * put's first steps, it cost a put+get pair at depth 1M ~10 ns more. (A cheaper stamp
+ * from an unfenced rdtsc was considered and rejected: it may execute before a clock
+ * read the caller made earlier, so put_time could come out below it.) */
 static int64_t clock_us(void)
 {
     struct timespec ts;
@@ -81,7 +95,6 @@ int tpf_mq_create(const tpf_mq_config_t *cfg, tpf_mq_queue_t **out)
         return MQRC_STORAGE_NOT_AVAILABLE;
     }
     q->cfg = *cfg;
-    q->prefix_hash = tpf_hash_prefix(q->cfg.msgid_prefix);
     q->next_seq = 1;
     *out = q;
     return MQRC_NONE;
@@ -110,6 +123,7 @@ void tpf_mq_destroy(tpf_mq_queue_t *q)
     tpf_slab_destroy(&q->slab);
     tpf_index_destroy(&q->mid);
     tpf_index_destroy(&q->cid);
+    tpf_gen_destroy(&q->gen);
     free(q->uows);
     free(q);
 }
@@ -120,7 +134,6 @@ int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg)
         return TPF_RC_INVALID_ARGUMENT;
     QLOCK(q);
     q->cfg = *cfg;
-    q->prefix_hash = tpf_hash_prefix(q->cfg.msgid_prefix);
     QUNLOCK(q);
     return MQRC_NONE;
 }
@@ -156,7 +169,7 @@ static void uow_forget(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
 
 /* ---- lists, indexes, counters ------------------------------------------------------ */
 
-static void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     tpf_ring_t *r = &q->ring[n->eprio];
     tpf_ring_remove(r, n);
@@ -164,7 +177,7 @@ static void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
         q->occupied &= ~(1u << n->eprio);
 }
 
-static void list_append(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void list_append(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     tpf_ring_append(&q->ring[n->eprio], n);
     q->occupied |= 1u << n->eprio;
@@ -176,11 +189,22 @@ static inline tpf_ring_t *put_ring(tpf_mq_queue_t *q, int priority)
     return &q->ring[q->cfg.fifo ? q->cfg.default_priority : priority];
 }
 
+/** @defgroup putids A put's ids: which index each goes to @{ */
+#define PUT_GEN 1 /**< a generated MsgId */
+#define PUT_MID 2 /**< a supplied MsgId (hash index) */
+#define PUT_CID 4 /**< a CorrelId (hash index) */
+/** @} */
+
+/** The PUT_* bits of a descriptor's ids (all-zero MsgId: one is generated). */
+static inline int put_ids(const tpf_mq_msg_t *md)
+{
+    return (tpf_id_is_zero(md->msg_id) ? PUT_GEN : PUT_MID) |
+           (tpf_id_is_zero(md->correl_id) ? 0 : PUT_CID);
+}
+
 /** Counter values a queue reserves at a time from the process-wide counter: generated
  * MsgIds stay unique across queues, and a put pays for an atomic once per block. */
-#define MSGID_BLOCK 64
-/** The put whose MsgId index slot a put prefetches: this many puts ahead. */
-#define MSGID_AHEAD 2
+#define MSGID_BLOCK TPF_GEN_BLOCK
 
 /** The counter as the native word whose bytes are the big-endian counter. */
 static inline uint64_t counter_word(uint64_t counter)
@@ -197,48 +221,53 @@ static inline uint64_t counter_word(uint64_t counter)
 #endif
 }
 
-/** Give a message a new MsgId: the queue's prefix + a counter value from the queue's
- * reserved block (8 bytes, big-endian). Its hash is computed from the counter and the
- * queue's prefix half (the same value tpf_index_hash() gives for the whole id), and the
- * index slot of the MsgId generated MSGID_AHEAD puts later is prefetched now, so that
- * put finds its slot in cache. Returns the hash of the id given. */
-static uint32_t generate_msgid(tpf_mq_queue_t *q, uint8_t *id)
+static void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b);
+
+/** Reserve the queue's next MSGID_BLOCK counter values; their block in the
+ * generated-MsgId index becomes the current one (the caller reserved it). */
+static COLD void msgid_reserve(tpf_mq_queue_t *q)
 {
-    if (q->ctr_next == q->ctr_end) {
-        q->ctr_next =
-            atomic_fetch_add_explicit(&msgid_counter, MSGID_BLOCK, memory_order_relaxed);
-        q->ctr_end = q->ctr_next + MSGID_BLOCK;
-    }
-    uint64_t tail = counter_word(q->ctr_next++);
-    memcpy(id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
-    memcpy(id + TPF_MQ_MSGID_PREFIX_LEN, &tail, sizeof tail);
-    /* (past the block's end this guesses wrong: a wasted prefetch, once per block) */
-    tpf_index_prefetch(&q->mid, tpf_hash_finish(q->prefix_hash,
-                                                counter_word(q->ctr_next + MSGID_AHEAD - 1)));
-    return tpf_hash_finish(q->prefix_hash, tail);
+    q->ctr_next = atomic_fetch_add_explicit(&msgid_counter, MSGID_BLOCK, memory_order_relaxed);
+    q->ctr_end = q->ctr_next + MSGID_BLOCK;
+    tpf_gen_block_t *old = tpf_gen_begin(&q->gen, q->ctr_next);
+    if (old != NULL && old->nlive <= TPF_GEN_SPARSE)
+        gen_settle(q, old);
+}
+
+/** Give n a new MsgId, the queue's prefix + a counter value from the queue's reserved
+ * block (8 bytes, big-endian), and index it in the generated-MsgId index (the caller
+ * reserved room with index_reserve). A new reservation starts a new block there. */
+static HOT void generate_msgid(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    if (q->ctr_next == q->ctr_end)
+        msgid_reserve(q);
+    uint64_t tail = counter_word(q->ctr_next);
+    memcpy(n->md.msg_id, q->cfg.msgid_prefix, TPF_MQ_MSGID_PREFIX_LEN);
+    memcpy(n->md.msg_id + TPF_MQ_MSGID_PREFIX_LEN, &tail, sizeof tail);
+    tpf_gen_add(&q->gen, n, q->ctr_next++);
 }
 
 /** Place a filled node at the tail of its list, index and count it. `r` is its uow
- * record. The caller reserved index room for it, so this function can't fail.
- * mid_hash must already be set when the MsgId was generated (non-zero). */
-static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int generated)
+ * record, `ids` its PUT_* bits. The caller reserved index room for it, so this function
+ * can't fail. A generated MsgId is already in the generated-MsgId index. */
+static HOT void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int ids)
 {
     n->eprio = q->cfg.fifo ? q->cfg.default_priority : n->md.priority;
     n->md.seq = q->next_seq++;
     n->md.flags = 0;
     n->pins = 0;
     n->lock_owner = NULL;
-    n->got_uow = 0;
     n->uow_next = NULL;
     n->state = 0;
     list_append(q, n);
-    if (generated || !tpf_id_is_zero(n->md.msg_id)) {
-        if (!generated)
-            n->mid_hash = tpf_index_hash(n->md.msg_id);
+    if (ids & PUT_GEN) {
+        n->state = N_IN_GEN;
+    } else if (ids & PUT_MID) {
+        n->mid_hash = tpf_index_hash(n->md.msg_id);
         tpf_index_add(&q->mid, n, n->mid_hash);
         n->state |= N_IN_MID;
     }
-    if (!tpf_id_is_zero(n->md.correl_id)) {
+    if (ids & PUT_CID) {
         n->cid_hash = tpf_index_hash(n->md.correl_id);
         tpf_index_add(&q->cid, n, n->cid_hash);
         n->state |= N_IN_CID;
@@ -255,7 +284,51 @@ static void link_new(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, int gen
     }
 }
 
-static void unlock_node(tpf_node_t *n)
+/** Free a block of the generated-MsgId index left with TPF_GEN_SPARSE messages or
+ * fewer, its reservation used up. Its messages move to the hash index first (read from
+ * their nodes): a few lingering messages must not keep a whole block. If the hash index
+ * can't grow, they stay where they are, which is as correct, only bigger; a later
+ * unindexing from the block tries again. */
+static COLD void gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b)
+{
+    if (b->nlive != 0) {
+        if (tpf_index_reserve(&q->mid, b->nlive) != MQRC_NONE)
+            return;
+        /* The nodes and their hash slots are likely not in cache: load them all at once
+         * (two waits for memory, not two per message). */
+        for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u)
+            __builtin_prefetch(b->node[__builtin_ctzll(bits)]->md.msg_id, 1);
+        for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u) {
+            tpf_node_t *n = b->node[__builtin_ctzll(bits)];
+            n->mid_hash = tpf_index_hash(n->md.msg_id);
+            tpf_index_prefetch(&q->mid, n->mid_hash);
+        }
+        for (uint64_t bits = b->live; bits != 0; bits &= bits - 1u) {
+            tpf_node_t *n = b->node[__builtin_ctzll(bits)];
+            n->state = (uint8_t)((n->state & ~N_IN_GEN) | N_IN_MID);
+            tpf_index_add(&q->mid, n, n->mid_hash);
+        }
+        b->live = 0;
+        b->nlive = 0;
+    }
+    tpf_gen_drop(&q->gen, b);
+}
+
+/** Take n out of the indexes it is in. */
+static HOT void unindex(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    if (n->state & N_IN_GEN) {
+        tpf_gen_block_t *b = tpf_gen_remove(&q->gen, n);
+        if (b != NULL)
+            gen_settle(q, b);
+    } else if (n->state & N_IN_MID) {
+        tpf_index_remove(&q->mid, n, n->mid_hash);
+    }
+    if (n->state & N_IN_CID)
+        tpf_index_remove(&q->cid, n, n->cid_hash);
+}
+
+static HOT void unlock_node(tpf_node_t *n)
 {
     if (n->lock_owner != NULL) {
         n->lock_owner->locked = NULL;
@@ -265,7 +338,7 @@ static void unlock_node(tpf_node_t *n)
 
 /** Take n off the queue: uncount, unindex, unlock; free it, or keep it as a ghost
  * while a cursor is positioned on it. */
-static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
+static HOT void remove_node_inline(tpf_mq_queue_t *q, tpf_node_t *n)
 {
     q->st.depth--;
     q->st.depth_by_priority[n->md.priority]--;
@@ -273,10 +346,7 @@ static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
         q->uncommitted_by_priority[n->md.priority]--;
         q->st.uncommitted_puts--;
     }
-    if (n->state & N_IN_MID)
-        tpf_index_remove(&q->mid, n, n->mid_hash);
-    if (n->state & N_IN_CID)
-        tpf_index_remove(&q->cid, n, n->cid_hash);
+    unindex(q, n);
     unlock_node(n);
     if (n->pins > 0) {
         n->state = N_GHOST;
@@ -285,6 +355,11 @@ static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
     }
     list_unlink(q, n);
     tpf_slab_free(&q->slab, n);
+}
+
+static void remove_node(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    remove_node_inline(q, n);
 }
 
 static void expired_append(tpf_mq_queue_t *q, tpf_node_t *n)
@@ -306,10 +381,7 @@ static void discard_expired(tpf_mq_queue_t *q, tpf_node_t *n)
     if (n->pins == 0) {
         q->st.depth--;
         q->st.depth_by_priority[n->md.priority]--;
-        if (n->state & N_IN_MID)
-            tpf_index_remove(&q->mid, n, n->mid_hash);
-        if (n->state & N_IN_CID)
-            tpf_index_remove(&q->cid, n, n->cid_hash);
+        unindex(q, n);
         unlock_node(n);
         list_unlink(q, n);
         expired_append(q, n);
@@ -353,19 +425,18 @@ static tpf_node_t *first_in_list(tpf_mq_queue_t *q, tpf_node_t *n, const tpf_mq_
                                  int64_t *now)
 {
     while (n != NULL) {
+        if (eligible(n, c) && !expired(n, now))
+            return n;
         tpf_node_t *next = tpf_ring_next(&q->ring[n->eprio], n);
-        if (eligible(n, c)) {
-            if (!expired(n, now))
-                return n;
+        if (eligible(n, c))
             discard_expired(q, n);
-        }
         n = next;
     }
     return NULL;
 }
 
 /** First eligible unexpired message strictly after `after` (NULL: from the start). */
-static tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq_cursor_t *c,
+static COLD tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq_cursor_t *c,
                         int64_t *now)
 {
     uint32_t bits = q->occupied;
@@ -385,6 +456,20 @@ static tpf_node_t *scan(tpf_mq_queue_t *q, const tpf_node_t *after, const tpf_mq
     return NULL;
 }
 
+/** What scan(q, NULL, NULL, now) returns: the first eligible unexpired message. Mostly
+ * that is the first message of the highest occupied ring, when it is visible, unlocked
+ * and never expires: checked here inline; scan() does the rest. */
+static HOT tpf_node_t *plain_first(tpf_mq_queue_t *q, int64_t *now)
+{
+    uint32_t bits = q->occupied;
+    if (bits == 0)
+        return NULL;
+    tpf_node_t *n = tpf_ring_first(&q->ring[31 - __builtin_clz(bits)]);
+    if ((n->state & N_HIDDEN) == 0 && n->lock_owner == NULL && n->md.expiry == TPF_MQ_NEVER)
+        return n;
+    return scan(q, NULL, NULL, now);
+}
+
 typedef struct match {
     const uint8_t *msg_id;    /**< NULL: any */
     const uint8_t *correl_id; /**< NULL: any */
@@ -400,7 +485,22 @@ static match_t match_of(const tpf_mq_getreq_t *r)
     return m;
 }
 
-/** First matching eligible unexpired message after `after`, from one probe run. */
+/** best, or n if n matches, is eligible, comes after `after` and before best. */
+static inline tpf_node_t *better(match_t m, const tpf_node_t *after, const tpf_mq_cursor_t *c,
+                                 tpf_node_t *n, tpf_node_t *best)
+{
+    if (m.msg_id != NULL && memcmp(n->md.msg_id, m.msg_id, TPF_MQ_ID_LEN) != 0)
+        return best;
+    if (m.correl_id != NULL && memcmp(n->md.correl_id, m.correl_id, TPF_MQ_ID_LEN) != 0)
+        return best;
+    if (!eligible(n, c) || (after != NULL && !before(after, n)))
+        return best;
+    return best == NULL || before(n, best) ? n : best;
+}
+
+/** First matching eligible unexpired message after `after`. Matched on MsgId: the one
+ * message with that generated MsgId, if any, and the hash chain of that id (supplied
+ * MsgIds, possibly equal to a generated one); on CorrelId alone: its hash chain. */
 static tpf_node_t *find_matched(tpf_mq_queue_t *q, match_t m, const tpf_node_t *after,
                                 const tpf_mq_cursor_t *c, int64_t *now)
 {
@@ -408,16 +508,13 @@ static tpf_node_t *find_matched(tpf_mq_queue_t *q, match_t m, const tpf_node_t *
     const uint8_t *key = m.msg_id != NULL ? m.msg_id : m.correl_id;
     for (;;) {
         tpf_node_t *best = NULL;
-        for (tpf_node_t *n = tpf_index_find(ix, key); n != NULL; n = tpf_index_next(ix, n)) {
-            if (m.msg_id != NULL && memcmp(n->md.msg_id, m.msg_id, TPF_MQ_ID_LEN) != 0)
-                continue;
-            if (m.correl_id != NULL && memcmp(n->md.correl_id, m.correl_id, TPF_MQ_ID_LEN) != 0)
-                continue;
-            if (!eligible(n, c) || (after != NULL && !before(after, n)))
-                continue;
-            if (best == NULL || before(n, best))
-                best = n;
+        if (m.msg_id != NULL) {
+            tpf_node_t *n = tpf_gen_find(&q->gen, m.msg_id);
+            if (n != NULL)
+                best = better(m, after, c, n, best);
         }
+        for (tpf_node_t *n = tpf_index_find(ix, key); n != NULL; n = tpf_index_next(ix, n))
+            best = better(m, after, c, n, best);
         if (best == NULL || !expired(best, now))
             return best;
         discard_expired(q, best);
@@ -500,11 +597,30 @@ static int check_message(const tpf_mq_queue_t *q, const tpf_mq_msg_t *md, uint32
     return MQRC_NONE;
 }
 
+/** Index room for `n` puts, `gen` of them with generated MsgIds, the others with
+ * supplied MsgIds, all with CorrelIds. Starting a block of the generated-MsgId index
+ * may settle the block before it, which moves up to TPF_GEN_SPARSE messages into the
+ * MsgId hash index: room for those is reserved too, so that nothing fails later. */
+static COLD int index_reserve(tpf_mq_queue_t *q, uint32_t n, uint32_t gen, uint32_t cids)
+{
+    uint64_t mid = n - gen, left = q->ctr_end - q->ctr_next;
+    if (gen > left) {
+        uint32_t blocks = (uint32_t)((gen - left + MSGID_BLOCK - 1u) / MSGID_BLOCK);
+        if (tpf_gen_reserve(&q->gen, blocks) != MQRC_NONE)
+            return MQRC_STORAGE_NOT_AVAILABLE;
+        mid += (uint64_t)blocks * TPF_GEN_SPARSE;
+    }
+    if (mid > UINT32_MAX || tpf_index_reserve(&q->mid, (uint32_t)mid) != MQRC_NONE ||
+        tpf_index_reserve(&q->cid, cids) != MQRC_NONE)
+        return MQRC_STORAGE_NOT_AVAILABLE;
+    return MQRC_NONE;
+}
+
 /** The first half of a put, with q locked and the message checked: room in the
- * indexes and the ring, the unit-of-work record (*r), and a slot. Returns the slot for
- * the caller to fill n->md in, or NULL with *rc set. */
-static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint32_t length,
-                             tpf_uow_rec_t **r, int *rc)
+ * indexes (`ids`: PUT_* bits) and the ring, the unit-of-work record (*r), and a slot.
+ * Returns the slot for the caller to fill n->md in, or NULL with *rc set. */
+static HOT tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow,
+                                 uint32_t length, int ids, tpf_uow_rec_t **r, int *rc)
 {
     *r = NULL;
     if (q->cfg.max_depth != 0 && q->st.depth >= q->cfg.max_depth) {
@@ -512,8 +628,10 @@ static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint
         return NULL;
     }
     *rc = MQRC_STORAGE_NOT_AVAILABLE;
-    if (tpf_index_reserve(&q->mid, 1) != MQRC_NONE || tpf_index_reserve(&q->cid, 1) != MQRC_NONE ||
-        tpf_ring_reserve(put_ring(q, priority), 1) != MQRC_NONE)
+    if (((ids & (PUT_MID | PUT_CID)) || q->ctr_next == q->ctr_end) &&
+        index_reserve(q, 1, (ids & PUT_GEN) != 0, (ids & PUT_CID) != 0) != MQRC_NONE)
+        return NULL;
+    if (tpf_ring_reserve(put_ring(q, priority), 1) != MQRC_NONE)
         return NULL;
     if (uow != 0 && (*r = uow_find(q, uow, 1)) == NULL)
         return NULL;
@@ -524,27 +642,29 @@ static tpf_node_t *put_begin(tpf_mq_queue_t *q, int priority, uint64_t uow, uint
 }
 
 /** The second half: stamp, name, copy and link the node whose md the caller filled
- * (put_time 0 = now; all-zero msg_id = generate one). */
-static void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r, const void *data,
-                       uint32_t length)
+ * (put_time 0: `now`, the caller's clock_us(); PUT_GEN in ids, put_ids(&n->md):
+ * generate a MsgId). */
+static HOT void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r,
+                           const void *data, uint32_t length, int ids, int64_t now)
 {
     if (n->md.put_time == 0)
-        n->md.put_time = clock_us();
-    int generated = tpf_id_is_zero(n->md.msg_id);
-    if (generated)
-        n->mid_hash = generate_msgid(q, n->md.msg_id);
+        n->md.put_time = now;
+    if (ids & PUT_GEN)
+        generate_msgid(q, n);
     if (length != 0)
         memcpy(n->data, data, length);
-    link_new(q, n, r, generated);
+    link_new(q, n, r, ids);
 }
 
-/** The put itself, with q locked and md checked. On success md->seq (and a generated
- * msg_id) are written back. */
-static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length)
+/** The put itself, with q locked and md checked; `now` stamps it if md->put_time is 0.
+ * On success md->seq (and a generated msg_id) are written back. */
+static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length,
+                      int64_t now)
 {
     tpf_uow_rec_t *r;
     int rc;
-    tpf_node_t *n = put_begin(q, md->priority, md->uow, length, &r, &rc);
+    int ids = put_ids(md);
+    tpf_node_t *n = put_begin(q, md->priority, md->uow, length, ids, &r, &rc);
     if (n == NULL)
         return rc;
     n->md = *md;
@@ -552,7 +672,7 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
     if (!(md->flags & TPF_MQ_F_RESTORE) || n->md.backout_count < 0)
         n->md.backout_count = 0;
     n->md.flags = 0;
-    put_finish(q, n, r, data, length);
+    put_finish(q, n, r, data, length, ids, now);
     memcpy(md->msg_id, n->md.msg_id, TPF_MQ_ID_LEN);
     md->seq = n->md.seq;
     return MQRC_NONE;
@@ -565,8 +685,9 @@ int tpf_mq_put(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t l
     int rc = check_message(q, md, length);
     if (rc != MQRC_NONE)
         return rc;
+    int64_t now = md->put_time == 0 ? clock_us() : 0;
     QLOCK(q);
-    rc = put_locked(q, md, data, length);
+    rc = put_locked(q, md, data, length, now);
     QUNLOCK(q);
     return rc;
 }
@@ -584,10 +705,10 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
      * copying it made the copy's wide loads wait on the narrow stores (store forwarding). */
     tpf_uow_rec_t *r;
     int rc;
+    int64_t now = clock_us();
     QLOCK(q);
-    tpf_node_t *n = put_begin(q, priority, uow, length, &r, &rc);
-    if (n != NULL) {
-        memset(n->md.msg_id, 0, sizeof n->md.msg_id);
+    tpf_node_t *n = put_begin(q, priority, uow, length, PUT_GEN, &r, &rc);
+    if (n != NULL) { /* (put_finish writes the whole MsgId) */
         memset(n->md.correl_id, 0, sizeof n->md.correl_id);
         n->md.expiry = TPF_MQ_NEVER;
         n->md.put_time = 0;
@@ -598,7 +719,7 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
         n->md.priority = (uint8_t)priority;
         n->md.persistent = 0;
         n->md.flags = 0;
-        put_finish(q, n, r, data, length);
+        put_finish(q, n, r, data, length, PUT_GEN, now);
         rc = MQRC_NONE;
     }
     QUNLOCK(q);
@@ -612,24 +733,34 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         return TPF_RC_INVALID_ARGUMENT;
 #define MD_AT(i) ((const tpf_mq_msg_t *)((const char *)mds + (size_t)(i) * md_stride))
     uint64_t total = 0;
+    int stamp = 0;
     for (uint32_t i = 0; i < n; i++) {
         int rc = check_message(q, MD_AT(i), lengths[i]);
         if (rc != MQRC_NONE)
             return rc;
         total += lengths[i];
+        stamp |= MD_AT(i)->put_time == 0;
     }
     if (data == NULL && total != 0)
         return TPF_RC_INVALID_ARGUMENT;
     int rc = MQRC_NONE;
+    int64_t now = stamp ? clock_us() : 0; /* one stamp for the batch */
     QLOCK(q);
     if (q->cfg.max_depth != 0 && (uint64_t)q->st.depth + n > q->cfg.max_depth) {
         rc = MQRC_Q_FULL;
         goto out;
     }
     /* Make index room, records and slots first, so that a failure changes nothing. */
-    if (tpf_index_reserve(&q->mid, n) != MQRC_NONE || tpf_index_reserve(&q->cid, n) != MQRC_NONE) {
-        rc = MQRC_STORAGE_NOT_AVAILABLE;
-        goto out;
+    {
+        uint32_t gen = 0, cids = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            gen += tpf_id_is_zero(MD_AT(i)->msg_id);
+            cids += !tpf_id_is_zero(MD_AT(i)->correl_id);
+        }
+        if (index_reserve(q, n, gen, cids) != MQRC_NONE) {
+            rc = MQRC_STORAGE_NOT_AVAILABLE;
+            goto out;
+        }
     }
     {
         uint32_t per_ring[TPF_MQ_PRIORITIES] = {0};
@@ -681,14 +812,14 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
             node->md.backout_count = 0;
         node->md.flags = 0;
         if (node->md.put_time == 0)
-            node->md.put_time = clock_us();
-        int generated = tpf_id_is_zero(node->md.msg_id);
-        if (generated)
-            node->mid_hash = generate_msgid(q, node->md.msg_id);
+            node->md.put_time = now;
+        int ids = put_ids(&node->md);
+        if (ids & PUT_GEN)
+            generate_msgid(q, node);
         if (lengths[i] != 0)
             memcpy(node->data, src, lengths[i]);
         src += lengths[i];
-        link_new(q, node, node->md.uow != 0 ? uow_find(q, node->md.uow, 0) : NULL, generated);
+        link_new(q, node, node->md.uow != 0 ? uow_find(q, node->md.uow, 0) : NULL, ids);
     }
     if (seq_first != NULL)
         *seq_first = seq0;
@@ -789,36 +920,42 @@ static inline void prefetch_node(const tpf_node_t *n)
 
 /**
  * Gets at depth take messages put long ago and no longer in cache. While getting n,
- * start loading the message LOOKAHEAD places after it in its ring, and the MsgId
- * index slot of the one LOOKAHEAD/2 places after it (loaded by an earlier get), since
- * unindexing is a get's other cache miss. The ring itself is read sequentially.
+ * start loading the message LOOKAHEAD places after it in its ring, and what unindexing
+ * the one LOOKAHEAD/2 places after it (loaded by an earlier get) will write: its
+ * block's header in the generated-MsgId index, or its MsgId hash slot. The ring itself
+ * is read sequentially.
  *
  * Always inlined: as a separate function GCC finds it pure (prefetches are not side
  * effects), and deletes the call because it returns nothing.
  */
-__attribute__((always_inline)) static inline void prefetch_ahead(tpf_mq_queue_t *q, const tpf_node_t *n)
+static HOT void prefetch_ahead(tpf_mq_queue_t *q, const tpf_node_t *n)
 {
+    /* (n is in the ring: positions after it are past the head; only the tail bounds) */
     const tpf_ring_t *r = &q->ring[n->eprio];
-    const tpf_node_t *far = tpf_ring_at(r, n->pos + LOOKAHEAD);
+    uint64_t pf = n->pos + LOOKAHEAD, pn = n->pos + LOOKAHEAD / 2;
+    const tpf_node_t *far = pf < r->tail ? r->slots[pf & r->mask] : NULL;
     if (far != NULL)
         prefetch_node(far);
-    const tpf_node_t *near = tpf_ring_at(r, n->pos + LOOKAHEAD / 2);
-    if (near != NULL && (near->state & N_IN_MID))
-        tpf_index_prefetch(&q->mid, near->mid_hash);
+    const tpf_node_t *near = pn < r->tail ? r->slots[pn & r->mask] : NULL;
+    if (near != NULL) {
+        if (near->state & N_IN_GEN)
+            tpf_gen_prefetch(near);
+        else if (near->state & N_IN_MID)
+            tpf_index_prefetch(&q->mid, near->mid_hash);
+    }
 }
 
 /** Remove n as a destructive get does: finally, or hidden under `r` until commit. */
-static void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
+static HOT void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
 {
     prefetch_ahead(q, n);
     q->st.gets++;
     if (r == NULL) {
-        remove_node(q, n);
+        remove_node_inline(q, n);
         return;
     }
     unlock_node(n);
     n->state |= N_GOT;
-    n->got_uow = r->id;
     n->uow_next = r->head;
     r->head = n;
     q->st.uncommitted_gets++;
@@ -941,19 +1078,20 @@ out:
 /** With q locked: the record of `uow` (made if needed; NULL for 0) and the first message
  * a plain destructive get takes. @return MQRC_NONE, MQRC_NO_MSG_AVAILABLE,
  * MQRC_STORAGE_NOT_AVAILABLE. */
-static int plain_get_begin(tpf_mq_queue_t *q, uint64_t uow, tpf_uow_rec_t **r, tpf_node_t **n)
+static HOT int plain_get_begin(tpf_mq_queue_t *q, uint64_t uow, tpf_uow_rec_t **r,
+                               tpf_node_t **n)
 {
     int64_t now = TPF_MQ_NOW;
     *n = NULL;
     *r = NULL;
     if (uow != 0 && (*r = uow_find(q, uow, 1)) == NULL)
         return MQRC_STORAGE_NOT_AVAILABLE;
-    *n = scan(q, NULL, NULL, &now);
+    *n = plain_first(q, &now);
     return *n != NULL ? MQRC_NONE : MQRC_NO_MSG_AVAILABLE;
 }
 
 /** Drop a unit-of-work record the get made but left empty, and unlock q. */
-static void get_end(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
+static HOT void get_end(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
 {
     if (r != NULL && r->head == NULL)
         uow_forget(q, r);
@@ -1032,7 +1170,7 @@ int tpf_mq_get_many(tpf_mq_queue_t *q, uint32_t max_n, uint64_t uow, int64_t now
         goto out;
     }
     while (k < max_n) {
-        tpf_node_t *n = scan(q, NULL, NULL, &now);
+        tpf_node_t *n = plain_first(q, &now);
         if (n == NULL)
             break;
         uint32_t len = n->md.length;
@@ -1086,7 +1224,6 @@ static int finish_uow(tpf_mq_queue_t *q, uint64_t uow, int commit, uint32_t *n_o
             n->uow_next = NULL;
             if (n->state & N_GOT) {
                 n->state &= (uint8_t)~N_GOT;
-                n->got_uow = 0;
                 q->st.uncommitted_gets--;
                 q->got_by_priority[n->md.priority]--;
                 if (commit)

@@ -64,26 +64,6 @@ int tpf_ring_make_room(tpf_ring_t *r, uint32_t extra)
     }
 }
 
-void tpf_ring_append(tpf_ring_t *r, tpf_node_t *n)
-{
-    n->pos = r->tail;
-    r->slots[r->tail++ & r->mask] = n;
-    r->live++;
-}
-
-void tpf_ring_remove(tpf_ring_t *r, tpf_node_t *n)
-{
-    r->slots[n->pos & r->mask] = NULL;
-    if (--r->live == 0) {
-        r->head = r->tail;
-        return;
-    }
-    while (r->slots[r->head & r->mask] == NULL)
-        r->head++;
-    while (r->slots[(r->tail - 1u) & r->mask] == NULL)
-        r->tail--;
-}
-
 tpf_node_t *tpf_ring_next(const tpf_ring_t *r, const tpf_node_t *n)
 {
     uint64_t p = n->pos + 1u;

@@ -17,7 +17,7 @@
 
 #define BIG_ALIGN ((size_t)2u << 20) /**< a transparent huge page on x86-64 */
 
-/* At depth the core touches its slabs and the MsgId index at random: with 4 KiB pages
+/* At depth the core touches its slabs and hash indexes at random: with 4 KiB pages
  * nearly every such access also misses the TLB (a 1M-message queue spans ~300 MB). So
  * blocks of 2 MiB and more are mapped 2 MiB-aligned and marked for transparent huge
  * pages (a hint: with THP off they are ordinary pages). */
@@ -54,7 +54,7 @@ void tpf_big_free(void *p, size_t bytes)
 
 /* ---- slabs ---------------------------------------------------------------------------- */
 
-static const uint32_t class_size[TPF_SLAB_CLASSES] = {
+const uint32_t tpf_slab_class_size[TPF_SLAB_CLASSES] = {
     256,  384,  512,  768,   1024,  1536,  2048,  3072,  4096,  6144,
     8192, 12288, 16384, 24576, 32768, 40960, 49152, 57344, 65536 + 256,
 };
@@ -66,14 +66,14 @@ static const uint32_t class_size[TPF_SLAB_CLASSES] = {
 static int class_of(size_t bytes)
 {
     for (int c = 0; c < TPF_SLAB_CLASSES; c++)
-        if (bytes <= class_size[c])
+        if (bytes <= tpf_slab_class_size[c])
             return c;
     return -1;
 }
 
 static int refill(tpf_slab_t *s, int c)
 {
-    size_t sz = class_size[c];
+    size_t sz = tpf_slab_class_size[c];
     /* A class's chunks grow with it (64 KiB, 64 KiB, 128 KiB, ... up to 8 MiB), so a
      * deep queue's slots lie on huge pages while a small queue stays small; at most
      * half of a class's slots (or 8 MiB) are ever unused for that reason. */
@@ -106,7 +106,7 @@ static int refill(tpf_slab_t *s, int c)
     return MQRC_NONE;
 }
 
-tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length)
+tpf_node_t *tpf_slab_alloc_slow(tpf_slab_t *s, uint32_t length)
 {
     size_t bytes = sizeof(tpf_node_t) + (size_t)length;
     int c = class_of(bytes);
@@ -126,16 +126,10 @@ tpf_node_t *tpf_slab_alloc(tpf_slab_t *s, uint32_t length)
     return n;
 }
 
-void tpf_slab_free(tpf_slab_t *s, tpf_node_t *n)
+void tpf_slab_free_large(tpf_slab_t *s, tpf_node_t *n)
 {
-    if (n->size_class == TPF_CLASS_LARGE) {
-        s->large_bytes -= sizeof(tpf_node_t) + (size_t)n->md.length;
-        free(n);
-        return;
-    }
-    n->next = s->free[n->size_class];
-    s->free[n->size_class] = n;
-    s->nfree++;
+    s->large_bytes -= sizeof(tpf_node_t) + (size_t)n->md.length;
+    free(n);
 }
 
 void tpf_slab_destroy(tpf_slab_t *s)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "tpf/queue.h"
 
@@ -1455,6 +1456,42 @@ static void test_put_many_q_full(void)
 }
 
 /* with md_stride 0 one descriptor serves every message; seq_first is the first sequence and MsgIds are distinct. */
+/* Microseconds of CLOCK_REALTIME, as the core reads it. */
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* put_time 0 is stamped with a time within the call (put, put_simple, and once for a
+ * whole batch); a put_time given is kept. */
+static void test_put_time_stamp(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    tpf_mq_msg_t mds[3] = {md_new(5), md_new(5), md_new(5)};
+    mds[1].put_time = 42;
+    const uint32_t lengths[3] = {1, 1, 1};
+    int64_t t0 = wall_us();
+    tpf_mq_msg_t md = md_new(5);
+    CHECK_EQ(tpf_mq_put(q, &md, "a", 1), MQRC_NONE);
+    int64_t t1 = wall_us();
+    CHECK_EQ(tpf_mq_put_simple(q, "b", 1, 5, 0), MQRC_NONE);
+    int64_t t2 = wall_us();
+    CHECK_EQ(tpf_mq_put_many(q, 3, mds, sizeof mds[0], lengths, "cde", NULL), MQRC_NONE);
+    int64_t t3 = wall_us();
+    tpf_mq_msg_t out[5];
+    char b[4];
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ(tpf_mq_get_simple(q, 0, &out[i], b, sizeof b), MQRC_NONE);
+    CHECK(t0 <= out[0].put_time && out[0].put_time <= t1);
+    CHECK(t1 <= out[1].put_time && out[1].put_time <= t2);
+    CHECK(t2 <= out[2].put_time && out[2].put_time <= t3);
+    CHECK_EQ(out[3].put_time, 42);
+    CHECK_EQ(out[4].put_time, out[2].put_time);
+    tpf_mq_destroy(q);
+}
+
 static void test_put_many_stride0(void)
 {
     tpf_mq_queue_t *q = mkq(0);
@@ -2368,6 +2405,186 @@ static void run(const char *name, void (*fn)(void))
 
 #define RUN(fn) run(#fn, fn)
 
+/* Put md (its msg_id all zero: generated) with the decimal tag as data. */
+static int put_md_tag(tpf_mq_queue_t *q, tpf_mq_msg_t *md, unsigned tag)
+{
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "%u", tag);
+    return tpf_mq_put(q, md, buf, (uint32_t)n);
+}
+
+/* generated MsgIds live in blocks of the generated-MsgId index; a block left with a few
+ * messages hands them over to the hash index: every one stays found by MsgId, a hidden
+ * one (got under a unit of work) too, and comes back in place on backout. */
+static void test_generated_msgids_sparse_blocks(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    enum { N = 64 * 8 };
+    static uint8_t ids[N][TPF_MQ_ID_LEN];
+    long bad = 0;
+    for (unsigned i = 0; i < N; i++) {
+        tpf_mq_msg_t md = md_new(i % 16 == 3 ? 0 : 9);
+        if (put_md_tag(q, &md, i) != MQRC_NONE)
+            bad++;
+        memcpy(ids[i], md.msg_id, TPF_MQ_ID_LEN);
+    }
+    CHECK_EQ(bad, 0);
+    /* hide one lingering message under a unit of work before its block empties */
+    tpf_mq_getreq_t r = req_new(0);
+    r.match = MQMO_MATCH_MSG_ID;
+    r.uow = 77;
+    memcpy(r.msg_id, ids[19], TPF_MQ_ID_LEN);
+    long tag;
+    CHECK_EQ(get_tag_req(q, &r, &tag, NULL), MQRC_NONE);
+    CHECK_EQ(tag, 19);
+    r.uow = 0;
+    /* the priority 9 messages go: each block keeps its 4 (or 3 and the hidden one) */
+    for (unsigned i = 0; i < N; i++)
+        if (i % 16 != 3 && get_tag(q) != (long)i)
+            bad++;
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(tpf_mq_depth(q), N / 16);
+    CHECK_EQ(get_tag_req(q, &r, &tag, NULL), MQRC_NO_MSG_AVAILABLE); /* hidden */
+    CHECK_EQ(tpf_mq_backout(q, 77, NULL), MQRC_NONE);
+    /* gone ones are not found; the others are, in any order, the hidden one too */
+    for (unsigned k = 0; k < N; k++) {
+        unsigned i = (unsigned)(((uint64_t)k * 389u) % N);
+        memcpy(r.msg_id, ids[i], TPF_MQ_ID_LEN);
+        int rc = get_tag_req(q, &r, &tag, NULL);
+        if (i % 16 == 3 ? rc != MQRC_NONE || tag != (long)i : rc != MQRC_NO_MSG_AVAILABLE)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    tpf_mq_destroy(q);
+}
+
+/* a block of generated MsgIds that keeps many messages while hundreds of later blocks
+ * come and go: the list of blocks is compacted around it, and lookups still find its
+ * messages and the current block's. */
+static void test_generated_msgids_old_block(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    enum { OLD = 20, PAIRS = 64 * 300 };
+    static uint8_t ids[OLD][TPF_MQ_ID_LEN];
+    long bad = 0;
+    for (unsigned i = 0; i < OLD; i++) {
+        tpf_mq_msg_t md = md_new(0);
+        if (put_md_tag(q, &md, i) != MQRC_NONE)
+            bad++;
+        memcpy(ids[i], md.msg_id, TPF_MQ_ID_LEN);
+    }
+    tpf_mq_msg_t last = md_new(0);
+    for (unsigned i = 0; i < PAIRS; i++) {
+        last = md_new(9);
+        if (put_md_tag(q, &last, OLD + i) != MQRC_NONE || get_tag(q) != (long)(OLD + i))
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(put_md_tag(q, &last, 7777), MQRC_NONE); /* in the current block */
+    tpf_mq_getreq_t r = req_new(0);
+    r.match = MQMO_MATCH_MSG_ID;
+    long tag;
+    memcpy(r.msg_id, last.msg_id, TPF_MQ_ID_LEN);
+    CHECK_EQ(get_tag_req(q, &r, &tag, NULL), MQRC_NONE);
+    CHECK_EQ(tag, 7777);
+    for (unsigned i = OLD; i-- > 0;) {
+        memcpy(r.msg_id, ids[i], TPF_MQ_ID_LEN);
+        if (get_tag_req(q, &r, &tag, NULL) != MQRC_NONE || tag != (long)i)
+            bad++;
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    tpf_mq_destroy(q);
+}
+
+/* a model check of MsgId lookups: puts with generated MsgIds (most priority 5, some 0,
+ * which linger while plain gets take the 5s, leaving blocks sparse), puts that supply a
+ * MsgId copied from an earlier message (generated or not, on the queue or gone), plain
+ * gets, gets matched on MsgId, and backed-out gets, against a reference model. */
+static void test_model_generated_msgids(void)
+{
+    enum { MAXM = 30000 };
+    typedef struct {
+        uint8_t id[TPF_MQ_ID_LEN];
+        int prio, alive;
+    } gm_t;
+    gm_t *m = calloc(MAXM, sizeof *m);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    int n = 0, mismatches = 0, supplied = 0, matched = 0;
+    tpf_mq_queue_t *q = mkq(0);
+    g_rng = 0x5EED0F6E4E7A7EDULL;
+    int steps = g_quick ? 20000 : 80000;
+    for (int step = 0; step < steps && mismatches < 5; step++) {
+        uint32_t op = rnd() % 100;
+        if (op < 46 && n < MAXM) {
+            tpf_mq_msg_t md = md_new(rnd() % 8 == 0 ? 0 : 5);
+            if (n > 0 && rnd() % 10 == 0) { /* a supplied MsgId, maybe a generated one */
+                memcpy(md.msg_id, m[rnd() % (uint32_t)n].id, TPF_MQ_ID_LEN);
+                supplied++;
+            }
+            int rc = put_md_tag(q, &md, (unsigned)n);
+            memcpy(m[n].id, md.msg_id, TPF_MQ_ID_LEN);
+            m[n].prio = md.priority;
+            m[n].alive = 1;
+            n++;
+            if (rc != MQRC_NONE) {
+                printf("  step %d put: rc %d\n", step, rc);
+                mismatches++;
+            }
+            continue;
+        }
+        if (n == 0)
+            continue;
+        long tag;
+        int rc, w = -1;
+        tpf_mq_getreq_t r = req_new(0);
+        if (op < 56) { /* matched on a known MsgId under a unit of work, backed out */
+            int k = (int)(rnd() % (uint32_t)n);
+            r.match = MQMO_MATCH_MSG_ID;
+            r.uow = 5;
+            memcpy(r.msg_id, m[k].id, TPF_MQ_ID_LEN);
+            rc = get_tag_req(q, &r, &tag, NULL);
+            tpf_mq_backout(q, 5, NULL);
+        } else if (op < 76) { /* plain get */
+            rc = get_tag_req(q, &r, &tag, NULL);
+        } else { /* matched on a known MsgId */
+            int k = (int)(rnd() % (uint32_t)n);
+            r.match = MQMO_MATCH_MSG_ID;
+            memcpy(r.msg_id, m[k].id, TPF_MQ_ID_LEN);
+            rc = get_tag_req(q, &r, &tag, NULL);
+            matched += rc == MQRC_NONE;
+        }
+        for (int i = 0; i < n; i++) /* priority descending, then put order */
+            if (m[i].alive && (w < 0 || m[i].prio > m[w].prio) &&
+                (!r.match || memcmp(m[i].id, r.msg_id, TPF_MQ_ID_LEN) == 0))
+                w = i;
+        if (w < 0 ? rc != MQRC_NO_MSG_AVAILABLE : rc != MQRC_NONE || tag != w) {
+            printf("  step %d: rc %d tag %ld, model %d\n", step, rc, tag, w);
+            mismatches++;
+        }
+        if (w >= 0 && !r.uow)
+            m[w].alive = 0;
+    }
+    CHECK_EQ(mismatches, 0);
+    CHECK(supplied > 100 && matched > 100);
+    /* what is left comes out in model order */
+    long tag, left = 0;
+    for (int i = 0; i < n; i++)
+        left += m[i].alive;
+    CHECK_EQ(tpf_mq_depth(q), left);
+    for (int p = 5; p >= 0; p -= 5)
+        for (int i = 0; i < n; i++)
+            if (m[i].alive && m[i].prio == p && (tag = get_tag(q)) != i)
+                mismatches++;
+    CHECK_EQ(mismatches, 0);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    tpf_mq_destroy(q);
+    free(m);
+}
+
 int main(int argc, char **argv)
 {
     g_quick = argc > 1 && strcmp(argv[1], "quick") == 0;
@@ -2404,6 +2621,7 @@ int main(int argc, char **argv)
     RUN(test_put_many_all_or_nothing);
     RUN(test_put_many_q_full);
     RUN(test_put_many_stride0);
+    RUN(test_put_time_stamp);
     RUN(test_get_many);
     RUN(test_get_many_uow);
     RUN(test_get_many_first_too_big);
@@ -2424,6 +2642,9 @@ int main(int argc, char **argv)
     RUN(test_ghost_survives_compaction);
     RUN(test_model_random_matched);
     RUN(test_put_packed);
+    RUN(test_generated_msgids_sparse_blocks);
+    RUN(test_generated_msgids_old_block);
+    RUN(test_model_generated_msgids);
 
     printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;

@@ -20,10 +20,11 @@
  * Invariants (every function keeps them):
  * - Every message is in exactly one place: the ring of its placement priority, or
  *   the expired list (discarded, waiting to be taken for reporting).
- * - A message with a non-zero MsgId is in the MsgId index; one with a non-zero
- *   CorrelId is in the CorrelId index. All-zero ids (MQMI_NONE/MQCI_NONE) are
- *   wildcards and are not indexed. So a get matched on MsgId or CorrelId walks one
- *   hash chain, never the queue.
+ * - A message with a non-zero MsgId is in the MsgId index (a MsgId the core generated
+ *   by its counter, in blocks of 64; a supplied one in a hash table); one with a
+ *   non-zero CorrelId is in the CorrelId hash index. All-zero ids (MQMI_NONE/MQCI_NONE)
+ *   are wildcards and are not indexed. So a get matched on MsgId looks at one block
+ *   slot and one hash chain, on CorrelId at one hash chain, never at the queue.
  * - The depth counts every message on the queue: committed, put under a unit of
  *   work and not yet committed, got under a unit of work and not yet committed, and
  *   expired but not yet discarded (IBM counts all of these in CURDEPTH).
@@ -135,7 +136,8 @@ typedef struct tpf_mq_stats {
     uint64_t slab_bytes;        /**< bytes held in slabs (kept until destroy) */
     uint64_t slots_free;        /**< slots on the free-lists, ready for reuse */
     uint64_t large_bytes;       /**< bytes of messages allocated singly (> 64 KiB) */
-    uint32_t index_buckets;     /**< buckets in each of the two hash indexes */
+    uint32_t index_buckets;     /**< buckets in the MsgId hash index (supplied MsgIds;
+                                     generated ones are indexed by their counter) */
 } tpf_mq_stats_t;
 
 /**
@@ -240,7 +242,8 @@ int tpf_mq_get_alloc(tpf_mq_queue_t *q, uint64_t uow, int flags, tpf_mq_alloc_fn
  * @param[in] mds descriptors; with md_stride 0 the one descriptor at mds serves every
  *        message, otherwise message i uses *(mds + i*md_stride bytes). Lengths come
  *        from `lengths`, not from the descriptors. MsgIds are generated as by put;
- *        backout counts start at 0 but where a descriptor has TPF_MQ_F_RESTORE.
+ *        backout counts start at 0 but where a descriptor has TPF_MQ_F_RESTORE; the
+ *        messages whose put_time is 0 all get the same time, read once during the call.
  * @param[in] data the n messages back to back.
  * @param[out] seq_first the put sequence of the first message (the others follow).
  * @return as tpf_mq_put(); on any error nothing was put.
