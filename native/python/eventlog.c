@@ -250,6 +250,32 @@ static void buf_free(evbuf_t *b)
     memset(b, 0, sizeof *b);
 }
 
+/* Empty b for the next cycle, releasing the tuples it still holds. Its records and
+ * arena stay allocated (reused: memory already mapped), except an arena far larger than
+ * this cycle needed (after a burst). */
+static void buf_empty(evbuf_t *b)
+{
+    for (Py_ssize_t i = 0; i < b->nitems; i++)
+        Py_DECREF(b->items[i]);
+    b->nitems = 0;
+    b->n = 0;
+    if (b->size > ((size_t)64 << 20) && b->used < b->size / 8) {
+        PyMem_RawFree(b->data);
+        b->data = NULL;
+        b->size = 0;
+    }
+    b->used = 0;
+}
+
+/* Start a new cycle's table of names with `names` and `index` (new references, taken
+ * over); the old table goes (a taker holds it if it still needs it). */
+static void names_restart(EventLog *self, PyObject *names, PyObject *index)
+{
+    Py_SETREF(self->names, names);
+    Py_SETREF(self->index, index);
+    self->last_name[0] = self->last_name[1] = NULL;
+}
+
 /* The index of `name` (a str) in this cycle's names, added if new; `which`: 0 queue,
  * 1 program (each remembers its last name, so a run of one name is a pointer test).
  * -1 with an exception set. */
@@ -427,23 +453,16 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
     if (fresh_names != NULL && fresh_index != NULL && recs != NULL && items != NULL &&
         data != NULL)
         result = Py_BuildValue("(nOOOO)", b->n, recs, self->names, items, data);
-    if (result != NULL) { /* handed over: start afresh (the arena and records are reused) */
+    if (result != NULL) { /* handed over: start afresh */
         for (Py_ssize_t i = 0; i < b->nitems; i++) /* the references move into the list */
             PyList_SET_ITEM(items, i, b->items[i]);
-        b->n = 0;
         b->nitems = 0;
-        if (b->size > ((size_t)64 << 20) && b->used < b->size / 8) { /* after a burst */
-            PyMem_RawFree(b->data);
-            b->data = NULL;
-            b->size = 0;
-        }
-        b->used = 0;
-        Py_SETREF(self->names, Py_NewRef(fresh_names));
-        Py_SETREF(self->index, Py_NewRef(fresh_index));
-        self->last_name[0] = self->last_name[1] = NULL;
+        buf_empty(b);
+        names_restart(self, fresh_names, fresh_index);
+    } else {
+        Py_XDECREF(fresh_names);
+        Py_XDECREF(fresh_index);
     }
-    Py_XDECREF(fresh_names);
-    Py_XDECREF(fresh_index);
     Py_XDECREF(recs);
     Py_XDECREF(items);
     Py_XDECREF(data);
@@ -557,9 +576,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     evbuf_t taken = *cur;
     *cur = self->spare;
     memset(&self->spare, 0, sizeof self->spare);
-    Py_SETREF(self->names, fresh_names);
-    Py_SETREF(self->index, fresh_index);
-    self->last_name[0] = self->last_name[1] = NULL;
+    names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
 
     jipc_batch_t batch = {
         .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
@@ -625,17 +642,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     PyMem_RawFree(names_block);
     PyMem_RawFree(consts);
     Py_ssize_t count = taken.n;
-    /* The taken buffer becomes the spare, emptied. */
-    for (Py_ssize_t i = 0; i < taken.nitems; i++)
-        Py_DECREF(taken.items[i]);
-    taken.nitems = 0;
-    taken.n = 0;
-    if (taken.size > ((size_t)64 << 20) && taken.used < taken.size / 8) {
-        PyMem_RawFree(taken.data);
-        taken.data = NULL;
-        taken.size = 0;
-    }
-    taken.used = 0;
+    buf_empty(&taken); /* it becomes the spare */
     self->spare = taken;
     if (err != 0) {
         self->lost += count - done;
