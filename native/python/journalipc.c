@@ -18,7 +18,21 @@
 #endif
 
 #define NCOLS 19 /* the journal schema's columns */
-#define NBUFS 49 /* their buffers: validity + values, or validity + offsets + data */
+
+/* Their buffers, in body order: validity (_V) then values, or validity, offsets (_O) and
+ * data (_D) for text and binary columns. */
+enum {
+    B_TIME_V, B_TIME, B_SEQ_V, B_SEQ,
+    B_CPU_V, B_CPU_O, B_CPU_D, B_QMGR_V, B_QMGR_O, B_QMGR_D,
+    B_QUEUE_V, B_QUEUE_O, B_QUEUE_D, B_EVENT_V, B_EVENT_O, B_EVENT_D,
+    B_MSGID_V, B_MSGID_O, B_MSGID_D, B_CORREL_V, B_CORREL_O, B_CORREL_D,
+    B_GROUP_V, B_GROUP_O, B_GROUP_D,
+    B_PRIO_V, B_PRIO, B_PERSIST_V, B_PERSIST, B_EXPIRY_V, B_EXPIRY, B_LENGTH_V, B_LENGTH,
+    B_HASH_V, B_HASH_O, B_HASH_D, B_PAYLOAD_V, B_PAYLOAD_O, B_PAYLOAD_D,
+    B_UOW_V, B_UOW, B_ECB_V, B_ECB, B_PROG_V, B_PROG_O, B_PROG_D,
+    B_DETAIL_V, B_DETAIL_O, B_DETAIL_D,
+    NBUFS
+};
 
 typedef struct {
     int64_t offset, length;
@@ -247,6 +261,7 @@ int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
     COL(n); BUF(offs); BUF(0);                             /* 18 detail */
 #undef COL
 #undef BUF
+    /* (k == NBUFS here: the sequence above follows the enum) */
     size_t meta = pad8(META_LEN), total = 8 + meta + L.body;
     unsigned char *msg = calloc(1, total); /* zeros: padding, null bits, null offsets */
     if (msg == NULL)
@@ -257,11 +272,12 @@ int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
     unsigned char *body = msg + 8 + meta;
 
     /* Fixed-width columns, one pass over the records. */
-    int64_t *time_col = (int64_t *)(body + at[1]), *seq_col = (int64_t *)(body + at[3]);
-    int32_t *prio = (int32_t *)(body + at[26]), *expiry = (int32_t *)(body + at[30]);
-    int32_t *length = (int32_t *)(body + at[32]);
-    unsigned char *persistent = body + at[28];
-    int64_t *uow = (int64_t *)(body + at[40]), *ecb = (int64_t *)(body + at[42]);
+    int64_t *time_col = (int64_t *)(body + at[B_TIME]);
+    int64_t *seq_col = (int64_t *)(body + at[B_SEQ]);
+    int32_t *prio = (int32_t *)(body + at[B_PRIO]), *expiry = (int32_t *)(body + at[B_EXPIRY]);
+    int32_t *length = (int32_t *)(body + at[B_LENGTH]);
+    unsigned char *persistent = body + at[B_PERSIST];
+    int64_t *uow = (int64_t *)(body + at[B_UOW]), *ecb = (int64_t *)(body + at[B_ECB]);
     for (size_t i = 0; i < n; i++) {
         const eventlog_rec_t *r = &b->recs[i];
         time_col[i] = r->time_us;
@@ -274,24 +290,26 @@ int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
         uow[i] = r->uow;
         ecb[i] = r->ecb < 0 ? 0 : r->ecb;
         if (ecb_nulls && r->ecb >= 0)
-            set_bit(body + at[41], i);
+            set_bit(body + at[B_ECB_V], i);
     }
     /* Text and binary columns. */
     static const int text_cols[5][4] = { /* which, validity, offsets, data (buffer index) */
-        {0, 4, 5, 6}, {1, 7, 8, 9}, {2, 10, 11, 12}, {3, 13, 14, 15}, {4, 43, 44, 45}};
+        {0, B_CPU_V, B_CPU_O, B_CPU_D}, {1, B_QMGR_V, B_QMGR_O, B_QMGR_D},
+        {2, B_QUEUE_V, B_QUEUE_O, B_QUEUE_D}, {3, B_EVENT_V, B_EVENT_O, B_EVENT_D},
+        {4, B_PROG_V, B_PROG_O, B_PROG_D}};
     for (int c = 0; c < 5; c++) {
         text_src_t s = {b, text_cols[c][0]};
         fill_text(body, at[text_cols[c][1]], at[text_cols[c][2]], at[text_cols[c][3]], &s, n,
                   c == 4 && prog_nulls != 0);
     }
-    fill_ids(body, at[16], at[17], at[18], b, offsetof(eventlog_rec_t, msg_id), 24, 0);
-    fill_ids(body, at[19], at[20], at[21], b, offsetof(eventlog_rec_t, correl_id), 24, 0);
-    fill_ids(body, at[22], at[23], at[24], b, offsetof(eventlog_rec_t, group_id), 24,
+    fill_ids(body, at[B_MSGID_V], at[B_MSGID_O], at[B_MSGID_D], b, offsetof(eventlog_rec_t, msg_id), 24, 0);
+    fill_ids(body, at[B_CORREL_V], at[B_CORREL_O], at[B_CORREL_D], b, offsetof(eventlog_rec_t, correl_id), 24, 0);
+    fill_ids(body, at[B_GROUP_V], at[B_GROUP_O], at[B_GROUP_D], b, offsetof(eventlog_rec_t, group_id), 24,
              group_nulls != 0);
-    fill_ids(body, at[33], at[34], at[35], b, offsetof(eventlog_rec_t, hash), 8, 0);
+    fill_ids(body, at[B_HASH_V], at[B_HASH_O], at[B_HASH_D], b, offsetof(eventlog_rec_t, hash), 8, 0);
     if (b->data != NULL) { /* payload */
-        int32_t *po = (int32_t *)(body + at[37]);
-        unsigned char *pd = body + at[38];
+        int32_t *po = (int32_t *)(body + at[B_PAYLOAD_O]);
+        unsigned char *pd = body + at[B_PAYLOAD_D];
         int32_t o = 0;
         po[0] = 0;
         for (size_t i = 0; i < n; i++) {
