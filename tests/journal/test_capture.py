@@ -8,6 +8,7 @@ import os
 import threading
 
 import numpy as np
+import pyarrow as pa
 import pytest
 import xxhash
 
@@ -16,6 +17,7 @@ import tpfemu.mqi as pymqi
 from ecb import linkage
 from tpfemu import journal
 from tpfemu._lowlevel import CoreQueue, EventLog, payload_hashes
+from tpfemu.journal.schema import SCHEMA
 from tpfemu.journal.writer import RECORD, Journal
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import messages
@@ -217,9 +219,9 @@ def test_an_event_log_keeps_the_order_of_both_kinds(payload):
     assert data == (b"firstfirstsecond!" if payload else None)
 
 
-def test_take_hands_over_while_recording_goes_on():
-    """take() swaps buffers: what is recorded after it goes to the next take, names are
-    numbered afresh, and a buffer's arena is reused (the data stays right)."""
+def test_take_starts_each_cycle_afresh():
+    """After take(), names are numbered afresh and the reused arena holds only the new
+    cycle's data."""
     log = EventLog(lambda: None, payload=True)
     a, b = CoreQueue("A.Q"), CoreQueue("B.Q")
     try:
@@ -235,6 +237,102 @@ def test_take_hands_over_while_recording_goes_on():
     finally:
         a.close()
         b.close()
+
+
+def _segment_rows(path, log: EventLog, emitted) -> tuple[int, list[dict]]:
+    """(events write_ipc took, the rows it wrote after the schema, read back with
+    pyarrow and validated)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        os.write(fd, SCHEMA.serialize().to_pybytes())
+        written = log.write_ipc(fd, 100, "B", "QMW", 3, emitted)
+        os.write(fd, b"\xff\xff\xff\xff\x00\x00\x00\x00")
+    finally:
+        os.close(fd)
+    table = pa.ipc.open_stream(path).read_all()
+    table.validate(full=True)
+    assert table.schema.equals(SCHEMA)
+    return written[0], table.to_pylist()
+
+
+@pytest.mark.parametrize("payload", [False, True], ids=["events", "payload"])
+def test_write_ipc_writes_runs_in_order(tmp_path, payload):
+    """write_ipc encodes the fast paths' records in C (here in batches of 3) and hands
+    runs of Python-emitted events to its callback, in order, seq counting on across
+    both; the rows are valid Arrow with the journal schema."""
+    log = EventLog(lambda: None, payload=payload)
+    q = CoreQueue("W.Q")
+    handed = []
+
+    def emitted(items, seq0):
+        handed.append((seq0, [i[0] for i in items]))
+
+    try:
+        for i in range(4):
+            q.put(b"m%d" % i * 50, i, 0, log)
+        log.add("commit", "W.Q", 1, {"uow": 7})
+        log.add("alter", "W.Q", 2, {})
+        q.get_body(0, False, log)
+        count, rows = _segment_rows(tmp_path / "s.arrows", log, emitted)
+    finally:
+        q.close()
+    assert count == 7 and handed == [(104, ["commit", "alter"])]
+    assert [r["seq"] for r in rows] == [100, 101, 102, 103, 106]
+    assert [r["event"] for r in rows] == ["put"] * 4 + ["get"]
+    assert {r["queue"] for r in rows} == {"W.Q"} and {r["cpu"] for r in rows} == {"B"}
+    assert [r["priority"] for r in rows] == [0, 1, 2, 3, 3]
+    assert rows[4]["payload_hash"] == payload_hashes([b"m3" * 50])
+    assert [r["payload"] for r in rows] == (
+        [b"m%d" % i * 50 for i in (0, 1, 2, 3, 3)] if payload else [None] * 5)
+    assert all(r["group_id"] is None and r["ecb"] is None and r["expiry"] == -1
+               for r in rows)
+    assert len(log) == 0 and log.lost == 0
+
+
+def test_write_ipc_keeps_what_is_recorded_while_it_writes(tmp_path):
+    """Events recorded while write_ipc runs (here from its callback, as an application
+    thread would while the GIL is released) go to the next cycle: not into this one, and
+    not lost."""
+    log = EventLog(lambda: None)
+    q = CoreQueue("R.Q")
+
+    def emitted(items, seq0):
+        q.put(b"during", 5, 0, log)
+
+    try:
+        log.add("define", "R.Q", 1, {})
+        q.put(b"before", 0, 0, log)
+        _, first = _segment_rows(tmp_path / "a.arrows", log, emitted)
+        assert len(log) == 1
+        _, second = _segment_rows(tmp_path / "b.arrows", log, emitted)
+    finally:
+        q.close()
+    assert [r["length"] for r in first] == [6] and [r["priority"] for r in second] == [5]
+    assert log.lost == 0
+
+
+def test_write_ipc_counts_what_a_failing_callback_leaves_unwritten(tmp_path):
+    """When the callback raises, write_ipc raises it, and the events of the cycle not
+    written yet are counted as lost."""
+    log = EventLog(lambda: None)
+    q = CoreQueue("F.Q")
+
+    def emitted(items, seq0):
+        raise RuntimeError("disk on fire")
+
+    try:
+        q.put(b"one", 0, 0, log)
+        log.add("commit", "F.Q", 1, {})
+        q.put(b"two", 0, 0, log)
+        fd = os.open(tmp_path / "f.arrows", os.O_WRONLY | os.O_CREAT)
+        try:
+            with pytest.raises(RuntimeError, match="disk on fire"):
+                log.write_ipc(fd, 0, "B", "QM", 8, emitted)
+        finally:
+            os.close(fd)
+    finally:
+        q.close()
+    assert log.lost == 2 and len(log) == 0  # the commit and the put after it
 
 
 def test_payload_hashes_in_a_batch():
