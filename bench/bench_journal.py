@@ -30,6 +30,7 @@ costs the MQI.
 from __future__ import annotations
 
 import itertools
+import os
 import tempfile
 
 import pytest
@@ -148,8 +149,8 @@ def test_put_get(benchmark, tag, external, systems, level, shape):
 @pytest.mark.parametrize("with_log", [False, True], ids=["no log", "EventLog"])
 def test_core_put_get_capture(benchmark, tag, with_log):
     """CoreQueue.put + get_body of 1 KB: what recording both events in an EventLog (in
-    C, from the core's descriptor) adds to the core's own calls. Each round ends with
-    take(), and dropping what it returns, as the writer does."""
+    C, from the core's descriptor, the put's payload hash included) adds to the core's
+    own calls. Each round ends with take(), which empties the log (not timed apart)."""
     from ecb import current
     from tpfemu._lowlevel import CoreQueue, EventLog
 
@@ -172,9 +173,9 @@ def test_core_put_get_capture(benchmark, tag, with_log):
 
 @pytest.mark.parametrize("impl", ["xxhash", "payload_hashes"])
 def test_payload_hash(benchmark, tag, impl):
-    """The journal's payload hash (XXH64, seed 42) of PAIRS distinct 1 KB messages: the
-    writer's C hash (GIL released, one call per batch) beside the xxhash package's (the
-    dev extra's; skipped without it), one call each."""
+    """The journal's payload hash (XXH64, seed 42) of PAIRS distinct 1 KB messages: the C
+    hash (the one EventLog computes per event; here through payload_hashes, one call)
+    beside the xxhash package's (the dev extra's; skipped without it), one call each."""
     from tpfemu._lowlevel import payload_hashes
 
     benchmark.group = "journal: payload hash (XXH64 seed 42) of 1KB"
@@ -193,3 +194,51 @@ def test_payload_hash(benchmark, tag, impl):
             payload_hashes(datas)
 
     benchmark.pedantic(run, rounds=ROUNDS, iterations=1, warmup_rounds=1)
+
+
+@pytest.mark.parametrize("impl", ["os.write", "write_ipc"])
+def test_write_ipc(benchmark, tag, tmp_path, impl):
+    """The writer's work on the fast paths' events: EventLog.write_ipc encoding the
+    2 * PAIRS events of PAIRS put+get pairs as Arrow record batches and writing them to a
+    file, beside os.write of the same bytes (the I/O alone). Recording is not timed."""
+    from tpfemu._lowlevel import CoreQueue, EventLog
+
+    benchmark.group = "journal: writer, per event (Arrow IPC encoded in C + write)"
+    tag("subject" if impl == "write_ipc" else "baseline", ops=2 * PAIRS)
+    q = CoreQueue("BENCH.WRITE")
+    log = EventLog(lambda: None)
+    path = tmp_path / "segment.arrows"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+
+    def record():
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        for _ in range(PAIRS):
+            q.put(PAYLOAD, 0, 0, log)
+            q.get_body(0, False, log)
+
+    def ignore(items, seq0):
+        raise AssertionError("no event is emitted in Python here")
+
+    record()
+    log.write_ipc(fd, 0, "B", "BENCHQM", 8192, ignore)
+    blob = path.read_bytes()  # what write_ipc writes for one round
+
+    if impl == "write_ipc":
+        def run():
+            log.write_ipc(fd, 0, "B", "BENCHQM", 8192, ignore)
+
+        setup = record
+    else:
+        def run():
+            os.write(fd, blob)
+
+        def setup():
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+
+    try:
+        benchmark.pedantic(run, setup=setup, rounds=ROUNDS, warmup_rounds=1)
+    finally:
+        os.close(fd)
+        q.close()
