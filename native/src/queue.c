@@ -657,7 +657,7 @@ static HOT void put_finish(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r,
 }
 
 /** The put itself, with q locked and md checked; `now` stamps it if md->put_time is 0.
- * On success md->seq (and a generated msg_id) are written back. */
+ * On success md->seq, md->put_time (the stamp) and a generated msg_id are written back. */
 static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uint32_t length,
                       int64_t now)
 {
@@ -675,6 +675,7 @@ static int put_locked(tpf_mq_queue_t *q, tpf_mq_msg_t *md, const void *data, uin
     put_finish(q, n, r, data, length, ids, now);
     memcpy(md->msg_id, n->md.msg_id, TPF_MQ_ID_LEN);
     md->seq = n->md.seq;
+    md->put_time = n->md.put_time;
     return MQRC_NONE;
 }
 

@@ -1465,7 +1465,7 @@ static int64_t wall_us(void)
 }
 
 /* put_time 0 is stamped with a time within the call (put, put_simple, and once for a
- * whole batch); a put_time given is kept. */
+ * whole batch); a put_time given is kept; tpf_mq_put writes the stamp back into md. */
 static void test_put_time_stamp(void)
 {
     tpf_mq_queue_t *q = mkq(0);
@@ -1489,6 +1489,7 @@ static void test_put_time_stamp(void)
     CHECK(t2 <= out[2].put_time && out[2].put_time <= t3);
     CHECK_EQ(out[3].put_time, 42);
     CHECK_EQ(out[4].put_time, out[2].put_time);
+    CHECK_EQ(md.put_time, out[0].put_time); /* written back by the put */
     tpf_mq_destroy(q);
 }
 

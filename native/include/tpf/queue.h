@@ -165,7 +165,8 @@ int tpf_mq_configure(tpf_mq_queue_t *q, const tpf_mq_config_t *cfg);
 /**
  * @brief Put one message (MQPUT's core).
  * @param[in,out] md descriptor: priority, persistent, expiry, ids, uow are read;
- *        on success seq is written, and msg_id if it was all zero.
+ *        on success seq and put_time (the time stamped when it was 0) are written, and
+ *        msg_id if it was all zero.
  * @param[in] data the message bytes, copied; may be NULL when length is 0.
  * @return MQRC_NONE, MQRC_PRIORITY_ERROR, MQRC_PERSISTENCE_ERROR, MQRC_EXPIRY_ERROR
  *         (deadline <= 0), MQRC_MSG_TOO_BIG_FOR_Q, MQRC_Q_FULL,
