@@ -15,9 +15,9 @@ What is still unmatched is **missing** (expected only) or **extra** (actual only
 matched pair is:
 
 - **payload-changed** when the payload digests differ: a row's digest is its
-  ``payload_hash`` (XXH64 with seed 42) read as a big-endian long, or, without one, Spark's
-  ``xxhash64(payload)``, the same value; so a side with hashes only and a side with
-  payloads only compare. A message with neither (an ``events`` journal of schema version
+  ``payload_hash`` (XXH64 with seed 42, 8 bytes big-endian), or, without one, Spark's
+  ``xxhash64(payload)`` as those 8 bytes, the same value; so a side with hashes only and
+  a side with payloads only compare. A message with neither (an ``events`` journal of schema version
   1, whose hashes are read as null) has no digest: its pair is not compared on payload;
 - **descriptor-changed** per field when any of ``priority``, ``persistent``, ``expiry``,
   ``length``, ``group_id`` differs, or ``msg_id`` (when matched by CorrelId or sequence),
@@ -59,24 +59,23 @@ def _none_id(col):
     return col.isNull() | (col == F.lit(_NONE_ID))
 
 
-def _hash_long(col):
-    """An 8-byte ``payload_hash`` as the signed long it spells big-endian (null for null):
-    the value Spark's ``xxhash64`` gives the payload. In two 4-byte halves, so that no
-    value overflows a long on the way."""
+def _payload_hash(col):
+    """The journal's ``payload_hash`` of a binary column, computed by Spark: its
+    ``xxhash64`` (a signed long) as 8 bytes big-endian (``hex`` gives a negative long's
+    two's complement)."""
     from pyspark.sql import functions as F
 
-    def half(start):
-        return F.conv(F.hex(F.substring(col, start, 4)), 16, 10).cast("long")
-
-    return F.shiftleft(half(1), 32).bitwiseOR(half(5))
+    return F.unhex(F.lpad(F.hex(F.xxhash64(col)), 16, "0"))
 
 
 def _digest():
-    """A row's payload digest (see the module's doc): null without hash and payload."""
+    """A row's payload digest (see the module's doc): null without hash and payload. The
+    hash is kept as bytes, so the usual row, which has one, costs no conversion; only a
+    row with a payload alone has its hash computed."""
     from pyspark.sql import functions as F
 
-    return F.coalesce(_hash_long(F.col("payload_hash")),
-                      F.when(F.col("payload").isNotNull(), F.xxhash64("payload")))
+    return F.coalesce(F.col("payload_hash"),
+                      F.when(F.col("payload").isNotNull(), _payload_hash(F.col("payload"))))
 
 
 def _prepared(frame, rule):
