@@ -246,3 +246,24 @@ def test_reordered_pairs_of_every_stage(spark, tmp_path):
     assert list(reordered["expected_msg_id"]) == [ident("m-a2"), ident("m-b2")]
     assert list(reordered["actual_msg_id"]) == [ident("m-a2"), ident("m-b2")]
     assert not reordered.columns.str.endswith("rid").any()
+
+
+def test_all_zero_correl_ids_match_nothing(spark, tmp_path):
+    """A CorrelId of 24 zero bytes (MQCI_NONE) is no CorrelId: such messages are matched by
+    MsgId, not with each other in recorded order (which would pair m-z0 with m-z1 here)."""
+    none = bytes(24)
+    expected = [out_msg("OUT.Z", i, f"z{i}", correl_id=none) for i in range(3)]
+    actual = [dict(r) for r in expected]
+    actual[0]["event_time_us"], actual[1]["event_time_us"] = (
+        actual[1]["event_time_us"], actual[0]["event_time_us"])
+    actual[2]["priority"] = 7
+    write(expected, tmp_path / "e.parquet")
+    write(actual, tmp_path / "a.parquet")
+    summary = compare.run(spark, Inputs([tmp_path / "e.parquet"]),
+                          Inputs([tmp_path / "a.parquet"]), tmp_path / "out")
+    counts = summary["counts"]
+    assert (counts["matched"], counts["reordered"], counts["descriptor_changed"]) == (3, 1, 1)
+    assert summary["descriptor_fields"] == {"priority": 1}
+    changed = pd.read_parquet(tmp_path / "out" / "descriptor_changed")
+    assert list(changed["matched_by"]) == ["msg_id"]
+    assert list(changed["expected_correl_id"]) == [none]

@@ -26,6 +26,13 @@ matched pair is:
   message was recorded before the actual message of the pair just before it (each
   adjacent inversion counts once: two swapped neighbours make one reordered pair).
 
+How it runs: the matching and the reorder check move narrow rows only (queue, ids, time,
+seq, a row id, and one 64-bit fingerprint of the digest and the other compared fields).
+The pairs whose fingerprints or compared ids differ, the reordered pairs and the unmatched
+messages are the candidates; only their whole rows are read again (by row id) and compared
+field by field, so a fingerprint collision can hide a difference (odds about 2^-64 a pair)
+but never invent one.
+
 Output directory (appears atomically): ``missing/``, ``extra/``, ``payload_changed/``,
 ``descriptor_changed/``, ``reordered/`` (Parquet, one row per message or pair, columns
 ``expected_*``/``actual_*``), ``per_queue/`` (Parquet), ``summary.json``, ``report.html``,
@@ -43,11 +50,19 @@ __all__ = ["DESCRIPTOR_FIELDS", "KINDS", "compare", "run"]
 KINDS = ("missing", "extra", "payload_changed", "descriptor_changed", "reordered")
 DESCRIPTOR_FIELDS = ("priority", "persistent", "expiry", "length", "group_id", "msg_id",
                      "correl_id")
-_CARRIED = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "length",
-            "payload_hash", "digest", "preview", "t", "seq", "rid")
-#: Carried columns that are not part of the output (``rid``: see :func:`compare`).
-_INTERNAL = ("digest", "rid")
-#: At most this many reordered pairs are broadcast to be joined back to their rows.
+#: The columns every matching stage carries per message: narrow, so that the shuffles
+#: and sorts of the matching move few bytes. ``fp`` stands for every other field compared.
+_CARRIED = ("msg_id", "correl_id", "fp", "t", "seq", "rid")
+#: The columns fetched, for the messages that differ, to tell how they differ.
+_WIDE = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "length",
+         "payload_hash", "digest", "preview", "t", "seq")
+#: Carried columns a stored pair does not keep (see :func:`compare`).
+_MATCHED_ONLY = ("msg_id", "correl_id", "fp")
+#: Fields of ``fp``, besides the digest.
+_FP_FIELDS = ("priority", "persistent", "expiry", "length", "group_id")
+#: Wide columns that are not part of the output.
+_INTERNAL = ("digest",)
+#: At most this many row ids are broadcast to fetch or flag their rows; more are joined.
 _BROADCAST_IDS = 4_000_000
 _NONE_ID = bytes(24)
 _EXAMPLES = 5
@@ -78,28 +93,57 @@ def _digest():
                       F.when(F.col("payload").isNotNull(), _payload_hash(F.col("payload"))))
 
 
-def _prepared(frame, rule):
-    """Outbound messages of one side with the columns compare carries."""
+def _fingerprint():
+    """One long standing for the digest and :data:`_FP_FIELDS`: two messages whose
+    fingerprints are equal do not differ in them (but for a 64-bit hash collision), and
+    pairs whose fingerprints differ are looked at field by field. Each field is hashed
+    with its null flag, so that a null moved from one field to the next changes it."""
+    from pyspark.sql import functions as F
+
+    parts = []
+    for col in (_digest(), *[F.col(c) for c in _FP_FIELDS]):
+        parts += [col.isNull(), col]
+    return F.xxhash64(*parts)
+
+
+def _based(frame, rule):
+    """Outbound messages of one side, each with a row id ``rid``: the position of its
+    row in the scan, the same every time the side is read (see :func:`compare`)."""
     from pyspark.sql import functions as F
 
     from tpfemu.pipeline.capture import OUTBOUND, messages
 
-    out = messages(frame, OUTBOUND, rule)
-    return out.select(
-        "queue", "msg_id", "correl_id", "group_id", "priority", "persistent", "expiry",
-        "length", "payload_hash", _digest().alias("digest"),
-        F.substring("payload", 1, 32).alias("preview"),
-        F.col("event_time_us").alias("t"), "seq", F.lit(None).cast("long").alias("rid"),
-    )
+    return messages(frame, OUTBOUND, rule).withColumn("rid",
+                                                       F.monotonically_increasing_id())
+
+
+def _narrow(base):
+    from pyspark.sql import functions as F
+
+    return base.select("queue", "msg_id", "correl_id", _fingerprint().alias("fp"),
+                       F.col("event_time_us").alias("t"), "seq", "rid")
+
+
+def _wide(base, prefix: str, ids):
+    """The wide columns (prefixed) of the rows of ``base`` whose rid is in ``ids``."""
+    from pyspark.sql import functions as F
+
+    cols = {"digest": _digest(), "preview": F.substring("payload", 1, 32),
+            "t": F.col("event_time_us")}
+    rows = base.join(ids, on="rid", how="left_semi")
+    return rows.select(F.col("rid").alias(f"{prefix}_rid"),
+                       *[cols.get(c, F.col(c)).alias(f"{prefix}_{c}") for c in _WIDE])
 
 
 def _prefixed(frame, prefix: str, key: str | None):
+    """``queue``, the key as ``k`` (null for a null or all-zero id, which matches
+    nothing), and the carried columns but the key, prefixed."""
     from pyspark.sql import functions as F
 
     cols = [F.col("queue")]
     if key is not None:
-        cols.append(F.col(key).alias("k"))
-    cols += [F.col(c).alias(f"{prefix}_{c}") for c in _CARRIED]
+        cols.append(F.when(~_none_id(F.col(key)), F.col(key)).alias("k"))
+    cols += [F.col(c).alias(f"{prefix}_{c}") for c in _CARRIED if c != key]
     return frame.select(*cols)
 
 
@@ -109,8 +153,7 @@ def _occurrences(frame, prefix: str):
 
     # The key first: the sort's 8-byte prefix then comes from the (random) id, so nearly
     # every comparison is decided by the prefix (queue names often share their first bytes).
-    # (the stored row id last: stages 2 and 3 run in two jobs, which must pair alike
-    # messages recorded at the same time with the same seq)
+    # (the row id last: it orders alike messages recorded at the same time with one seq)
     w = Window.partitionBy("k", "queue").orderBy(f"{prefix}_t", f"{prefix}_seq",
                                                  f"{prefix}_rid")
     return frame.withColumn(f"{prefix}_occ", F.row_number().over(w))
@@ -130,10 +173,15 @@ def _match_on(e, a, key: str):
                        & (F.col("l.queue") == F.col("r.queue"))
                        & ((F.col("l.e_occ") - F.col("r.a_occ")) == 0), "full_outer")
     both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
+
+    def carried(p, side):
+        return [F.col(f"{side}.k").alias(f"{p}_{c}") if c == key else F.col(f"{p}_{c}")
+                for c in _CARRIED]
+
     return joined.select(
         F.coalesce(F.col("l.queue"), F.col("r.queue")).alias("queue"),
-        F.when(both, F.lit(key)).alias("matched_by"),
-        *[F.col(f"e_{c}") for c in _CARRIED], *[F.col(f"a_{c}") for c in _CARRIED])
+        F.when(both, F.lit(key)).alias("matched_by"), *carried("e", "l"),
+        *carried("a", "r"))
 
 
 def _one_sided(frame, prefix: str):
@@ -173,6 +221,19 @@ def _by_position(e, a):
                          *[F.col(f"{p}_{c}") for p in "ea" for c in _CARRIED])
 
 
+def _differs(ignore: set[str]):
+    """Whether a pair (in the joined layout) may differ: its fingerprints differ, or an id
+    not matched on does. Null for a message without a pair."""
+    from pyspark.sql import functions as F
+
+    out = F.col("e_fp") != F.col("a_fp")
+    for name in ("msg_id", "correl_id"):
+        if name not in ignore:
+            out = out | ((F.col("matched_by") != name)
+                         & ~F.col(f"e_{name}").eqNullSafe(F.col(f"a_{name}")))
+    return F.when(F.col("matched_by").isNotNull(), out)
+
+
 def _flags(rows, ignore: set[str]):
     """Add missing, extra, payload_changed, changed_fields and descriptor_changed."""
     from pyspark.sql import functions as F
@@ -200,14 +261,36 @@ def _flags(rows, ignore: set[str]):
             .withColumn("descriptor_changed", F.size("changed_fields") > 0))
 
 
+def _stored(spark, frame, where):
+    """``frame`` written under ``where`` once, and read back (so that what uses it
+    several times does not compute it again)."""
+    frame.write.parquet(str(where))
+    return spark.read.schema(frame.schema).parquet(str(where))
+
+
+def _small(frame):
+    """``frame`` marked for broadcast when it has few enough rows."""
+    from pyspark.sql import functions as F
+
+    return F.broadcast(frame) if frame.count() <= _BROADCAST_IDS else frame
+
+
 def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str] = ()):
     """The differing rows (matched pairs as one row) of two journal frames, with flags:
     missing, extra, payload_changed, changed_fields, descriptor_changed, reordered.
 
-    Runs one Spark job that matches by CorrelId and writes the pairs and the left-overs
-    under ``scratch`` (so nothing is computed twice), then one that finds the reordered
-    pairs on narrow rows (ids only) and writes those; the returned frame (stages 2 and 3,
-    joined to the reordered ids, and the flags) reads from there, lazily.
+    The matching runs on narrow rows: queue, ids, time, seq, a row id and one fingerprint
+    of every other compared field. One Spark job matches by CorrelId and writes the pairs
+    and the left-overs under ``scratch`` (so nothing is computed twice); one finds the
+    reordered pairs and writes their ids. Only the candidates (pairs whose fingerprints or
+    ids differ, reordered pairs, unmatched messages: normally few) have their whole rows
+    read again, by row id, and compared field by field; the returned frame reads from
+    there, lazily.
+
+    A row id is the position of the row in its side's scan (Spark's
+    ``monotonically_increasing_id`` over the same reading of the same files), so reading a
+    side again gives every row the same id; the fetched rows are checked against the
+    matched ones (queue, time, seq), and a mismatch fails the job rather than the report.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -218,30 +301,32 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
         raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
     # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
     spark.conf.set("spark.sql.requireAllClusterKeysForCoPartition", "false")
-    e, a = _prepared(expected, rule), _prepared(actual, rule)
+    e_base, a_base = _based(expected, rule), _based(actual, rule)
+    e, a = _narrow(e_base), _narrow(a_base)
 
-    has_correl = ~_none_id(F.col("correl_id"))
-    s1 = _match_on(e.where(has_correl), a.where(has_correl), "correl_id")
-    stage1 = s1.unionByName(_one_sided(e.where(~has_correl), "e")).unionByName(
-        _one_sided(a.where(~has_correl), "a"))
-    # Stored once, each row with an id ``rid``, in two parts: pairs and left-overs (which
-    # stages 2 and 3 read, several times: they are few, normally). Concurrent writers, one
-    # per part: without them Spark sorts every row by its part before writing.
+    # Messages without a CorrelId take part with a null key, which matches nothing: they
+    # come out of the join unmatched (one scan of each side, not two).
+    stage1 = _match_on(e, a, "correl_id")
+    # Stored once, in two parts: pairs and left-overs (which stages 2 and 3 read, several
+    # times: they are few, normally). Concurrent writers, one per part: without them Spark
+    # sorts every row by its part before writing.
     spark.conf.set("spark.sql.maxConcurrentOutputFileWriters", "2")
-    written = (stage1.drop("e_rid", "a_rid")
-               .withColumn("rid", F.monotonically_increasing_id())
-               .withColumn("part", F.when(F.col("matched_by").isNull(), "left")
-                           .otherwise("pair")))
+    # A pair's ids and fingerprints are not stored, only whether they differ (what the
+    # candidates need); the left-overs keep them, for stages 2 and 3.
+    pair = F.col("matched_by").isNotNull()
+    written = stage1.select(
+        "queue", "matched_by",
+        *[F.when(~pair, F.col(f"{p}_{c}")).alias(f"{p}_{c}") if c in _MATCHED_ONLY
+          else F.col(f"{p}_{c}") for p in "ea" for c in _CARRIED],
+        _differs(ignore).alias("differs"),
+        F.when(pair, "pair").otherwise("left").alias("part"))
     written.write.partitionBy("part").parquet(str(scratch))
     schema = written.drop("part").schema
     for part in ("pair", "left"):  # a part with no rows has no directory
         (scratch / f"part={part}").mkdir(exist_ok=True)
 
     def stored(part):
-        frame = spark.read.schema(schema).parquet(str(scratch / f"part={part}"))
-        return (frame.withColumn("e_rid", F.when(F.col("e_t").isNotNull(), F.col("rid")))
-                .withColumn("a_rid", F.when(F.col("a_t").isNotNull(), F.col("rid")))
-                .select(*stage1.columns))
+        return spark.read.schema(schema).parquet(str(scratch / f"part={part}"))
 
     pairs, left = stored("pair"), stored("left")
 
@@ -253,28 +338,56 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     no_correl = _none_id(F.col("correl_id"))
     s3 = _by_position(e_left2.where(no_correl), a_left2.where(no_correl))
     both = F.col("matched_by").isNotNull()
-    matched = pairs.unionByName(s2.where(both)).unionByName(s3.where(both))
+    matched = (pairs.unionByName(s2.where(both).withColumn("differs", _differs(ignore)))
+               .unionByName(s3.where(both).withColumn("differs", _differs(ignore))))
     unmatched = (s3.where(~both)
                  .unionByName(_one_sided(e_left2.where(~no_correl), "e"))
                  .unionByName(_one_sided(a_left2.where(~no_correl), "a")))
 
-    # Reordered pairs: found on narrow rows (no wide row is shuffled), stored, and joined
-    # back to their rows by e_rid, the stored row id of the pair's expected message
-    # (unique among pairs: every expected message is in one pair at most).
-    order = Window.partitionBy("queue").orderBy("e_t", "e_seq", "e_rid")
-    prev = F.lag(F.struct("a_t", "a_seq")).over(order)
-    narrow = (matched.select("queue", "e_t", "e_seq", "a_t", "a_seq", "e_rid")
-              .withColumn("reordered", F.struct("a_t", "a_seq") < prev))
-    found = scratch.parent / f"{scratch.name}-reordered"
-    reordered = narrow.where(F.col("reordered")).select("e_rid")
-    reordered.write.parquet(str(found))
-    ids = (spark.read.schema(reordered.schema).parquet(str(found))
-           .withColumn("reordered", F.lit(True)))
-    if ids.count() <= _BROADCAST_IDS:
-        ids = F.broadcast(ids)
-    matched = (matched.join(ids, on="e_rid", how="left")
+    # Reordered pairs, found on the narrow rows, stored by the row id of the pair's
+    # expected message (unique among pairs: every expected message is in one pair at most).
+    # (The window is partitioned by a hash of the queue name: the sort then compares a
+    # long, not a string, before the times. Scalar lags: a struct costs a row each.)
+    order = Window.partitionBy("qh").orderBy("e_t", "e_seq", "e_rid")
+    prev_t, prev_seq = F.lag("a_t").over(order), F.lag("a_seq").over(order)
+    later = (F.col("a_t") < prev_t) | ((F.col("a_t") == prev_t) & (F.col("a_seq") < prev_seq))
+    narrow = (matched.select(F.xxhash64("queue").alias("qh"), "e_t", "e_seq", "a_t",
+                             "a_seq", "e_rid")
+              .withColumn("reordered", F.coalesce(later, F.lit(False))))
+    found = scratch.parent / f"{scratch.name}-ids"
+    reordered = _small(_stored(spark, narrow.where(F.col("reordered")).select("e_rid"),
+                               found / "reordered"))
+    matched = (matched.join(reordered.withColumn("reordered", F.lit(True)), on="e_rid",
+                            how="left")
                .withColumn("reordered", F.coalesce(F.col("reordered"), F.lit(False))))
-    rows = matched.unionByName(unmatched.withColumn("reordered", F.lit(False)))
+
+    # The candidates, and their whole rows.
+    candidates = (matched.where(F.col("differs") | F.col("reordered"))
+                  .unionByName(unmatched.withColumn("differs", F.lit(None).cast("boolean"))
+                               .withColumn("reordered", F.lit(False)))
+                  .select("queue", "matched_by", "reordered",
+                          *[F.col(f"{p}_{c}").alias(f"{p}_{c}_m") for p in "ea"
+                            for c in ("rid", "t", "seq")]))
+    candidates = _stored(spark, candidates, found / "candidates")
+
+    def ids(p):
+        return _small(candidates.where(F.col(f"{p}_rid_m").isNotNull())
+                      .select(F.col(f"{p}_rid_m").alias("rid")))
+
+    e_rows, a_rows = _wide(e_base, "e", ids("e")), _wide(a_base, "a", ids("a"))
+    rows = (candidates
+            .join(e_rows, F.col("e_rid_m") == F.col("e_rid"), "left")
+            .join(a_rows, F.col("a_rid_m") == F.col("a_rid"), "left"))
+    lost = F.lit(False)
+    for p in "ea":
+        fetched = F.col(f"{p}_t").eqNullSafe(F.col(f"{p}_t_m")) & F.col(
+            f"{p}_seq").eqNullSafe(F.col(f"{p}_seq_m"))
+        lost = lost | ~fetched
+    rows = rows.withColumn("reordered", F.when(lost, F.raise_error(F.lit(
+        "compare: a side's rows were read back in a different order (was an input "
+        "changed while compare ran?)"))).otherwise(F.col("reordered")))
+    rows = rows.select("queue", "matched_by", *[F.col(f"{p}_{c}") for p in "ea"
+                                                for c in _WIDE], "reordered")
     rows = _flags(rows, ignore)
     return rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
                       | F.col("descriptor_changed") | F.col("reordered"))
@@ -294,7 +407,7 @@ def _renamed_names(names: list[str]) -> list[str]:
 
 
 _KEEP = ["queue", "matched_by",
-         *[f"{p}_{c}" for p in "ea" for c in _CARRIED if c not in _INTERNAL],
+         *[f"{p}_{c}" for p in "ea" for c in _WIDE if c not in _INTERNAL],
          "changed_fields", *KINDS]
 
 
@@ -360,9 +473,10 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
         flagged.select(*_KEEP).write.parquet(str(scratch))
         # Every outbound message is in stage 1's output once (as a pair or left over).
         seen = ds.dataset(str(tmp / "_stage1"), format="parquet", partitioning="hive")
-        present = seen.to_table(columns=["queue", "e_t", "a_t"]).to_pandas()
-        totals = present.groupby("queue", as_index=False).agg(
-            expected=("e_t", "count"), actual=("a_t", "count"))
+        totals = (seen.to_table(columns=["queue", "e_t", "a_t"]).group_by("queue")
+                  .aggregate([("e_t", "count"), ("a_t", "count")])
+                  .select(["queue", "e_t_count", "a_t_count"])
+                  .rename_columns(["queue", "expected", "actual"]).to_pandas())
 
         diffs = ds.dataset(str(scratch), format="parquet")
         names = _renamed_names(diffs.schema.names)
@@ -411,7 +525,7 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
         report.compare_report(tmp, summary, per_queue, examples)
         shutil.rmtree(scratch)
         shutil.rmtree(tmp / "_stage1")
-        shutil.rmtree(tmp / "_stage1-reordered")
+        shutil.rmtree(tmp / "_stage1-ids")
         summary["seconds"] = round(time.perf_counter() - started, 3)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
