@@ -33,6 +33,17 @@ def _local_cores(master: str) -> int:
         return 1
 
 
+def _local_memory() -> str:
+    """The JVM heap of a local session: a third of this machine's memory, from 3 GiB to
+    8 GiB. Local mode sorts and joins in that one JVM; below about 8 GiB, compare's
+    10M-row match spilled gigabytes to disk. (The heap is only taken as it is used.)"""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return "3g"
+    return f"{min(8, max(3, total // 3 >> 30))}g"
+
+
 def get_session(master: str | None = None, *, test: bool = False,
                 shuffle_partitions: int | None = None,
                 conf: dict[str, Any] | None = None, app_name: str = "tpfemu-pipeline"):
@@ -43,7 +54,8 @@ def get_session(master: str | None = None, *, test: bool = False,
     :param test: tune for test suites (one core's worth of partitions, C1-only JIT).
     :param shuffle_partitions: ``spark.sql.shuffle.partitions``; default 2 per local
         core (adaptive execution coalesces them further), or Spark's 200 on a cluster.
-    :param conf: further Spark settings, applied last.
+    :param conf: further Spark settings, applied last. A local session's driver memory
+        is a third of the machine's, from 3 to 8 GiB, unless given here.
     """
     from pyspark.sql import SparkSession
 
@@ -70,7 +82,7 @@ def get_session(master: str | None = None, *, test: bool = False,
         if cores:
             settings["spark.default.parallelism"] = str(shuffle_partitions)
     if cores and "spark.driver.memory" not in (conf or {}):
-        settings["spark.driver.memory"] = "1g" if test else "3g"
+        settings["spark.driver.memory"] = "1g" if test else _local_memory()
     if test:
         settings.update({
             "spark.driver.extraJavaOptions": _TEST_JAVA_OPTIONS,
