@@ -383,11 +383,13 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
         fetched = F.col(f"{p}_t").eqNullSafe(F.col(f"{p}_t_m")) & F.col(
             f"{p}_seq").eqNullSafe(F.col(f"{p}_seq_m"))
         lost = lost | ~fetched
-    rows = rows.withColumn("reordered", F.when(lost, F.raise_error(F.lit(
+    rows = rows.where(F.coalesce(F.when(lost, F.raise_error(F.lit(
         "compare: a side's rows were read back in a different order (was an input "
-        "changed while compare ran?)"))).otherwise(F.col("reordered")))
+        "changed while compare ran?)")).cast("boolean")), F.lit(True)))
     rows = rows.select("queue", "matched_by", *[F.col(f"{p}_{c}") for p in "ea"
-                                                for c in _WIDE], "reordered")
+                                                for c in _WIDE],
+                       # (not null, as before it was stored: Parquet reads nullable)
+                       F.coalesce(F.col("reordered"), F.lit(False)).alias("reordered"))
     rows = _flags(rows, ignore)
     return rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
                       | F.col("descriptor_changed") | F.col("reordered"))
