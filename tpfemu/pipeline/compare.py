@@ -290,7 +290,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     A row id is the position of the row in its side's scan (Spark's
     ``monotonically_increasing_id`` over the same reading of the same files), so reading a
     side again gives every row the same id; the fetched rows are checked against the
-    matched ones (queue, time, seq), and a mismatch fails the job rather than the report.
+    matched ones (time and seq), and a mismatch fails the job rather than the report.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
