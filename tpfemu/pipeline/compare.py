@@ -331,10 +331,9 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     pairs, left = stored("pair"), stored("left")
 
     e_left, a_left = _back(left, "e"), _back(left, "a")
-    has_msg = ~_none_id(F.col("msg_id"))
-    s2 = _match_on(e_left.where(has_msg), a_left.where(has_msg), "msg_id")
-    e_left2 = _back(s2, "e").unionByName(e_left.where(~has_msg))
-    a_left2 = _back(s2, "a").unionByName(a_left.where(~has_msg))
+    # (as in stage 1, a message without a MsgId has a null key and comes out unmatched)
+    s2 = _match_on(e_left, a_left, "msg_id")
+    e_left2, a_left2 = _back(s2, "e"), _back(s2, "a")
     no_correl = _none_id(F.col("correl_id"))
     s3 = _by_position(e_left2.where(no_correl), a_left2.where(no_correl))
     both = F.col("matched_by").isNotNull()

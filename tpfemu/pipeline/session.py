@@ -35,8 +35,9 @@ def _local_cores(master: str) -> int:
 
 def _local_memory() -> str:
     """The JVM heap of a local session: a third of this machine's memory, from 3 GiB to
-    8 GiB. Local mode sorts and joins in that one JVM; below about 8 GiB, compare's
-    10M-row match spilled gigabytes to disk. (The heap is only taken as it is used.)"""
+    8 GiB. Local mode sorts and joins in that one JVM: with 3 GiB, compare's 10M-row
+    match spilled about 3 GB (1 GB of it to disk); with 7 or 8 GiB, nothing. (The heap is
+    only taken as it is used.)"""
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
