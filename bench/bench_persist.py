@@ -163,6 +163,65 @@ def test_mqi_16_committers(benchmark, tag, mqi_system):
     _pedantic(benchmark, run)
 
 
+def test_python_group_commit_floor_16_threads(benchmark, tag, tmp_path):
+    """What any group commit written in Python can do here: the log's thread handoffs and
+    one sync a batch, with nothing else.
+
+    16 threads each hand a held lock to a writer thread and block on it, as a committer
+    waits on its ticket; the writer takes every lock handed in while it was busy, writes
+    1 KB with ``os.pwrite`` and ``os.fdatasync``s a preallocated file on the same disk,
+    and releases them. There is no record encoding, no LMDB transaction and no payload
+    beyond that 1 KB, so this is a ceiling for the log's rate with one message per commit
+    in CPython, not a competitor.
+    """
+    from _thread import allocate_lock
+
+    benchmark.group = GROUP16
+    tag("baseline", ops=THREADS * PER_THREAD)
+    fd = os.open(tmp_path / "floor.log", os.O_RDWR | os.O_CREAT, 0o644)
+    os.pwrite(fd, bytes(1 << 20), 0)
+    os.fsync(fd)
+    waiting: list = []
+    cond = threading.Condition()
+    stop = False
+
+    def writer() -> None:
+        offset = 0
+        while True:
+            with cond:
+                while not waiting and not stop:
+                    cond.wait()
+                if stop and not waiting:
+                    return
+                batch = waiting[:]
+                waiting.clear()
+            os.pwrite(fd, PAYLOAD, offset)
+            offset = (offset + len(PAYLOAD)) % (1 << 20)
+            os.fdatasync(fd)
+            for latch in batch:
+                latch.release()
+
+    def work(t: int) -> None:
+        for _ in range(PER_THREAD):
+            latch = allocate_lock()
+            latch.acquire()
+            with cond:
+                waiting.append(latch)
+                cond.notify()
+            latch.acquire()
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    try:
+        _pedantic(benchmark, lambda: _threads(work))
+    finally:
+        with cond:
+            stop = True
+            cond.notify()
+        thread.join()
+        os.close(fd)
+
+
 def test_diskcache_deque_16_threads(benchmark, tag, tmp_path):
     """diskcache.Deque.append of 1 KB on 16 threads (its default durability)."""
     benchmark.group = GROUP16
