@@ -267,3 +267,32 @@ def test_all_zero_correl_ids_match_nothing(spark, tmp_path):
     changed = pd.read_parquet(tmp_path / "out" / "descriptor_changed")
     assert list(changed["matched_by"]) == ["msg_id"]
     assert list(changed["expected_correl_id"]) == [none]
+
+
+def test_rows_read_back_out_of_step_fail_the_job(spark, tmp_path, monkeypatch):
+    """The candidates' whole rows are read again, by row id. Should that second reading
+    number the rows differently (an input changed meanwhile), compare must not report
+    another message's fields: the job fails saying so, and writes no output."""
+    from pyspark.sql import functions as F
+
+    expected = [out_msg("OUT.A", i, f"a{i}") for i in range(4)]
+    actual = [dict(r) for r in expected]
+    actual[2]["priority"] = 7  # a candidate, so that rows are read back
+    write(expected, tmp_path / "e.parquet")
+    write(actual, tmp_path / "a.parquet")
+    read_back = compare._wide
+
+    def shifted(base, prefix, ids):  # as if a row had been inserted before the others
+        if prefix == "e":
+            base = base.withColumn("rid", F.col("rid") + 1)
+        return read_back(base, prefix, ids)
+
+    monkeypatch.setattr(compare, "_wide", shifted)
+    with pytest.raises(Exception, match="read back in a different order"):
+        compare.run(spark, Inputs([tmp_path / "e.parquet"]), Inputs([tmp_path / "a.parquet"]),
+                    tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    monkeypatch.undo()  # and unshifted, the same inputs compare as planted
+    summary = compare.run(spark, Inputs([tmp_path / "e.parquet"]),
+                          Inputs([tmp_path / "a.parquet"]), tmp_path / "out")
+    assert summary["descriptor_fields"] == {"priority": 1}
