@@ -157,6 +157,25 @@ def test_committed_get_is_not_delivered_again(home):
     assert [d for d, _ in drain(home.queue("APP.Q"))] == [b"m2", b"m3"]
 
 
+def test_a_unit_of_work_costs_one_sync_at_its_commit(home):
+    """Persistent puts and gets in syncpoint are not synced by themselves: their records
+    go to disk with the MQCMIT, in one batch, and only then are they committed."""
+    q = home.queue("APP.Q")
+    put(q, b"old")  # outside syncpoint: synced before MQPUT returns
+    log = home.system.qmgr.persistence.log
+    syncs = log.stats["syncs"]
+    in_syncpoint = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    for i in range(3):
+        q.put(b"new-%d" % i, pymqi.MD(Persistence=PERSISTENT), in_syncpoint)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)) == b"old"
+    time.sleep(0.2)  # a logger woken by the records would have synced them by now
+    assert log.stats["syncs"] == syncs
+    q._qmgr.commit()
+    assert log.stats["syncs"] == syncs + 1
+    home.restart()
+    assert [d for d, _ in drain(home.queue("APP.Q"))] == [b"new-0", b"new-1", b"new-2"]
+
+
 def test_checkpoint_plus_log_equals_the_live_state(home):
     """Work across checkpoints and trims: what restart would rebuild (checkpoint + log
     tail) is at every moment exactly the queue's committed persistent messages."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 from store_helpers import cid, mid, payload, run_python
@@ -154,6 +155,38 @@ def test_close_writes_what_was_appended(home):
         log.append([Put("Q", b"x", mid(0))])
     with RecoveryLog(home) as log:
         assert [r.lsn for r in log.replay()] == list(range(1, 101))
+
+
+def test_deferred_records_go_with_the_next_commit_in_one_batch(log):
+    """A deferred append starts no batch; the next commit writes it with its own records,
+    in LSN order, in one batch and one sync."""
+    deferred = log.append([Put("Q", payload(1), mid(1), uow=7)], defer=True)
+    time.sleep(0.2)  # time enough for a logger that was woken to write it
+    assert log.stats["batches"] == 0 and not deferred.durable
+    assert _last_written_lsn(log) == 0
+    log.commit([Commit(7)])
+    assert deferred.durable and log.stats["batches"] == log.stats["syncs"] == 1
+    assert [(r.lsn, r.kind) for r in log.replay()] == [(1, PUT), (2, COMMIT)]
+
+
+def test_waiting_on_a_deferred_ticket_has_it_written(log):
+    """Nothing else needs to come along: waiting on a deferred ticket writes it."""
+    ticket = log.append([Put("Q", payload(1), mid(1), uow=3)], defer=True)
+    other = threading.Thread(target=lambda: (time.sleep(0.1),
+                                             log.append([Commit(9)], defer=True)))
+    other.start()  # another deferred append meanwhile does not write it either
+    assert ticket.wait(timeout=10) is ticket and ticket.durable
+    other.join()
+    assert log.durable_lsn >= 1 and log.stats["batches"] >= 1
+
+
+def test_close_writes_deferred_records(home):
+    log = RecoveryLog(home)
+    ticket = log.append([Put("Q", payload(1), mid(1), uow=5), Commit(5)], defer=True)
+    log.close()
+    assert ticket.durable
+    with RecoveryLog(home) as log:
+        assert [r.kind for r in log.replay()] == [PUT, COMMIT]
 
 
 def test_trim_deletes_covered_batches_and_lsns_keep_growing(home):

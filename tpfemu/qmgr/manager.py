@@ -366,12 +366,14 @@ class QueueManager:
         if plog is not None:
             logged = sorted({uow_id for _, uow_id in work if plog.logged(uow_id)})
             if logged:
-                ticket = plog.log.append([plog.end_record(i, commit) for i in logged])
-                if commit:
+                records = [plog.end_record(i, commit) for i in logged]
+                if commit:  # (written by this thread when the log is idle)
                     try:
-                        ticket.wait()
+                        plog.log.commit(records)
                     except errors.MQMIError as exc:  # StorageFull: doomed, backed out
                         failure, commit = exc, False
+                else:  # not waited for: restart backs out unended work anyway
+                    plog.log.append(records)
         kind = "commit" if commit else "backout"
         for queue, uow_id in work:
             if queue.deleted:

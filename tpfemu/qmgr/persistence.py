@@ -248,11 +248,13 @@ class QueuePersistence:
     def log_put(self, queue: LocalQueue, seq: int, data: bytes, msg_id: bytes,
                 correl_id: bytes | None, priority: int, expiry: int, put_time: int,
                 ctx_len: int, uow: int, backout_count: int = 0) -> Ticket:  # fmt: skip
-        """Append the Put of a persistent message the core just took (under queue.log_lock)."""
+        """Append the Put of a persistent message the core just took (under queue.log_lock).
+        In syncpoint (``uow``) the record is deferred: it goes to disk with its unit of
+        work's Commit (or anything else waited on before that)."""
         ticket = self.log.append([Put(
             queue.name, data, msg_id, correl_id or bytes(24), priority, expiry, put_time,
             ctx_len, backout_count, uow,
-        )])  # fmt: skip
+        )], defer=bool(uow))  # fmt: skip
         key = ticket.lsns.start
         queue.log_keys[seq] = key
         if uow:
@@ -287,7 +289,7 @@ class QueuePersistence:
         if key is None:  # not a logged message
             return None
         ticket = self.log.append([Get(queue.name, key, uow if in_syncpoint else 0,
-                                      d.backout_count)])  # fmt: skip
+                                      d.backout_count)], defer=in_syncpoint)  # fmt: skip
         queue.log_inflight[d.seq] = (uow, _stored(key, msg))
         with self._lock:
             self._first_lsn.setdefault(uow, ticket.lsns.start)
@@ -335,7 +337,7 @@ class QueuePersistence:
         with queue.log_lock:
             key = queue.log_keys.pop(seq, None)
             if key is not None:
-                self.log.append([Get(queue.name, key, 0, 0)])
+                self.log.append([Get(queue.name, key, 0, 0)], defer=True)
 
     @staticmethod
     def end_record(uow: int, commit: bool) -> Commit | Backout:

@@ -11,6 +11,13 @@ them. :meth:`Ticket.wait` returns when they are durable; :meth:`RecoveryLog.comm
 append + wait. So a queue manager appends under its queue lock (cheap: no I/O) and waits
 after releasing it; the queue lock is never held across a sync.
 
+**Deferred records.** ``append(records, defer=True)`` queues records that nobody waits for
+yet, such as the Put of a message put in syncpoint: they do not start a batch of their
+own, but go with the next batch that something waits on (a later ``commit`` or plain
+``append``, a ``wait`` on their own ticket, or ``close``), still in LSN order. A unit of
+work's records and its Commit thus usually share one batch and one sync, where each
+record would otherwise have had its own.
+
 **Group commit.** One logger thread takes *every* record appended while it was writing and
 syncing the previous batch, writes them as one LMDB value in one write transaction, syncs
 once, then wakes every waiter of that batch. A record is durable when its batch's sync
@@ -100,7 +107,7 @@ class _Batch:
     """Records appended while the logger was busy: written and synced together."""
 
     __slots__ = ("first_lsn", "parts", "count", "uows", "closing", "committers", "latches",
-                 "finished", "error")  # fmt: skip
+                 "finished", "error", "urgent")  # fmt: skip
 
     def __init__(self, first_lsn: int) -> None:
         self.first_lsn = first_lsn
@@ -112,6 +119,7 @@ class _Batch:
         self.latches: list = []  # one held lock per waiting ticket: released when done
         self.finished = False
         self.error: errors.TpfEmuError | None = None
+        self.urgent = False  # something waits on it: the logger must write it
 
     def finish(self) -> None:
         """Mark the batch written (or failed) and wake every waiter (once)."""
@@ -125,11 +133,12 @@ class _Batch:
 class Ticket:
     """The receipt of an append: the records' LSNs, and a way to wait until durable."""
 
-    __slots__ = ("lsn", "count", "_batch", "_latch", "error")
+    __slots__ = ("lsn", "count", "_batch", "_latch", "error", "_log")
 
-    def __init__(self, batch: _Batch, lsn: int, count: int) -> None:
+    def __init__(self, log: RecoveryLog, batch: _Batch, lsn: int, count: int) -> None:
         self.lsn = lsn  # LSN of the first record; record i has lsn + i
         self.count = count
+        self._log = log
         self._batch = batch
         self._latch = latch = allocate_lock()  # held until the batch is finished
         latch.acquire()
@@ -156,6 +165,8 @@ class Ticket:
         """
         b = self._batch
         if not b.finished:
+            if not b.urgent:  # deferred: have it written now
+                self._log._urge(b)
             if not self._latch.acquire(True, -1 if timeout is None else timeout):
                 raise TimeoutError(f"log records {self.lsn}.. not durable after {timeout} s")
             self._latch.release()  # so that waiting again returns at once
@@ -288,16 +299,19 @@ class RecoveryLog:
                     self._unwritten[queue] = qid
         return qid
 
-    def append(self, records: Sequence[Record]) -> Ticket:
+    def append(self, records: Sequence[Record], *, defer: bool = False) -> Ticket:
         """Queue ``records`` for the log and return at once with their ticket.
 
         Thread-safe and cheap (no I/O): call it under a queue lock, then ``wait`` on the
         ticket outside it. The records get consecutive LSNs and are written after every
         record appended before them.
 
+        :param defer: nobody waits for these records yet: write them with the next batch
+            that something waits on, not in a batch of their own (see the module
+            docstring). Waiting on the ticket has them written.
         :raises StorageFull, FileSystemError: the log broke on an earlier failed sync.
         """
-        return self._append(records, False)[0]
+        return self._append(records, False, defer)[0]
 
     def commit(self, records: Sequence[Record], timeout: float | None = None) -> Ticket:
         """Append ``records`` and return when they are durable (see :meth:`Ticket.wait`).
@@ -307,7 +321,7 @@ class RecoveryLog:
         the same single write + single sync, without two thread switches. A lone
         committer thus pays about one fdatasync per commit.
         """
-        ticket, batch, names = self._append(records, True)
+        ticket, batch, names = self._append(records, True, False)
         if batch is not None:
             done = False
             try:
@@ -319,12 +333,26 @@ class RecoveryLog:
                 batch.finish()
                 with self._lock:
                     self._busy = False
-                    if self._open is not None or self._closing:  # the logger takes over
+                    if self._ready():  # the logger takes over
                         self._wake.notify()
         return ticket.wait(timeout)
 
-    def _append(self, records: Sequence[Record], inline: bool):
-        """Queue records; with ``inline``, claim the batch for the caller if the log is idle.
+    def _ready(self) -> bool:
+        """Whether the open batch is to be written now (under ``_lock``)."""
+        batch = self._open
+        return batch is not None and (batch.urgent or self._closing)
+
+    def _urge(self, batch: _Batch) -> None:
+        """Someone waits on deferred ``batch``: have the logger write it."""
+        with self._lock:
+            if not batch.urgent:
+                batch.urgent = True
+                if self._open is batch:
+                    self._wake.notify()
+
+    def _append(self, records: Sequence[Record], inline: bool, defer: bool):
+        """Queue records; with ``inline``, claim the open batch for the caller if the log
+        is idle; with ``defer``, leave it for a later batch (see :meth:`append`).
 
         Returns (ticket, batch to write or None, queue names to write with it).
         """
@@ -340,14 +368,16 @@ class RecoveryLog:
             batch = self._open
             if batch is None:
                 batch = self._open = _Batch(self._next_lsn)
+            if not defer:
                 if inline and not self._busy:
                     self._busy = True
                     self._open = None
                     claimed = batch
                     names = list(self._unwritten.items())
-                else:
+                elif not batch.urgent:
+                    batch.urgent = True
                     self._wake.notify()
-            ticket = Ticket(batch, self._next_lsn, count)
+            ticket = Ticket(self, batch, self._next_lsn, count)
             self._next_lsn += count
             if commits:
                 base = len(batch.parts)
@@ -373,17 +403,18 @@ class RecoveryLog:
         synced: _Batch | None = None  # durable, its waiters not yet woken
         while True:
             with self._lock:
-                if self._open is None and synced is None:
+                if not self._ready() and synced is None:
                     self._busy = False
-                    while self._open is None or self._busy:
+                    while not self._ready() or self._busy:
                         if self._closing and self._open is None and not self._busy:
                             return
                         self._wake.wait()
-                batch, self._open = self._open, None
-                if batch is not None:
+                batch = None
+                if self._ready():
+                    batch, self._open = self._open, None
                     self._busy = True
                     names = list(self._unwritten.items())
-            if batch is None:  # nothing gathered: wake the synced batch's waiters now
+            if batch is None:  # nothing to write: wake the synced batch's waiters now
                 synced.finish()
                 synced = None
                 continue
