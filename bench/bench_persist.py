@@ -293,6 +293,31 @@ def test_log_one_committer(benchmark, tag, log):
     _pedantic(benchmark, run)
 
 
+def test_mqi_one_committer(benchmark, tag, mqi_system):
+    """tpfemu through the MQI: one thread, MQPUT (persistent, syncpoint) + MQCMIT of 1 KB
+    each, on one memory queue; a round's messages are then cleared (CLEAR QL, logged)."""
+    import tpfemu.mqi as pymqi
+    from tpfemu.mqi import CMQC
+
+    benchmark.group = GROUP1
+    tag("subject", ops=SINGLE // 4)
+    conn = pymqi.connect("BENCHP")
+    q = pymqi.Queue(conn, "BENCH.Q", CMQC.MQOO_OUTPUT)
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+
+    def run() -> None:
+        for _ in range(SINGLE // 4):
+            q.put(PAYLOAD, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT), pmo)
+            conn.commit()
+        mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
+
+    try:
+        _pedantic(benchmark, run)
+    finally:
+        q.close()
+        conn.disconnect()
+
+
 def test_raw_write_fdatasync(benchmark, tag, tmp_path):
     """os.write of 1 KB appended to a file + os.fdatasync, in a loop (same disk)."""
     benchmark.group = GROUP1

@@ -369,7 +369,8 @@ class RecoveryLog:
             if batch is None:
                 batch = self._open = _Batch(self._next_lsn)
             if not defer:
-                if inline and not self._busy:
+                # (an urgent batch is the logger's already: it was woken to write it)
+                if inline and not self._busy and not batch.urgent:
                     self._busy = True
                     self._open = None
                     claimed = batch
