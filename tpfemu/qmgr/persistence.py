@@ -21,9 +21,10 @@ puts and gets in the order the core did them; the caller then waits for durabili
 MQPUT outside syncpoint returns when its record is durable. An MQGET outside syncpoint of
 a persistent message gets it under a private unit of work, waits for the ``Get`` record,
 then commits it in the core: until then the message stays hidden but restorable, so a
-crash can never lose a message that was not yet handed to the application. MQCMIT appends
-the ``Commit`` records, waits, and only then makes the unit's puts visible and its gets
-final.
+crash can never lose a message that was not yet handed to the application. The records
+of puts and gets in syncpoint are *deferred* (nobody waits for them yet): they are
+written with the unit's ``Commit`` records, which MQCMIT appends and waits for, in one
+batch and one sync; only then does it make the unit's puts visible and its gets final.
 
 **Checkpoints and the replay point.** A checkpoint of a queue (taken under its lock)
 holds its committed persistent messages whose Put record is durable, in put order, and
