@@ -79,6 +79,29 @@ def test_mqi_put_get_with_md(benchmark, tag, qmgr):
     qm.disconnect()
 
 
+def test_mqi_put_get_with_md_pmo_gmo(benchmark, tag, qmgr):
+    """The same with an MD, a PMO and a GMO on each call, as pymqi programs usually
+    write it (MQPMO_NEW_MSG_ID | MQPMO_NO_SYNCPOINT, MQGMO_NO_SYNCPOINT), one MD reused
+    for the puts: shown beside the same baseline."""
+    benchmark.group = "MQI put+get 1KB"
+    tag("subject", ops=PAIRS)
+    qm = pymqi.connect(qmgr.name)
+    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    md = pymqi.MD()
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NO_SYNCPOINT)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT)
+
+    def run():
+        for i in range(PAIRS):
+            md.Priority = i % 10
+            q.put(PAYLOAD, md, pmo)
+            q.get(None, pymqi.MD(), gmo)
+
+    _run(benchmark, run)
+    q.close()
+    qm.disconnect()
+
+
 def test_priorityqueue(benchmark, tag):
     """Baseline: queue.PriorityQueue put((priority, seq, payload)) + get()."""
     benchmark.group = "MQI put+get 1KB"

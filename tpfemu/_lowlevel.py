@@ -141,14 +141,15 @@ def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
 
 
 def set_plan_layout(handle_type: type, generation_type: type, md_type: type, gmo_type: type,
-                    open_scopes: list, fast_get_options: int) -> None:
+                    pmo_type: type, open_scopes: list, fast_get_options: int,
+                    fast_put_options: int) -> None:
     """Tell the C shim what :func:`planned_put` and :func:`planned_get` read: the MQI's
     Handle (its ``put_plan``, ``get_plan``, ``closed`` and ``cursor`` slots), the
-    catalog's Generation (its ``current`` slot), the MD and GMO classes they serve, the
-    list whose first item counts open TPF commit scopes, and the MQGMO options a
-    planned get may have (tpfemu.qmgr.messages calls this once)."""
-    _fastpath.plan_setup(handle_type, generation_type, md_type, gmo_type, open_scopes,
-                         fast_get_options, EXPIRED_PENDING)
+    catalog's Generation (its ``current`` slot), the MD, GMO and PMO classes they serve,
+    the list whose first item counts open TPF commit scopes, and the MQGMO and MQPMO
+    options a planned get or put may have (tpfemu.qmgr.messages calls this once)."""
+    _fastpath.plan_setup(handle_type, generation_type, md_type, gmo_type, pmo_type,
+                         open_scopes, fast_get_options, fast_put_options, EXPIRED_PENDING)
 
 
 #: ``planned_put(handle, data, md, pmo) -> bool``: MQPUT by the handle's put plan in one

@@ -615,8 +615,9 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
 
 static PyMethodDef fp_methods[] = {
     {"plan_setup", plan_setup, METH_VARARGS,
-     "plan_setup(handle_type, generation_type, md_type, gmo_type, open_scopes, "
-     "fast_get_options, expired_pending): what planned_put/planned_get read "
+     "plan_setup(handle_type, generation_type, md_type, gmo_type, pmo_type, open_scopes, "
+     "fast_get_options, fast_put_options, expired_pending): what planned_put/planned_get "
+     "read "
      "(see native/python/planpath.h)."},
     {"planned_put", (PyCFunction)(void (*)(void))planned_put, METH_FASTCALL,
      "planned_put(handle, data, md, pmo) -> bool: MQPUT by the handle's plan, or False "

@@ -2,7 +2,8 @@
  *
  * The plans, as messages.py makes them:
  *   put: (generation, queue, DEFPRTY, length limit, DEFPSIST is YES, put_md settings,
- *         event bus, queue.core.put_md, put_md settings of a put with no MD)
+ *         event bus, queue.core.put_md, put_md settings of a put with no MD,
+ *         (ResolvedQName, ResolvedQMgrName) of the PMO)
  *   get: (generation, queue, persistent gets logged, event bus, queue.core.get_md)
  * A handle's plans and its `closed` and `cursor`, and a generation's `current`, are
  * __slots__ members: read at their offsets. The rest (an event bus's `active`, a
@@ -15,20 +16,24 @@
 #include <structmember.h>
 
 enum { PUT_GEN, PUT_QUEUE, PUT_PRTY, PUT_LIMIT, PUT_PSIST, PUT_SETTINGS, PUT_EVENTS, PUT_MD,
-       PUT_NO_MD_SETTINGS, PUT_PLAN_LEN };
+       PUT_NO_MD_SETTINGS, PUT_RESOLVED, PUT_PLAN_LEN };
 enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_EVENTS, GET_MD, GET_PLAN_LEN };
 
 #define MQMO_MATCH_BOTH 3 /* MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID */
+#define MQPMO_NEW_MSG_ID 0x40
+#define MQ_ID_LEN 24
 
 static struct {
     int ready;
-    PyTypeObject *handle, *generation, *md, *gmo; /* strong references */
+    PyTypeObject *handle, *generation, *md, *gmo, *pmo; /* strong references */
     PyObject *open_scopes;                        /* ecb.resources.OPEN_SCOPES (a list) */
     Py_ssize_t put_plan, get_plan, closed, cursor, current; /* member offsets */
     long fast_get_options;                        /* MQGMO_* a planned get may have */
+    long fast_put_options;                        /* MQPMO_* a planned put may have */
     long expired_pending;                         /* get_md's flag: tell the queue */
     PyObject *s_active, *s_capture, *s_waiters, *s_expiring, *s_wake, *s_core, *s_on_expired,
-        *s_options, *s_version, *s_match;
+        *s_options, *s_version, *s_match, *s_msg_id, *s_resolved_q, *s_resolved_qmgr;
+    PyObject *zero_id; /* MQMI_NONE */
 } P;
 
 /* The offset of __slots__ member `name` of `type`, or -1 with an exception. */
@@ -64,12 +69,13 @@ static int intern(PyObject **slot, const char *text)
 PyObject *plan_setup(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyTypeObject *handle, *generation, *md, *gmo;
+    PyTypeObject *handle, *generation, *md, *gmo, *pmo;
     PyObject *open_scopes;
-    long fast_get_options, expired_pending;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!ll", &PyType_Type, &handle, &PyType_Type,
-                          &generation, &PyType_Type, &md, &PyType_Type, &gmo, &PyList_Type,
-                          &open_scopes, &fast_get_options, &expired_pending))
+    long fast_get_options, fast_put_options, expired_pending;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!lll", &PyType_Type, &handle, &PyType_Type,
+                          &generation, &PyType_Type, &md, &PyType_Type, &gmo, &PyType_Type,
+                          &pmo, &PyList_Type, &open_scopes, &fast_get_options,
+                          &fast_put_options, &expired_pending))
         return NULL;
     if (PyList_GET_SIZE(open_scopes) < 1) {
         PyErr_SetString(PyExc_ValueError, "plan_setup: OPEN_SCOPES must hold its counter");
@@ -80,7 +86,14 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
         intern(&P.s_expiring, "expiring") < 0 || intern(&P.s_wake, "wake") < 0 ||
         intern(&P.s_core, "core") < 0 || intern(&P.s_on_expired, "_on_expired_pending") < 0 ||
         intern(&P.s_options, "Options") < 0 || intern(&P.s_version, "Version") < 0 ||
-        intern(&P.s_match, "MatchOptions") < 0)
+        intern(&P.s_match, "MatchOptions") < 0 || intern(&P.s_msg_id, "MsgId") < 0 ||
+        intern(&P.s_resolved_q, "ResolvedQName") < 0 ||
+        intern(&P.s_resolved_qmgr, "ResolvedQMgrName") < 0)
+        return NULL;
+    if (P.zero_id == NULL &&
+        (P.zero_id = PyBytes_FromStringAndSize(NULL, MQ_ID_LEN)) != NULL)
+        memset(PyBytes_AS_STRING(P.zero_id), 0, MQ_ID_LEN);
+    if (P.zero_id == NULL)
         return NULL;
     Py_ssize_t put_plan = member_offset(handle, "put_plan");
     Py_ssize_t get_plan = put_plan < 0 ? -1 : member_offset(handle, "get_plan");
@@ -94,6 +107,7 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
     Py_XSETREF(P.generation, (PyTypeObject *)Py_NewRef(generation));
     Py_XSETREF(P.md, (PyTypeObject *)Py_NewRef(md));
     Py_XSETREF(P.gmo, (PyTypeObject *)Py_NewRef(gmo));
+    Py_XSETREF(P.pmo, (PyTypeObject *)Py_NewRef(pmo));
     Py_XSETREF(P.open_scopes, Py_NewRef(open_scopes));
     P.put_plan = put_plan;
     P.get_plan = get_plan;
@@ -101,6 +115,7 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
     P.cursor = cursor;
     P.current = current;
     P.fast_get_options = fast_get_options;
+    P.fast_put_options = fast_put_options;
     P.expired_pending = expired_pending;
     P.ready = 1;
     Py_RETURN_NONE;
@@ -150,6 +165,56 @@ static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at
     return 1;
 }
 
+/* The MQPMO_* options of a put with `pmo` (None: none): 1 with *options set, 0 when the
+ * plan does not serve them, -1 on error. */
+static int pmo_options(PyObject *pmo, long *options)
+{
+    *options = 0;
+    if (pmo == Py_None)
+        return 1;
+    if (Py_TYPE(pmo) != P.pmo)
+        return 0;
+    PyObject *x = PyObject_GetAttr(pmo, P.s_options);
+    if (x == NULL)
+        return -1;
+    int overflow = 0;
+    int plain = PyLong_CheckExact(x);
+    long v = plain ? PyLong_AsLongAndOverflow(x, &overflow) : 0;
+    Py_DECREF(x);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (!plain || overflow || (v & ~P.fast_put_options))
+        return 0; /* the full path says what is wrong, or serves the options */
+    *options = v;
+    return 1;
+}
+
+/* Store the plan's (ResolvedQName, ResolvedQMgrName) in `pmo`, as the full path does. */
+static int pmo_outputs(PyObject *pmo, PyObject *plan)
+{
+    PyObject *names = PyTuple_GET_ITEM(plan, PUT_RESOLVED);
+    if (!PyTuple_CheckExact(names) || PyTuple_GET_SIZE(names) != 2) {
+        PyErr_SetString(PyExc_TypeError, "planned_put: the plan's resolved names are not a "
+                                         "pair");
+        return -1;
+    }
+    if (PyObject_GenericSetAttr(pmo, P.s_resolved_q, PyTuple_GET_ITEM(names, 0)) < 0 ||
+        PyObject_GenericSetAttr(pmo, P.s_resolved_qmgr, PyTuple_GET_ITEM(names, 1)) < 0)
+        return -1;
+    return 0;
+}
+
+/* Put the MQMD's MsgId `old` back (a declined or failed put with MQPMO_NEW_MSG_ID, which
+ * cleared it), keeping any exception pending. */
+static void restore_msg_id(PyObject *md, PyObject *old)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (PyObject_GenericSetAttr(md, P.s_msg_id, old) < 0)
+        PyErr_Clear(); /* (an instance dict store: cannot fail but for memory) */
+    PyErr_Restore(type, value, tb);
+}
+
 PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
@@ -157,15 +222,18 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "planned_put(handle, data, md, pmo)");
         return NULL;
     }
-    PyObject *h = args[0], *data = args[1], *md = args[2];
-    if (!P.ready || args[3] != Py_None || !PyBytes_CheckExact(data) || Py_TYPE(h) != P.handle ||
-        Py_TYPE(md) != P.md)
+    PyObject *h = args[0], *data = args[1], *md = args[2], *pmo = args[3];
+    if (!P.ready || !PyBytes_CheckExact(data) || Py_TYPE(h) != P.handle || Py_TYPE(md) != P.md)
         Py_RETURN_FALSE;
+    long options;
+    int served = pmo_options(pmo, &options);
+    if (served <= 0)
+        return served < 0 ? NULL : Py_NewRef(Py_False);
     PyObject *plan = member(h, P.put_plan);
     if (plan == NULL)
         Py_RETURN_FALSE;
     Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
-    PyObject *result = NULL, *log;
+    PyObject *result = NULL, *log, *old_id = NULL;
     int holds = plan_holds(h, plan, PUT_PLAN_LEN, PUT_EVENTS, &log);
     if (holds <= 0) {
         result = holds < 0 ? NULL : Py_NewRef(Py_False);
@@ -177,6 +245,14 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (PyBytes_GET_SIZE(data) > limit) {
         result = Py_NewRef(Py_False);
         goto out;
+    }
+    if (options & MQPMO_NEW_MSG_ID) { /* the core makes the MsgId, as for MQMI_NONE */
+        if ((old_id = PyObject_GetAttr(md, P.s_msg_id)) == NULL)
+            goto out;
+        if (PyObject_GenericSetAttr(md, P.s_msg_id, P.zero_id) < 0) {
+            Py_CLEAR(old_id);
+            goto out;
+        }
     }
     PyObject *call[4] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS), log};
     PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call,
@@ -191,9 +267,12 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         result = Py_NewRef(Py_False);
         goto out;
     }
+    Py_CLEAR(old_id); /* put: the MD holds the new MsgId */
     PyObject *queue = PyTuple_GET_ITEM(plan, PUT_QUEUE);
     if (how == 2 && PyObject_SetAttr(queue, P.s_expiring, Py_True) < 0)
         goto out; /* gets then collect what expires */
+    if (pmo != Py_None && pmo_outputs(pmo, plan) < 0)
+        goto out;
     int waiting = attr_true(queue, P.s_waiters);
     if (waiting < 0)
         goto out;
@@ -205,6 +284,10 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     result = Py_NewRef(Py_True);
 out:
+    if (old_id != NULL) { /* declined or failed: the MD as it was */
+        restore_msg_id(md, old_id);
+        Py_DECREF(old_id);
+    }
     Py_XDECREF(log);
     Py_DECREF(plan);
     return result;

@@ -3,8 +3,8 @@
 The everyday MQPUT and MQGET with an MD are served by the plan an earlier call made on
 the handle, in one C call. These tests show that the plan serves what it should, and
 declines (returning False or None, having changed nothing) whatever it must leave to the
-Python paths: a call with options, a listener, a retired generation, a closed handle,
-an open TPF commit scope, a browse cursor, an expiring queue.
+Python paths: a call with options beyond the everyday ones, a listener, a retired
+generation, a closed handle, an open TPF commit scope, a browse cursor, an expiring queue.
 """
 
 import pytest
@@ -59,13 +59,19 @@ def test_the_pymqi_layer_uses_the_plan(q, monkeypatch):
     assert q.get(None, pymqi.MD(MsgId=md.MsgId)) == b"one"
 
 
-@pytest.mark.parametrize("case", ["pmo", "no md", "not bytes", "too long", "priority 12",
+@pytest.mark.parametrize("case", ["pmo syncpoint", "pmo new correl id", "pmo options not int",
+                                  "no md", "not bytes", "too long", "priority 12",
                                   "closed", "scope", "listener", "new generation"])
 def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
     h = q.get_handle()
     data, md, pmo = b"x", pymqi.MD(), None
-    if case == "pmo":
+    if case == "pmo syncpoint":
+        pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    elif case == "pmo new correl id":
+        pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_CORREL_ID)
+    elif case == "pmo options not int":
         pmo = pymqi.PMO()
+        object.__setattr__(pmo, "Options", 0.0)  # the full path says what is wrong
     elif case == "no md":
         md = None
     elif case == "not bytes":
@@ -89,8 +95,61 @@ def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
         if case == "scope":
             OPEN_SCOPES[0] -= 1
     assert (md.get() if md is not None else None) == before  # nothing written
+    if pmo is not None:
+        assert pmo.ResolvedQName == pymqi.PMO().ResolvedQName
     if case != "closed":
         assert _depth(q) == 0
+
+
+@pytest.mark.parametrize("options", [CMQC.MQPMO_NONE, CMQC.MQPMO_NO_SYNCPOINT
+                                     | CMQC.MQPMO_FAIL_IF_QUIESCING | CMQC.MQPMO_DEFAULT_CONTEXT])
+def test_the_plan_serves_a_put_with_everyday_pmo_options(q, qmgr, options):
+    """A PMO with no options but the everyday ones is served, and gets the outputs the
+    full path gives it."""
+    h = q.get_handle()
+    full = pymqi.PMO(Options=CMQC.MQPMO_NEW_CORREL_ID)  # (served by the full path)
+    q.put(b"full", pymqi.MD(), full)
+    pmo = pymqi.PMO(Options=options)
+    assert planned_put(h, b"planned", pymqi.MD(), pmo) is True
+    assert pmo.ResolvedQName == full.ResolvedQName == b"APP.Q"
+    assert pmo.ResolvedQMgrName == full.ResolvedQMgrName == qmgr.name.encode()
+    assert _depth(q) == 2
+
+
+def test_a_planned_put_with_new_msg_id_makes_a_new_one(q):
+    """MQPMO_NEW_MSG_ID with an MD reused from an earlier put: the core makes a new
+    MsgId, as the full path does (without the option the MD's MsgId is used again)."""
+    h = q.get_handle()
+    md, pmo = pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID)
+    assert planned_put(h, b"first", md, pmo) is True
+    first = md.MsgId
+    assert planned_put(h, b"second", md, pmo) is True
+    assert md.MsgId not in (first, bytes(24))
+    got = pymqi.MD(MsgId=first)
+    gmo = pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
+    assert q.get(None, got, gmo) == b"first"
+    assert q.get(None, pymqi.MD(MsgId=md.MsgId), gmo) == b"second"
+
+
+@pytest.mark.parametrize("case", ["declined", "queue full"])
+def test_a_new_msg_id_put_not_made_leaves_the_md_as_it_was(q, qmgr, case):
+    """The MsgId MQPMO_NEW_MSG_ID clears is put back when the plan declines the MD or
+    the put fails."""
+    h = q.get_handle()
+    md = pymqi.MD(MsgId=b"KEEP ME", Priority=12 if case == "declined" else 0)
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID)
+    if case == "queue full":
+        qmgr.catalog.alter("QL", "APP.Q", maxdepth=1)
+        assert planned_put(h, b"x", pymqi.MD(), None) is False  # the generation moved on
+        q.put(b"fill", pymqi.MD())  # the full path: the queue is full, the plan new
+    before = md.get()
+    if case == "declined":
+        assert planned_put(h, b"x", md, pmo) is False
+    else:
+        with raises_mq(CMQC.MQRC_Q_FULL):
+            planned_put(h, b"x", md, pmo)
+    assert md.get() == before
+    assert pmo.ResolvedQName == pymqi.PMO().ResolvedQName
 
 
 @pytest.mark.parametrize("case", ["max length", "no md", "browse", "wait", "cursor",

@@ -390,3 +390,38 @@ def test_get_no_jms_returns_message(qm, local_queue):
     """get_no_jms() (pymqi's get without properties) returns the message like get()."""
     qm.put1(local_queue, b"plain")
     assert pymqi.Queue(qm, local_queue).get_no_jms() == b"plain"
+
+
+@pytest.mark.parametrize("listener", [False, True], ids=["quiet", "listener"])
+@pytest.mark.parametrize("with_md", [True, False], ids=["md", "no-md"])
+def test_every_put_of_a_loop_fills_the_pmo(qmgr, qm, local_queue, listener, with_md):
+    """The puts after the first take the handle's plan (in C, or in Python without an MD
+    or when someone listens): each fills its PMO's outputs as the first put did."""
+    if listener:
+        qmgr.events.subscribe(lambda event: None)
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
+    for i in range(3):
+        pmo = pymqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT)
+        q.put(b"message %d" % i, pymqi.MD() if with_md else None, pmo)
+        assert bytes(pmo.ResolvedQName).rstrip() == local_queue.encode(), i
+        assert bytes(pmo.ResolvedQMgrName).rstrip() == qmgr.name.encode(), i
+    assert q.get_handle().put_plan is not None  # (the later puts were planned)
+    assert [pymqi.Queue(qm, local_queue).get() for _ in range(3)] == [
+        b"message 0", b"message 1", b"message 2"]
+
+
+@pytest.mark.parametrize("listener", [False, True], ids=["quiet", "listener"])
+def test_new_msg_id_with_a_reused_md_gives_each_put_its_own(qmgr, qm, local_queue, listener):
+    """pymqi's idiom: one MD for every put, MQPMO_NEW_MSG_ID so that each message gets a
+    new MsgId (without the option the MsgId the first put wrote is used again)."""
+    if listener:
+        qmgr.events.subscribe(lambda event: None)
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
+    md, pmo = pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID)
+    ids = []
+    for i in range(3):
+        q.put(b"message %d" % i, md, pmo)
+        ids.append(md.MsgId)
+    assert len(set(ids)) == 3 and bytes(24) not in ids
+    q.put(b"same id", md, pymqi.PMO())
+    assert md.MsgId == ids[-1]

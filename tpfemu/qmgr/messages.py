@@ -34,7 +34,7 @@ from tpfemu._lowlevel import planned_get as planned_get
 from tpfemu._lowlevel import planned_put as planned_put
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import GMO, MD
+from tpfemu.mq.structs import GMO, MD, PMO
 from tpfemu.qmgr import context
 from tpfemu.qmgr.catalog import Generation
 from tpfemu.qmgr.connection import Connection, Handle
@@ -61,7 +61,7 @@ _CONTEXT_NEEDS = (
      | cmqc.MQOO_PASS_ALL_CONTEXT | cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
      cmqc.MQRC_NOT_OPEN_FOR_PASS_IDENT),
 )
-# Put options that leave a message with no MD on the fast path.
+# MQPMO options a put plan serves (with an MD, MQPMO_NEW_MSG_ID clears its MsgId first).
 _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
              | cmqc.MQPMO_FAIL_IF_QUIESCING)
 #: MQGMO options that keep a get with an MD on the fast path (see get)
@@ -72,7 +72,7 @@ _MATCH_BOTH = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
 _NO_CONTEXT = context.base_record({f: context.DEFAULTS[f] for f in context.PUT_CONTEXT})
 # planned_put/planned_get carry out the plans made below (_put_plan, _get_plan) in C for
 # the everyday call: put and get try them first (so does the pymqi layer, tpfemu.mqi).
-set_plan_layout(Handle, Generation, MD, GMO, OPEN_SCOPES, _FAST_GET)
+set_plan_layout(Handle, Generation, MD, GMO, PMO, OPEN_SCOPES, _FAST_GET, _FAST_PUT)
 _CURSOR_BITS = sum(_CORE_GMO.values())
 _BROWSE = cmqc.MQGMO_BROWSE_FIRST | cmqc.MQGMO_BROWSE_NEXT | cmqc.MQGMO_BROWSE_MSG_UNDER_CURSOR
 
@@ -163,13 +163,15 @@ def _queue_usable(conn: Connection, handle: Handle, call: str) -> None:
 def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
     """MQPUT ``data`` on an open handle.
 
-    The fast path: a put with no options, on a handle whose put plan (the queue,
-    DEFPRTY, length limit and DEFPSIST, decided by an earlier put) is still valid for the
-    catalog's generation, outside any commit scope, is one call into the core: with no
-    MD, or with an everyday MD (see CoreQueue.put_md), which the call reads and writes
-    back; its put event (when someone listens) carries what the full path's does.
-    The everyday case of these (an MD, nobody listening) is carried out in C first
-    (:func:`planned_put`). Anything else takes the full path.
+    The fast path: a put with no PMO, or a PMO with no options but the everyday ones
+    (:data:`_FAST_PUT`), on a handle whose put plan (the queue, DEFPRTY, length limit and
+    DEFPSIST, decided by an earlier put) is still valid for the catalog's generation,
+    outside any commit scope, is one call into the core: with no MD, or with an everyday
+    MD (see CoreQueue.put_md), which the call reads and writes back; the PMO gets its
+    outputs (ResolvedQName, ResolvedQMgrName) as on the full path, and its put event
+    (when someone listens) carries what the full path's does. The everyday case of these
+    (an MD, nobody listening) is carried out in C first (:func:`planned_put`). Anything
+    else takes the full path.
 
     :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
@@ -179,11 +181,32 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
         put_unplanned(conn, h, data, md, pmo)
 
 
+def _plan_options(pmo: Any) -> int | None:
+    """The MQPMO options of a put with ``pmo`` when a put plan serves them, else None."""
+    if pmo is None:
+        return 0
+    if type(pmo) is PMO:
+        options = pmo.Options
+        if type(options) is int and not options & ~_FAST_PUT:
+            return options
+    return None
+
+
+def _planned_outputs(pmo: Any, plan: tuple) -> None:
+    """A planned put's PMO outputs, the full path's values (plan[9]); no PMO: nothing.
+    (``pmo`` is None or a PMO, whose fields are instance attributes: the values are
+    valid, so no check is run.)"""
+    if pmo is not None:
+        object.__setattr__(pmo, "ResolvedQName", plan[9][0])
+        object.__setattr__(pmo, "ResolvedQMgrName", plan[9][1])
+
+
 def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None,
                   pmo: Any = None) -> None:
     """:func:`put` for a call :func:`planned_put` declined (the pymqi layer, which tries
     the plan itself, calls this so that no call is tried twice)."""
-    if pmo is None and type(data) is bytes and type(h) is Handle:
+    options = _plan_options(pmo)
+    if options is not None and type(data) is bytes and type(h) is Handle:
         plan = h.put_plan
         # (Closing a handle, which ending its connection does, drops its plans; the
         # closed check covers a plan set by a call that raced with the close.)
@@ -194,12 +217,14 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                 events = plan[6]
                 if not events.active:
                     queue.core.put(data, plan[2])
+                    _planned_outputs(pmo, plan)
                     if queue.waiters:
                         queue.wake()
                     return
                 capture = events.capture
                 if capture is not None:  # only the journal listens: its EventLog records
                     queue.core.put(data, plan[2], 0, capture)
+                    _planned_outputs(pmo, plan)
                     if queue.waiters:
                         queue.wake()
                     return
@@ -207,6 +232,7 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                 # context record, as the put above does (plan[8]; a fresh MD is served).
                 scratch = MD()
                 if plan[7](scratch, data, plan[8]):
+                    _planned_outputs(pmo, plan)
                     if queue.waiters:
                         queue.wake()
                     _emit_put(conn.qmgr, queue, plan, scratch, data)
@@ -217,12 +243,22 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                 # priority or persistence out of range, Expiry 0, a request without
                 # ReplyToQ, a persistent message the log must record; 2 for a message
                 # that can expire. The journal's EventLog (capture), if it is the only
-                # listener, records the event in the same call.
+                # listener, records the event in the same call. MQPMO_NEW_MSG_ID: the
+                # core makes the MsgId, as for MQMI_NONE (the MD's is back if not put).
                 capture = plan[6].capture
-                done = plan[7](md, data, plan[5], capture)  # queue.core.put_md
+                old_id = md.MsgId if options & cmqc.MQPMO_NEW_MSG_ID else None
+                if old_id is not None:
+                    object.__setattr__(md, "MsgId", _ZERO_ID)
+                done = 0
+                try:
+                    done = plan[7](md, data, plan[5], capture)  # queue.core.put_md
+                finally:
+                    if not done and old_id is not None:
+                        object.__setattr__(md, "MsgId", old_id)
                 if done:
                     if done == 2:
                         queue.expiring = True  # gets then collect what expires
+                    _planned_outputs(pmo, plan)
                     if queue.waiters:
                         queue.wake()
                     if capture is None and plan[6].active:
@@ -263,6 +299,9 @@ def _put_checked(conn: Connection, h: Handle | int, data: bytes, md: Any, pmo: A
             limit = min(queue.definition.maxmsgl,
                         profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
             handle.put_plan = _put_plan(conn, generation, queue, first, limit, False)
+            if pmo is not None:
+                _set(pmo, "ResolvedQName", queue.name.encode())
+                _set(pmo, "ResolvedQMgrName", qm.name.encode())
             return
     generation = qm.catalog.generation
     _put_full(conn, handle, first, data, md, options, pmo)
@@ -292,15 +331,17 @@ def _put_plan(conn: Connection, generation: Generation, queue: Any, first: Any, 
               defpsist: bool) -> tuple:
     """A handle's put plan: (catalog generation, queue, DEFPRTY, length limit, DEFPSIST
     is YES, the settings of CoreQueue.put_md, the event bus, the queue's put_md, the
-    settings of a put with no MD: no context record), valid while the generation is
-    current. Never made for a processor-shared queue: its storage (the TPFCS store) has
-    no C fast path. (native/python/planpath.c reads this layout too.)"""
+    settings of a put with no MD: no context record, the PMO's ResolvedQName and
+    ResolvedQMgrName), valid while the generation is current. Never made for a
+    processor-shared queue: its storage (the TPFCS store) has no C fast path.
+    (native/python/planpath.c reads this layout too.)"""
     qm = conn.qmgr
     logged = qm.persistence is not None
     return (generation, queue, first.defprty, limit, defpsist,
             (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
              conn.put_initial_names), qm.events,
-            queue.core.put_md, (first.defprty, defpsist, logged, _NO_CONTEXT, {}, ()))
+            queue.core.put_md, (first.defprty, defpsist, logged, _NO_CONTEXT, {}, ()),
+            (queue.name.encode(), qm.name.encode()))
 
 
 def _put_full(conn: Connection, handle: Handle, first: Any, data: bytes, md: Any,
