@@ -102,6 +102,31 @@ def test_mqi_put_get_with_md_pmo_gmo(benchmark, tag, qmgr):
     qm.disconnect()
 
 
+def test_mqi_put_get_in_syncpoint(benchmark, tag, qmgr):
+    """A unit of work per pair, as a transactional server runs: MQGET of the waiting
+    message and MQPUT of the next, both in syncpoint (an MD, a PMO and a GMO), then
+    MQCMIT; shown beside the same baseline."""
+    benchmark.group = "MQI put+get 1KB"
+    tag("subject", ops=PAIRS)
+    qm = pymqi.connect(qmgr.name)
+    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    md = pymqi.MD()
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_SYNCPOINT)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
+    commit = qm.commit
+    q.put(PAYLOAD)  # the message the first get takes
+
+    def run():
+        for _ in range(PAIRS):
+            q.get(None, pymqi.MD(), gmo)
+            q.put(PAYLOAD, md, pmo)
+            commit()
+
+    _run(benchmark, run)
+    q.close()
+    qm.disconnect()
+
+
 def test_priorityqueue(benchmark, tag):
     """Baseline: queue.PriorityQueue put((priority, seq, payload)) + get()."""
     benchmark.group = "MQI put+get 1KB"

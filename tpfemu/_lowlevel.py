@@ -581,7 +581,7 @@ class CoreQueue:
 
     def put_md(self, md: Any, data: bytes,
                settings: tuple[int, bool, bool, bytes, dict[str, Any], tuple[str, ...]],
-               log: EventLog | None = None) -> int:
+               log: EventLog | None = None, uow: int = 0) -> int:
         """MQPUT with an MD (``tpfemu.mq.structs.MD``) in one C call, for the queue
         manager's fast path: the MD's descriptor fields are checked and its record
         fields packed into a copy of the base record (the connection's put context, in
@@ -596,14 +596,15 @@ class CoreQueue:
         range, Expiry 0 or below -1, a request with no ReplyToQ, a persistent message
         when logged, a value that does not fit its field. Returns 1 once the message is
         put, 2 when it is put and has an expiry. With an :class:`EventLog` as ``log``,
-        the put event is recorded in it. Bound to the C shim per instance.
+        the put event is recorded in it. ``uow``: the unit of work the put joins (0:
+        none). Bound to the C shim per instance.
 
         :raises QueueFull, MessageTooBig, ...: as :meth:`put_message`.
         """
-        return self._fast.put_md(md, data, settings, log)
+        return self._fast.put_md(md, data, settings, log, uow)
 
     def get_md(self, md: Any, match: int, not_persistent: bool = False,
-               details: bool = True, log: EventLog | None = None
+               details: bool = True, log: EventLog | None = None, uow: int = 0
                ) -> tuple[bytes, int, int] | bytes | None:
         """MQGET with an MD in one C call: the first message in delivery order whose
         MsgId and/or CorrelId (``match``: MQMO_* bits) equal the MD's is got whole, and
@@ -614,11 +615,12 @@ class CoreQueue:
         when the MD's ids need the full path, or with ``not_persistent`` when the
         message it would take is persistent (the caller's recovery log must record that
         get). With an :class:`EventLog` as ``log``, the get event is recorded in it.
+        ``uow``: the unit of work the get joins (0: none, the message is got outright).
         Bound to the C shim per instance.
 
         :raises NoMessageAvailable: nothing matches.
         """
-        return self._fast.get_md(md, match, not_persistent, details, log)
+        return self._fast.get_md(md, match, not_persistent, details, log, uow)
 
     def _on_expired_pending(self) -> None:
         """Hook for the layer above (expiration reports). Expired messages stay listed

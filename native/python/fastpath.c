@@ -370,7 +370,7 @@ static const char *joined(const char *record, uint32_t nrec, PyObject *data)
 
 
 PyDoc_STRVAR(put_md_doc,
-             "put_md(md, data, settings, log=None)\n--\n\n"
+             "put_md(md, data, settings, log=None, uow=0)\n--\n\n"
              "MQPUT with an MD (tpfemu.mq.structs.MD) in one call: read the MD, put data\n"
              "with its context record, write MsgId, PutDate, PutTime and the put context\n"
              "into it. settings: (DEFPRTY, DEFPSIST is YES, persistent messages are logged,\n"
@@ -378,18 +378,22 @@ PyDoc_STRVAR(put_md_doc,
              "the MD's initial values). Returns 0, having changed\n"
              "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
              "message is put, 2 when it is put and has an expiry. With an EventLog as\n"
-             "log, the put event is recorded there.");
+             "log, the put event is recorded there. uow: the core unit of work the put\n"
+             "joins (0: none).");
 
 static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs < 3 || nargs > 4 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "put_md() takes 3 or 4 positional arguments");
+    if (nargs < 3 || nargs > 5 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "put_md() takes 3 to 5 positional arguments");
         return NULL;
     }
-    PyObject *data = args[1], *settings = args[2], *log = nargs == 4 ? args[3] : NULL;
+    PyObject *data = args[1], *settings = args[2], *log = nargs >= 4 ? args[3] : NULL;
     int journaled = log_arg(log);
     if (journaled < 0)
+        return NULL;
+    uint64_t uow = 0;
+    if (nargs == 5 && read_uow(args[4], &uow) < 0)
         return NULL;
     if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
         PyTuple_GET_SIZE(settings) != 6 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
@@ -424,6 +428,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         result = r < 0 ? NULL : PyLong_FromLong(0);
         goto done;
     }
+    p->md.uow = uow;
     const char *buf = joined(p->record, p->record_len, data);
     if (buf == NULL)
         goto done;
@@ -438,7 +443,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
                                      md_record_group_id(p->record, p->record_len),
                                      PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
-                                     0) < 0)
+                                     uow) < 0)
         goto done;
     result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
@@ -447,7 +452,7 @@ done:
 }
 
 PyDoc_STRVAR(get_md_doc,
-             "get_md(md, match, not_persistent, details=True, log=None)\n--\n\n"
+             "get_md(md, match, not_persistent, details=True, log=None, uow=0)\n--\n\n"
              "MQGET with an MD in one call: the first message in delivery order matching\n"
              "the MD's MsgId and/or CorrelId (`match`: MQMO_* bits) is got whole, and its\n"
              "descriptor and context record written into the MD. Returns (data, flags,\n"
@@ -455,20 +460,24 @@ PyDoc_STRVAR(get_md_doc,
              "the get event); without details, the data alone when flags is 0. None,\n"
              "having changed nothing, when the MD holds ids the full path must judge or\n"
              "(not_persistent) the message is persistent. With an EventLog as log, the\n"
-             "get event is recorded there.");
+             "get event is recorded there. uow: the core unit of work the get joins\n"
+             "(0: none; the message is then got outright).");
 
 static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    if (nargs < 3 || nargs > 5 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "get_md() takes 3 to 5 positional arguments");
+    if (nargs < 3 || nargs > 6 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "get_md() takes 3 to 6 positional arguments");
         return NULL;
     }
     int not_persistent = PyObject_IsTrue(args[2]);
     int details = nargs < 4 ? 1 : PyObject_IsTrue(args[3]);
-    PyObject *log = nargs == 5 ? args[4] : NULL;
+    PyObject *log = nargs >= 5 ? args[4] : NULL;
     int logged = log_arg(log);
     if (not_persistent < 0 || details < 0 || logged < 0)
+        return NULL;
+    uint64_t uow = 0;
+    if (nargs == 6 && read_uow(args[5], &uow) < 0)
         return NULL;
     unsigned long match = PyLong_AsUnsignedLong(args[1]);
     if (match == (unsigned long)-1 && PyErr_Occurred())
@@ -487,6 +496,7 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     }
     req.now = TPF_MQ_NOW;
+    req.uow = uow;
     req.flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
     tpf_mq_msg_t md;
     int rc = scratch_get(self, &req, &md);
@@ -515,7 +525,7 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         (logged && eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md,
                                    md_record_group_id(record, md.ctx_len),
                                    PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
-                                   0) < 0)) {
+                                   uow) < 0)) {
         Py_DECREF(data);
         goto done;
     }

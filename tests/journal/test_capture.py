@@ -45,6 +45,13 @@ def _workload(system: tpfemu.System, tag: bytes) -> None:
         q.put(tag + b" group %d" % i, pymqi.MD(Version=2, GroupId=b"GROUP-1"))
     for _ in range(6):
         q.get(None, pymqi.MD())
+    in_syncpoint = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    for i in range(3):
+        q.put(tag + b" syncpoint %d" % i, pymqi.MD(), in_syncpoint)
+    conn.commit()
+    for _ in range(3):
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT))
+    conn.commit()
     q.close()
     conn.disconnect()
 
@@ -125,7 +132,8 @@ def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system,
     python = [e for e in list(journal.read_events(system.home))[len(before):]
               if e.event in ("put", "get")]
 
-    assert len(captured) == 2 * 18  # twice (outside, inside an entry) 9 puts, 9 gets
+    assert len(captured) == 2 * 24  # twice (outside, inside an entry) 12 puts, 12 gets
+    assert sum(1 for e in captured if e.uow) >= 12  # (the syncpoint ones at least)
     assert len(python) == len(captured)
     for c, p in zip(captured, python, strict=True):
         c_row, p_row = dataclasses.asdict(c), dataclasses.asdict(p)

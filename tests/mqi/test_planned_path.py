@@ -221,3 +221,111 @@ def test_a_declined_call_tries_the_plan_once(q, qmgr, monkeypatch):
     q.put(b"heard", md)
     assert q.get(None, pymqi.MD(MsgId=md.MsgId)) == b"heard"
     assert calls == ["planned_put", "planned_get"]
+
+
+# -- puts and gets in syncpoint: the plan in Python, joining the unit of work ------------
+
+SYNC_PUT = CMQC.MQPMO_SYNCPOINT
+SYNC_GET = CMQC.MQGMO_SYNCPOINT
+
+
+def _full_paths_fail(monkeypatch):
+    def full_path(*args, **kw):
+        raise AssertionError("the full path ran")
+
+    monkeypatch.setattr(messages, "_put_checked", full_path)
+    monkeypatch.setattr(messages, "_get_checked", full_path)
+
+
+def _committed(qmgr):
+    """What another connection can get from APP.Q now (its data, in order)."""
+    conn = pymqi.connect(qmgr.name)
+    reader = pymqi.Queue(conn, "APP.Q", CMQC.MQOO_INPUT_SHARED | CMQC.MQOO_BROWSE)
+    seen = []
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_NEXT)
+    try:
+        while True:
+            seen.append(reader.get(None, pymqi.MD(), gmo))
+    except pymqi.MQMIError as exc:
+        assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+    conn.disconnect()
+    return seen
+
+
+@pytest.mark.parametrize("end", ["commit", "backout"])
+def test_the_plan_serves_puts_in_syncpoint(q, qm, qmgr, monkeypatch, end):
+    """MQPUT with MQPMO_SYNCPOINT by the handle's plan: the message joins the
+    connection's unit of work, unseen by others until MQCMIT; MQBACK takes it away."""
+    _full_paths_fail(monkeypatch)
+    md, pmo = pymqi.MD(Priority=3), pymqi.PMO(Options=SYNC_PUT)
+    q.put(b"in the unit", md, pmo)
+    q.put(b"also", md, pymqi.PMO(Options=SYNC_PUT | CMQC.MQPMO_NEW_MSG_ID))
+    monkeypatch.undo()
+    assert md.MsgId != bytes(24) and pmo.ResolvedQName == b"APP.Q"
+    assert _committed(qmgr) == []
+    qm.commit() if end == "commit" else qm.backout()
+    assert _committed(qmgr) == ([b"in the unit", b"also"] if end == "commit" else [])
+
+
+@pytest.mark.parametrize("end", ["commit", "backout"])
+def test_the_plan_serves_gets_in_syncpoint(q, qm, qmgr, monkeypatch, end):
+    """MQGET with MQGMO_SYNCPOINT by the handle's plan: the message is hidden until
+    the unit of work ends; MQCMIT removes it, MQBACK puts it back in its place with its
+    BackoutCount raised."""
+    for data in (b"first", b"second"):
+        q.put(data, pymqi.MD())
+    _full_paths_fail(monkeypatch)
+    md = pymqi.MD()
+    assert q.get(None, md, pymqi.GMO(Options=SYNC_GET)) == b"first"
+    monkeypatch.undo()
+    assert _committed(qmgr) == [b"second"]
+    qm.commit() if end == "commit" else qm.backout()
+    if end == "commit":
+        assert _committed(qmgr) == [b"second"]
+    else:
+        assert _committed(qmgr) == [b"first", b"second"]
+        again = pymqi.MD()
+        assert q.get(None, again) == b"first" and again.BackoutCount == 1
+
+
+def test_the_syncpoint_limit_is_kept_on_the_plan(q, qm, qmgr):
+    """MAXUMSGS counts the planned puts and gets of a unit of work: the next one fails
+    with 2024 and changes nothing."""
+    qmgr.catalog.alter("MQP", maxumsgs=3)
+    q.put(b"outside", pymqi.MD())  # (the plans, for the new generation)
+    q.get(None, pymqi.MD())
+    q.put(b"got in the unit", pymqi.MD())
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET)) == b"got in the unit"
+    q.put(b"put 1", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+    q.put(b"put 2", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+    md = pymqi.MD()
+    with raises_mq(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED):
+        q.put(b"one too many", md, pymqi.PMO(Options=SYNC_PUT))
+    assert md.get() == pymqi.MD().get()
+    qm.commit()
+    assert _committed(qmgr) == [b"put 1", b"put 2"]
+
+
+def test_syncpoint_and_no_syncpoint_together_are_refused(q):
+    """Both options: 2046 (MQRC_OPTIONS_ERROR) from the full path, on put and get."""
+    with raises_mq(CMQC.MQRC_OPTIONS_ERROR):
+        q.put(b"x", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT | CMQC.MQPMO_NO_SYNCPOINT))
+    q.put(b"x", pymqi.MD())
+    with raises_mq(CMQC.MQRC_OPTIONS_ERROR):
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET | CMQC.MQGMO_NO_SYNCPOINT))
+
+
+def test_planned_events_in_syncpoint_name_the_unit_of_work(q, qm, qmgr):
+    """With a listener in Python, the put and get events of planned calls in syncpoint
+    carry the unit of work's id, and the commit event the same id."""
+    events = []
+    qmgr.events.subscribe(events.append)
+    q.put(b"x", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+    qm.commit()
+    q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET))
+    qm.commit()
+    kinds = [(e.kind, e.fields.get("uow")) for e in events]
+    put_uow, get_uow = kinds[0][1], kinds[2][1]
+    assert put_uow and get_uow  # (a connection's units of work may share an id)
+    assert kinds == [("put", put_uow), ("commit", put_uow), ("get", get_uow),
+                     ("commit", get_uow)]

@@ -39,6 +39,7 @@ from tpfemu.qmgr import context
 from tpfemu.qmgr.catalog import Generation
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.manager import now_us
+from tpfemu.qmgr.units import UnitOfWork
 
 __all__ = ["put", "put1", "get"]
 
@@ -61,11 +62,17 @@ _CONTEXT_NEEDS = (
      | cmqc.MQOO_PASS_ALL_CONTEXT | cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
      cmqc.MQRC_NOT_OPEN_FOR_PASS_IDENT),
 )
-# MQPMO options a put plan serves (with an MD, MQPMO_NEW_MSG_ID clears its MsgId first).
+# MQPMO options a put plan serves in C (with an MD, MQPMO_NEW_MSG_ID clears its MsgId
+# first), and in Python, where a put in syncpoint joins its unit of work.
 _FAST_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
              | cmqc.MQPMO_FAIL_IF_QUIESCING)
-#: MQGMO options that keep a get with an MD on the fast path (see get)
+_PLAN_PUT = _FAST_PUT | cmqc.MQPMO_SYNCPOINT
+_BOTH_PUT = cmqc.MQPMO_SYNCPOINT | cmqc.MQPMO_NO_SYNCPOINT  # (2046: the full path says so)
+#: MQGMO options that keep a get with an MD on the fast path in C (see get), and in
+#: Python, where a get in syncpoint joins its unit of work
 _FAST_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING
+_PLAN_GET = _FAST_GET | cmqc.MQGMO_SYNCPOINT
+_BOTH_GET = cmqc.MQGMO_SYNCPOINT | cmqc.MQGMO_NO_SYNCPOINT
 _MATCH_BOTH = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
 # The base record that stores no context (every field the default): a put with no MD
 # stores none (docs/deviations.md, "Put context of messages put with no MD").
@@ -164,14 +171,15 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
     """MQPUT ``data`` on an open handle.
 
     The fast path: a put with no PMO, or a PMO with no options but the everyday ones
-    (:data:`_FAST_PUT`), on a handle whose put plan (the queue, DEFPRTY, length limit and
-    DEFPSIST, decided by an earlier put) is still valid for the catalog's generation,
-    outside any commit scope, is one call into the core: with no MD, or with an everyday
-    MD (see CoreQueue.put_md), which the call reads and writes back; the PMO gets its
-    outputs (ResolvedQName, ResolvedQMgrName) as on the full path, and its put event
-    (when someone listens) carries what the full path's does. The everyday case of these
-    (an MD, nobody listening) is carried out in C first (:func:`planned_put`). Anything
-    else takes the full path.
+    (:data:`_FAST_PUT`, and MQPMO_SYNCPOINT with an MD), on a handle whose put plan (the
+    queue, DEFPRTY, length limit and DEFPSIST, decided by an earlier put) is still valid
+    for the catalog's generation, outside any commit scope, is one call into the core:
+    with no MD, or with an everyday MD (see CoreQueue.put_md), which the call reads and
+    writes back; in syncpoint the message joins the connection's unit of work
+    (MAXUMSGS counted); the PMO gets its outputs (ResolvedQName, ResolvedQMgrName) as on
+    the full path, and its put event (when someone listens) carries what the full
+    path's does. The everyday case of these (an MD, no syncpoint, nobody listening) is
+    carried out in C first (:func:`planned_put`). Anything else takes the full path.
 
     :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
         2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
@@ -182,14 +190,29 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
 
 
 def _plan_options(pmo: Any) -> int | None:
-    """The MQPMO options of a put with ``pmo`` when a put plan serves them, else None."""
+    """The MQPMO options of a put with ``pmo`` when a put plan serves them (those of
+    :data:`_FAST_PUT`, or MQPMO_SYNCPOINT with them), else None."""
     if pmo is None:
         return 0
     if type(pmo) is PMO:
         options = pmo.Options
-        if type(options) is int and not options & ~_FAST_PUT:
+        if (type(options) is int and not options & ~_PLAN_PUT
+                and options & _BOTH_PUT != _BOTH_PUT):
             return options
     return None
+
+
+def _plan_uow(conn: Connection, syncpoint: int) -> UnitOfWork | None | bool:
+    """The unit of work a planned put or get in syncpoint joins (``syncpoint``: its
+    option bit; 0: none, then None); False when it holds MAXUMSGS messages already (the
+    full path then fails the call with 2024)."""
+    if not syncpoint:
+        return None
+    uow = conn.uow_for(True)
+    profile = conn.qmgr.catalog.profile
+    if profile is not None and uow.count >= profile.maxumsgs:
+        return False
+    return uow
 
 
 def _planned_outputs(pmo: Any, plan: tuple) -> None:
@@ -213,7 +236,8 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
         if (plan is not None and plan[0].current and not h.closed and len(data) <= plan[3]
                 and not OPEN_SCOPES[0]):
             queue = plan[1]
-            if md is None and not plan[4]:  # (DEFPSIST(YES) needs the full path)
+            syncpoint = options & cmqc.MQPMO_SYNCPOINT
+            if md is None and not plan[4] and not syncpoint:  # (DEFPSIST(YES): full path)
                 events = plan[6]
                 if not events.active:
                     queue.core.put(data, plan[2])
@@ -237,7 +261,7 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                         queue.wake()
                     _emit_put(conn.qmgr, queue, plan, scratch, data)
                     return
-            elif type(md) is MD:
+            elif type(md) is MD and (uow := _plan_uow(conn, syncpoint)) is not False:
                 # An everyday MD: read, put and written back in one C call, which returns
                 # 0 (having changed nothing) for anything the full path must judge: a
                 # priority or persistence out of range, Expiry 0, a request without
@@ -245,13 +269,15 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                 # that can expire. The journal's EventLog (capture), if it is the only
                 # listener, records the event in the same call. MQPMO_NEW_MSG_ID: the
                 # core makes the MsgId, as for MQMI_NONE (the MD's is back if not put).
+                # In syncpoint the message joins the unit of work, unseen until MQCMIT.
                 capture = plan[6].capture
                 old_id = md.MsgId if options & cmqc.MQPMO_NEW_MSG_ID else None
                 if old_id is not None:
                     object.__setattr__(md, "MsgId", _ZERO_ID)
+                uow_id = uow.id if uow is not None else 0
                 done = 0
                 try:
-                    done = plan[7](md, data, plan[5], capture)  # queue.core.put_md
+                    done = plan[7](md, data, plan[5], capture, uow_id)  # queue.core.put_md
                 finally:
                     if not done and old_id is not None:
                         object.__setattr__(md, "MsgId", old_id)
@@ -259,10 +285,13 @@ def put_unplanned(conn: Connection, h: Handle | int, data: bytes, md: Any = None
                     if done == 2:
                         queue.expiring = True  # gets then collect what expires
                     _planned_outputs(pmo, plan)
-                    if queue.waiters:
+                    if uow is not None:
+                        uow.touch(queue)
+                        uow.count += 1
+                    elif queue.waiters:
                         queue.wake()
                     if capture is None and plan[6].active:
-                        _emit_put(conn.qmgr, queue, plan, md, data)
+                        _emit_put(conn.qmgr, queue, plan, md, data, uow_id)
                     return
     _put_checked(conn, h, data, md, pmo)
 
@@ -305,7 +334,7 @@ def _put_checked(conn: Connection, h: Handle | int, data: bytes, md: Any, pmo: A
             return
     generation = qm.catalog.generation
     _put_full(conn, handle, first, data, md, options, pmo)
-    if (not options & ~_FAST_PUT and not handle.resolved.remote
+    if (not options & ~_PLAN_PUT and not handle.resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and conn.uow_for(None) is None):
         limit = min(queue.definition.maxmsgl,
@@ -314,7 +343,7 @@ def _put_checked(conn: Connection, h: Handle | int, data: bytes, md: Any, pmo: A
                                     first.defpsist == "YES")
 
 
-def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes) -> None:
+def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes, uow: int = 0) -> None:
     """The put event of a message the fast path put with ``md`` (now holding its
     outputs): the fields the full path gives, the queue's defaults resolved by ``plan``."""
     priority = md.Priority
@@ -323,7 +352,7 @@ def _emit_put(qm: Any, queue: Any, plan: tuple, md: MD, data: bytes) -> None:
              priority=plan[2] if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF else priority,
              persistent=(plan[4] if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF
                          else persistence == cmqc.MQPER_PERSISTENT),
-             expiry=md.Expiry, length=len(data), uow=0, remote="",
+             expiry=md.Expiry, length=len(data), uow=uow, remote="",
              group_id=_id(md.GroupId), data=data)
 
 
@@ -559,11 +588,13 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
 
     The fast path: on a handle whose get plan (decided by an earlier get) still holds,
     outside any commit scope, a get with no buffer length and no options other than
-    matching, with no MD or our MD, is one call into the core (see CoreQueue.get_md),
-    unless the recovery log must record it (a persistent message, on a system with a
-    home); its get event (when someone listens) carries what the full path's does.
-    The everyday case of these (an MD, nobody listening, nothing expiring) is carried
-    out in C first (:func:`planned_get`). Anything else takes the full path.
+    matching (and MQGMO_SYNCPOINT: the message then joins the connection's unit of work,
+    MAXUMSGS counted), with no MD or our MD, is one call into the core (see
+    CoreQueue.get_md), unless the recovery log must record it (a persistent message, on
+    a system with a home); its get event (when someone listens) carries what the full
+    path's does. The everyday case of these (an MD, no syncpoint, nobody listening,
+    nothing expiring) is carried out in C first (:func:`planned_get`). Anything else
+    takes the full path.
 
     :param max_length: the buffer length; None returns the whole message.
     :raises MQMIError: 2037/2036 not open for input/browse, 2016 get inhibited, 2033 no
@@ -601,24 +632,37 @@ def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = No
                 # Matched by the MD's ids only (no wait, browse, syncpoint or buffer
                 # length): one C call gets the message and writes the MD; None from it
                 # means ids the full path must judge, nothing changed.
-                match = _MATCH_BOTH
+                # In syncpoint the message joins the unit of work: hidden, not yet gone.
+                match, uow = _MATCH_BOTH, None
                 if gmo is not None:
-                    match = None if gmo.Options & ~_FAST_GET else (
-                        gmo.MatchOptions if gmo.Version >= 2 else _MATCH_BOTH)
+                    options = gmo.Options
+                    if type(options) is not int or options & ~_PLAN_GET or (
+                            options & _BOTH_GET == _BOTH_GET):
+                        match = None
+                    else:
+                        uow = _plan_uow(conn, options & cmqc.MQGMO_SYNCPOINT)
+                        if uow is False:
+                            match = None
+                        elif gmo.Version >= 2:
+                            match = gmo.MatchOptions
                 if match is not None:
                     emit = capture is None and events.active
+                    uow_id = uow.id if uow is not None else 0
                     try:  # (the data alone when there is no event to emit nor flag)
-                        got = plan[4](md, match, plan[2], emit, capture)  # core.get_md
+                        got = plan[4](md, match, plan[2], emit, capture, uow_id)  # get_md
                     finally:
                         if queue.expiring:
                             conn.qmgr.collect_expired(queue)
+                    if got is not None and uow is not None:
+                        uow.touch(queue)
+                        uow.count += 1
                     if type(got) is bytes:
                         return got
                     if got is not None:
                         if got[1] & _EXPIRED_PENDING:
                             queue.core._on_expired_pending()
                         if emit:
-                            _emit_get(conn.qmgr, queue, md, got)
+                            _emit_get(conn.qmgr, queue, md, got, uow_id)
                         return got[0]
     return _get_checked(conn, h, max_length, md, gmo)
 
@@ -688,8 +732,8 @@ def _get_checked(conn: Connection, h: Handle | int, max_length: int | None, md: 
         return data
     generation = qm.catalog.generation
     data = _get_full(conn, handle, max_length, md, gmo, options, uow, timeout)
-    if (uow is None and timeout == 0.0 and not options & ~_FAST_GET
-            and handle.cursor is None
+    if ((uow is None or options & cmqc.MQGMO_SYNCPOINT) and timeout == 0.0
+            and not options & ~_PLAN_GET and handle.cursor is None
             and queue.definition.trigger != "YES" and not queue.shared):
         handle.get_plan = _get_plan(generation, queue, qm.persistence is not None, qm)
     return data
@@ -702,13 +746,14 @@ def _get_plan(generation: Generation, queue: Any, logged: bool, qm: Any) -> tupl
     return (generation, queue, logged, qm.events, queue.core.get_md)
 
 
-def _emit_get(qm: Any, queue: Any, md: MD, got: tuple[bytes, int, int]) -> None:
-    """The get event of a message the fast path got into ``md``: the fields the full
-    path gives (outside any unit of work)."""
+def _emit_get(qm: Any, queue: Any, md: MD, got: tuple[bytes, int, int], uow: int = 0
+              ) -> None:  # fmt: skip
+    """The get event of a message the fast path got into ``md`` (under unit of work
+    ``uow``, 0: none): the fields the full path gives."""
     data, _, expiry = got
     qm._emit("get", queue.name, msg_id=md.MsgId, correl_id=md.CorrelId,
              priority=md.Priority, persistent=bool(md.Persistence), length=len(data),
-             uow=0, group_id=md.GroupId, expires_us=expiry, data=data)
+             uow=uow, group_id=md.GroupId, expires_us=expiry, data=data)
 
 
 def _get_full(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
