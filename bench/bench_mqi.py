@@ -39,16 +39,25 @@ def qmgr():
     manager.stop()
 
 
+@pytest.fixture
+def bench_q(qmgr):
+    """A connection and BENCH.Q opened on it for output and input, closed after."""
+    qm = pymqi.connect(qmgr.name)
+    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    yield qm, q
+    q.close()
+    qm.disconnect()
+
+
 def _run(benchmark, fn, rounds=ROUNDS):
     return benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=1)
 
 
-def test_mqi_put_get(benchmark, tag, qmgr):
+def test_mqi_put_get(benchmark, tag, bench_q):
     """Queue.put + Queue.get of 1 KB, non-persistent, no MD: one MQI call each."""
     benchmark.group = "MQI put+get 1KB"
     tag("subject", ops=PAIRS, goal=1.0, goal_vs="priorityqueue")
-    qm = pymqi.connect(qmgr.name)
-    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q = bench_q[1]
     put, get = q.put, q.get
 
     def run():
@@ -57,17 +66,14 @@ def test_mqi_put_get(benchmark, tag, qmgr):
             get()
 
     _run(benchmark, run)
-    q.close()
-    qm.disconnect()
 
 
-def test_mqi_put_get_with_md(benchmark, tag, qmgr):
+def test_mqi_put_get_with_md(benchmark, tag, bench_q):
     """The same with an MD on each call (priority in, MsgId/CorrelId and context out):
     shown beside the same baseline; the issue's goal is the call without one."""
     benchmark.group = "MQI put+get 1KB"
     tag("subject", ops=PAIRS)
-    qm = pymqi.connect(qmgr.name)
-    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q = bench_q[1]
 
     def run():
         for i in range(PAIRS):
@@ -75,18 +81,15 @@ def test_mqi_put_get_with_md(benchmark, tag, qmgr):
             q.get(None, pymqi.MD())
 
     _run(benchmark, run)
-    q.close()
-    qm.disconnect()
 
 
-def test_mqi_put_get_with_md_pmo_gmo(benchmark, tag, qmgr):
+def test_mqi_put_get_with_md_pmo_gmo(benchmark, tag, bench_q):
     """The same with an MD, a PMO and a GMO on each call, as pymqi programs usually
     write it (MQPMO_NEW_MSG_ID | MQPMO_NO_SYNCPOINT, MQGMO_NO_SYNCPOINT), one MD reused
     for the puts: shown beside the same baseline."""
     benchmark.group = "MQI put+get 1KB"
     tag("subject", ops=PAIRS)
-    qm = pymqi.connect(qmgr.name)
-    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q = bench_q[1]
     md = pymqi.MD()
     pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_NO_SYNCPOINT)
     gmo = pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT)
@@ -98,18 +101,15 @@ def test_mqi_put_get_with_md_pmo_gmo(benchmark, tag, qmgr):
             q.get(None, pymqi.MD(), gmo)
 
     _run(benchmark, run)
-    q.close()
-    qm.disconnect()
 
 
-def test_mqi_put_get_in_syncpoint(benchmark, tag, qmgr):
+def test_mqi_put_get_in_syncpoint(benchmark, tag, bench_q):
     """A unit of work per pair, as a transactional server runs: MQGET of the waiting
     message and MQPUT of the next, both in syncpoint (an MD, a PMO and a GMO), then
     MQCMIT; shown beside the same baseline."""
     benchmark.group = "MQI put+get 1KB"
     tag("subject", ops=PAIRS)
-    qm = pymqi.connect(qmgr.name)
-    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    qm, q = bench_q
     md = pymqi.MD()
     pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_SYNCPOINT)
     gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
@@ -123,8 +123,7 @@ def test_mqi_put_get_in_syncpoint(benchmark, tag, qmgr):
             commit()
 
     _run(benchmark, run)
-    q.close()
-    qm.disconnect()
+    q.get()  # the queue empty again for the next benchmark
 
 
 def test_priorityqueue(benchmark, tag):
