@@ -48,7 +48,7 @@ typedef struct {
     uint8_t msg_id[TPF_MQ_ID_LEN];
     uint8_t correl_id[TPF_MQ_ID_LEN];
     uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
-    uint8_t hash[8];                  /**< payload hash of the data, written by take() */
+    uint8_t hash[8];                  /**< payload hash of the data, when recorded */
     int32_t length;                   /**< message data length (without the record) */
     int32_t queue;                    /**< index of the queue's name in take()'s names */
     int32_t program;                  /**< index of the program's name, -1: none */

@@ -5,7 +5,8 @@
  * (tpfemu/journal/schema.py, docs/journal.md) per call, encoded here as an Arrow IPC
  * "encapsulated message" (continuation marker, metadata length, the flatbuffer Message
  * with its RecordBatch header, padding, then the body buffers), ready to append to a
- * segment that a pyarrow stream writer began with the schema. The same rows as the
+ * segment that begins with the schema message (the writer writes pyarrow's
+ * serialization of the schema first). The same rows as the
  * column-by-column path in Python, without Python: EventLog.write_ipc calls this with
  * the GIL released, so the application's threads run meanwhile.
  *

@@ -288,16 +288,18 @@ def test_the_plan_serves_gets_in_syncpoint(q, qm, qmgr, monkeypatch, end):
         assert q.get(None, again) == b"first" and again.BackoutCount == 1
 
 
-def test_the_syncpoint_limit_is_kept_on_the_plan(q, qm, qmgr):
+def test_the_syncpoint_limit_is_kept_on_the_plan(q, qm, qmgr, monkeypatch):
     """MAXUMSGS counts the planned puts and gets of a unit of work: the next one fails
-    with 2024 and changes nothing."""
+    with 2024 (from the full path, to which the plan leaves it) and changes nothing."""
     qmgr.catalog.alter("MQP", maxumsgs=3)
     q.put(b"outside", pymqi.MD())  # (the plans, for the new generation)
     q.get(None, pymqi.MD())
     q.put(b"got in the unit", pymqi.MD())
+    _full_paths_fail(monkeypatch)
     assert q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET)) == b"got in the unit"
     q.put(b"put 1", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
     q.put(b"put 2", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+    monkeypatch.undo()
     md = pymqi.MD()
     with raises_mq(CMQC.MQRC_SYNCPOINT_LIMIT_REACHED):
         q.put(b"one too many", md, pymqi.PMO(Options=SYNC_PUT))
@@ -315,11 +317,12 @@ def test_syncpoint_and_no_syncpoint_together_are_refused(q):
         q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET | CMQC.MQGMO_NO_SYNCPOINT))
 
 
-def test_planned_events_in_syncpoint_name_the_unit_of_work(q, qm, qmgr):
+def test_planned_events_in_syncpoint_name_the_unit_of_work(q, qm, qmgr, monkeypatch):
     """With a listener in Python, the put and get events of planned calls in syncpoint
     carry the unit of work's id, and the commit event the same id."""
     events = []
     qmgr.events.subscribe(events.append)
+    _full_paths_fail(monkeypatch)
     q.put(b"x", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
     qm.commit()
     q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET))

@@ -327,10 +327,10 @@ def _put_checked(conn: Connection, h: Handle | int, data: bytes, md: Any, pmo: A
             queue.wake()
             limit = min(queue.definition.maxmsgl,
                         profile.maxmsgl if profile is not None else queue.definition.maxmsgl)
-            handle.put_plan = _put_plan(conn, generation, queue, first, limit, False)
-            if pmo is not None:
-                _set(pmo, "ResolvedQName", queue.name.encode())
-                _set(pmo, "ResolvedQMgrName", qm.name.encode())
+            handle.put_plan = plan = _put_plan(conn, generation, queue, first, limit, False)
+            if pmo is not None:  # (the plan's names are the full path's)
+                _set(pmo, "ResolvedQName", plan[9][0])
+                _set(pmo, "ResolvedQMgrName", plan[9][1])
             return
     generation = qm.catalog.generation
     _put_full(conn, handle, first, data, md, options, pmo)
@@ -629,23 +629,13 @@ def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = No
             elif (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
                 if md is None:  # with a listener: the event needs the descriptor
                     md = MD()
-                # Matched by the MD's ids only (no wait, browse, syncpoint or buffer
-                # length): one C call gets the message and writes the MD; None from it
-                # means ids the full path must judge, nothing changed.
-                # In syncpoint the message joins the unit of work: hidden, not yet gone.
-                match, uow = _MATCH_BOTH, None
-                if gmo is not None:
-                    options = gmo.Options
-                    if type(options) is not int or options & ~_PLAN_GET or (
-                            options & _BOTH_GET == _BOTH_GET):
-                        match = None
-                    else:
-                        uow = _plan_uow(conn, options & cmqc.MQGMO_SYNCPOINT)
-                        if uow is False:
-                            match = None
-                        elif gmo.Version >= 2:
-                            match = gmo.MatchOptions
-                if match is not None:
+                # Matched by the MD's ids only (no wait, browse or buffer length): one C
+                # call gets the message and writes the MD; None from it means ids the
+                # full path must judge, nothing changed. In syncpoint the message joins
+                # the unit of work: hidden, not yet gone.
+                planned = _plan_get(conn, gmo)
+                if planned is not None:
+                    match, uow = planned
                     emit = capture is None and events.active
                     uow_id = uow.id if uow is not None else 0
                     try:  # (the data alone when there is no event to emit nor flag)
@@ -665,6 +655,21 @@ def get_unplanned(conn: Connection, h: Handle | int, max_length: int | None = No
                             _emit_get(conn.qmgr, queue, md, got, uow_id)
                         return got[0]
     return _get_checked(conn, h, max_length, md, gmo)
+
+
+def _plan_get(conn: Connection, gmo: Any) -> tuple[int, UnitOfWork | None] | None:
+    """The MQMO match bits of a get with ``gmo`` and the unit of work it joins, when a
+    get plan serves its options (those of :data:`_FAST_GET`, or MQGMO_SYNCPOINT with
+    them); None when it does not, or when the unit of work is at MAXUMSGS."""
+    if gmo is None:
+        return _MATCH_BOTH, None
+    options = gmo.Options
+    if type(options) is not int or options & ~_PLAN_GET or options & _BOTH_GET == _BOTH_GET:
+        return None
+    uow = _plan_uow(conn, options & cmqc.MQGMO_SYNCPOINT)
+    if uow is False:
+        return None
+    return (gmo.MatchOptions if gmo.Version >= 2 else _MATCH_BOTH), uow
 
 
 def _get_checked(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
