@@ -15,7 +15,8 @@ setup(
             "tpfemu._fastpath",
             sources=["native/python/fastpath.c", "native/python/mdpath.c",
                      "native/python/planpath.c", "native/python/eventlog.c",
-                     "native/python/payloadhash.c", "native/python/journalipc.c"],
+                     "native/python/payloadhash.c", "native/python/journalipc.c",
+                     "native/python/writebehind.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         )

@@ -124,6 +124,13 @@ if _linkage.watch_running(_fastpath.set_running_ecb):
 #: in a list, 8 bytes each (zeros for None), computed with the GIL released.
 payload_hashes = _fastpath.payload_hashes
 
+#: ``write_behind(fd, start, end, drop_start, drop_end)``: start writing bytes [start, end)
+#: of an appended file back to disk, then wait until [drop_start, drop_end) (started by an
+#: earlier call) is on disk and drop it from the page cache, without the GIL. Advice for a
+#: file written once and read later (the journal's segments): ignored where the system
+#: cannot take it (native/python/writebehind.h).
+write_behind = _fastpath.write_behind
+
 
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
                   default_record: bytes, md_initials: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@
 #include "eventlog.h"
 #include "mdpath.h"
 #include "planpath.h"
+#include "writebehind.h"
 #include "tpf/queue.h"
 
 typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
@@ -270,32 +271,38 @@ static int scratch_get(FastQueue *self, const tpf_mq_getreq_t *req, tpf_mq_msg_t
     }
 }
 
-/* get_body(uow, not_persistent, log) with a log: the get, and its event recorded. */
+/* get_body(uow, not_persistent, log) with a log: the get, and its event recorded. The
+ * message is copied once, into a new bytes object, which is the result when it has no
+ * context record (else the record is read for the GroupId and the data copied out). */
 static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObject *log)
 {
-    tpf_mq_getreq_t req;
-    memset(&req, 0, sizeof req);
-    req.uow = uow;
-    req.now = TPF_MQ_NOW;
-    req.flags = (uint32_t)(flags & TPF_MQ_GET_NOT_PERSISTENT);
+    alloc_ctx_t out = {NULL};
     tpf_mq_msg_t md;
-    int rc = scratch_get(self, &req, &md);
-    if (rc < 0)
-        return NULL;
+    int rc = core_get(self->q, uow, flags & TPF_MQ_GET_NOT_PERSISTENT, alloc_bytes, &out, &md);
     if (rc == TPF_RC_PERSISTENT)
         Py_RETURN_NONE; /* nothing done: the caller's logged path gets it */
-    if (rc != MQRC_NONE)
+    if (rc != MQRC_NONE) {
+        if (out.bytes == NULL && PyErr_Occurred())
+            return NULL; /* MemoryError from the allocation */
         return raise_rc(self, rc, "MQGET");
+    }
+    PyObject *data = out.bytes;
+    const uint8_t *g = NULL;
     uint8_t group[TPF_MQ_ID_LEN];
-    const uint8_t *g = md_record_group_id(get_scratch.p, md.ctx_len);
-    if (g != NULL)
-        memcpy(group, g, sizeof group); /* (recording may run Python, which may reuse the
-                                           scratch: the event reads the bytes made here) */
-    PyObject *data = PyBytes_FromStringAndSize(get_scratch.p + md.ctx_len,
-                                               (Py_ssize_t)(md.length - md.ctx_len));
-    if (data == NULL)
-        return NULL;
-    if (eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g != NULL ? group : NULL,
+    if (md.ctx_len != 0) {
+        const char *whole = PyBytes_AS_STRING(out.bytes);
+        g = md_record_group_id(whole, md.ctx_len);
+        if (g != NULL) {
+            memcpy(group, g, sizeof group);
+            g = group;
+        }
+        data = PyBytes_FromStringAndSize(whole + md.ctx_len,
+                                         (Py_ssize_t)(md.length - md.ctx_len));
+        Py_DECREF(out.bytes);
+        if (data == NULL)
+            return NULL;
+    }
+    if (eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g,
                         PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), md_now_us(),
                         uow) < 0) {
         Py_DECREF(data);
@@ -642,6 +649,10 @@ static PyMethodDef fp_methods[] = {
      "payload_hashes(datas) -> bytes: the journal's payload hash (XXH64, seed 42, "
      "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without "
      "the GIL."},
+    {"write_behind", (PyCFunction)(void (*)(void))write_behind, METH_FASTCALL,
+     "write_behind(fd, from, to, drop_from, drop_to): start writing [from, to) of fd back "
+     "to disk, wait for [drop_from, drop_to) and drop it from the page cache (advice; see "
+     "native/python/writebehind.h)."},
     {"set_running_ecb", eventlog_set_running_ecb, METH_O,
      "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
      "switch watcher; see native/python/eventlog.c)."},

@@ -3,14 +3,15 @@
 Events are recorded, on the thread of the MQI call, in an
 :class:`~tpfemu._lowlevel.EventLog` (native/python/eventlog.h) subscribed with
 :meth:`~tpfemu.qmgr.events.EventBus.subscribe_capture`: the MQI's fast paths record their
-put and get events in it in C (a fixed record with the payload hash, computed there while
-the data is in the cache; the data itself only at level ``payload``; no Python object per
+put and get events in it in C (a fixed record; a put's data copied into a reused arena for
+the writer to hash, and at level ``payload`` every event's data; no Python object per
 event), and every other event reaches it through its ``add``, a raw subscriber in C that
 keeps the event's fields and the calling ECB. A writer thread wakes every ``interval``
-seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
-``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
-batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/python/journalipc.c) and
-written with the GIL released, so the application's threads go on meanwhile; runs of
+seconds (or when :meth:`Journal.flush` asks, or when the EventLog has gathered a few MiB)
+and hands everything recorded to ``EventLog.write_ipc``: runs of the fast paths' records
+are hashed and encoded as Arrow record batches of :data:`~tpfemu.journal.schema.SCHEMA`
+in C (native/python/journalipc.c) and written with the GIL released, so the
+application's threads go on meanwhile; runs of
 events emitted in Python are built column by column with pyarrow
 (:meth:`Journal._write_emitted`). Both go, in order, to the current segment, an Arrow IPC
 stream file ``<CPU>-<number:08d>.arrows``. A segment that has grown past
@@ -38,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecb import current as current_ecb
-from tpfemu._lowlevel import NEVER, EventLog, payload_hashes
+from tpfemu._lowlevel import NEVER, EventLog, payload_hashes, write_behind
 from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]
@@ -98,15 +99,20 @@ class Journal:
         self.batch_events = batch_events
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
-        #: Events not written yet, recorded in C (see the module docstring).
-        self._log = EventLog(current_ecb, payload=level == "payload")
+        #: Events not written yet, recorded in C (see the module docstring). It wakes the
+        #: writer once a cycle holds a few MiB, so that the data it keeps for the
+        #: writer to hash is still in the cache when hashed.
+        self._log = EventLog(current_ecb, payload=level == "payload", wake=self._wake)
         self._cond = threading.Condition()
+        self._woken = False
         self._flush_asked = 0
         self._flush_done = 0
         self._stopping = False
         self._thread: threading.Thread | None = None
         self._fd: int | None = None  # the segment being written
         self._size = 0  # its size so far
+        self._behind = (0, 0)  # where its last two write-behinds started (_write_behind)
+        self._dropped = 0  # what of it has left the page cache
         self._segment: Path | None = None
         self._segment_number = 0
         self._seq = 0
@@ -203,7 +209,8 @@ class Journal:
             "tpfemu.journal.level": self.level,
         })
         self._fd = fd
-        self._size = 0
+        self._size = self._dropped = 0
+        self._behind = (0, 0)
         self._segment = path
         self.segments_opened.append(path)
         self._append(schema.serialize())
@@ -215,12 +222,28 @@ class Journal:
             view = view[os.write(self._fd, view):]
         self._size += len(message)
 
+    def _write_behind(self, *, last: bool = False) -> None:
+        """Start writing the segment's new bytes back to disk, and drop from the page
+        cache the bytes whose write-back started two cycles ago (by now on disk, so the
+        writer seldom waits for it), or with ``last`` all of them. A segment is written
+        once and read later: cached, it would only push other pages out, and every fresh
+        page costs the writer more to fill than the write itself
+        (native/python/writebehind.h)."""
+        end = self._size
+        older, newer = self._behind
+        drop_end = end if last else older
+        write_behind(self._fd, newer, end, self._dropped, drop_end)
+        self._behind, self._dropped = (newer, end), drop_end
+
     def _close_segment(self) -> None:
         if self._fd is not None:
-            fd, self._fd = self._fd, None
+            fd = self._fd
             try:
                 os.write(fd, _END_OF_STREAM)
+                self._size += len(_END_OF_STREAM)
+                self._write_behind(last=True)
             finally:
+                self._fd = None
                 os.close(fd)
 
     # -- the writer thread ----------------------------------------------------------------
@@ -232,8 +255,9 @@ class Journal:
         cond = self._cond
         while True:
             with cond:
-                cond.wait_for(lambda: self._stopping or self._flush_asked > self._flush_done,
-                              self.interval)
+                cond.wait_for(lambda: self._stopping or self._woken
+                              or self._flush_asked > self._flush_done, self.interval)
+                self._woken = False
                 ticket = self._flush_asked
                 stopping = self._stopping
             try:
@@ -259,6 +283,12 @@ class Journal:
             if stopping:
                 return
 
+    def _wake(self) -> None:
+        """Start a write cycle now (the EventLog calls this when a cycle has grown big)."""
+        with self._cond:
+            self._woken = True
+            self._cond.notify_all()
+
     def _write_queued(self) -> None:
         """Write what was recorded since the last cycle, in order, and rotate the segment
         once it has grown past ``segment_bytes``: runs of the fast paths' records are
@@ -269,6 +299,7 @@ class Journal:
         self._seq += count
         self.written += count
         self._size += size
+        self._write_behind()
         if self._size >= self.segment_bytes:
             self._close_segment()
             self._segment_number += 1
