@@ -27,30 +27,16 @@ typedef struct {
 } evbuf_t;
 
 /** The payload hash of a recently put message, by the queue and the put's sequence
- * number: a get of that message takes it instead of hashing the data again; or, while
- * the put's hash is still to be computed by the writer, where the put's record is. */
+ * number: a get of that message takes it instead of hashing the data again. */
 typedef struct {
     const void *q;        /**< the queue (its core address), NULL: empty */
     uint64_t seq;         /**< the put's sequence number within the queue */
     int64_t put_time;     /**< (with q and seq: a queue made later at the same address
                                that numbers its puts afresh does not match) */
-    uint64_t cycle;       /**< the log's cycle when the put was recorded */
-    int64_t index;        /**< -1: `hash` holds the hash; else the put's record's index
-                               in that cycle's buffer, whose hash the writer computes */
     uint8_t hash[8];
 } recent_put_t;
 
 #define RECENT_PUTS 4096  /**< a power of two; direct-mapped by seq */
-
-/* The payload hash is computed by the writer, not on the application's thread (XXH64
- * runs at about 9 GB/s here, ~115 ns a KB; copying a KB into the arena while it is in
- * the cache costs ~20 ns): a put's data of at most DEFER_MAX bytes is copied into the
- * arena at every level and hashed by write_ipc with the GIL released. Larger data is
- * hashed at once (copying it would cost as much as hashing). The arena stays small
- * enough to stay in the cache because the log wakes the writer (`wake`) once a cycle's
- * records and data pass wake_bytes, instead of waiting for the writer's interval. */
-#define DEFER_MAX ((Py_ssize_t)64 << 10)
-#define WAKE_BYTES ((Py_ssize_t)4 << 20)
 
 typedef struct {
     PyObject_HEAD
@@ -63,10 +49,6 @@ typedef struct {
     int32_t last_ix[2];
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
-    PyObject *wake;       /**< callable() asking the writer for a cycle now, or NULL */
-    Py_ssize_t wake_bytes; /**< a cycle's size (records and data) that calls wake */
-    uint64_t cycle;       /**< counts the buffers handed over (write_ipc, take) */
-    int woken;            /**< wake was called in this cycle */
     int payload;          /**< keep the data for take() (journal level payload) */
     int writing;          /**< write_ipc() runs with the GIL released */
 } EventLog;
@@ -324,81 +306,29 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
-/* The payload hash of the message md describes on queue q, for record r (index `ix` of
- * the current buffer), whose data is data[0:length] and, when `copied`, also in the
- * arena at r->data_off: a get of a message whose put the log recorded recently takes the
- * put's hash, or, when the put is in this same cycle, links to the put's record (at
- * level events, where a get keeps no data); data copied into the arena is hashed by the
- * writer; other data now. A put is remembered for its get. */
-static void event_hash(EventLog *self, eventlog_rec_t *r, Py_ssize_t ix, int kind,
-                       const void *q, const tpf_mq_msg_t *md, const char *data,
-                       Py_ssize_t length, int copied)
+/* The payload hash of data[0:length], the message md describes on queue q, into out:
+ * a put's is computed and remembered; a get's is the put's when the log recorded that
+ * put recently (the data is the same: a message's data never changes), else computed. */
+static void event_hash(EventLog *self, int kind, const void *q, const tpf_mq_msg_t *md,
+                       const char *data, Py_ssize_t length, uint8_t out[8])
 {
     recent_put_t *slot = NULL;
     if (self->recent == NULL && q != NULL)
         self->recent = PyMem_RawCalloc(RECENT_PUTS, sizeof *self->recent);
     if (self->recent != NULL && q != NULL)
         slot = &self->recent[md->seq & (RECENT_PUTS - 1)];
-    r->hash_state = EVENTLOG_HASH_DONE;
     if (kind == EVENTLOG_GET && slot != NULL && slot->q == q && slot->seq == md->seq &&
         slot->put_time == md->put_time) {
-        if (slot->index < 0) {
-            memcpy(r->hash, slot->hash, 8);
-            return;
-        }
-        if (slot->cycle == self->cycle && !copied) {
-            r->hash_state = EVENTLOG_HASH_FROM_REC;
-            r->data_off = slot->index;
-            return;
-        }
+        memcpy(out, slot->hash, 8);
+        return;
     }
-    if (copied)
-        r->hash_state = EVENTLOG_HASH_FROM_DATA;
-    else
-        payload_hash64((const uint8_t *)data, (size_t)length, r->hash);
+    payload_hash64((const uint8_t *)data, (size_t)length, out);
     if (kind == EVENTLOG_PUT && slot != NULL) {
         slot->q = q;
         slot->seq = md->seq;
         slot->put_time = md->put_time;
-        slot->cycle = self->cycle;
-        slot->index = copied ? (int64_t)ix : -1;
-        memcpy(slot->hash, r->hash, 8);
+        memcpy(slot->hash, out, 8);
     }
-}
-
-/* Compute the hashes the records from..to-1 of b still lack (see event_hash). Plain C:
- * runs without the GIL. */
-static void resolve_hashes(evbuf_t *b, Py_ssize_t from, Py_ssize_t to)
-{
-    for (Py_ssize_t i = from; i < to; i++) {
-        eventlog_rec_t *r = &b->recs[i];
-        if (r->hash_state == EVENTLOG_HASH_FROM_DATA)
-            payload_hash64(b->data + r->data_off, (size_t)r->length, r->hash);
-        else if (r->hash_state == EVENTLOG_HASH_FROM_REC)
-            memcpy(r->hash, b->recs[r->data_off].hash, 8); /* (an earlier record) */
-        r->hash_state = EVENTLOG_HASH_DONE;
-    }
-}
-
-/* A new cycle begins: the buffer was handed over. */
-static void cycle_ends(EventLog *self)
-{
-    self->cycle++;
-    self->woken = 0;
-}
-
-/* Ask the writer for a cycle once this one has grown past wake_bytes (once a cycle). A
- * failing wake is reported as unraisable: the event is recorded all the same. */
-static void maybe_wake(EventLog *self, const evbuf_t *b)
-{
-    if (self->wake == NULL || self->woken ||
-        (Py_ssize_t)b->used + b->n * (Py_ssize_t)sizeof *b->recs < self->wake_bytes)
-        return;
-    self->woken = 1;
-    PyObject *r = PyObject_CallNoArgs(self->wake);
-    if (r == NULL)
-        PyErr_WriteUnraisable(self->wake);
-    Py_XDECREF(r);
 }
 
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
@@ -410,10 +340,6 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     int64_t ecb;
     PyObject *program;
     int32_t queue_ix = -1, program_ix = -1;
-    /* The data goes into the arena at level payload, and a put's, for the writer to hash
-     * (when there is no room for that, it is hashed now instead). */
-    int copied = self->payload ||
-        (kind == EVENTLOG_PUT && length <= DEFER_MAX && data_room(b, (size_t)length) == 0);
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
     if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
@@ -426,8 +352,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
         return 0;
     }
     Py_XDECREF(program); /* (held by names) */
-    Py_ssize_t ix = b->n++;
-    eventlog_rec_t *r = &b->recs[ix];
+    eventlog_rec_t *r = &b->recs[b->n++];
     r->time_us = time_us;
     r->deadline = md->expiry;
     r->uow = (int64_t)uow;
@@ -445,12 +370,14 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     r->kind = (uint8_t)kind;
     r->priority = md->priority;
     r->persistent = md->persistent;
-    if (copied) {
+    r->pad = 0;
+    /* Hashed here, while the data is in the cache (the core has just copied it): keeping
+     * it for the writer instead costs more, as memory traffic, than hashing it. */
+    event_hash(self, kind, q, md, data, length, r->hash);
+    if (self->payload) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;
     }
-    event_hash(self, r, ix, kind, q, md, data, length, copied);
-    maybe_wake(self, b);
     return 0;
 }
 
@@ -515,7 +442,6 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 {
     (void)unused;
     evbuf_t *b = &self->cur;
-    resolve_hashes(b, 0, b->n);
     PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
@@ -533,7 +459,6 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
         b->nitems = 0;
         buf_empty(b);
         names_restart(self, fresh_names, fresh_index);
-        cycle_ends(self);
     } else {
         Py_XDECREF(fresh_names);
         Py_XDECREF(fresh_index);
@@ -652,7 +577,6 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     *cur = self->spare;
     memset(&self->spare, 0, sizeof self->spare);
     names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
-    cycle_ends(self);
 
     jipc_batch_t batch = {
         .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
@@ -690,8 +614,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         }
         while (end < taken.n && taken.recs[end].kind != EVENTLOG_PY)
             end++;
-        Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: hashed and encoded here */
-        resolve_hashes(&taken, done, end);
+        Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
         while (done < end) {
             Py_ssize_t n = end - done < most ? end - done : most;
             batch.recs = taken.recs + done;
@@ -738,21 +661,13 @@ static Py_ssize_t el_len(EventLog *self)
 
 static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *current, *wake = Py_None;
+    PyObject *current;
     int payload = 0;
-    Py_ssize_t wake_bytes = WAKE_BYTES;
-    static char *kwlist[] = {"current", "payload", "wake", "wake_bytes", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p$On", kwlist, &current, &payload,
-                                     &wake, &wake_bytes))
+    static char *kwlist[] = {"current", "payload", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p", kwlist, &current, &payload))
         return NULL;
-    if (!PyCallable_Check(current) || (wake != Py_None && !PyCallable_Check(wake))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "EventLog(current, wake=None): current and wake must be callable");
-        return NULL;
-    }
-    if (wake_bytes <= 0) {
-        PyErr_Format(PyExc_ValueError, "EventLog: wake_bytes must be positive, not %zd",
-                     wake_bytes);
+    if (!PyCallable_Check(current)) {
+        PyErr_SetString(PyExc_TypeError, "EventLog(current): current must be callable");
         return NULL;
     }
     EventLog *self = (EventLog *)type->tp_alloc(type, 0);
@@ -765,8 +680,6 @@ static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     }
     self->current = Py_NewRef(current);
-    self->wake = wake != Py_None ? Py_NewRef(wake) : NULL;
-    self->wake_bytes = wake_bytes;
     self->payload = payload;
     return (PyObject *)self;
 }
@@ -779,7 +692,6 @@ static void el_dealloc(EventLog *self)
     Py_XDECREF(self->names);
     Py_XDECREF(self->index);
     Py_XDECREF(self->current);
-    Py_XDECREF(self->wake);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -805,11 +717,9 @@ PyTypeObject eventlog_type = {
     .tp_name = "tpfemu._fastpath.EventLog",
     .tp_basicsize = sizeof(EventLog),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "EventLog(current, payload=False, *, wake=None, wake_bytes=4 MiB): the\n"
-              "journal's capture buffer (native/python/eventlog.h); current() returns the\n"
-              "running ECB or None (used until the ECB runtime's switch watcher is\n"
-              "trusted); wake(), called once a cycle's records and data pass wake_bytes,\n"
-              "asks the writer to write them now.",
+    .tp_doc = "EventLog(current, payload=False): the journal's capture buffer\n"
+              "(native/python/eventlog.h); current() returns the running ECB or None (used\n"
+              "until the ECB runtime's switch watcher is trusted).",
     .tp_new = el_new,
     .tp_dealloc = (destructor)el_dealloc,
     .tp_methods = el_methods,

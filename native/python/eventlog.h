@@ -4,18 +4,16 @@
  * queue manager emits in Python reach it as a raw event-bus subscriber (EventLog.add,
  * a C method: no Python frame). The MQI's fast paths (fastpath.c, planpath.c) record
  * their put and get events here directly, in C, from the core's descriptor: a fixed
- * record, the queue and program names as indexes into a table of names, and the data
- * copied into an arena the log reuses: a put's (up to 64 KiB) for the writer to hash,
- * and at level payload every event's. A get of a message whose put was recorded recently
- * takes the put's hash, or points at the put's record when it is in the same cycle;
- * other data is hashed at once. No Python object is made or kept per event. Both kinds
- * go into one buffer in the order they happen (every call holds the GIL). Once a cycle
- * holds wake_bytes of records and data, the log calls its `wake` (the journal's: start a
- * write cycle now), so that the arena is still in the cache when the writer hashes it.
+ * record with the payload hash of the data (computed now, while the data is in the
+ * cache; a get of a message whose put was recorded recently takes the put's hash), the
+ * queue and program names as indexes into a table of names, and, at level payload
+ * only, the data copied into an arena the log reuses. No Python object is made or kept
+ * per event. Both kinds go into one buffer in the order they happen (every call holds
+ * the GIL).
  *
  * The journal's writer thread hands the buffer to EventLog.write_ipc: it swaps in the
  * spare buffer under the GIL (the application records into it meanwhile) and writes the
- * cycle in order, runs of recorded events hashed and encoded as Arrow record batches in C
+ * cycle in order, runs of recorded events encoded as Arrow record batches in C
  * (journalipc.h) with the GIL released, runs of events emitted in Python through a
  * callback. EventLog.take hands everything over as Python objects instead (tests, and
  * dropping what a failed journal recorded).
@@ -57,15 +55,8 @@ typedef struct {
     uint8_t kind;                     /**< EVENTLOG_* */
     uint8_t priority;
     uint8_t persistent;
-    uint8_t hash_state;               /**< (internal) EVENTLOG_HASH_*: where `hash` comes
-                                           from until the writer resolves it */
+    uint8_t pad;
 } eventlog_rec_t;
-
-/** eventlog_rec_t.hash_state: the hash is in `hash`; or still to compute from the
- * record's copy of the data in the arena (at data_off); or to copy from the record whose
- * index in the same buffer is data_off (a get of a message put in the same cycle, at
- * level events, where a get keeps no data). */
-enum { EVENTLOG_HASH_DONE = 0, EVENTLOG_HASH_FROM_DATA = 1, EVENTLOG_HASH_FROM_REC = 2 };
 
 extern PyTypeObject eventlog_type;
 

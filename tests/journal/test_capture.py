@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 import threading
 
 import numpy as np
@@ -382,13 +381,11 @@ def test_an_event_that_cannot_be_recorded_is_counted_not_raised():
 
 
 @pytest.mark.parametrize("payload", [False, True], ids=["events", "payload"])
-def test_hashes_the_writer_computes_are_the_payloads_hashes(tmp_path, payload):
-    """A put's hash is computed when the log hands its records over (take, write_ipc),
-    not when the put is recorded. Every way a record gets its hash gives the data's hash:
-    a put kept for hashing; a get of a message put in the same cycle (linked to the
-    put's record at level events); a get of one put in the cycle before (its put's record
-    is gone: hashed at the get); a message too large to keep (hashed at once); and a get
-    of a message put outside the log."""
+def test_every_record_carries_its_payloads_hash(tmp_path, payload):
+    """Every way a record gets its payload hash gives the data's hash, in take() and in
+    the rows write_ipc writes: a put; a get of a message whose put the log recorded (the
+    put's hash, remembered), in the same cycle or the one before; a get of a message put
+    outside the log (hashed at the get); data of 100 KB."""
     log = EventLog(lambda: None, payload=payload)
     q = CoreQueue("H.Q")
     big = os.urandom(100_000)
@@ -413,46 +410,3 @@ def test_hashes_the_writer_computes_are_the_payloads_hashes(tmp_path, payload):
     assert bytes(np.frombuffer(first[1], dtype=RECORD)["hash"][0]) == payload_hashes(
         [b"early"])
     assert [r["payload_hash"] for r in rows] == [payload_hashes([b"written"])] * 2
-
-
-def test_the_log_wakes_the_writer_once_a_cycle_has_grown():
-    """wake() is called once a cycle's records and kept data pass wake_bytes, once per
-    cycle; a wake that raises is reported as unraisable and loses no event."""
-    calls = []
-    log = EventLog(lambda: None, wake=lambda: calls.append(len(log)), wake_bytes=10_000)
-    q = CoreQueue("WAKE.Q")
-    try:
-        for _ in range(20):  # 20 x (1000 data + a record): the 9th passes 10 000 bytes
-            q.put(b"w" * 1000, 0, 0, log)
-        assert calls == [9]
-        log.take()
-        for _ in range(9):
-            q.put(b"w" * 1000, 0, 0, log)
-        assert calls == [9, 9]
-
-        def broken():
-            raise OSError("writer gone")
-
-        failing = EventLog(lambda: None, wake=broken, wake_bytes=1)
-        with _unraisable() as seen:
-            q.put(b"x", 0, 0, failing)
-        assert [str(u.exc_value) for u in seen] == ["writer gone"]
-        assert len(failing) == 1 and failing.lost == 0 and q.depth == 30
-    finally:
-        q.close()
-    with pytest.raises(ValueError, match="wake_bytes must be positive"):
-        EventLog(lambda: None, wake_bytes=0)
-    with pytest.raises(TypeError, match="must be callable"):
-        EventLog(lambda: None, wake=42)
-
-
-class _unraisable:
-    """Collect what sys.unraisablehook is given inside the block."""
-
-    def __enter__(self) -> list:
-        self.seen: list = []
-        self._old, sys.unraisablehook = sys.unraisablehook, self.seen.append
-        return self.seen
-
-    def __exit__(self, *exc: object) -> None:
-        sys.unraisablehook = self._old

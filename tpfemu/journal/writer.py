@@ -3,15 +3,14 @@
 Events are recorded, on the thread of the MQI call, in an
 :class:`~tpfemu._lowlevel.EventLog` (native/python/eventlog.h) subscribed with
 :meth:`~tpfemu.qmgr.events.EventBus.subscribe_capture`: the MQI's fast paths record their
-put and get events in it in C (a fixed record; a put's data copied into a reused arena for
-the writer to hash, and at level ``payload`` every event's data; no Python object per
+put and get events in it in C (a fixed record with the payload hash, computed there while
+the data is in the cache; the data itself only at level ``payload``; no Python object per
 event), and every other event reaches it through its ``add``, a raw subscriber in C that
 keeps the event's fields and the calling ECB. A writer thread wakes every ``interval``
-seconds (or when :meth:`Journal.flush` asks, or when the EventLog has gathered a few MiB)
-and hands everything recorded to ``EventLog.write_ipc``: runs of the fast paths' records
-are hashed and encoded as Arrow record batches of :data:`~tpfemu.journal.schema.SCHEMA`
-in C (native/python/journalipc.c) and written with the GIL released, so the
-application's threads go on meanwhile; runs of
+seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
+``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
+batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/python/journalipc.c) and
+written with the GIL released, so the application's threads go on meanwhile; runs of
 events emitted in Python are built column by column with pyarrow
 (:meth:`Journal._write_emitted`). Both go, in order, to the current segment, an Arrow IPC
 stream file ``<CPU>-<number:08d>.arrows``. A segment that has grown past
@@ -99,12 +98,9 @@ class Journal:
         self.batch_events = batch_events
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
-        #: Events not written yet, recorded in C (see the module docstring). It wakes the
-        #: writer once a cycle holds a few MiB, so that the data it keeps for the
-        #: writer to hash is still in the cache when hashed.
-        self._log = EventLog(current_ecb, payload=level == "payload", wake=self._wake)
+        #: Events not written yet, recorded in C (see the module docstring).
+        self._log = EventLog(current_ecb, payload=level == "payload")
         self._cond = threading.Condition()
-        self._woken = False
         self._flush_asked = 0
         self._flush_done = 0
         self._stopping = False
@@ -255,9 +251,8 @@ class Journal:
         cond = self._cond
         while True:
             with cond:
-                cond.wait_for(lambda: self._stopping or self._woken
-                              or self._flush_asked > self._flush_done, self.interval)
-                self._woken = False
+                cond.wait_for(lambda: self._stopping or self._flush_asked > self._flush_done,
+                              self.interval)
                 ticket = self._flush_asked
                 stopping = self._stopping
             try:
@@ -282,12 +277,6 @@ class Journal:
                 cond.notify_all()
             if stopping:
                 return
-
-    def _wake(self) -> None:
-        """Start a write cycle now (the EventLog calls this when a cycle has grown big)."""
-        with self._cond:
-            self._woken = True
-            self._cond.notify_all()
 
     def _write_queued(self) -> None:
         """Write what was recorded since the last cycle, in order, and rotate the segment
