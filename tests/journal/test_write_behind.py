@@ -86,17 +86,17 @@ def test_a_journal_keeps_its_segments_out_of_the_page_cache(start_system):
     q = pymqi.Queue(qm, "APP.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
     payload = b"p" * 1024
     segment = system.journal.segment
-    for _ in range(4):  # four write cycles of 5 000 pairs (about 1.8 MB of rows)
+    for _ in range(6):  # six write cycles of 5 000 pairs (about 1.8 MB of rows each)
         for _ in range(5000):
             q.put(payload)
             q.get()
         assert system.journal.flush()
-    cached, pages = cached_pages(segment)
-    assert pages > 400 and cached < pages / 2
+    cached, pages = cached_pages(segment)  # (at most the last two cycles: about 1/3)
+    assert pages > 600 and cached < pages * 0.45
     q.close()
     qm.disconnect()
     system.stop()
     assert cached_pages(segment)[0] == 0
     events = list(journal.read_events(system.home, events=["put", "get"]))
-    assert len(events) == 40_000
+    assert len(events) == 60_000
     assert {e.payload_hash for e in events} == {journal.schema.payload_hash(payload)}
