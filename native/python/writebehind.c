@@ -36,7 +36,9 @@ PyObject *write_behind(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     /* The kernel drops whole pages only: the range to drop is widened to the pages it
      * touches. The page it starts in was written back with the range before; the page it
      * ends in, if it holds newer bytes, is dirty, and a dirty page is never dropped. */
-    long long page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
+    long long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0)
+        page = 4096;
     long long drop_from = at[2] / page * page, drop_to = (at[3] + page - 1) / page * page;
     Py_BEGIN_ALLOW_THREADS
     if (at[1] > at[0]) /* (errors ignored: advice, see the header) */

@@ -410,3 +410,27 @@ def test_every_record_carries_its_payloads_hash(tmp_path, payload):
     assert bytes(np.frombuffer(first[1], dtype=RECORD)["hash"][0]) == payload_hashes(
         [b"early"])
     assert [r["payload_hash"] for r in rows] == [payload_hashes([b"written"])] * 2
+
+
+@pytest.mark.parametrize("level", ["events", "payload"])
+def test_a_logged_get_with_no_md_leaves_the_context_record_out(start_system, level):
+    """Messages put with an MD carry a context record ahead of their data. Got with no
+    MD while the journal listens (after the handle's first get, by its plan: the core's
+    get into one bytes object, in C), each comes back as its data alone, and its get
+    event has the GroupId from the record, the data's length and hash, and at level
+    payload the data."""
+    system = start_system(journal=level)
+    conn = pymqi.connect(system.name)
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    datas = [b"with context %d" % i for i in range(3)]
+    for data in datas:
+        q.put(data, pymqi.MD(Version=2, GroupId=b"GROUP-2", ApplIdentityData=b"ID"))
+    assert [q.get() for _ in datas] == datas
+    assert q.get_handle().get_plan is not None  # the last two by the plan
+    q.close()
+    conn.disconnect()
+    assert system.journal.flush()
+    gets = list(journal.read_events(system.home, events=["get"]))
+    assert [(e.group_id, e.length, e.payload_hash) for e in gets] == [
+        (b"GROUP-2".ljust(24, b"\0"), len(d), payload_hashes([d])) for d in datas]
+    assert [e.payload for e in gets] == (datas if level == "payload" else [None] * 3)
