@@ -327,3 +327,34 @@ def test_an_unexpected_writer_error_fails_the_waiters_instead_of_hanging(log, mo
         queued.wait(10)
     with pytest.raises(errors.InternalError):
         log.commit([Put("Q", b"z", mid(3))])
+
+
+def test_an_empty_append_is_refused(home):
+    """Appending no records is an error naming it, and changes nothing: an empty batch
+    would take the key (its first LSN) of the next batch, whose records LMDB's append
+    would then drop while their committer was told they were durable."""
+    with RecoveryLog(home) as log:
+        for call in (log.commit, log.append):
+            with pytest.raises(ValueError, match="no records"):
+                call([])
+        t = log.commit([Put("Q", b"kept", mid(1))])
+        assert [r.lsn for r in log.replay()] == [t.lsn]
+
+
+def test_a_log_ending_in_an_empty_batch_keeps_what_follows(home):
+    """A log whose last batch is empty (written by a version before 2026-11-22) restarts
+    with the next LSN after it, so the next commit is stored, not dropped."""
+    import lmdb
+
+    with RecoveryLog(home) as log:
+        first = log.commit([Put("Q", b"one", mid(1))])
+        empty_at = first.lsn + 1
+    env = lmdb.open(str(home / "recovery-log"), max_dbs=4)
+    with env.begin(write=True) as txn:
+        txn.put(LSN.pack(empty_at), BATCH.pack(b"TPFL", 1, 0, 0),
+                db=env.open_db(LOG_DB, txn=txn))  # fmt: skip
+    env.close()
+    with RecoveryLog(home) as log:
+        second = log.commit([Put("Q", b"two", mid(2))])
+        assert second.lsn > empty_at
+        assert [bytes(r.message.data) for r in log.replay()] == [b"one", b"two"]

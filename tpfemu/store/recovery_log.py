@@ -258,7 +258,9 @@ class RecoveryLog:
             cur = txn.cursor(db=self._log)
             if cur.last():
                 first = LSN.unpack(cur.key())[0]
-                next_lsn = max(next_lsn, first + BATCH.unpack_from(cur.value())[2])
+                # (an empty last batch, which versions before 2026-11-22 could write,
+                # still holds its key: the next batch must come after it)
+                next_lsn = max(next_lsn, first + max(BATCH.unpack_from(cur.value())[2], 1))
         return next_lsn
 
     def _new_incarnation(self, txn) -> int:
@@ -309,6 +311,7 @@ class RecoveryLog:
         :param defer: nobody waits for these records yet: write them with the next batch
             that something waits on, not in a batch of their own (see the module
             docstring). Waiting on the ticket has them written.
+        :raises ValueError: ``records`` is empty.
         :raises StorageFull, FileSystemError: the log broke on an earlier failed sync.
         """
         return self._append(records, False, defer)[0]
@@ -356,8 +359,10 @@ class RecoveryLog:
 
         Returns (ticket, batch to write or None, queue names to write with it).
         """
-        parts, uows, commits, closing = encode_records(records, self._qid)
         count = len(records)
+        if not count:  # (a batch of none would share its key with the next batch)
+            raise ValueError("recovery log: nothing to append (no records)")
+        parts, uows, commits, closing = encode_records(records, self._qid)
         claimed = None
         names: list[tuple[str, int]] = []
         with self._lock:
@@ -462,7 +467,9 @@ class RecoveryLog:
         def put(txn) -> None:
             for name, qid in names:
                 txn.put(name.encode(), U32.pack(qid), db=self._queues_db)
-            txn.put(key, value, append=True, db=self._log)
+            if not txn.put(key, value, append=True, db=self._log):  # (LMDB's KEYEXIST)
+                raise errors.InternalError(f"recovery log: batch {batch.first_lsn} is not "
+                                           "after the last batch written; not written")  # fmt: skip
 
         try:
             self._env.write(put, call="MQCMIT", obj="recovery log")
