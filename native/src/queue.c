@@ -727,8 +727,10 @@ int tpf_mq_put_simple(tpf_mq_queue_t *q, const void *data, uint32_t length, int 
     return rc;
 }
 
-int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size_t md_stride,
-                    const uint32_t *lengths, const void *data, uint64_t *seq_first)
+/* put_many with the data back to back at data, or message i's at datas[i] (not both). */
+static int put_many_from(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds,
+                         size_t md_stride, const uint32_t *lengths, const void *data,
+                         const void *const *datas, uint64_t *seq_first)
 {
     if (q == NULL || mds == NULL || lengths == NULL || n == 0)
         return TPF_RC_INVALID_ARGUMENT;
@@ -742,7 +744,7 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         total += lengths[i];
         stamp |= MD_AT(i)->put_time == 0;
     }
-    if (data == NULL && total != 0)
+    if (data == NULL && datas == NULL && total != 0)
         return TPF_RC_INVALID_ARGUMENT;
     int rc = MQRC_NONE;
     int64_t now = stamp ? clock_us() : 0; /* one stamp for the batch */
@@ -818,7 +820,7 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
         if (ids & PUT_GEN)
             generate_msgid(q, node);
         if (lengths[i] != 0)
-            memcpy(node->data, src, lengths[i]);
+            memcpy(node->data, datas != NULL ? datas[i] : src, lengths[i]);
         src += lengths[i];
         link_new(q, node, node->md.uow != 0 ? uow_find(q, node->md.uow, 0) : NULL, ids);
     }
@@ -828,6 +830,12 @@ out:
     QUNLOCK(q);
     return rc;
 #undef MD_AT
+}
+
+int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size_t md_stride,
+                    const uint32_t *lengths, const void *data, uint64_t *seq_first)
+{
+    return put_many_from(q, n, mds, md_stride, lengths, data, NULL, seq_first);
 }
 
 static uint32_t load_u32le(const unsigned char *p)
@@ -840,22 +848,12 @@ static uint64_t load_u64le(const unsigned char *p)
     return (uint64_t)load_u32le(p) | (uint64_t)load_u32le(p + 4) << 32;
 }
 
-int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t *seq_first,
-                      uint32_t *n_out, uint32_t *expiring_out)
+/* Put n packed descriptors (restored, persistent) with their data at data (back to back)
+ * or datas[i]; the descriptors' lengths are the caller's to have checked. */
+static int put_packed_from(tpf_mq_queue_t *q, uint32_t n, const unsigned char *desc,
+                           const void *data, const void *const *datas, uint64_t *seq_first,
+                           uint32_t *n_out, uint32_t *expiring_out)
 {
-    if (q == NULL || batch == NULL || len < 4)
-        return TPF_RC_INVALID_ARGUMENT;
-    const unsigned char *b = batch;
-    uint32_t n = load_u32le(b);
-    if ((uint64_t)n * TPF_MQ_PACKED_DESC > len - 4)
-        return TPF_RC_INVALID_ARGUMENT;
-    const unsigned char *desc = b + 4;
-    size_t data_len = len - 4 - (size_t)n * TPF_MQ_PACKED_DESC;
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < n; i++)
-        total += load_u32le(desc + (size_t)i * TPF_MQ_PACKED_DESC + 84);
-    if (total != data_len)
-        return TPF_RC_INVALID_ARGUMENT;
     if (n == 0) {
         if (seq_first != NULL) {
             QLOCK(q); /* next_seq moves under the lock */
@@ -890,8 +888,7 @@ int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t
         md->flags = TPF_MQ_F_RESTORE;
         expiring |= md->expiry != TPF_MQ_NEVER;
     }
-    int rc = tpf_mq_put_many(q, n, mds, sizeof *mds, lengths, desc + (size_t)n * TPF_MQ_PACKED_DESC,
-                             seq_first);
+    int rc = put_many_from(q, n, mds, sizeof *mds, lengths, data, datas, seq_first);
     free(mds);
     if (rc == MQRC_NONE) {
         if (n_out != NULL)
@@ -900,6 +897,42 @@ int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t
             *expiring_out = expiring;
     }
     return rc;
+}
+
+int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t *seq_first,
+                      uint32_t *n_out, uint32_t *expiring_out)
+{
+    if (q == NULL || batch == NULL || len < 4)
+        return TPF_RC_INVALID_ARGUMENT;
+    const unsigned char *b = batch;
+    uint32_t n = load_u32le(b);
+    if ((uint64_t)n * TPF_MQ_PACKED_DESC > len - 4)
+        return TPF_RC_INVALID_ARGUMENT;
+    const unsigned char *desc = b + 4;
+    size_t data_len = len - 4 - (size_t)n * TPF_MQ_PACKED_DESC;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += load_u32le(desc + (size_t)i * TPF_MQ_PACKED_DESC + 84);
+    if (total != data_len)
+        return TPF_RC_INVALID_ARGUMENT;
+    return put_packed_from(q, n, desc, desc + (size_t)n * TPF_MQ_PACKED_DESC, NULL, seq_first,
+                           n_out, expiring_out);
+}
+
+int tpf_mq_put_packed_gather(tpf_mq_queue_t *q, const void *descs, size_t len,
+                             const void *const *datas, uint64_t *seq_first, uint32_t *n_out,
+                             uint32_t *expiring_out)
+{
+    if (q == NULL || descs == NULL || len < 4)
+        return TPF_RC_INVALID_ARGUMENT;
+    const unsigned char *b = descs;
+    uint32_t n = load_u32le(b);
+    if ((uint64_t)n * TPF_MQ_PACKED_DESC != len - 4 || (n != 0 && datas == NULL))
+        return TPF_RC_INVALID_ARGUMENT;
+    for (uint32_t i = 0; i < n; i++)
+        if (datas[i] == NULL && load_u32le(b + 4 + (size_t)i * TPF_MQ_PACKED_DESC + 84) != 0)
+            return TPF_RC_INVALID_ARGUMENT;
+    return put_packed_from(q, n, b + 4, NULL, datas, seq_first, n_out, expiring_out);
 }
 
 /* ---- get ---------------------------------------------------------------------------- */

@@ -1392,6 +1392,52 @@ static void test_put_packed(void)
     tpf_mq_destroy(q);
 }
 
+/* put_packed_gather takes the descriptors and the data apart (restart from the log's
+ * map): the same messages as put_packed; sizes that do not agree put nothing. */
+static void test_put_packed_gather(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    unsigned char b[4 + 2 * TPF_MQ_PACKED_DESC + 3];
+    size_t descs = 4 + 2 * TPF_MQ_PACKED_DESC;
+    (void)packed_pair(b, 12, 5);
+    const char *one = "a", *two = "bb";
+    const void *datas[2] = {one, two};
+    uint64_t seq = 777;
+    uint32_t n = 99, expiring = 99;
+    CHECK_EQ(tpf_mq_put_packed_gather(q, b, descs, datas, &seq, &n, &expiring),
+             MQRC_PRIORITY_ERROR);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    (void)packed_pair(b, 1, 5);
+    CHECK_EQ(tpf_mq_put_packed_gather(q, b, descs + 3, datas, &seq, &n, &expiring),
+             TPF_RC_INVALID_ARGUMENT); /* the data do not follow the descriptors here */
+    CHECK_EQ(tpf_mq_put_packed_gather(q, b, descs, NULL, &seq, &n, &expiring),
+             TPF_RC_INVALID_ARGUMENT);
+    const void *missing[2] = {one, NULL};
+    CHECK_EQ(tpf_mq_put_packed_gather(q, b, descs, missing, &seq, &n, &expiring),
+             TPF_RC_INVALID_ARGUMENT);
+    CHECK_EQ(tpf_mq_depth(q), 0);
+    CHECK_EQ(n, 99);
+    CHECK_EQ(tpf_mq_put_packed_gather(q, b, descs, datas, &seq, &n, &expiring), MQRC_NONE);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(expiring, 1);
+    tpf_mq_msg_t md;
+    char data[8];
+    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
+    CHECK_EQ(md.msg_id[0], 'A');
+    CHECK_EQ(md.backout_count, 5);
+    CHECK_EQ(md.seq, seq);
+    CHECK_EQ(md.length, 1);
+    CHECK_EQ(data[0], 'a');
+    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
+    CHECK_EQ(md.msg_id[0], 'B');
+    CHECK_EQ(md.length, 2);
+    CHECK_EQ(memcmp(data, "bb", 2), 0);
+    memset(b, 0, 4); /* no messages */
+    CHECK_EQ(tpf_mq_put_packed_gather(q, b, 4, NULL, &seq, &n, &expiring), MQRC_NONE);
+    CHECK_EQ(n, 0);
+    tpf_mq_destroy(q);
+}
+
 /* put_many is all or nothing: a bad priority in the batch (md_stride = sizeof(tpf_mq_msg_t)) puts nothing. */
 static void test_put_many_all_or_nothing(void)
 {
@@ -2643,6 +2689,7 @@ int main(int argc, char **argv)
     RUN(test_ghost_survives_compaction);
     RUN(test_model_random_matched);
     RUN(test_put_packed);
+    RUN(test_put_packed_gather);
     RUN(test_generated_msgids_sparse_blocks);
     RUN(test_generated_msgids_old_block);
     RUN(test_model_generated_msgids);

@@ -276,6 +276,18 @@ int tpf_mq_put_packed(tpf_mq_queue_t *q, const void *batch, size_t len, uint64_t
                       uint32_t *n_out, uint32_t *expiring_out);
 
 /**
+ * @brief As tpf_mq_put_packed(), with the data apart from the descriptors: descs is a
+ * packed batch without its data (a u32 count n, then n descriptors; len = 4 + 88 n) and
+ * message i's data are the descriptor's length bytes at datas[i] (restart puts the
+ * recovery log's messages back from the log's map, with no copy in between).
+ * @return as tpf_mq_put_packed(); TPF_RC_INVALID_ARGUMENT when len is not 4 + 88 n or
+ *         a message with data has no address. On any error nothing was put.
+ */
+int tpf_mq_put_packed_gather(tpf_mq_queue_t *q, const void *descs, size_t len,
+                             const void *const *datas, uint64_t *seq_first, uint32_t *n_out,
+                             uint32_t *expiring_out);
+
+/**
  * @brief Destructively get up to max_n messages in delivery order into one buffer.
  * Stops before the first message that would not fit in what is left of buf.
  * @param[out] mds_out descriptors (may be NULL); lengths_out lengths; n_out count.
