@@ -131,6 +131,18 @@ payload_hashes = _fastpath.payload_hashes
 #: cannot take it (native/python/writebehind.h).
 write_behind = _fastpath.write_behind
 
+#: ``log_replay(batches, tops, froms, floor) -> (tails, effects)``: the recovery log's
+#: tail replayed at restart, without the GIL, over the batches as LMDB holds them. Per
+#: queue id None or (descriptors, addresses) of the tail's surviving messages above the
+#: checkpoint's top key (for :meth:`CoreQueue.put_packed_gather`), and the effects on the
+#: checkpoint's messages in order; ValueError(lsn, detail) for a record that is not
+#: readable (native/python/logreplay.h; tpfemu.store.recovery uses it).
+log_replay = _fastpath.log_replay
+
+#: ``log_pack(descriptors, addresses) -> bytes``: a tail of :data:`log_replay` as one
+#: packed chunk, its data copied from the addresses (which must still be mapped).
+log_pack = _fastpath.log_pack
+
 
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
                   default_record: bytes, md_initials: dict[str, Any]) -> None:
@@ -512,6 +524,30 @@ class CoreQueue:
         if rc == lib.TPF_RC_INVALID_ARGUMENT:
             raise ValueError(f"put_packed: a batch of {length} bytes whose count, "
                              "descriptors and data do not add up")  # fmt: skip
+        if rc:
+            _raise(rc, "MQPUT", self.name)
+        return s.seq[0], s.count[0], bool(s.flag[0])
+
+    def put_packed_gather(self, descriptors, addresses) -> tuple[int, int, bool]:
+        """As :meth:`put_packed`, with the data apart (``tpf_mq_put_packed_gather``):
+        ``descriptors`` is a packed batch without its data, and ``addresses`` holds the
+        address of each message's data, a native pointer each, as :data:`log_replay`
+        gives them (pointing into the recovery log's map: they must still be mapped).
+
+        :raises ValueError: the sizes of the two do not agree with the count.
+        """
+        buf, length = _buffer(descriptors)
+        count = int.from_bytes(bytes(descriptors[:4]), "little") if length >= 4 else -1
+        if count < 0 or len(addresses) != count * ffi.sizeof("void *"):
+            raise ValueError(f"put_packed_gather: {length} bytes of descriptors and "
+                             f"{len(addresses)} bytes of addresses do not agree")  # fmt: skip
+        datas = ffi.cast("const void *const *", ffi.from_buffer(addresses))
+        s = _scratch
+        rc = lib.tpf_mq_put_packed_gather(self._handle(), buf, length, datas, s.seq, s.count,
+                                          s.flag)  # fmt: skip
+        if rc == lib.TPF_RC_INVALID_ARGUMENT:
+            raise ValueError(f"put_packed_gather: {length} bytes of descriptors whose count "
+                             "does not add up")  # fmt: skip
         if rc:
             _raise(rc, "MQPUT", self.name)
         return s.seq[0], s.count[0], bool(s.flag[0])

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "eventlog.h"
+#include "logreplay.h"
 #include "mdpath.h"
 #include "planpath.h"
 #include "writebehind.h"
@@ -649,6 +650,12 @@ static PyMethodDef fp_methods[] = {
      "payload_hashes(datas) -> bytes: the journal's payload hash (XXH64, seed 42, "
      "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without "
      "the GIL."},
+    {"log_replay", log_replay, METH_VARARGS,
+     "log_replay(batches, tops, froms, floor) -> (tails, effects): replay the recovery "
+     "log's batches at restart (see native/python/logreplay.h)."},
+    {"log_pack", log_pack, METH_VARARGS,
+     "log_pack(descriptors, addresses) -> bytes: a tail of log_replay as a packed chunk "
+     "(see native/python/logreplay.h)."},
     {"write_behind", (PyCFunction)(void (*)(void))write_behind, METH_FASTCALL,
      "write_behind(fd, from, to, drop_from, drop_to): start writing [from, to) of fd back "
      "to disk, wait for [drop_from, drop_to) and drop it from the page cache (advice; see "

@@ -1,5 +1,8 @@
 """Every entry point of the core through tpfemu._lowlevel: success and each reason code."""
 
+import ctypes
+import struct
+
 import pytest
 
 from tpfemu import errors
@@ -663,3 +666,27 @@ def test_put_packed_is_all_or_nothing():
     assert q.depth == 0
     with pytest.raises(TypeError, match="bytes-like"):
         q.put_packed("text")
+
+
+def test_put_packed_gather_reads_each_messages_data_at_its_address():
+    """The log tail's form of a packed batch: descriptors alone, and the address of each
+    message's data (here, of bytes objects kept alive by the test)."""
+    q = CoreQueue("RESTORED")
+    datas = [b"first", b"", b"third!"]
+    messages = [StoredMessage(70 + i, bytes([i + 1]) * 24, bytes(24), 5, NEVER, 11 + i, 0, i, d)
+                for i, d in enumerate(datas)]  # fmt: skip
+    chunk = encode_chunk(messages)
+    descriptors = chunk[: 4 + 88 * len(messages)]
+    addresses = b"".join(struct.pack("P", ctypes.cast(ctypes.c_char_p(d), ctypes.c_void_p).value)
+                         for d in datas)  # fmt: skip
+    for bad in ((descriptors[:-1], addresses), (descriptors, addresses[:-8]),
+                (descriptors, addresses + addresses[:8]), (b"", b"")):  # fmt: skip
+        with pytest.raises(ValueError, match="put_packed_gather"):
+            q.put_packed_gather(*bad)
+    assert q.depth == 0
+    first, count, expiring = q.put_packed_gather(descriptors, addresses)
+    assert (count, expiring) == (3, False)
+    got = [q.get_message() for _ in range(3)]
+    assert [m.data for m in got] == datas
+    assert [m.descriptor.backout_count for m in got] == [0, 1, 2]
+    assert [m.descriptor.seq for m in got] == [first, first + 1, first + 2]

@@ -11,7 +11,7 @@ from tpfemu.store import Backout, CheckpointStore, Commit, Get, Put, RecoveryLog
 from tpfemu.store import checkpoint as checkpoint_module
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.message import NEVER
-from tpfemu.store.recovery import messages_of, recovered
+from tpfemu.store.recovery import LogTail, messages_of, recovered
 
 
 def _summary(messages) -> list[tuple[bytes, int]]:
@@ -102,7 +102,8 @@ def test_checkpoint_plus_log_tail(home):
 def test_the_log_tail_unpacks_only_the_checkpoint_chunks_it_names(home, monkeypatch):
     """Restart gets the checkpoint's chunks as stored, for the core to take unparsed; a
     chunk holding a message the log tail names (a get, a backout) is decoded and changed,
-    the others stay packed, and the whole is in put order."""
+    the others stay packed, the tail's own messages come after them (a LogTail), and
+    the whole is in put order."""
     monkeypatch.setattr(checkpoint_module, "CHUNK_MESSAGES", 3)
     with RecoveryLog(home) as log, CheckpointStore.open(home) as ckpt:
         keys = log.commit([Put("Q", f"m{i}".encode(), mid(i)) for i in range(10)]).lsns
@@ -113,8 +114,8 @@ def test_the_log_tail_unpacks_only_the_checkpoint_chunks_it_names(home, monkeypa
         log.commit([Put("Q", b"m10", mid(10))])
     expected = [(b"m%d" % i, int(i == 9)) for i in (0, 1, 2, 3, 5, 6, 7, 8, 9, 10)]
     with recovered(home) as segments:
-        # chunks m0-m2, m3-m5, m6-m8 and m9: the second and the last were named
-        assert [type(s) for s in segments["Q"]] == [memoryview, list, memoryview, list]
+        # chunks m0-m2, m3-m5, m6-m8 and m9: the second and the last were named; then m10
+        assert [type(s) for s in segments["Q"]] == [memoryview, list, memoryview, list, LogTail]
         assert _summary(messages_of("Q", segments["Q"])) == expected
     assert _summary(recover(home)["Q"]) == expected
 

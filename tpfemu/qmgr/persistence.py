@@ -65,7 +65,7 @@ from tpfemu._lowlevel import CoreQueue
 from tpfemu.store.checkpoint import Checkpointer, CheckpointStore, decode
 from tpfemu.store.log_records import Backout, Commit, Get, Put
 from tpfemu.store.message import NEVER, StoredMessage, chunk_keys, encode_chunk
-from tpfemu.store.recovery import Segment, messages_of, recovered, segments_count
+from tpfemu.store.recovery import LogTail, Segment, messages_of, recovered, segments_count
 from tpfemu.store.recovery_log import RecoveryLog, Ticket
 
 if TYPE_CHECKING:
@@ -116,8 +116,23 @@ def _restore_segments(queue: LocalQueue, core: CoreQueue, segments: list[Segment
         if isinstance(segment, list):
             for start in range(0, len(segment), RESTORE_BATCH):
                 _put_chunk(queue, core, encode_chunk(segment[start : start + RESTORE_BATCH]))
+        elif isinstance(segment, LogTail):
+            _put_tail(queue, core, segment)
         else:
             _put_chunk(queue, core, segment)
+
+
+def _put_tail(queue: LocalQueue, core: CoreQueue, tail: LogTail) -> None:
+    """Put back the log tail's messages, their data read from the log's map."""
+    try:
+        first, count, expiring = core.put_packed_gather(tail.descriptors, tail.addresses)
+    except (ValueError, errors.TpfEmuError):
+        _put_chunk(queue, core, tail.packed())  # the same, with its fallback
+        return
+    queue.log_keys.update(zip(range(first, first + count), chunk_keys(tail.descriptors),
+                              strict=True))  # fmt: skip
+    if expiring:
+        queue.expiring = True
 
 
 def _put_chunk(queue: LocalQueue, core: CoreQueue, chunk: bytes) -> None:

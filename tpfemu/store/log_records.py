@@ -150,18 +150,28 @@ def encode_records(
 def read_batches(env: LmdbEnv, from_lsn: int = 0) -> Iterator[tuple[int, int, bytes]]:
     """(first LSN, incarnation, records as bytes) of each batch holding LSNs >= from_lsn."""
     with env.read(buffers=True) as txn:
-        cur = txn.cursor(db=env.db(LOG_DB))
-        if cur.set_range(LSN.pack(from_lsn)):
-            if LSN.unpack(cur.key())[0] > from_lsn:
-                cur.prev()  # the batch before may hold from_lsn (none: iteration starts at first)
-        elif not cur.last():  # every batch starts before from_lsn: the last may hold it
-            return
-        for key, value in cur:
-            magic, incarnation, _count, _ = BATCH.unpack_from(value)
-            if magic != MAGIC:
-                raise errors.error_for(cmqc.MQRC_OBJECT_DAMAGED, call="replay",
-                                       obj=f"log batch {LSN.unpack(key)[0]}")  # fmt: skip
-            yield LSN.unpack(key)[0], incarnation, bytes(value[BATCH.size :])
+        for lsn, incarnation, records in batch_views(env, txn, from_lsn):
+            yield lsn, incarnation, bytes(records)
+
+
+def batch_views(env: LmdbEnv, txn, from_lsn: int = 0) -> Iterator[tuple[int, int, memoryview]]:
+    """As :func:`read_batches`, in read transaction ``txn`` (opened with ``buffers=True``):
+    the records are views into the map, valid until the transaction ends.
+
+    :raises ObjectDamaged: a batch does not start with the log's magic.
+    """
+    cur = txn.cursor(db=env.db(LOG_DB))
+    if cur.set_range(LSN.pack(from_lsn)):
+        if LSN.unpack(cur.key())[0] > from_lsn:
+            cur.prev()  # the batch before may hold from_lsn (none: iteration starts at first)
+    elif not cur.last():  # every batch starts before from_lsn: the last may hold it
+        return
+    for key, value in cur:
+        magic, incarnation, _count, _ = BATCH.unpack_from(value)
+        if magic != MAGIC:
+            raise errors.error_for(cmqc.MQRC_OBJECT_DAMAGED, call="replay",
+                                   obj=f"log batch {LSN.unpack(key)[0]}")  # fmt: skip
+        yield LSN.unpack(key)[0], incarnation, value[BATCH.size :]
 
 
 def read_queue_names(env: LmdbEnv) -> dict[int, str]:

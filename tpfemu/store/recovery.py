@@ -27,6 +27,12 @@ checkpoint's chunks that the log tail does not name stay packed, as views of the
 checkpoint's map, and the core takes them unparsed (after a clean stop, the whole
 restart is such chunks). A chunk holding a message the tail gets, backs out or puts
 again is decoded, alone, into Python tuples.
+
+The log tail is replayed in C (:func:`tpfemu._lowlevel.log_replay`, one pass over the
+log's batches in its map). The messages it leaves above a queue's checkpoint come back
+as a :class:`LogTail` (their descriptors, and where their data lie in the log's map), so
+the core copies each message once, from the map into the queue; no Python object is made
+per message. Only the records naming a checkpoint's messages come back to Python.
 """
 
 from __future__ import annotations
@@ -39,20 +45,18 @@ from operator import itemgetter
 from pathlib import Path
 
 from tpfemu import errors
+from tpfemu._lowlevel import log_pack, log_replay
 from tpfemu.mq import cmqc
 from tpfemu.store.checkpoint import CHUNKS_DB, POINTERS_DB, CheckpointStore, decode
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.log_records import (
-    BACKOUT,
-    COMMIT,
     GET,
     LOG_DB,
     META_DB,
     PUT,
     PUT_HEAD,
     QUEUES_DB,
-    REC,
-    read_batches,
+    batch_views,
     read_queue_names,
 )
 from tpfemu.store.message import StoredMessage, chunk_keys
@@ -65,9 +69,32 @@ _key = itemgetter(0)
 _new = tuple.__new__
 
 
-Segment = memoryview | list[StoredMessage]
+class LogTail:
+    """A queue's messages from the log tail above its checkpoint, in put order, as
+    :func:`tpfemu._lowlevel.log_replay` leaves them: ``descriptors``, a packed chunk's
+    count and descriptors (see :mod:`tpfemu.store.message`), and ``addresses``, where each
+    message's data lie in the log's map, for ``CoreQueue.put_packed_gather``. Valid inside
+    :func:`recovered`'s ``with`` block only, as the map's views are."""
+
+    __slots__ = ("descriptors", "addresses", "_batches")
+
+    def __init__(self, descriptors: bytes, addresses: bytes, batches: list) -> None:
+        self.descriptors = descriptors
+        self.addresses = addresses
+        self._batches = batches  # the buffers the addresses point into, kept referenced
+
+    def __len__(self) -> int:
+        return len(chunk_keys(self.descriptors))
+
+    def packed(self) -> bytes:
+        """The messages as one packed chunk (their data copied out of the map)."""
+        return log_pack(self.descriptors, self.addresses)
+
+
+Segment = memoryview | LogTail | list[StoredMessage]
 """A run of a queue's recovered messages, in put order: a checkpoint chunk as stored (the
-core's packed batch, see :mod:`tpfemu.store.message`), or a list of messages."""
+core's packed batch, see :mod:`tpfemu.store.message`), the log tail's messages above the
+checkpoint (:class:`LogTail`), or a list of messages."""
 
 
 class _Queue:
@@ -161,7 +188,7 @@ class _Queue:
 
 def segments_count(segments: list[Segment]) -> int:
     """How many messages ``segments`` hold."""
-    return sum(len(s) if isinstance(s, list) else len(chunk_keys(s)) for s in segments)
+    return sum(len(s) if isinstance(s, list | LogTail) else len(chunk_keys(s)) for s in segments)
 
 
 def messages_of(queue: str, segments: list[Segment]) -> list[StoredMessage]:
@@ -171,7 +198,12 @@ def messages_of(queue: str, segments: list[Segment]) -> list[StoredMessage]:
     """
     out: list[StoredMessage] = []
     for segment in segments:
-        out += segment if isinstance(segment, list) else decode(bytes(segment), queue)
+        if isinstance(segment, list):
+            out += segment
+        elif isinstance(segment, LogTail):
+            out += decode(segment.packed(), queue)
+        else:
+            out += decode(bytes(segment), queue)
     return out
 
 
@@ -204,11 +236,14 @@ def recovered(
 ) -> Iterator[dict[str, list[Segment]]]:
     """As :func:`recover`, with each queue's messages as :data:`Segment` s, for restart:
     the checkpoint chunks the log tail left alone stay packed, as views of the
-    checkpoint's map (no copy), valid inside the ``with`` block only."""
-    with _stores(Path(home), log, checkpoints) as (log_env, ckpt), ExitStack() as txn:
-        ckpt_txn = txn.enter_context(ckpt.read()) if ckpt is not None else None
+    checkpoint's map, and the tail's messages above the checkpoint stay in the log's map
+    (:class:`LogTail`): no copy, valid inside the ``with`` block only. Do not wait for a
+    commit to the log inside it (it holds a read transaction of each map)."""
+    with _stores(Path(home), log, checkpoints) as (log_env, ckpt), ExitStack() as txns:
+        ckpt_txn = txns.enter_context(ckpt.read()) if ckpt is not None else None
+        log_txn = txns.enter_context(log_env.read(buffers=True)) if log_env is not None else None
         with _no_gc():
-            segments = _recover(log_env, ckpt, ckpt_txn)
+            segments = _recover(log_env, log_txn, ckpt, ckpt_txn)
         yield segments
 
 
@@ -243,7 +278,7 @@ def _stores(
         yield log_env, checkpoints
 
 
-def _recover(log_env: LmdbEnv | None, ckpt: CheckpointStore | None, ckpt_txn
+def _recover(log_env: LmdbEnv | None, log_txn, ckpt: CheckpointStore | None, ckpt_txn
              ) -> dict[str, list[Segment]]:  # fmt: skip
     queues: dict[str, _Queue] = {}
     if ckpt is not None:
@@ -253,92 +288,60 @@ def _recover(log_env: LmdbEnv | None, ckpt: CheckpointStore | None, ckpt_txn
                 queues[name] = _Queue(name, lsn, chunks=chunks)
             else:  # decoded and sorted
                 queues[name] = _Queue(name, lsn, sorted(messages_of(name, chunks), key=_key))
+    tails: dict[str, LogTail] = {}  # the tail's messages above the checkpoints
     if log_env is not None:
         names = read_queue_names(log_env)
         for name in names.values():
             if name not in queues:
                 queues[name] = _Queue(name, 0)
-        _replay(log_env, {qid: queues[name] for qid, name in names.items()})
-    return {name: q.result() for name, q in queues.items()}
+        replayed = _replay(log_env, log_txn, {qid: queues[name] for qid, name in names.items()})
+        tails = {names[qid]: chunk for qid, chunk in replayed.items()}
+    return {name: q.result() + ([tails[name]] if name in tails else [])
+            for name, q in queues.items()}  # fmt: skip
 
 
-def _replay(env: LmdbEnv, by_qid: dict[int, _Queue]) -> None:
-    """Apply the log tail to the queues (one pass, in LSN order).
+def _replay(env: LmdbEnv, txn, by_qid: dict[int, _Queue]) -> dict[int, LogTail]:
+    """Apply the log tail, read in ``txn`` (a read transaction with buffers), to the
+    queues: in C, in one pass in LSN order (:func:`tpfemu._lowlevel.log_replay`).
 
-    Units of work wait in ``puts``/``gets`` (keyed by incarnation and number) until their
-    Commit or Backout; what is left at the end was in flight at the crash.
+    The messages the tail leaves above a queue's checkpoint (its ``top``) come back as
+    that queue id's :class:`LogTail`. The records naming checkpoint messages come back as
+    effects, applied here in order to the queue's checkpoint part.
+
+    :raises ObjectDamaged: a record is not readable.
     """
     if not by_qid:
-        return
+        return {}
     start = min(q.replay_from for q in by_qid.values())
     floor = max(q.replay_from for q in by_qid.values())  # from here on, no record skipped
-    queues: list[_Queue | None] = [None] * (max(by_qid) + 1)
+    tops: list[int | None] = [None] * (max(by_qid) + 1)
+    froms = [0] * len(tops)
     for qid, q in by_qid.items():
-        queues[qid] = q
-    # (incarnation, uow) -> queue id -> the unit of work's put messages, in LSN order
-    puts: dict[tuple[int, int], dict[int, list[StoredMessage]]] = {}
-    gets: dict[tuple[int, int], list[tuple[_Queue, int, int]]] = {}
-    last = (0, 0, 0)  # (incarnation, uow, queue id) of the list below: consecutive puts
-    last_puts: list[StoredMessage] = []
-    rec_unpack, put_unpack = REC.unpack_from, PUT_HEAD.unpack_from
-    rec_size, put_size = REC.size, PUT_HEAD.size
-    for lsn, incarnation, records in read_batches(env, start):
-        view = memoryview(records)
-        off, end = 0, len(records)
-        while off < end:
-            kind = records[off]
-            if kind == PUT:
-                (_, qid, _, uow, _, _, mid, cid, prio, expiry, put_time, ctx_len, backouts,
-                 length) = put_unpack(records, off)  # fmt: skip
-                data_at = off + put_size
-                off = data_at + length
-                if lsn >= floor or lsn >= queues[qid].replay_from:
-                    m = _new(StoredMessage, (lsn, mid, cid, prio, expiry, put_time, ctx_len,
-                                             backouts, view[data_at:off]))  # fmt: skip
-                    if not uow:
-                        queues[qid].put(m)
-                    elif last == (incarnation, uow, qid):
-                        last_puts.append(m)
-                    else:
-                        by_queue = puts.setdefault((incarnation, uow), {})
-                        last_puts = by_queue.setdefault(qid, [])
-                        last_puts.append(m)
-                        last = (incarnation, uow, qid)
-            elif kind == COMMIT:
-                _, _, _, uow, _ = rec_unpack(records, off)
-                off += rec_size
-                by_queue = puts.pop((incarnation, uow), None)
-                if by_queue is not None:
-                    for qid, ms in by_queue.items():
-                        queues[qid].put_many(ms)
-                for q, key, _ in gets.pop((incarnation, uow), ()):
-                    q.get(key)
-                last = (0, 0, 0)
-            elif kind == GET:
-                _, qid, backouts, uow, key = rec_unpack(records, off)
-                off += rec_size
-                q = queues[qid]
-                if lsn >= q.replay_from:
-                    if uow:
-                        gets.setdefault((incarnation, uow), []).append((q, key, backouts))
-                    else:
-                        q.get(key)
-            elif kind == BACKOUT:
-                _, _, _, uow, _ = rec_unpack(records, off)
-                off += rec_size
-                puts.pop((incarnation, uow), None)
-                _back_out(gets.pop((incarnation, uow), ()))
-                last = (0, 0, 0)
-            else:
-                raise _damaged(lsn, f"record kind {kind}")
-            lsn += 1
-    for ops in gets.values():  # units of work in flight at the crash
-        _back_out(ops)
+        tops[qid], froms[qid] = q.top, q.replay_from
+    batches = list(batch_views(env, txn, start))
+    try:
+        tails, effects = log_replay(batches, tops, froms, floor)
+    except ValueError as exc:
+        lsn, detail = exc.args
+        raise _damaged(lsn, detail) from None
+    for kind, qid, key, backouts, batch, offset in effects:
+        q = by_qid[qid]
+        if kind == PUT:
+            q.put(_put_record(batches[batch][2], offset, key))
+        elif kind == GET:
+            q.get(key)
+        else:
+            q.back_out(key, backouts)
+    return {qid: LogTail(*tail, batches) for qid, tail in enumerate(tails) if tail is not None}
 
 
-def _back_out(ops: list[tuple[_Queue, int, int]]) -> None:
-    for q, key, backouts in ops:
-        q.back_out(key, backouts)
+def _put_record(records: memoryview, offset: int, key: int) -> StoredMessage:
+    """The message of the PUT record at ``offset`` (its data copied out of the map)."""
+    (_, _, _, _, _, _, mid, cid, prio, expiry, put_time, ctx_len, backouts,
+     length) = PUT_HEAD.unpack_from(records, offset)  # fmt: skip
+    at = offset + PUT_HEAD.size
+    return StoredMessage(key, mid, cid, prio, expiry, put_time, ctx_len, backouts,
+                         bytes(records[at : at + length]))  # fmt: skip
 
 
 def _damaged(lsn: int, detail: str) -> errors.MQMIError:
