@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from tpfemu import errors
 from tpfemu._lowlevel import CoreQueue
+from tpfemu.qmgr.logkeys import LogKeys
 from tpfemu.qmgr.objects import LocalQueueDef
 
 T = TypeVar("T")
@@ -80,7 +81,7 @@ class LocalQueue:
         # committed or backed out (seq -> (uow, key)); log_pending the logged puts not
         # yet committed (seq -> uow).
         self.log_lock = threading.Lock()
-        self.log_keys: dict[int, int] = {}
+        self.log_keys = LogKeys()
         self.log_inflight: dict[int, tuple[int, int]] = {}
         self.log_pending: dict[int, int] = {}
 

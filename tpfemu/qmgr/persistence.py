@@ -125,25 +125,24 @@ def _restore_segments(queue: LocalQueue, core: CoreQueue, segments: list[Segment
 def _put_tail(queue: LocalQueue, core: CoreQueue, tail: LogTail) -> None:
     """Put back the log tail's messages, their data read from the log's map."""
     try:
-        first, count, expiring = core.put_packed_gather(tail.descriptors, tail.addresses)
+        first, _, expiring = core.put_packed_gather(tail.descriptors, tail.addresses)
     except (ValueError, errors.TpfEmuError):
         _put_chunk(queue, core, tail.packed())  # the same, with its fallback
         return
-    queue.log_keys.update(zip(range(first, first + count), chunk_keys(tail.descriptors),
-                              strict=True))  # fmt: skip
+    queue.log_keys.add_run(first, chunk_keys(tail.descriptors))
     if expiring:
         queue.expiring = True
 
 
 def _put_chunk(queue: LocalQueue, core: CoreQueue, chunk: bytes) -> None:
     try:
-        first, count, expiring = core.put_packed(chunk)
+        first, _, expiring = core.put_packed(chunk)
     except (ValueError, errors.TpfEmuError):
         # Nothing was put: one at a time, the messages before the one at fault go back
         # and its error is raised (ObjectDamaged if the chunk is not readable).
         _restore_each(queue, decode(bytes(chunk), queue.name))
         return
-    queue.log_keys.update(zip(range(first, first + count), chunk_keys(chunk), strict=True))
+    queue.log_keys.add_run(first, chunk_keys(chunk))
     if expiring:
         queue.expiring = True
 
