@@ -56,13 +56,14 @@ class LogKeys:
         return -1, 0
 
     def __setitem__(self, seq: int, key: int) -> None:
-        self.pop(seq, None)
+        if self._runs and seq < self._firsts[-1] + len(self._runs[-1]):  # (new ones never)
+            self.pop(seq, None)
         self._one[seq] = key
 
     def get(self, seq: int, default: int | None = None) -> int | None:
         key = self._one.get(seq)
-        if key is not None:
-            return key
+        if key is not None or not self._runs:
+            return key if key is not None else default
         i, at = self._find(seq)
         return self._runs[i][at] if i >= 0 else default
 
@@ -78,7 +79,7 @@ class LogKeys:
         key = self._one.pop(seq, None)
         if key is not None:
             return key
-        i, at = self._find(seq)
+        i, at = self._find(seq) if self._runs else (-1, 0)
         if i < 0:
             if default is LogKeys._MISSING:
                 raise KeyError(seq)
