@@ -12,6 +12,7 @@ import pytest
 from store_helpers import mid
 
 from tpfemu import errors
+from tpfemu._lowlevel import CoreQueue
 from tpfemu.store import Backout, CheckpointStore, Commit, Get, Put, RecoveryLog, recover
 from tpfemu.store.log_records import BATCH, LOG_DB
 from tpfemu.store.recovery import LogTail, messages_of, recovered
@@ -125,6 +126,11 @@ def test_the_tail_above_the_checkpoint_stays_in_the_logs_map(home):
             (b"old1", 0), (b"old2", 0), (b"new0", 0), (b"new2", 1)]
     assert _state(home)["Q"] == [(keys[1], b"old1", 0), (keys[2], b"old2", 0),
                                  (new[0], b"new0", 0), (new[2], b"new2", 1)]  # fmt: skip
+    # the map's views end with the block: a LogTail kept past it refuses, not crashes
+    with pytest.raises(ValueError, match="only inside the with block"):
+        tail.packed()
+    with pytest.raises(ValueError, match="only inside the with block"):
+        CoreQueue("Q").put_packed_gather(tail.descriptors, tail.addresses)
 
 
 def _rewrite_first_batch(home, change) -> int:

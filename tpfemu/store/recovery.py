@@ -76,18 +76,33 @@ class LogTail:
     message's data lie in the log's map, for ``CoreQueue.put_packed_gather``. Valid inside
     :func:`recovered`'s ``with`` block only, as the map's views are."""
 
-    __slots__ = ("descriptors", "addresses", "_batches")
+    __slots__ = ("descriptors", "_addresses", "_batches")
 
     def __init__(self, descriptors: bytes, addresses: bytes, batches: list) -> None:
         self.descriptors = descriptors
-        self.addresses = addresses
+        self._addresses: bytes | None = addresses
         self._batches = batches  # the buffers the addresses point into, kept referenced
+
+    @property
+    def addresses(self) -> bytes:
+        """The data's addresses. :raises ValueError: the ``with`` block has ended."""
+        if self._addresses is None:
+            raise ValueError("a LogTail is valid only inside the with block of recovered()")
+        return self._addresses
+
+    def close(self) -> None:
+        """The map's read transaction ends: the addresses may no longer be used."""
+        self._addresses = None
+        self._batches = []
 
     def __len__(self) -> int:
         return len(chunk_keys(self.descriptors))
 
     def packed(self) -> bytes:
-        """The messages as one packed chunk (their data copied out of the map)."""
+        """The messages as one packed chunk (their data copied out of the map).
+
+        :raises ValueError: the ``with`` block of :func:`recovered` has ended.
+        """
         return log_pack(self.descriptors, self.addresses)
 
 
@@ -244,7 +259,13 @@ def recovered(
         log_txn = txns.enter_context(log_env.read(buffers=True)) if log_env is not None else None
         with _no_gc():
             segments = _recover(log_env, log_txn, ckpt, ckpt_txn)
-        yield segments
+        try:
+            yield segments
+        finally:  # (before the transactions end)
+            for segs in segments.values():
+                for segment in segs:
+                    if isinstance(segment, LogTail):
+                        segment.close()
 
 
 @contextmanager
