@@ -521,12 +521,8 @@ class CoreQueue:
         buf, length = _buffer(batch)
         s = _scratch
         rc = lib.tpf_mq_put_packed(self._handle(), buf, length, s.seq, s.count, s.flag)
-        if rc == lib.TPF_RC_INVALID_ARGUMENT:
-            raise ValueError(f"put_packed: a batch of {length} bytes whose count, "
-                             "descriptors and data do not add up")  # fmt: skip
-        if rc:
-            _raise(rc, "MQPUT", self.name)
-        return s.seq[0], s.count[0], bool(s.flag[0])
+        return self._packed_put(rc, f"put_packed: a batch of {length} bytes whose count, "
+                                "descriptors and data do not add up")  # fmt: skip
 
     def put_packed_gather(self, descriptors, addresses) -> tuple[int, int, bool]:
         """As :meth:`put_packed`, with the data apart (``tpf_mq_put_packed_gather``):
@@ -545,11 +541,17 @@ class CoreQueue:
         s = _scratch
         rc = lib.tpf_mq_put_packed_gather(self._handle(), buf, length, datas, s.seq, s.count,
                                           s.flag)  # fmt: skip
+        return self._packed_put(rc, f"put_packed_gather: {length} bytes of descriptors "
+                                "whose count does not add up")  # fmt: skip
+
+    def _packed_put(self, rc: int, invalid: str) -> tuple[int, int, bool]:
+        """The result of a packed put from ``_scratch``, or its error (ValueError with
+        ``invalid`` for sizes that do not add up)."""
         if rc == lib.TPF_RC_INVALID_ARGUMENT:
-            raise ValueError(f"put_packed_gather: {length} bytes of descriptors whose count "
-                             "does not add up")  # fmt: skip
+            raise ValueError(invalid)
         if rc:
             _raise(rc, "MQPUT", self.name)
+        s = _scratch
         return s.seq[0], s.count[0], bool(s.flag[0])
 
     def put_batch(

@@ -1344,6 +1344,32 @@ static size_t packed_pair(unsigned char *b, uint8_t prio2, uint32_t backouts1)
     return 4 + 2 * TPF_MQ_PACKED_DESC + 3;
 }
 
+/* Get the two messages of packed_pair(b, 1, 5), put from sequence seq, and check each
+ * field kept. */
+static void get_packed_pair(tpf_mq_queue_t *q, uint64_t seq)
+{
+    tpf_mq_msg_t md;
+    char data[8];
+    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
+    CHECK_EQ(md.msg_id[0], 'A');
+    CHECK_EQ(md.priority, 3);
+    CHECK_EQ(md.expiry, TPF_MQ_NEVER);
+    CHECK_EQ(md.put_time, 11);
+    CHECK_EQ(md.backout_count, 5);
+    CHECK_EQ(md.persistent, 1);
+    CHECK_EQ(md.length, 1);
+    CHECK_EQ(md.seq, seq);
+    CHECK_EQ(data[0], 'a');
+    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
+    CHECK_EQ(md.msg_id[0], 'B');
+    CHECK_EQ(md.expiry, ((int64_t)1 << 56) - 1);
+    CHECK_EQ(md.ctx_len, 1);
+    CHECK_EQ(md.backout_count, 0);
+    CHECK_EQ(md.length, 2);
+    CHECK_EQ(md.seq, seq + 1);
+    CHECK_EQ(memcmp(data, "bb", 2), 0);
+}
+
 /* put_packed keeps each descriptor, the backout count too; a bad message or sizes that
  * do not add up put nothing. */
 static void test_put_packed(void)
@@ -1366,25 +1392,7 @@ static void test_put_packed(void)
     CHECK_EQ(tpf_mq_put_packed(q, b, len, &seq, &n, &expiring), MQRC_NONE);
     CHECK_EQ(n, 2);
     CHECK_EQ(expiring, 1);
-    tpf_mq_msg_t md;
-    char data[8];
-    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
-    CHECK_EQ(md.msg_id[0], 'A');
-    CHECK_EQ(md.priority, 3);
-    CHECK_EQ(md.expiry, TPF_MQ_NEVER);
-    CHECK_EQ(md.put_time, 11);
-    CHECK_EQ(md.backout_count, 5);
-    CHECK_EQ(md.persistent, 1);
-    CHECK_EQ(md.length, 1);
-    CHECK_EQ(md.seq, seq);
-    CHECK_EQ(data[0], 'a');
-    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
-    CHECK_EQ(md.msg_id[0], 'B');
-    CHECK_EQ(md.expiry, ((int64_t)1 << 56) - 1);
-    CHECK_EQ(md.ctx_len, 1);
-    CHECK_EQ(md.backout_count, 0);
-    CHECK_EQ(md.seq, seq + 1);
-    CHECK_EQ(memcmp(data, "bb", 2), 0);
+    get_packed_pair(q, seq);
     memset(b, 0, 4); /* an empty batch */
     CHECK_EQ(tpf_mq_put_packed(q, b, 4, &seq, &n, &expiring), MQRC_NONE);
     CHECK_EQ(n, 0);
@@ -1420,18 +1428,7 @@ static void test_put_packed_gather(void)
     CHECK_EQ(tpf_mq_put_packed_gather(q, b, descs, datas, &seq, &n, &expiring), MQRC_NONE);
     CHECK_EQ(n, 2);
     CHECK_EQ(expiring, 1);
-    tpf_mq_msg_t md;
-    char data[8];
-    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
-    CHECK_EQ(md.msg_id[0], 'A');
-    CHECK_EQ(md.backout_count, 5);
-    CHECK_EQ(md.seq, seq);
-    CHECK_EQ(md.length, 1);
-    CHECK_EQ(data[0], 'a');
-    CHECK_EQ(tpf_mq_get_simple(q, 0, &md, data, sizeof data), MQRC_NONE);
-    CHECK_EQ(md.msg_id[0], 'B');
-    CHECK_EQ(md.length, 2);
-    CHECK_EQ(memcmp(data, "bb", 2), 0);
+    get_packed_pair(q, seq);
     memset(b, 0, 4); /* no messages */
     CHECK_EQ(tpf_mq_put_packed_gather(q, b, 4, NULL, &seq, &n, &expiring), MQRC_NONE);
     CHECK_EQ(n, 0);
