@@ -181,6 +181,17 @@ def read_queue_names(env: LmdbEnv) -> dict[int, str]:
                 for name, qid in txn.cursor(db=env.db(QUEUES_DB))}  # fmt: skip
 
 
+def put_message(records: memoryview, off: int, key: int) -> tuple[StoredMessage, int]:
+    """The message of the PUT record at ``off`` (its data a view of ``records``), with key
+    ``key`` (the record's LSN), and the offset after the record."""
+    (_, _, _, _, _, _, mid, cid, prio, expiry, put_time, ctx_len, backouts,
+     length) = PUT_HEAD.unpack_from(records, off)  # fmt: skip
+    data_at = off + PUT_HEAD.size
+    end = data_at + length
+    return StoredMessage(key, mid, cid, prio, expiry, put_time, ctx_len, backouts,
+                         records[data_at:end]), end  # fmt: skip
+
+
 def decode_batch(
     first_lsn: int, incarnation: int, records: bytes, names: dict[int, str], from_lsn: int = 0
 ) -> Iterator[LogRecord]:
@@ -193,15 +204,10 @@ def decode_batch(
             return
         kind, qid, backouts, uow, key = REC.unpack_from(records, off)
         if kind == PUT:
-            (_, _, _, _, _, _, mid, cid, prio, expiry, put_time, ctx_len, backouts,
-             length) = PUT_HEAD.unpack_from(records, off)  # fmt: skip
-            data_at = off + PUT_HEAD.size
-            off = data_at + length
+            message, off = put_message(view, off, lsn)
             if lsn >= from_lsn:
-                message = StoredMessage(lsn, mid, cid, prio, expiry, put_time, ctx_len,
-                                        backouts, view[data_at:off])  # fmt: skip
-                yield LogRecord(lsn, kind, names.get(qid), uow, incarnation, lsn, backouts,
-                                message)  # fmt: skip
+                yield LogRecord(lsn, kind, names.get(qid), uow, incarnation, lsn,
+                                message.backout_count, message)  # fmt: skip
             continue
         off += REC.size
         if lsn >= from_lsn:

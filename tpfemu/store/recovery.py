@@ -54,9 +54,9 @@ from tpfemu.store.log_records import (
     LOG_DB,
     META_DB,
     PUT,
-    PUT_HEAD,
     QUEUES_DB,
     batch_views,
+    put_message,
     read_queue_names,
 )
 from tpfemu.store.message import StoredMessage, chunk_keys
@@ -66,7 +66,6 @@ RecoveredMessage = StoredMessage
 """A message that restart puts back on its queue (see :class:`StoredMessage`)."""
 
 _key = itemgetter(0)
-_new = tuple.__new__
 
 
 class LogTail:
@@ -117,9 +116,12 @@ class _Queue:
 
     The checkpoint's chunks stay packed (``packed``: (first key, last key, chunk), in key
     order) until the log tail names a key inside one: then that chunk alone is decoded
-    into the rest. The rest is a list in key order while the tail only appends to it,
-    then a dict by message key. So a decoded message never lies inside a packed chunk's
-    key range, and the result is the packed chunks with the rest sorted between them.
+    into the rest. The rest (a checkpoint that had to be decoded whole) is a list in key
+    order until the tail names a key, then a dict by message key. So a decoded message
+    never lies inside a packed chunk's key range, and the result is the packed chunks with
+    the rest sorted between them. The tail only names keys up to ``top``, the highest the
+    checkpoint holds: the messages it puts above that are replayed in C
+    (:class:`LogTail`).
     """
 
     __slots__ = ("name", "packed", "firsts", "messages", "by_key", "replay_from", "top")
@@ -136,7 +138,7 @@ class _Queue:
         self.messages = messages if messages is not None else []  # in key order
         self.by_key: dict[int, StoredMessage] | None = None
         self.replay_from = replay_from
-        # the highest key held (a put above it cannot be there already)
+        # the highest key the checkpoint holds (a put above it cannot be there already)
         self.top = max(self.messages[-1].key if self.messages else 0,
                        self.packed[-1][1] if self.packed else 0)  # fmt: skip
 
@@ -158,22 +160,8 @@ class _Queue:
         return index
 
     def put(self, m: StoredMessage) -> None:
-        if self.by_key is None and m.key > self.top:  # after all: cannot be there
-            self.messages.append(m)
-            self.top = m.key
-            return
-        index = self._held(m.key)
-        if m.key not in index:
-            index[m.key] = m
-
-    def put_many(self, ms: list[StoredMessage]) -> None:
-        """Put messages whose keys ascend (one unit of work's puts, in LSN order)."""
-        if self.by_key is None and ms[0].key > self.top:
-            self.messages += ms  # the usual case: after everything there
-            self.top = ms[-1].key
-        else:
-            for m in ms:
-                self.put(m)
+        """A put of a key up to ``top``: nothing if the message is there already."""
+        self._held(m.key).setdefault(m.key, m)
 
     def get(self, key: int) -> None:
         self._held(key).pop(key, None)
@@ -316,7 +304,7 @@ def _recover(log_env: LmdbEnv | None, log_txn, ckpt: CheckpointStore | None, ckp
             if name not in queues:
                 queues[name] = _Queue(name, 0)
         replayed = _replay(log_env, log_txn, {qid: queues[name] for qid, name in names.items()})
-        tails = {names[qid]: chunk for qid, chunk in replayed.items()}
+        tails = {names[qid]: tail for qid, tail in replayed.items()}
     return {name: q.result() + ([tails[name]] if name in tails else [])
             for name, q in queues.items()}  # fmt: skip
 
@@ -347,22 +335,14 @@ def _replay(env: LmdbEnv, txn, by_qid: dict[int, _Queue]) -> dict[int, LogTail]:
         raise _damaged(lsn, detail) from None
     for kind, qid, key, backouts, batch, offset in effects:
         q = by_qid[qid]
-        if kind == PUT:
-            q.put(_put_record(batches[batch][2], offset, key))
+        if kind == PUT:  # (its data copied out of the map, which the block outlives)
+            m = put_message(batches[batch][2], offset, key)[0]
+            q.put(m._replace(data=bytes(m.data)))
         elif kind == GET:
             q.get(key)
         else:
             q.back_out(key, backouts)
     return {qid: LogTail(*tail, batches) for qid, tail in enumerate(tails) if tail is not None}
-
-
-def _put_record(records: memoryview, offset: int, key: int) -> StoredMessage:
-    """The message of the PUT record at ``offset`` (its data copied out of the map)."""
-    (_, _, _, _, _, _, mid, cid, prio, expiry, put_time, ctx_len, backouts,
-     length) = PUT_HEAD.unpack_from(records, offset)  # fmt: skip
-    at = offset + PUT_HEAD.size
-    return StoredMessage(key, mid, cid, prio, expiry, put_time, ctx_len, backouts,
-                         bytes(records[at : at + length]))  # fmt: skip
 
 
 def _damaged(lsn: int, detail: str) -> errors.MQMIError:
