@@ -92,7 +92,7 @@ typedef struct {
     /* the first error: a record not readable (detail, lsn, kind) or out of memory */
     const char *err;
     uint64_t err_lsn;
-    unsigned err_kind;
+    int err_kind; /* -1: none */
     int nomem;
 } replay_t;
 
@@ -115,43 +115,50 @@ static inline size_t uow_hash(uint32_t incarnation, uint64_t uow)
     return (size_t)(h >> 17);
 }
 
-/** The slot of (incarnation, uow), or NIL; with create, a new slot if there is none. */
+/** Double the table of units of work (rehashing every entry). 0, or -1 out of memory. */
+static int uow_grow(replay_t *r)
+{
+    size_t cap = r->cap_uows ? r->cap_uows * 2 : 64;
+    uow_t *slots = calloc(cap, sizeof *slots);
+    if (slots == NULL) {
+        r->nomem = 1;
+        return -1;
+    }
+    for (size_t i = 0; i < r->cap_uows; i++) {
+        if (!r->uows[i].used)
+            continue;
+        size_t j = uow_hash(r->uows[i].incarnation, r->uows[i].uow) & (cap - 1);
+        while (slots[j].used)
+            j = (j + 1) & (cap - 1);
+        slots[j] = r->uows[i];
+    }
+    free(r->uows);
+    r->uows = slots;
+    r->cap_uows = cap;
+    return 0;
+}
+
+/** The slot of (incarnation, uow), or NIL; with create, a new slot if there is none
+ * (NIL then means out of memory). */
 static uint32_t uow_slot(replay_t *r, uint32_t incarnation, uint64_t uow, int create)
 {
-    if (create && (r->n_uows + 1) * 2 > r->cap_uows) {
-        size_t cap = r->cap_uows ? r->cap_uows * 2 : 64;
-        uow_t *slots = calloc(cap, sizeof *slots);
-        if (slots == NULL) {
-            r->nomem = 1;
+    for (;;) {
+        size_t mask = r->cap_uows - 1, i = uow_hash(incarnation, uow) & mask;
+        for (; r->cap_uows != 0 && r->uows[i].used; i = (i + 1) & mask)
+            if (r->uows[i].uow == uow && r->uows[i].incarnation == incarnation)
+                return (uint32_t)i;
+        if (!create)
             return NIL;
-        }
-        for (size_t i = 0; i < r->cap_uows; i++) {
-            if (!r->uows[i].used)
-                continue;
-            size_t j = uow_hash(r->uows[i].incarnation, r->uows[i].uow) & (cap - 1);
-            while (slots[j].used)
-                j = (j + 1) & (cap - 1);
-            slots[j] = r->uows[i];
-        }
-        free(r->uows);
-        r->uows = slots;
-        r->cap_uows = cap;
-    }
-    if (r->cap_uows == 0)
-        return NIL;
-    size_t mask = r->cap_uows - 1;
-    for (size_t i = uow_hash(incarnation, uow) & mask;; i = (i + 1) & mask) {
-        uow_t *u = &r->uows[i];
-        if (!u->used) {
-            if (!create)
+        if ((r->n_uows + 1) * 2 > r->cap_uows) { /* at most half full: probe runs stay short */
+            if (uow_grow(r) < 0)
                 return NIL;
-            *u = (uow_t){.uow = uow, .began = r->began++, .incarnation = incarnation, .used = 1,
-                         .put_first = NIL, .put_last = NIL, .get_first = NIL, .get_last = NIL};
-            r->n_uows++;
-            return (uint32_t)i;
+            continue; /* the empty slot found moved */
         }
-        if (u->uow == uow && u->incarnation == incarnation)
-            return (uint32_t)i;
+        r->uows[i] = (uow_t){.uow = uow, .began = r->began++, .incarnation = incarnation,
+                             .used = 1, .put_first = NIL, .put_last = NIL, .get_first = NIL,
+                             .get_last = NIL};
+        r->n_uows++;
+        return (uint32_t)i;
     }
 }
 
@@ -234,7 +241,8 @@ static void back_out_gets(replay_t *r, uint32_t first)
         back_out_get(r, r->gets[g].qid, r->gets[g].key, r->gets[g].backouts);
 }
 
-static int fail(replay_t *r, uint64_t lsn, const char *detail, unsigned kind)
+/** Stop at the record at lsn; kind >= 0 is the record's kind, named after the detail. */
+static int fail(replay_t *r, uint64_t lsn, const char *detail, int kind)
 {
     r->err = detail;
     r->err_lsn = lsn;
@@ -254,19 +262,19 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
     uint64_t lsn = b->first;
     for (; off < b->len && !r->nomem; lsn++) {
         if (b->len - off < REC_SIZE)
-            return fail(r, lsn, "record cut short", 0);
+            return fail(r, lsn, "record cut short", -1);
         const unsigned char *p = buf + off;
         unsigned kind = p[0];
         uint32_t qid = ld32(p + 4);
         uint64_t uow = ld64(p + 16);
         if (kind == K_PUT) {
             if (b->len - off < PUT_SIZE)
-                return fail(r, lsn, "record cut short", 0);
+                return fail(r, lsn, "record cut short", -1);
             uint32_t length = ld32(p + REC_SIZE + 84);
             if (length > b->len - off - PUT_SIZE)
-                return fail(r, lsn, "message data cut short", 0);
+                return fail(r, lsn, "message data cut short", -1);
             if (!known(r, qid))
-                return fail(r, lsn, "unknown queue id", 0);
+                return fail(r, lsn, "unknown queue id", -1);
             if (lsn >= r->floor || lsn >= r->from[qid]) {
                 if (grow((void **)&r->msgs, &r->cap_msgs, r->n_msgs, sizeof *r->msgs) < 0) {
                     r->nomem = 1;
@@ -298,7 +306,7 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
         off += REC_SIZE;
         if (kind == K_GET) {
             if (!known(r, qid))
-                return fail(r, lsn, "unknown queue id", 0);
+                return fail(r, lsn, "unknown queue id", -1);
             if (lsn < r->from[qid])
                 continue;
             uint64_t key = ld64(p + 24);
@@ -338,7 +346,7 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
                 back_out_gets(r, u.get_first);
             }
         } else {
-            return fail(r, lsn, "record kind", kind);
+            return fail(r, lsn, "record kind", (int)kind);
         }
     }
     r->next_lsn = lsn;
@@ -356,7 +364,7 @@ static int replay(replay_t *r, const batch_t *batches, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (batches[i].first < r->next_lsn)
-            return fail(r, batches[i].first, "log batches out of LSN order", 0);
+            return fail(r, batches[i].first, "log batches out of LSN order", -1);
         if (replay_batch(r, &batches[i], (uint32_t)i) < 0)
             return -1;
     }
@@ -581,8 +589,8 @@ PyObject *log_replay(PyObject *module, PyObject *args)
         if (r.nomem) {
             PyErr_NoMemory();
         } else {
-            PyObject *detail = r.err_kind ? PyUnicode_FromFormat("%s %u", r.err, r.err_kind)
-                                          : PyUnicode_FromString(r.err);
+            PyObject *detail = r.err_kind >= 0 ? PyUnicode_FromFormat("%s %d", r.err, r.err_kind)
+                                               : PyUnicode_FromString(r.err);
             if (detail != NULL) {
                 PyObject *err = Py_BuildValue("(KN)", (unsigned long long)r.err_lsn, detail);
                 if (err != NULL) {

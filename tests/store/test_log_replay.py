@@ -148,11 +148,12 @@ def _rewrite_first_batch(home, change) -> int:
     ("change", "record", "detail"),
     [
         (lambda r: r[:140] + b"\x09" + r[141:], 1, "record kind 9"),
+        (lambda r: r[:140] + b"\x00" + r[141:], 1, "record kind 0"),  # zeroed: named too
         (lambda r: r[:-5], 1, "message data cut short"),
         (lambda r: r[: 140 + 100], 1, "record cut short"),
         (lambda r: r[:4] + struct.pack("<I", 77) + r[8:], 0, "unknown queue id"),
     ],
-    ids=["kind", "data", "header", "queue"],
+    ids=["kind", "kind-zero", "data", "header", "queue"],
 )
 def test_a_damaged_record_is_object_damaged_naming_it(home, change, record, detail):
     """A record that is not readable stops recovery with ObjectDamaged naming the log
