@@ -358,3 +358,15 @@ def test_a_log_ending_in_an_empty_batch_keeps_what_follows(home):
         second = log.commit([Put("Q", b"two", mid(2))])
         assert second.lsn > empty_at
         assert [bytes(r.message.data) for r in log.replay()] == [b"one", b"two"]
+
+
+def test_a_batch_lmdb_refuses_to_append_fails_its_committer(home):
+    """A batch whose key is not after the last one written (LMDB's append would refuse
+    it silently) fails its committer with InternalError and is not reported durable;
+    what was committed before stays."""
+    with RecoveryLog(home) as log:
+        first = log.commit([Put("Q", b"one", mid(1))])
+        log._next_lsn = first.lsn  # as the empty batch of older versions left it
+        with pytest.raises(errors.InternalError, match="not after the last batch"):
+            log.commit([Put("Q", b"two", mid(2))])
+        assert [bytes(r.message.data) for r in log.replay()] == [b"one"]
