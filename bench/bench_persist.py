@@ -23,8 +23,10 @@ process, not an OS crash), so its "durable" is weaker than the log's.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import struct
+import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -44,6 +46,7 @@ THREADS = 16
 PER_THREAD = 400  # commits per thread per round: 6 400 messages a round
 SINGLE = 2_000  # commits per round for one thread
 RECOVER_N = 1_000_000
+ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 5
 
 
@@ -220,6 +223,53 @@ def test_python_group_commit_floor_16_threads(benchmark, tag, tmp_path):
             cond.notify()
         thread.join()
         os.close(fd)
+
+
+@pytest.fixture(scope="module")
+def commit_floor(tmp_path_factory) -> ctypes.CDLL:
+    """native/bench/commit_floor.c, compiled with the core's warnings as errors."""
+    lib = tmp_path_factory.mktemp("floor") / "libcommit_floor.so"
+    subprocess.run(
+        [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+         "-shared", "-fPIC", "-pthread", str(ROOT / "native/bench/commit_floor.c"),
+         "-o", str(lib)],
+        check=True,
+    )
+    floor = ctypes.CDLL(str(lib))
+    floor.floor_syncs.restype = ctypes.c_uint64
+    return floor
+
+
+def test_c_group_commit_floor_16_threads(benchmark, tag, tmp_path, commit_floor):
+    """The ceiling for committers that are Python threads, whatever the log is written in.
+
+    16 Python threads each call ``floor_commit`` (native/bench/commit_floor.c) through
+    ctypes: a ticket is taken and the thread waits, the GIL released, for a writer thread
+    in C that ``pwrite``s 1 KB and ``fdatasync``s once for every ticket handed in while it
+    was busy. No Python runs in the writer and none in the wait; what remains is the sync
+    and each woken thread winning the GIL back before it can commit again.
+    """
+    benchmark.group = GROUP16
+    tag("baseline", ops=THREADS * PER_THREAD)
+    fd = os.open(tmp_path / "floor.log", os.O_RDWR | os.O_CREAT, 0o644)
+    os.pwrite(fd, bytes(1 << 20), 0)
+    os.fsync(fd)
+
+    def work(t: int) -> None:
+        commit = commit_floor.floor_commit
+        for _ in range(PER_THREAD):
+            if commit():
+                raise OSError("commit_floor: the writer's write or sync failed")
+
+    assert commit_floor.floor_start(fd) == 0
+    try:
+        _pedantic(benchmark, lambda: _threads(work))
+    finally:
+        stopped = commit_floor.floor_stop()
+        os.close(fd)
+    assert stopped == 0
+    commits = THREADS * PER_THREAD * (ROUNDS + 1)
+    benchmark.extra_info["commits_per_sync"] = commits / commit_floor.floor_syncs()
 
 
 def test_diskcache_deque_16_threads(benchmark, tag, tmp_path):

@@ -1,0 +1,103 @@
+/* commit_floor.c - the ceiling of group commit for committers that are CPython threads
+ *
+ * A benchmark helper, not part of tpfemu: bench/bench_persist.py compiles it into a
+ * shared library and calls it through ctypes (which releases the GIL for every call).
+ *
+ * floor_start(fd) starts one writer thread in C. floor_commit() is what a committing
+ * thread does at the very least: it takes a ticket, wakes the writer and waits, without
+ * the GIL, until a sync covers its ticket. The writer takes every ticket handed in while
+ * it was busy, writes 1 KB with pwrite and fdatasyncs the file once for all of them.
+ * There is no record, no encoding and no Python in the writer, so the rate of
+ * floor_commit on N Python threads bounds any group commit whose committers are Python
+ * threads on this machine: what is left is the disk's sync and each committer winning
+ * the GIL back after its wake-up, before it can commit again.
+ *
+ * Every function returns 0 or an errno value; floor_stop() joins the writer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RECORD 1024
+#define SPAN (1 << 20) /* the writer cycles over the first MiB of the file */
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER; /* a ticket was handed in */
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER; /* a sync finished */
+static uint64_t issued, durable, syncs;
+static int stopping, failed, fd = -1;
+static pthread_t writer;
+
+static void *write_loop(void *arg)
+{
+    (void)arg;
+    unsigned char record[RECORD];
+    memset(record, 'x', sizeof record);
+    off_t offset = 0;
+    for (;;) {
+        pthread_mutex_lock(&mu);
+        while (issued == durable && !stopping)
+            pthread_cond_wait(&work_cv, &mu);
+        if (issued == durable) { /* stopping, and nobody waits */
+            pthread_mutex_unlock(&mu);
+            return NULL;
+        }
+        uint64_t upto = issued;
+        pthread_mutex_unlock(&mu);
+        int err = 0;
+        if (pwrite(fd, record, sizeof record, offset) != (ssize_t)sizeof record ||
+            fdatasync(fd) != 0)
+            err = errno ? errno : EIO;
+        offset = (offset + RECORD) % SPAN;
+        pthread_mutex_lock(&mu);
+        durable = upto;
+        syncs++;
+        if (err)
+            failed = err;
+        pthread_cond_broadcast(&done_cv);
+        pthread_mutex_unlock(&mu);
+    }
+}
+
+int floor_start(int file)
+{
+    pthread_mutex_lock(&mu);
+    fd = file;
+    issued = durable = syncs = 0;
+    stopping = failed = 0;
+    pthread_mutex_unlock(&mu);
+    return pthread_create(&writer, NULL, write_loop, NULL);
+}
+
+int floor_commit(void)
+{
+    pthread_mutex_lock(&mu);
+    uint64_t ticket = ++issued;
+    pthread_cond_signal(&work_cv);
+    while (durable < ticket && !failed)
+        pthread_cond_wait(&done_cv, &mu);
+    int err = failed;
+    pthread_mutex_unlock(&mu);
+    return err;
+}
+
+uint64_t floor_syncs(void)
+{
+    pthread_mutex_lock(&mu);
+    uint64_t n = syncs;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
+int floor_stop(void)
+{
+    pthread_mutex_lock(&mu);
+    stopping = 1;
+    pthread_cond_signal(&work_cv);
+    pthread_mutex_unlock(&mu);
+    int err = pthread_join(writer, NULL);
+    return err ? err : failed;
+}
