@@ -18,6 +18,7 @@ import os
 import queue
 import statistics
 import subprocess
+import time
 from collections import deque
 from pathlib import Path
 
@@ -195,6 +196,39 @@ def test_batch_priorityqueue(benchmark, tag):
                 get()
 
     _pedantic(benchmark, run)
+
+
+def test_batch_copy_floor(tmp_path, external):
+    """What the copies alone cost: 64 x 1 KB copied into slots and back out, in C.
+
+    A queue that owns its messages copies each one in on put and out on get; this is that
+    and nothing else (native/bench/copy_floor.c), beside ``queue.PriorityQueue``'s batch
+    loop timed in the same test, so the summary shows how much of the 40x goal's budget
+    per message the two copies take by themselves.
+    """
+    exe = tmp_path / "copy_floor"
+    subprocess.run(
+        [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+         str(ROOT / "native/bench/copy_floor.c"), "-o", str(exe)],
+        check=True,
+    )
+    out = subprocess.run([str(exe), str(len(PAYLOAD)), str(BATCH)], check=True,
+                         capture_output=True, text=True).stdout
+    copy_ns = float(out.split()[1])
+    pq, counter = queue.PriorityQueue(), itertools.count()
+    put, get = pq.put, pq.get
+    rounds = []
+    for _ in range(12):  # the first rounds warm up: the median of the last 9 is taken
+        t0 = time.perf_counter()
+        for _ in range(BATCHES):
+            for _ in range(BATCH):
+                put((-5, next(counter), PAYLOAD))
+            for _ in range(BATCH):
+                get()
+        rounds.append((time.perf_counter() - t0) * 1e9 / (BATCH * BATCHES))
+    pq_ns = statistics.median(rounds[3:])
+    external("batch of 64, per message", "copy in + copy out alone, C (no queue)", copy_ns,
+             "queue.PriorityQueue batch loop, same test", pq_ns, goal_ns=pq_ns / 40)
 
 
 # -- matched get by CorrelId at depth 100 000 ----------------------------------------------
