@@ -4,8 +4,10 @@
  * A benchmark helper, not part of tpfemu. A queue that owns its messages copies each one
  * into a slot of its own on put and out of it on get. This program does only that, for
  * batches like bench_core.py's put_many/get_many (64 messages of 1 KB by default): it
- * copies `batch` payloads from one buffer into slots spaced as the core's size class for
- * that payload, then back out into a second buffer, everything hot in the cache. It
+ * copies `batch` payloads from one buffer into slots, each at the core's data offset (after
+ * a 184-byte node header; slots are that plus the data, rounded up to 256 bytes, a little
+ * closer together than the core's size classes), then back out into a second buffer,
+ * everything hot in the cache. It
  * prints the best of five timings:
  *   copy_in_out_ns <ns per message>
  */
