@@ -236,7 +236,7 @@ def commit_floor(tmp_path_factory) -> ctypes.CDLL:
         check=True,
     )
     floor = ctypes.CDLL(str(lib))
-    floor.floor_syncs.restype = ctypes.c_uint64
+    floor.floor_commits.restype = floor.floor_syncs.restype = ctypes.c_uint64
     return floor
 
 
@@ -268,8 +268,8 @@ def test_c_group_commit_floor_16_threads(benchmark, tag, tmp_path, commit_floor)
         stopped = commit_floor.floor_stop()
         os.close(fd)
     assert stopped == 0
-    commits = THREADS * PER_THREAD * (ROUNDS + 1)
-    benchmark.extra_info["commits_per_sync"] = commits / commit_floor.floor_syncs()
+    benchmark.extra_info["commits_per_sync"] = (commit_floor.floor_commits()
+                                                / commit_floor.floor_syncs())
 
 
 def test_diskcache_deque_16_threads(benchmark, tag, tmp_path):

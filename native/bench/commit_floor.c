@@ -84,6 +84,14 @@ int floor_commit(void)
     return err;
 }
 
+uint64_t floor_commits(void)
+{
+    pthread_mutex_lock(&mu);
+    uint64_t n = issued;
+    pthread_mutex_unlock(&mu);
+    return n;
+}
+
 uint64_t floor_syncs(void)
 {
     pthread_mutex_lock(&mu);

@@ -125,24 +125,29 @@ def _restore_segments(queue: LocalQueue, core: CoreQueue, segments: list[Segment
 def _put_tail(queue: LocalQueue, core: CoreQueue, tail: LogTail) -> None:
     """Put back the log tail's messages, their data read from the log's map."""
     try:
-        first, _, expiring = core.put_packed_gather(tail.descriptors, tail.addresses)
+        placed = core.put_packed_gather(tail.descriptors, tail.addresses)
     except (ValueError, errors.TpfEmuError):
         _put_chunk(queue, core, tail.packed())  # the same, with its fallback
         return
-    queue.log_keys.add_run(first, chunk_keys(tail.descriptors))
-    if expiring:
-        queue.expiring = True
+    _placed(queue, placed, tail.descriptors)
 
 
 def _put_chunk(queue: LocalQueue, core: CoreQueue, chunk: bytes) -> None:
     try:
-        first, _, expiring = core.put_packed(chunk)
+        placed = core.put_packed(chunk)
     except (ValueError, errors.TpfEmuError):
         # Nothing was put: one at a time, the messages before the one at fault go back
         # and its error is raised (ObjectDamaged if the chunk is not readable).
         _restore_each(queue, decode(bytes(chunk), queue.name))
         return
-    queue.log_keys.add_run(first, chunk_keys(chunk))
+    _placed(queue, placed, chunk)
+
+
+def _placed(queue: LocalQueue, placed: tuple[int, int, bool], descriptors) -> None:
+    """After a packed put (``placed``: its first sequence, count, and whether a message
+    can expire): the messages' log keys as one run, read from the chunk's descriptors."""
+    first, _, expiring = placed
+    queue.log_keys.add_run(first, chunk_keys(descriptors))
     if expiring:
         queue.expiring = True
 
