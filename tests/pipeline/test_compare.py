@@ -248,6 +248,29 @@ def test_reordered_pairs_of_every_stage(spark, tmp_path):
     assert not reordered.columns.str.endswith("rid").any()
 
 
+def test_reorder_check_does_not_trust_its_presort(spark, tmp_path):
+    """The reorder check pre-sorts on the low 48 bits of the time (a speed hint); the
+    window's own sort decides. Here the expected times cross a multiple of 2^48 us, so
+    the hint puts the later messages first, and two messages share a time (their seq
+    orders them): only the one planted swap is reported."""
+    wrap = 1 << compare._TIME_BITS
+    times = [wrap - 2_000, wrap - 1_000, wrap + 1_000, wrap + 1_000, wrap + 2_000]
+    expected = [row("put", "OUT.W", t, ecb=1, program="APP1", correl_id=ident(f"c-w{i}"),
+                    msg_id=ident(f"m-w{i}"), data=b"w") for i, t in enumerate(times)]
+    for i, r in enumerate(expected):
+        r["seq"] = 100 + i
+    actual = [dict(r) for r in expected]
+    actual[1]["event_time_us"], actual[2]["event_time_us"] = times[2], times[1]
+    write(expected, tmp_path / "e.parquet")
+    write(actual, tmp_path / "a.parquet")
+    summary = compare.run(spark, Inputs([tmp_path / "e.parquet"]),
+                          Inputs([tmp_path / "a.parquet"]), tmp_path / "out")
+    assert summary["counts"]["matched"] == 5
+    assert summary["counts"]["reordered"] == 1
+    reordered = pd.read_parquet(tmp_path / "out" / "reordered")
+    assert list(reordered["expected_correl_id"]) == [ident("c-w2")]
+
+
 def test_all_zero_correl_ids_match_nothing(spark, tmp_path):
     """A CorrelId of 24 zero bytes (MQCI_NONE) is no CorrelId: such messages are matched by
     MsgId, not with each other in recorded order (which would pair m-z0 with m-z1 here)."""
