@@ -62,10 +62,13 @@ class LogKeys:
 
     def get(self, seq: int, default: int | None = None) -> int | None:
         key = self._one.get(seq)
-        if key is not None or not self._runs:
-            return key if key is not None else default
-        i, at = self._find(seq)
-        return self._runs[i][at] if i >= 0 else default
+        if key is not None:
+            return key
+        if self._runs:  # (no search when nothing was restored in runs)
+            i, at = self._find(seq)
+            if i >= 0:
+                return self._runs[i][at]
+        return default
 
     def __getitem__(self, seq: int) -> int:
         key = self.get(seq)
