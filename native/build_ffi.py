@@ -48,6 +48,7 @@ def _check_toolchain() -> None:
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)\s+(.+?)\s*$")
 _LITERAL = re.compile(r"^-?(0x[0-9A-Fa-f]+|\d+)[uUlL]*$")
+_PARENS = re.compile(r"^\((-?\w+)\)$")  # (-1): a literal in parentheses
 
 
 def cdef_source() -> str:
@@ -62,6 +63,7 @@ def cdef_source() -> str:
                 macro, value = m.groups()
                 if macro.endswith("_H"):
                     continue  # include guard
+                value = _PARENS.sub(r"\1", value)
                 value = value.rstrip("uUlL") if _LITERAL.match(value) else value
                 if _LITERAL.match(value):
                     consts[macro] = value

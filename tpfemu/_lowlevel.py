@@ -43,10 +43,15 @@ def _constants(*prefixes: str) -> MappingProxyType[str, int]:
 #: Every reason code the core can return, by IBM's mnemonic (read from the C header).
 MQRC = _constants("MQRC_")
 #: The MQGMO_* and MQMO_* bits the core acts on, with IBM's values.
-MQGMO = _constants("MQGMO_")
+_PLAN_GMO = ("MQGMO_SYNCPOINT", "MQGMO_NO_SYNCPOINT")  # read by a plan, not the core
+MQGMO = MappingProxyType({k: v for k, v in _constants("MQGMO_").items() if k not in _PLAN_GMO})
 MQMO = _constants("MQMO_")
 #: The core's own codes (9000 and up: never IBM's).
 TPF_RC = _constants("TPF_RC_")
+#: The other MQ numbers the compiled code knows (MQMD values; MQPMO and MQGMO bits a
+#: handle's plan reads).
+MQ_OTHER = MappingProxyType({**_constants("MQMT_", "MQPER_", "MQPRI_", "MQEI_", "MQPMO_"),
+                             **{k: getattr(lib, k) for k in _PLAN_GMO}})
 
 errors.register_reason_names(MQRC)
 errors.register_reason_names(TPF_RC)
@@ -159,24 +164,21 @@ def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
     _fastpath.md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
 
 
-def set_plan_layout(handle_type: type, generation_type: type, md_type: type, gmo_type: type,
-                    pmo_type: type, open_scopes: list, fast_get_options: int,
-                    fast_put_options: int) -> None:
-    """Tell the C shim what :func:`planned_put` and :func:`planned_get` read: the MQI's
-    Handle (its ``put_plan``, ``get_plan``, ``closed`` and ``cursor`` slots), the
-    catalog's Generation (its ``current`` slot), the MD, GMO and PMO classes they serve,
-    the list whose first item counts open TPF commit scopes, and the MQGMO and MQPMO
-    options a planned get or put may have (tpfemu.qmgr.messages calls this once)."""
-    _fastpath.plan_setup(handle_type, generation_type, md_type, gmo_type, pmo_type,
-                         open_scopes, fast_get_options, fast_put_options, EXPIRED_PENDING)
+def set_plan_layout(put_plan: type, get_plan: type, generation_type: type, md_type: type,
+                    gmo_type: type, pmo_type: type, open_scopes: list, get_options: int,
+                    put_options: int) -> None:
+    """Tell the C shim what :func:`planned_put` and :func:`planned_get` read: the plan
+    types (named tuples, whose fields it checks against the positions it reads), the
+    catalog's Generation, the MD, GMO and PMO classes they serve, the list whose first
+    item counts open TPF commit scopes, and the MQGMO and MQPMO options a plan serves
+    (tpfemu.qmgr.plans calls this once)."""
+    _fastpath.plan_setup(put_plan, get_plan, generation_type, md_type, gmo_type, pmo_type,
+                         open_scopes, get_options, put_options, EXPIRED_PENDING)
 
 
-#: ``planned_put(handle, data, md, pmo) -> bool``: MQPUT by the handle's put plan in one
-#: C call, or False having changed nothing when the plan does not serve the call (see
-#: native/python/planpath.h; the plans are tpfemu.qmgr.messages').
+#: ``planned_put(plan, data, md, pmo) -> bool`` and ``planned_get(plan, max_length, md,
+#: gmo) -> bytes | None``: see tpfemu.qmgr.plans and native/python/planpath.h.
 planned_put = _fastpath.planned_put
-#: ``planned_get(handle, max_length, md, gmo) -> bytes | None``: MQGET by the handle's
-#: get plan, or None having changed nothing.
 planned_get = _fastpath.planned_get
 
 

@@ -56,13 +56,6 @@ static struct {
     PyObject *get_template;
 } L;
 
-#define MQMT_REQUEST 1
-#define MQPER_NOT_PERSISTENT 0
-#define MQPER_PERSISTENT 1
-#define MQPER_PERSISTENCE_AS_Q_DEF 2
-#define MQPRI_PRIORITY_AS_Q_DEF (-1)
-#define MQEI_UNLIMITED (-1)
-
 int64_t md_now_us(void)
 {
     struct timespec ts;

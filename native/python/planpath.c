@@ -1,63 +1,41 @@
-/* planpath.c - an MQI handle's plan, carried out in C (see planpath.h)
+/* planpath.c - a handle's put or get plan, carried out in C (see planpath.h)
  *
- * The plans, as messages.py makes them:
- *   put: (generation, queue, DEFPRTY, length limit, DEFPSIST is YES, put_md settings,
- *         event bus, queue.core.put_md, put_md settings of a put with no MD,
- *         (ResolvedQName, ResolvedQMgrName) of the PMO)
- *   get: (generation, queue, persistent gets logged, event bus, queue.core.get_md)
- * A handle's plans and its `closed` and `cursor`, and a generation's `current`, are
- * __slots__ members: read at their offsets. The rest (an event bus's `active`, a
- * queue's `waiters` and `expiring`, a GMO's fields) are read as attributes.
+ * The plans' fields are read by position (PutPlan and GetPlan are named tuples); the
+ * names below are checked against the plan types' _fields by plan_setup. A generation's
+ * `current`, an event bus's `active` and `capture`, a queue's `waiters` and `expiring`,
+ * and a GMO's or PMO's fields are read as attributes.
  */
 #include "planpath.h"
 
 #include "eventlog.h"
+#include "tpf/queue.h"
 
-#include <structmember.h>
+enum { PUT_GEN, PUT_QUEUE, PUT_PRIORITY, PUT_LIMIT, PUT_PSIST, PUT_PUT, PUT_MD, PUT_SETTINGS,
+       PUT_EVENTS, PUT_RESOLVED, PUT_JOIN, PUT_JOINED, PUT_PLAN_LEN };
+static const char *const put_fields[PUT_PLAN_LEN] = {
+    "generation", "queue", "priority", "limit", "defpsist", "put", "put_md", "settings",
+    "events", "resolved", "join", "joined"};
+enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_BODY, GET_MD, GET_EVENTS, GET_JOIN, GET_JOINED,
+       GET_COLLECT, GET_PLAN_LEN };
+static const char *const get_fields[GET_PLAN_LEN] = {
+    "generation", "queue", "logged", "get_body", "get_md", "events", "join", "joined",
+    "collect"};
 
-enum { PUT_GEN, PUT_QUEUE, PUT_PRTY, PUT_LIMIT, PUT_PSIST, PUT_SETTINGS, PUT_EVENTS, PUT_MD,
-       PUT_NO_MD_SETTINGS, PUT_RESOLVED, PUT_PLAN_LEN };
-enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_EVENTS, GET_MD, GET_PLAN_LEN };
-
-#define MQMO_MATCH_BOTH 3 /* MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID */
-#define MQPMO_NEW_MSG_ID 0x40
-#define MQ_ID_LEN 24
+#define MQMO_MATCH_BOTH (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID)
+_Static_assert(MQPMO_SYNCPOINT == MQGMO_SYNCPOINT && MQPMO_NO_SYNCPOINT == MQGMO_NO_SYNCPOINT,
+               "read_options and join read the PMO's and the GMO's syncpoint bits alike");
 
 static struct {
     int ready;
-    PyTypeObject *handle, *generation, *md, *gmo, *pmo; /* strong references */
+    PyTypeObject *put_plan, *get_plan, *generation, *md, *gmo, *pmo; /* strong references */
     PyObject *open_scopes;                        /* ecb.resources.OPEN_SCOPES (a list) */
-    Py_ssize_t put_plan, get_plan, closed, cursor, current; /* member offsets */
-    long fast_get_options;                        /* MQGMO_* a planned get may have */
-    long fast_put_options;                        /* MQPMO_* a planned put may have */
-    long expired_pending;                         /* get_md's flag: tell the queue */
-    PyObject *s_active, *s_capture, *s_waiters, *s_expiring, *s_wake, *s_core, *s_on_expired,
-        *s_options, *s_version, *s_match, *s_msg_id, *s_resolved_q, *s_resolved_qmgr;
+    long get_options;                             /* MQGMO_* a planned get may have */
+    long put_options;                             /* MQPMO_* a planned put may have */
+    long expired_pending;                         /* get_md's flag: something expired */
+    PyObject *s_active, *s_capture, *s_waiters, *s_expiring, *s_wake, *s_current, *s_options,
+        *s_version, *s_match, *s_msg_id, *s_resolved_q, *s_resolved_qmgr;
     PyObject *zero_id; /* MQMI_NONE */
 } P;
-
-/* The offset of __slots__ member `name` of `type`, or -1 with an exception. */
-static Py_ssize_t member_offset(PyTypeObject *type, const char *name)
-{
-    PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
-    if (d == NULL)
-        return -1;
-    Py_ssize_t off = -1;
-    if (PyObject_TypeCheck(d, &PyMemberDescr_Type) &&
-        ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX)
-        off = ((PyMemberDescrObject *)d)->d_member->offset;
-    else
-        PyErr_Format(PyExc_TypeError, "plan_setup: %s.%s is not a __slots__ member",
-                     type->tp_name, name);
-    Py_DECREF(d);
-    return off;
-}
-
-/* The member at `off` (borrowed; NULL when unset). */
-static inline PyObject *member(PyObject *obj, Py_ssize_t off)
-{
-    return *(PyObject **)((char *)obj + off);
-}
 
 static int intern(PyObject **slot, const char *text)
 {
@@ -66,56 +44,71 @@ static int intern(PyObject **slot, const char *text)
     return *slot == NULL ? -1 : 0;
 }
 
+/* 0 when `type` is a named tuple whose fields are `names`, in order; -1 with TypeError. */
+static int check_fields(PyTypeObject *type, const char *const *names, Py_ssize_t n)
+{
+    if (!PyType_IsSubtype(type, &PyTuple_Type)) {
+        PyErr_Format(PyExc_TypeError, "plan_setup: %s is not a tuple type", type->tp_name);
+        return -1;
+    }
+    PyObject *fields = PyObject_GetAttrString((PyObject *)type, "_fields");
+    if (fields == NULL)
+        return -1;
+    int ok = PyTuple_Check(fields) && PyTuple_GET_SIZE(fields) == n;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        PyObject *f = PyTuple_GET_ITEM(fields, i);
+        ok = PyUnicode_Check(f) && PyUnicode_CompareWithASCIIString(f, names[i]) == 0;
+    }
+    Py_DECREF(fields);
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "plan_setup: the fields of %s are not the ones "
+                     "native/python/planpath.c reads", type->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
 PyObject *plan_setup(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyTypeObject *handle, *generation, *md, *gmo, *pmo;
+    PyTypeObject *put_plan, *get_plan, *generation, *md, *gmo, *pmo;
     PyObject *open_scopes;
-    long fast_get_options, fast_put_options, expired_pending;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!lll", &PyType_Type, &handle, &PyType_Type,
-                          &generation, &PyType_Type, &md, &PyType_Type, &gmo, &PyType_Type,
-                          &pmo, &PyList_Type, &open_scopes, &fast_get_options,
-                          &fast_put_options, &expired_pending))
+    long get_options, put_options, expired_pending;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!lll", &PyType_Type, &put_plan, &PyType_Type,
+                          &get_plan, &PyType_Type, &generation, &PyType_Type, &md,
+                          &PyType_Type, &gmo, &PyType_Type, &pmo, &PyList_Type, &open_scopes,
+                          &get_options, &put_options, &expired_pending))
         return NULL;
     if (PyList_GET_SIZE(open_scopes) < 1) {
         PyErr_SetString(PyExc_ValueError, "plan_setup: OPEN_SCOPES must hold its counter");
         return NULL;
     }
+    if (check_fields(put_plan, put_fields, PUT_PLAN_LEN) < 0 ||
+        check_fields(get_plan, get_fields, GET_PLAN_LEN) < 0)
+        return NULL;
     if (intern(&P.s_active, "active") < 0 || intern(&P.s_capture, "capture") < 0 ||
-        intern(&P.s_waiters, "waiters") < 0 ||
-        intern(&P.s_expiring, "expiring") < 0 || intern(&P.s_wake, "wake") < 0 ||
-        intern(&P.s_core, "core") < 0 || intern(&P.s_on_expired, "_on_expired_pending") < 0 ||
+        intern(&P.s_waiters, "waiters") < 0 || intern(&P.s_expiring, "expiring") < 0 ||
+        intern(&P.s_wake, "wake") < 0 || intern(&P.s_current, "current") < 0 ||
         intern(&P.s_options, "Options") < 0 || intern(&P.s_version, "Version") < 0 ||
         intern(&P.s_match, "MatchOptions") < 0 || intern(&P.s_msg_id, "MsgId") < 0 ||
         intern(&P.s_resolved_q, "ResolvedQName") < 0 ||
         intern(&P.s_resolved_qmgr, "ResolvedQMgrName") < 0)
         return NULL;
     if (P.zero_id == NULL &&
-        (P.zero_id = PyBytes_FromStringAndSize(NULL, MQ_ID_LEN)) != NULL)
-        memset(PyBytes_AS_STRING(P.zero_id), 0, MQ_ID_LEN);
+        (P.zero_id = PyBytes_FromStringAndSize(NULL, TPF_MQ_ID_LEN)) != NULL)
+        memset(PyBytes_AS_STRING(P.zero_id), 0, TPF_MQ_ID_LEN);
     if (P.zero_id == NULL)
         return NULL;
-    Py_ssize_t put_plan = member_offset(handle, "put_plan");
-    Py_ssize_t get_plan = put_plan < 0 ? -1 : member_offset(handle, "get_plan");
-    Py_ssize_t closed = get_plan < 0 ? -1 : member_offset(handle, "closed");
-    Py_ssize_t cursor = closed < 0 ? -1 : member_offset(handle, "cursor");
-    Py_ssize_t current = cursor < 0 ? -1 : member_offset(generation, "current");
-    if (current < 0)
-        return NULL;
     P.ready = 0;
-    Py_XSETREF(P.handle, (PyTypeObject *)Py_NewRef(handle));
+    Py_XSETREF(P.put_plan, (PyTypeObject *)Py_NewRef(put_plan));
+    Py_XSETREF(P.get_plan, (PyTypeObject *)Py_NewRef(get_plan));
     Py_XSETREF(P.generation, (PyTypeObject *)Py_NewRef(generation));
     Py_XSETREF(P.md, (PyTypeObject *)Py_NewRef(md));
     Py_XSETREF(P.gmo, (PyTypeObject *)Py_NewRef(gmo));
     Py_XSETREF(P.pmo, (PyTypeObject *)Py_NewRef(pmo));
     Py_XSETREF(P.open_scopes, Py_NewRef(open_scopes));
-    P.put_plan = put_plan;
-    P.get_plan = get_plan;
-    P.closed = closed;
-    P.cursor = cursor;
-    P.current = current;
-    P.fast_get_options = fast_get_options;
-    P.fast_put_options = fast_put_options;
+    P.get_options = get_options;
+    P.put_options = put_options;
     P.expired_pending = expired_pending;
     P.ready = 1;
     Py_RETURN_NONE;
@@ -132,21 +125,15 @@ static int attr_true(PyObject *obj, PyObject *name)
     return r;
 }
 
-/* 1: the plan still holds for a call on `h` (its generation current, the handle open,
- * no TPF commit scope open, nobody listening for events but the journal's EventLog,
- * which is then in *log, a new reference); 0: it does not; -1: error. */
-static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at,
-                      PyObject **log)
+/* 1: the plan still holds (its generation current, no TPF commit scope open, nobody
+ * listening for events but the journal's EventLog, which is then in *log, a new
+ * reference); 0: it does not; -1: error. */
+static int plan_holds(PyObject *plan, int events_at, PyObject **log)
 {
     *log = NULL;
-    if (!PyTuple_CheckExact(plan) || PyTuple_GET_SIZE(plan) != len)
-        return 0;
-    PyObject *gen = PyTuple_GET_ITEM(plan, 0);
-    if (Py_TYPE(gen) != P.generation || member(gen, P.current) != Py_True ||
-        member(h, P.closed) != Py_False)
-        return 0;
-    if (PyList_GET_SIZE(P.open_scopes) < 1)
-        return 0;
+    int current = attr_true(PyTuple_GET_ITEM(plan, 0), P.s_current);
+    if (current <= 0)
+        return current;
     int open = PyObject_IsTrue(PyList_GET_ITEM(P.open_scopes, 0));
     if (open != 0)
         return open < 0 ? -1 : 0;
@@ -165,28 +152,77 @@ static int plan_holds(PyObject *h, PyObject *plan, Py_ssize_t len, int events_at
     return 1;
 }
 
-/* The MQPMO_* options of a put with `pmo` (None: none): 1 with *options set, 0 when the
- * plan does not serve them, -1 on error. */
-static int pmo_options(PyObject *pmo, long *options)
+/* The options of `opts` (a PMO or GMO of type `type`, None: none): 1 with *options set,
+ * 0 when the plan does not serve them (a value the full path must judge, an option a
+ * plan does not serve, both SYNCPOINT and NO_SYNCPOINT), -1 on error. The GMO's match
+ * options too, in *match (MQMO_MATCH_BOTH below version 2). */
+static int read_options(PyObject *opts, PyTypeObject *type, long served, long *options,
+                        long *match)
 {
     *options = 0;
-    if (pmo == Py_None)
+    *match = MQMO_MATCH_BOTH;
+    if (opts == Py_None)
         return 1;
-    if (Py_TYPE(pmo) != P.pmo)
+    if (Py_TYPE(opts) != type)
         return 0;
-    PyObject *x = PyObject_GetAttr(pmo, P.s_options);
-    if (x == NULL)
-        return -1;
-    int overflow = 0;
-    int plain = PyLong_CheckExact(x);
-    long v = plain ? PyLong_AsLongAndOverflow(x, &overflow) : 0;
-    Py_DECREF(x);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (!plain || overflow || (v & ~P.fast_put_options))
-        return 0; /* the full path says what is wrong, or serves the options */
-    *options = v;
+    long v[3] = {0, 1, MQMO_MATCH_BOTH};
+    PyObject *names[3] = {P.s_options, P.s_version, P.s_match};
+    int n = match != NULL && type == P.gmo ? 3 : 1;
+    for (int i = 0; i < n; i++) {
+        PyObject *x = PyObject_GetAttr(opts, names[i]);
+        if (x == NULL)
+            return -1;
+        int overflow = 0;
+        int plain = PyLong_CheckExact(x);
+        v[i] = plain ? PyLong_AsLongAndOverflow(x, &overflow) : 0;
+        Py_DECREF(x);
+        if (v[i] == -1 && PyErr_Occurred())
+            return -1;
+        if (!plain || overflow)
+            return 0; /* the full path says what is wrong */
+    }
+    /* (MQPMO_SYNCPOINT and MQGMO_SYNCPOINT have one value, as do the NO_ forms) */
+    if ((v[0] & ~served) || (v[0] & MQPMO_SYNCPOINT && v[0] & MQPMO_NO_SYNCPOINT))
+        return 0;
+    *options = v[0];
+    if (n == 3 && v[1] >= 2)
+        *match = v[2];
     return 1;
+}
+
+/* The unit of work a call with `options` joins by the plan's `join` (0: none, the call is
+ * outside syncpoint): 1 with *uow set, 0 when the plan declines (MAXUMSGS reached), -1. */
+static int join(PyObject *plan, int join_at, long options, unsigned long long *uow)
+{
+    *uow = 0;
+    if (!(options & MQPMO_SYNCPOINT))
+        return 1;
+    PyObject *id = PyObject_CallNoArgs(PyTuple_GET_ITEM(plan, join_at));
+    if (id == NULL)
+        return -1;
+    *uow = PyLong_AsUnsignedLongLong(id);
+    Py_DECREF(id);
+    if (*uow == (unsigned long long)-1 && PyErr_Occurred())
+        return -1;
+    return *uow != 0;
+}
+
+/* After a call in unit of work `uow`: the plan's `joined(queue)` counts it; outside one,
+ * a getter waiting on the queue (after a put) is woken. 0, or -1 on error. */
+static int after(PyObject *plan, int joined_at, unsigned long long uow, int wake)
+{
+    PyObject *queue = PyTuple_GET_ITEM(plan, 1), *r = NULL;
+    if (uow != 0)
+        r = PyObject_CallOneArg(PyTuple_GET_ITEM(plan, joined_at), queue);
+    else if (wake) {
+        int waiting = attr_true(queue, P.s_waiters);
+        if (waiting <= 0)
+            return waiting;
+        r = PyObject_CallMethodNoArgs(queue, P.s_wake);
+    } else
+        return 0;
+    Py_XDECREF(r);
+    return r == NULL ? -1 : 0;
 }
 
 /* Store the plan's (ResolvedQName, ResolvedQMgrName) in `pmo`, as the full path does. */
@@ -215,181 +251,197 @@ static void restore_msg_id(PyObject *md, PyObject *old)
     PyErr_Restore(type, value, tb);
 }
 
+/* The put itself: 1 put (2: and it can expire), 0 declined, -1 error. With an MD and
+ * MQPMO_NEW_MSG_ID, the MD's MsgId is cleared for the call (the core makes one) and put
+ * back unless the message was put. */
+static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
+                     unsigned long long uow, PyObject *log)
+{
+    PyObject *uow_obj = PyLong_FromUnsignedLongLong(uow);
+    if (uow_obj == NULL)
+        return -1;
+    PyObject *done;
+    if (md == Py_None) {
+        PyObject *call[4] = {data, PyTuple_GET_ITEM(plan, PUT_PRIORITY), uow_obj, log};
+        done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_PUT), call, log ? 4 : 3, NULL);
+        Py_XSETREF(done, done != NULL ? PyLong_FromLong(1) : NULL);
+        Py_DECREF(uow_obj);
+        return done != NULL ? (Py_DECREF(done), 1) : -1;
+    }
+    PyObject *old_id = NULL;
+    if (options & MQPMO_NEW_MSG_ID) {
+        if ((old_id = PyObject_GetAttr(md, P.s_msg_id)) == NULL ||
+            PyObject_GenericSetAttr(md, P.s_msg_id, P.zero_id) < 0) {
+            Py_XDECREF(old_id);
+            Py_DECREF(uow_obj);
+            return -1;
+        }
+    }
+    PyObject *log_arg = log != NULL ? log : Py_None;
+    PyObject *call[5] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS), log_arg, uow_obj};
+    done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call, 5, NULL);
+    Py_DECREF(uow_obj);
+    long how = done != NULL ? PyLong_AsLong(done) : -1;
+    Py_XDECREF(done);
+    if (how == -1 && !PyErr_Occurred())
+        how = 0; /* (not an answer put_md gives) */
+    if (old_id != NULL) {
+        if (how <= 0) /* declined or failed: the MD as it was */
+            restore_msg_id(md, old_id);
+        Py_DECREF(old_id);
+    }
+    return how;
+}
+
 PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
     if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "planned_put(handle, data, md, pmo)");
+        PyErr_SetString(PyExc_TypeError, "planned_put(plan, data, md, pmo)");
         return NULL;
     }
-    PyObject *h = args[0], *data = args[1], *md = args[2], *pmo = args[3];
-    if (!P.ready || !PyBytes_CheckExact(data) || Py_TYPE(h) != P.handle || Py_TYPE(md) != P.md)
+    PyObject *plan = args[0], *data = args[1], *md = args[2], *pmo = args[3];
+    if (!P.ready || Py_TYPE(plan) != P.put_plan || !PyBytes_CheckExact(data) ||
+        (md != Py_None && Py_TYPE(md) != P.md))
         Py_RETURN_FALSE;
-    long options;
-    int served = pmo_options(pmo, &options);
+    long options, unused;
+    int served = read_options(pmo, P.pmo, P.put_options, &options, &unused);
     if (served <= 0)
         return served < 0 ? NULL : Py_NewRef(Py_False);
-    PyObject *plan = member(h, P.put_plan);
-    if (plan == NULL)
-        Py_RETURN_FALSE;
-    Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
-    PyObject *result = NULL, *log, *old_id = NULL;
-    int holds = plan_holds(h, plan, PUT_PLAN_LEN, PUT_EVENTS, &log);
+    Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
+    PyObject *result = NULL, *log;
+    unsigned long long uow = 0;
+    int holds = plan_holds(plan, PUT_EVENTS, &log);
+    if (holds > 0) {
+        Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, PUT_LIMIT));
+        if (limit == -1 && PyErr_Occurred())
+            holds = -1;
+        else if (PyBytes_GET_SIZE(data) > limit)
+            holds = 0; /* the full path says which limit */
+        else if (md == Py_None && PyTuple_GET_ITEM(plan, PUT_PSIST) != Py_False)
+            holds = 0; /* persistent by DEFPSIST: the full path logs it */
+    }
+    if (holds > 0)
+        holds = join(plan, PUT_JOIN, options, &uow);
     if (holds <= 0) {
         result = holds < 0 ? NULL : Py_NewRef(Py_False);
         goto out;
     }
-    Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, PUT_LIMIT));
-    if (limit == -1 && PyErr_Occurred())
-        goto out;
-    if (PyBytes_GET_SIZE(data) > limit) {
-        result = Py_NewRef(Py_False);
+    long how = put_call(plan, data, md, options, uow, log);
+    if (how <= 0) {
+        result = how < 0 ? NULL : Py_NewRef(Py_False);
         goto out;
     }
-    if (options & MQPMO_NEW_MSG_ID) { /* the core makes the MsgId, as for MQMI_NONE */
-        if ((old_id = PyObject_GetAttr(md, P.s_msg_id)) == NULL)
-            goto out;
-        if (PyObject_GenericSetAttr(md, P.s_msg_id, P.zero_id) < 0) {
-            Py_CLEAR(old_id);
-            goto out;
-        }
-    }
-    PyObject *call[4] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS), log};
-    PyObject *done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call,
-                                         log != NULL ? 4 : 3, NULL);
-    if (done == NULL)
-        goto out;
-    long how = PyLong_AsLong(done);
-    Py_DECREF(done);
-    if (how == -1 && PyErr_Occurred())
-        goto out;
-    if (how == 0) { /* the MD needs the full path; nothing was changed */
-        result = Py_NewRef(Py_False);
-        goto out;
-    }
-    Py_CLEAR(old_id); /* put: the MD holds the new MsgId */
-    PyObject *queue = PyTuple_GET_ITEM(plan, PUT_QUEUE);
-    if (how == 2 && PyObject_SetAttr(queue, P.s_expiring, Py_True) < 0)
+    if (how == 2 && PyObject_SetAttr(PyTuple_GET_ITEM(plan, PUT_QUEUE), P.s_expiring,
+                                     Py_True) < 0)
         goto out; /* gets then collect what expires */
     if (pmo != Py_None && pmo_outputs(pmo, plan) < 0)
         goto out;
-    int waiting = attr_true(queue, P.s_waiters);
-    if (waiting < 0)
+    if (after(plan, PUT_JOINED, uow, 1) < 0)
         goto out;
-    if (waiting) {
-        PyObject *r = PyObject_CallMethodNoArgs(queue, P.s_wake);
-        if (r == NULL)
-            goto out;
-        Py_DECREF(r);
-    }
     result = Py_NewRef(Py_True);
 out:
-    if (old_id != NULL) { /* declined or failed: the MD as it was */
-        restore_msg_id(md, old_id);
-        Py_DECREF(old_id);
-    }
     Py_XDECREF(log);
     Py_DECREF(plan);
     return result;
 }
 
-/* The MQMO_* bits a get with `gmo` matches by: 1 with *match set, 0 when the plan does
- * not serve its options, -1 on error. */
-static int gmo_match(PyObject *gmo, long *match)
+/* The get itself: the data, None (declined, nothing changed), or NULL with an error. */
+static PyObject *get_call(PyObject *plan, PyObject *md, long match, unsigned long long uow,
+                          PyObject *log)
 {
-    if (gmo == Py_None) {
-        *match = MQMO_MATCH_BOTH;
-        return 1;
+    PyObject *uow_obj = PyLong_FromUnsignedLongLong(uow);
+    if (uow_obj == NULL)
+        return NULL;
+    PyObject *logged = PyTuple_GET_ITEM(plan, GET_LOGGED), *log_arg = log ? log : Py_None;
+    PyObject *got;
+    if (md == Py_None) {
+        PyObject *call[3] = {uow_obj, logged, log_arg};
+        got = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, GET_BODY), call, 3, NULL);
+        Py_DECREF(uow_obj);
+        return got;
     }
-    if (Py_TYPE(gmo) != P.gmo)
-        return 0;
-    long v[3];
-    PyObject *names[3] = {P.s_options, P.s_version, P.s_match};
-    for (int i = 0; i < 3; i++) {
-        PyObject *x = PyObject_GetAttr(gmo, names[i]);
-        if (x == NULL)
-            return -1;
-        int overflow = 0;
-        v[i] = PyLong_Check(x) ? PyLong_AsLongAndOverflow(x, &overflow) : 0;
-        int plain = PyLong_Check(x) && !overflow;
-        Py_DECREF(x);
-        if (v[i] == -1 && PyErr_Occurred())
-            return -1;
-        if (!plain)
-            return 0; /* the full path says what is wrong */
+    PyObject *m = PyLong_FromLong(match);
+    if (m == NULL) {
+        Py_DECREF(uow_obj);
+        return NULL;
     }
-    if (v[0] & ~P.fast_get_options)
-        return 0;
-    *match = v[1] >= 2 ? v[2] : MQMO_MATCH_BOTH;
-    return 1;
+    PyObject *call[6] = {md, m, logged, Py_False, log_arg, uow_obj};
+    got = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, GET_MD), call, 6, NULL);
+    Py_DECREF(m);
+    Py_DECREF(uow_obj);
+    if (got == NULL || got == Py_None || PyBytes_CheckExact(got))
+        return got; /* the data; None: declined, nothing changed */
+    /* (data, flags, expiry): flags to act on */
+    PyObject *data = NULL;
+    long flags = -1;
+    if (PyTuple_CheckExact(got) && PyTuple_GET_SIZE(got) == 3)
+        flags = PyLong_AsLong(PyTuple_GET_ITEM(got, 1));
+    else
+        PyErr_SetString(PyExc_TypeError, "planned_get: get_md returned no (data, flags, "
+                                         "expiry)");
+    if (!PyErr_Occurred() &&
+        (!(flags & P.expired_pending) || /* gets then collect what expired */
+         PyObject_SetAttr(PyTuple_GET_ITEM(plan, GET_QUEUE), P.s_expiring, Py_True) == 0))
+        data = Py_NewRef(PyTuple_GET_ITEM(got, 0));
+    Py_DECREF(got);
+    return data;
+}
+
+/* After a get, whatever its outcome (an exception stays pending): on a queue where
+ * messages can expire, the plan's collect(queue) reports what the get found expired.
+ * 0, or -1 with a new error (the pending one is then dropped). */
+static int collect(PyObject *plan)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *queue = PyTuple_GET_ITEM(plan, GET_QUEUE);
+    int expiring = attr_true(queue, P.s_expiring);
+    PyObject *r = expiring > 0 ? PyObject_CallOneArg(PyTuple_GET_ITEM(plan, GET_COLLECT),
+                                                     queue)
+                               : NULL;
+    Py_XDECREF(r);
+    if (expiring < 0 || (expiring > 0 && r == NULL)) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return -1;
+    }
+    PyErr_Restore(type, value, tb);
+    return 0;
 }
 
 PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
     if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "planned_get(handle, max_length, md, gmo)");
+        PyErr_SetString(PyExc_TypeError, "planned_get(plan, max_length, md, gmo)");
         return NULL;
     }
-    PyObject *h = args[0], *md = args[2];
-    if (!P.ready || args[1] != Py_None || Py_TYPE(h) != P.handle || Py_TYPE(md) != P.md)
+    PyObject *plan = args[0], *md = args[2];
+    if (!P.ready || Py_TYPE(plan) != P.get_plan || args[1] != Py_None ||
+        (md != Py_None && Py_TYPE(md) != P.md))
         Py_RETURN_NONE;
-    PyObject *plan = member(h, P.get_plan);
-    if (plan == NULL)
-        Py_RETURN_NONE;
-    Py_INCREF(plan); /* the calls below may run code that replaces the handle's plan */
+    long options, match;
+    int r = read_options(args[3], P.gmo, P.get_options, &options, &match);
+    if (r <= 0)
+        return r < 0 ? NULL : Py_NewRef(Py_None);
+    Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
     PyObject *result = NULL, *log;
-    long match = MQMO_MATCH_BOTH;
-    int r = plan_holds(h, plan, GET_PLAN_LEN, GET_EVENTS, &log);
-    /* (a handle with a browse cursor: only the full get knows what it locked) */
-    if (r > 0 && member(h, P.cursor) != Py_None)
-        r = 0;
+    unsigned long long uow = 0;
+    r = plan_holds(plan, GET_EVENTS, &log);
     if (r > 0)
-        r = gmo_match(args[3], &match);
-    PyObject *queue = PyTuple_GET_ITEM(plan, GET_QUEUE);
-    if (r > 0) {
-        int expiring = attr_true(queue, P.s_expiring); /* gets then collect what expired */
-        r = expiring < 0 ? -1 : !expiring;
-    }
+        r = join(plan, GET_JOIN, options, &uow);
     if (r <= 0) {
         result = r < 0 ? NULL : Py_NewRef(Py_None);
         goto out;
     }
-    PyObject *m = PyLong_FromLong(match);
-    if (m == NULL)
-        goto out;
-    PyObject *call[5] = {md, m, PyTuple_GET_ITEM(plan, GET_LOGGED), Py_False, log};
-    PyObject *got = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, GET_MD), call,
-                                        log != NULL ? 5 : 4, NULL);
-    Py_DECREF(m);
-    if (got == NULL || got == Py_None || PyBytes_CheckExact(got)) {
-        result = got; /* the data; None: declined, nothing changed */
-        goto out;
-    }
-    /* (data, flags, expiry): flags to act on */
-    if (!PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != 3) {
-        PyErr_SetString(PyExc_TypeError, "planned_get: get_md returned no (data, flags, "
-                                         "expiry)");
-        Py_DECREF(got);
-        goto out;
-    }
-    long flags = PyLong_AsLong(PyTuple_GET_ITEM(got, 1));
-    if (flags == -1 && PyErr_Occurred()) {
-        Py_DECREF(got);
-        goto out;
-    }
-    if (flags & P.expired_pending) {
-        PyObject *core = PyObject_GetAttr(queue, P.s_core);
-        PyObject *rc = core != NULL ? PyObject_CallMethodNoArgs(core, P.s_on_expired) : NULL;
-        Py_XDECREF(core);
-        if (rc == NULL) {
-            Py_DECREF(got);
-            goto out;
-        }
-        Py_DECREF(rc);
-    }
-    result = Py_NewRef(PyTuple_GET_ITEM(got, 0));
-    Py_DECREF(got);
+    PyObject *got = get_call(plan, md, match, uow, log);
+    if (got != NULL && got != Py_None && after(plan, GET_JOINED, uow, 0) < 0)
+        Py_CLEAR(got);
+    if (collect(plan) < 0)
+        Py_CLEAR(got);
+    result = got;
 out:
     Py_XDECREF(log);
     Py_DECREF(plan);

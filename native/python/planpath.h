@@ -1,19 +1,17 @@
-/* planpath.h - an MQI handle's plan, carried out in C, for tpfemu._fastpath
+/* planpath.h - a handle's put or get plan, carried out in C, for tpfemu._fastpath
  *
- * The queue manager (tpfemu/qmgr/messages.py) decides, on a call through its full path,
- * that later MQPUTs or MQGETs on a handle may go straight to the queue: it stores a
- * *plan* on the handle (a tuple; messages._put_plan and messages._get_plan say what is
- * in it). These functions carry a plan out for the everyday call (an MD; no MQGMO
- * options but matching, and the everyday MQPMO ones; nobody listening for events but
- * the journal; nothing expiring) without a Python frame; the journal's EventLog (the
- * event bus's `capture`) then records the call's event, in C.
- * Every decision stays in Python: they only check that the plan still holds (its
- * catalog generation is current, the handle open, no TPF commit scope open) and call
- * the queue's put_md/get_md. Anything else is declined, having changed nothing, and
- * the caller takes its Python path.
+ * tpfemu/qmgr/plans.py defines the plans (PutPlan, GetPlan: named tuples) and says what
+ * they serve. These functions carry a plan out without a Python frame: they check that
+ * it still holds (its catalog generation current, no TPF commit scope open, nobody
+ * listening for events but the journal's EventLog), read the call's options, and call
+ * the queue's put_md/get_md, which hold the MQMD rules. A call in syncpoint joins the
+ * unit of work the plan's `join` names, and is counted by its `joined`. Anything the
+ * plan does not serve is declined, having changed nothing, and the caller takes the full
+ * path. They hold no MQ rule but which options a plan serves.
  *
- * plan_setup() is given the classes and the names of what is read (the layout of the
- * plans is fixed here and in messages.py together). All functions need the GIL.
+ * plan_setup() is given the plan types with their field names, which are checked here
+ * against the positions this file reads, so the layout is written in plans.py alone.
+ * All functions need the GIL.
  */
 #ifndef TPFEMU_PLANPATH_H
 #define TPFEMU_PLANPATH_H
@@ -21,19 +19,19 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-/** plan_setup(handle_type, generation_type, md_type, gmo_type, pmo_type, open_scopes,
- *  fast_get_options, fast_put_options, expired_pending): see planpath.c. */
+/** plan_setup(put_plan_type, get_plan_type, generation_type, md_type, gmo_type, pmo_type,
+ *  open_scopes, plan_get_options, plan_put_options, expired_pending): see planpath.c. */
 PyObject *plan_setup(PyObject *module, PyObject *args);
 
-/** planned_put(handle, data, md, pmo) -> bool: True once the message is put (and the MD
- * and the PMO, if given, written) by the handle's plan; False, having changed nothing,
- * when the plan does not serve this call (a PMO serves when its Options are among the
- * fast put options). Raises as MQPUT does (QueueFull, ...), the MD and PMO unchanged. */
+/** planned_put(plan, data, md, pmo) -> bool: True once the message is put (and the MD
+ * and the PMO, if given, written) by the put plan; False, having changed nothing, when
+ * `plan` is None or does not serve this call. Raises as MQPUT does (QueueFull, ...),
+ * the MD and PMO unchanged. */
 PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
-/** planned_get(handle, max_length, md, gmo) -> bytes | None: the message got (and the MD
- * written) by the handle's plan; None, having changed nothing, when the plan does not
- * serve this call. Raises as MQGET does (NoMessageAvailable, ...). */
+/** planned_get(plan, max_length, md, gmo) -> bytes | None: the message got (and the MD
+ * written) by the get plan; None, having changed nothing, when `plan` is None or does
+ * not serve this call. Raises as MQGET does (NoMessageAvailable, ...). */
 PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -1,4 +1,4 @@
-"""MQPUT and MQGET with an MD on the fast path (messages.put/get, CoreQueue.put_md/get_md).
+"""MQPUT and MQGET with an MD by a handle's plan (tpfemu.qmgr.plans; CoreQueue.put_md/get_md).
 
 Once a handle has a plan (an earlier call checked the queue and the options), a put or
 get with an MD and no options is one C call. These tests hold it to the full path: the
@@ -13,7 +13,7 @@ from mq_helpers import raises_mq
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
-from tpfemu.qmgr import messages
+from tpfemu.qmgr import mqget, mqput
 
 IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE
 # Fields that depend on when and in what order a message was put.
@@ -98,8 +98,8 @@ def test_the_fast_paths_are_taken_once_a_plan_holds(qm, local_queue, monkeypatch
     def full(*args, **kw):
         raise AssertionError("the full path ran")
 
-    monkeypatch.setattr(messages, "_put_full", full)
-    monkeypatch.setattr(messages, "_get_full", full)
+    monkeypatch.setattr(mqput, "put_full", full)
+    monkeypatch.setattr(mqget, "get_full", full)
     request = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"REPLY.Q", Priority=7)
     q.put(b"request", request)
     md = pymqi.MD()
@@ -233,14 +233,11 @@ def test_fast_put_events_match_the_full_path(qm, qmgr, local_queue, fields):
         assert len(fast.fields["msg_id"]) == 24 and fast.fields["msg_id"] != bytes(24)
 
 
-def test_fast_put_is_taken_with_a_listener(qm, qmgr, local_queue, monkeypatch):
+def test_a_listener_hears_puts_with_and_without_an_md(qm, qmgr, local_queue):
+    """With someone listening in Python (the plans then leave the calls to the full
+    path), each put's event carries its data and its priority, DEFPRTY's without an MD."""
     seen = _events_of(qmgr)
     q = _open(qm, local_queue)
-
-    def full(*args, **kw):
-        raise AssertionError("the full path ran")
-
-    monkeypatch.setattr(messages, "_put_full", full)
     q.put(b"md", pymqi.MD(Priority=2))
     q.put(b"plain")
     puts = [e for e in seen if e.kind == "put"]
@@ -249,9 +246,9 @@ def test_fast_put_is_taken_with_a_listener(qm, qmgr, local_queue, monkeypatch):
 
 
 @pytest.mark.parametrize("with_md", [True, False])
-def test_fast_get_events_match_the_full_path(qm, qmgr, local_queue, monkeypatch, with_md):
-    """With someone listening, the fast path still serves gets (with or without an MD),
-    and each get event carries what the full path's carries."""
+def test_get_events_with_and_without_a_buffer_length_agree(qm, qmgr, local_queue, with_md):
+    """With someone listening, a get with no buffer length (with or without an MD) and
+    one with a buffer length carry the same event fields."""
     seen = _events_of(qmgr)
     q = _open(qm, local_queue)
     md_fields = {"Priority": 6, "Expiry": 900, "CorrelId": b"CID", "GroupId": b"G",
@@ -260,11 +257,8 @@ def test_fast_get_events_match_the_full_path(qm, qmgr, local_queue, monkeypatch,
     q.put(b"body-2", pymqi.MD(**md_fields))
     del seen[:]
     args = (pymqi.MD(),) if with_md else ()
-    real = messages._get_full
-    monkeypatch.setattr(messages, "_get_full", lambda *a, **kw: pytest.fail("full path"))
-    assert q.get(None, *args) == b"body-1"  # fast
-    monkeypatch.setattr(messages, "_get_full", real)
-    assert q.get(1_000_000, pymqi.MD()) == b"body-2"  # a buffer length: the full path
+    assert q.get(None, *args) == b"body-1"
+    assert q.get(1_000_000, pymqi.MD()) == b"body-2"
     fast, full = [e for e in seen if e.kind == "get"]
     differ = {"msg_id", "data", "expires_us"}
     assert {k: v for k, v in fast.fields.items() if k not in differ} == {
@@ -310,8 +304,8 @@ def test_gets_of_many_different_records_keep_each_ones_fields(qm, local_queue):
 
 
 def test_a_put_with_no_md_stores_the_same_with_a_listener(qm, qmgr, local_queue):
-    """A put with no MD stores no context record (docs/deviations.md); with someone
-    listening (the journal) the fast path puts it another way, storing the same."""
+    """A put with no MD stores no context record (docs/deviations.md), by the plan and
+    by the full path alike (with someone listening, the full path serves it)."""
     q = _open(qm, local_queue)
     q.put(b"quiet")
     _events_of(qmgr)

@@ -18,7 +18,7 @@ from mq_helpers import raises_mq
 import tpfemu.mqi as pymqi
 from tpfemu.errors import DefinitionError
 from tpfemu.mqi import CMQC
-from tpfemu.qmgr import messages, registry
+from tpfemu.qmgr import mqget, mqput, registry
 from tpfemu.qmgr.manager import QueueManager
 
 IN_SHARED = CMQC.MQOO_INPUT_SHARED
@@ -277,8 +277,8 @@ def test_closed_handle_fails_hobj_error(qm, closed_handle, call):
     """Every MQI call with a handle already closed fails MQRC_HOBJ_ERROR (2019)."""
     conn = qm.connection
     actions = {
-        "put": lambda: messages.put(conn, closed_handle, b"x"),
-        "get": lambda: messages.get(conn, closed_handle),
+        "put": lambda: mqput.put(conn, closed_handle, b"x"),
+        "get": lambda: mqget.get(conn, closed_handle),
         "inquire": lambda: conn.inquire(closed_handle, CMQC.MQIA_CURRENT_Q_DEPTH),
         "set": lambda: conn.set(closed_handle, CMQC.MQIA_INHIBIT_PUT, CMQC.MQQA_PUT_INHIBITED),
         "close": lambda: conn.close(closed_handle),
@@ -295,7 +295,7 @@ def test_closed_handle_fails_hobj_error_after_fast_put(qm, local_queue):
     q.put(b"two")
     q.close()
     with raises_mq(CMQC.MQRC_HOBJ_ERROR):
-        messages.put(qm.connection, handle, b"three")
+        mqput.put(qm.connection, handle, b"three")
     assert counts(qm) == (0, 0)
 
 
@@ -308,7 +308,7 @@ def test_closed_handle_fails_hobj_error_after_fast_get(qm, local_queue):
     assert q.get() == b"one"
     q.close()
     with raises_mq(CMQC.MQRC_HOBJ_ERROR):
-        messages.get(qm.connection, handle)
+        mqget.get(qm.connection, handle)
 
 
 def test_handle_of_another_connection_fails_hobj_error(qmgr, qm, local_queue):
@@ -318,7 +318,7 @@ def test_handle_of_another_connection_fails_hobj_error(qmgr, qm, local_queue):
     mine = pymqi.Queue(qm, local_queue, CMQC.MQOO_INQUIRE)  # same hobj number on qm
     try:
         with raises_mq(CMQC.MQRC_HOBJ_ERROR):
-            messages.put(qm.connection, q.get_handle(), b"x")
+            mqput.put(qm.connection, q.get_handle(), b"x")
         with raises_mq(CMQC.MQRC_HOBJ_ERROR):
             qm.connection.inquire(q.get_handle(), CMQC.MQIA_CURRENT_Q_DEPTH)
     finally:

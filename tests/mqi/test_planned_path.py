@@ -1,10 +1,10 @@
-"""A handle's plan carried out in C (messages.planned_put / planned_get).
+"""A handle's plan carried out in C (tpfemu.qmgr.plans: planned_put / planned_get).
 
-The everyday MQPUT and MQGET with an MD are served by the plan an earlier call made on
-the handle, in one C call. These tests show that the plan serves what it should, and
-declines (returning False or None, having changed nothing) whatever it must leave to the
-Python paths: a call with options beyond the everyday ones, a listener, a retired
-generation, a closed handle, an open TPF commit scope, a browse cursor, an expiring queue.
+The everyday MQPUT and MQGET are served by the plan an earlier call made on the handle,
+in one C call. These tests show that the plan serves what it should, and declines
+(returning False or None, having changed nothing) whatever it must leave to the full
+path: a call with options beyond the everyday ones, a listener, a retired generation, a
+closed handle, an open TPF commit scope, a browse cursor.
 """
 
 import pytest
@@ -13,8 +13,8 @@ from mq_helpers import raises_mq
 import tpfemu.mqi as pymqi
 from ecb.resources import OPEN_SCOPES
 from tpfemu.mqi import CMQC
-from tpfemu.qmgr import messages
-from tpfemu.qmgr.messages import planned_get, planned_put
+from tpfemu.qmgr import mqget, mqput, plans
+from tpfemu.qmgr.plans import planned_get, planned_put
 
 IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_BROWSE
 
@@ -37,47 +37,46 @@ def _depth(q):
 def test_the_plan_serves_an_everyday_put_and_get(q):
     h = q.get_handle()
     md = pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"REPLY.Q", Priority=4)
-    assert planned_put(h, b"request", md, None) is True
+    assert planned_put(h.put_plan, b"request", md, None) is True
     assert md.MsgId != bytes(24) and md.PutDate.strip()  # the MD's outputs are written
     out = pymqi.MD(MsgId=md.MsgId)
     gmo = pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
-    assert planned_get(h, None, out, gmo) == b"request"
+    assert planned_get(h.get_plan, None, out, gmo) == b"request"
     assert (out.MsgType, out.ReplyToQ.rstrip(), out.Priority) == (
         CMQC.MQMT_REQUEST, b"REPLY.Q", 4)
     assert _depth(q) == 0
 
 
 def test_the_pymqi_layer_uses_the_plan(q, monkeypatch):
-    """Queue.put/get with an MD reach none of messages' Python paths."""
+    """Queue.put/get with an MD reach no Python path of the queue manager's."""
     def python_path(*args, **kw):
         raise AssertionError("the Python path ran")
 
-    for name in ("put", "get", "put_unplanned", "get_unplanned"):
-        monkeypatch.setattr(messages, name, python_path)
+    for module, name in ((mqput, "put"), (mqget, "get"), (mqput, "put_full"),
+                         (mqget, "get_full")):
+        monkeypatch.setattr(module, name, python_path)
     md = pymqi.MD()
     q.put(b"one", md)
     assert q.get(None, pymqi.MD(MsgId=md.MsgId)) == b"one"
 
 
-@pytest.mark.parametrize("case", ["pmo syncpoint", "pmo new correl id", "pmo options not int",
-                                  "no md", "not bytes", "too long", "priority 12",
+@pytest.mark.parametrize("case", ["pmo new correl id", "pmo options not int", "pmo both",
+                                  "not bytes", "too long", "priority 12",
                                   "closed", "scope", "listener", "new generation"])
 def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
     h = q.get_handle()
     data, md, pmo = b"x", pymqi.MD(), None
-    if case == "pmo syncpoint":
-        pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    if case == "pmo both":  # the full path says what is wrong
+        pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT)
     elif case == "pmo new correl id":
         pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_CORREL_ID)
     elif case == "pmo options not int":
         pmo = pymqi.PMO()
         object.__setattr__(pmo, "Options", 0.0)  # the full path says what is wrong
-    elif case == "no md":
-        md = None
     elif case == "not bytes":
         data = bytearray(b"x")
     elif case == "too long":
-        data = b"x" * (h.put_plan[3] + 1)
+        data = b"x" * (h.put_plan.limit + 1)
     elif case == "priority 12":
         md = pymqi.MD(Priority=12)  # a 2049 warning: the full path says so
     elif case == "closed":
@@ -90,7 +89,7 @@ def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
         qmgr.catalog.define("QL", "ANOTHER.Q")
     before = md.get() if md is not None else None
     try:
-        assert planned_put(h, data, md, pmo) is False
+        assert planned_put(h.put_plan, data, md, pmo) is False
     finally:
         if case == "scope":
             OPEN_SCOPES[0] -= 1
@@ -110,7 +109,7 @@ def test_the_plan_serves_a_put_with_everyday_pmo_options(q, qmgr, options):
     full = pymqi.PMO(Options=CMQC.MQPMO_NEW_CORREL_ID)  # (served by the full path)
     q.put(b"full", pymqi.MD(), full)
     pmo = pymqi.PMO(Options=options)
-    assert planned_put(h, b"planned", pymqi.MD(), pmo) is True
+    assert planned_put(h.put_plan, b"planned", pymqi.MD(), pmo) is True
     assert pmo.ResolvedQName == full.ResolvedQName == b"APP.Q"
     assert pmo.ResolvedQMgrName == full.ResolvedQMgrName == qmgr.name.encode()
     assert _depth(q) == 2
@@ -121,9 +120,9 @@ def test_a_planned_put_with_new_msg_id_makes_a_new_one(q):
     MsgId, as the full path does (without the option the MD's MsgId is used again)."""
     h = q.get_handle()
     md, pmo = pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID)
-    assert planned_put(h, b"first", md, pmo) is True
+    assert planned_put(h.put_plan, b"first", md, pmo) is True
     first = md.MsgId
-    assert planned_put(h, b"second", md, pmo) is True
+    assert planned_put(h.put_plan, b"second", md, pmo) is True
     assert md.MsgId not in (first, bytes(24))
     got = pymqi.MD(MsgId=first)
     gmo = pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
@@ -140,43 +139,41 @@ def test_a_new_msg_id_put_not_made_leaves_the_md_as_it_was(q, qmgr, case):
     pmo = pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID)
     if case == "queue full":
         qmgr.catalog.alter("QL", "APP.Q", maxdepth=1)
-        assert planned_put(h, b"x", pymqi.MD(), None) is False  # the generation moved on
+        assert planned_put(h.put_plan, b"x", pymqi.MD(), None) is False  # the generation moved on
         q.put(b"fill", pymqi.MD())  # the full path: the queue is full, the plan new
     before = md.get()
     if case == "declined":
-        assert planned_put(h, b"x", md, pmo) is False
+        assert planned_put(h.put_plan, b"x", md, pmo) is False
     else:
         with raises_mq(CMQC.MQRC_Q_FULL):
-            planned_put(h, b"x", md, pmo)
+            planned_put(h.put_plan, b"x", md, pmo)
     assert md.get() == before
     assert pmo.ResolvedQName == pymqi.PMO().ResolvedQName
 
 
-@pytest.mark.parametrize("case", ["max length", "no md", "browse", "wait", "cursor",
-                                  "expiring", "listener", "closed"])
+@pytest.mark.parametrize("case", ["max length", "browse", "wait", "cursor", "listener",
+                                  "closed", "gmo both"])
 def test_a_get_the_plan_does_not_serve_is_declined(q, qmgr, case):
     h = q.get_handle()
     q.put(b"waiting", pymqi.MD())
     max_length, md, gmo = None, pymqi.MD(), None
     if case == "max length":
         max_length = 100
-    elif case == "no md":
-        md = None
+    elif case == "gmo both":
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT)
     elif case == "browse":
         gmo = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
     elif case == "wait":
         gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=10)
     elif case == "cursor":
         q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
-    elif case == "expiring":
-        q.put(b"short-lived", pymqi.MD(Expiry=1000))
     elif case == "listener":
         qmgr.events.subscribe(lambda event: None)
     elif case == "closed":
         depth = _depth(q)
         q.close()
     before = _depth(q) if case != "closed" else depth
-    assert planned_get(h, max_length, md, gmo) is None
+    assert planned_get(h.get_plan, max_length, md, gmo) is None
     assert md is None or md.get() == pymqi.MD().get()  # nothing written
     assert (_depth(q) if case != "closed" else h.queue.core.depth) == before
 
@@ -184,7 +181,7 @@ def test_a_get_the_plan_does_not_serve_is_declined(q, qmgr, case):
 def test_errors_of_the_queue_come_through_the_plan(q):
     h = q.get_handle()
     with raises_mq(CMQC.MQRC_NO_MSG_AVAILABLE):
-        planned_get(h, None, pymqi.MD(CorrelId=b"NOBODY"),
+        planned_get(h.get_plan, None, pymqi.MD(CorrelId=b"NOBODY"),
                     pymqi.GMO(Version=2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID))
 
 
@@ -203,7 +200,7 @@ def test_a_waiting_getter_is_woken_by_a_planned_put(q, qm):
             break
         threading.Event().wait(0.01)
     assert queue.waiters
-    assert planned_put(q.get_handle(), b"wake up", pymqi.MD(), None) is True
+    assert planned_put(q.get_handle().put_plan, b"wake up", pymqi.MD(), None) is True
     t.join(5)
     assert got == [b"wake up"]
     reader.close()
@@ -214,7 +211,7 @@ def test_a_declined_call_tries_the_plan_once(q, qmgr, monkeypatch):
     goes on without trying it again."""
     calls = []
     for name, real in (("planned_put", planned_put), ("planned_get", planned_get)):
-        monkeypatch.setattr(messages, name,
+        monkeypatch.setattr(plans, name,
                             lambda *a, _real=real, _name=name: calls.append(_name) or _real(*a))
     qmgr.events.subscribe(lambda event: None)
     md = pymqi.MD()
@@ -223,7 +220,7 @@ def test_a_declined_call_tries_the_plan_once(q, qmgr, monkeypatch):
     assert calls == ["planned_put", "planned_get"]
 
 
-# -- puts and gets in syncpoint: the plan in Python, joining the unit of work ------------
+# -- puts and gets in syncpoint: the plan joins the unit of work ---------------------------
 
 SYNC_PUT = CMQC.MQPMO_SYNCPOINT
 SYNC_GET = CMQC.MQGMO_SYNCPOINT
@@ -233,8 +230,8 @@ def _full_paths_fail(monkeypatch):
     def full_path(*args, **kw):
         raise AssertionError("the full path ran")
 
-    monkeypatch.setattr(messages, "_put_checked", full_path)
-    monkeypatch.setattr(messages, "_get_checked", full_path)
+    monkeypatch.setattr(mqput, "_put_checked", full_path)
+    monkeypatch.setattr(mqget, "_get_checked", full_path)
 
 
 def _committed(qmgr):
@@ -317,12 +314,12 @@ def test_syncpoint_and_no_syncpoint_together_are_refused(q):
         q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET | CMQC.MQGMO_NO_SYNCPOINT))
 
 
-def test_planned_events_in_syncpoint_name_the_unit_of_work(q, qm, qmgr, monkeypatch):
-    """With a listener in Python, the put and get events of planned calls in syncpoint
-    carry the unit of work's id, and the commit event the same id."""
+def test_events_in_syncpoint_name_the_unit_of_work(q, qm, qmgr):
+    """With a listener in Python (the plans then leave the calls to the full paths), the
+    put and get events of calls in syncpoint carry the unit of work's id, and the commit
+    event the same id."""
     events = []
     qmgr.events.subscribe(events.append)
-    _full_paths_fail(monkeypatch)
     q.put(b"x", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
     qm.commit()
     q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET))
@@ -332,3 +329,76 @@ def test_planned_events_in_syncpoint_name_the_unit_of_work(q, qm, qmgr, monkeypa
     assert put_uow and get_uow  # (a connection's units of work may share an id)
     assert kinds == [("put", put_uow), ("commit", put_uow), ("get", get_uow),
                      ("commit", get_uow)]
+
+
+def test_the_plan_serves_puts_and_gets_with_no_md(q, monkeypatch):
+    """MQPUT and MQGET with no MD (the everyday datagram) are served by the plans too,
+    in syncpoint as well, with the full paths disabled."""
+    _full_paths_fail(monkeypatch)
+    q.put(b"plain")
+    q.put(b"in the unit", None, pymqi.PMO(Options=SYNC_PUT))
+    assert q.get() == b"plain"
+    monkeypatch.undo()
+    q.get_handle().conn.commit()
+    _full_paths_fail(monkeypatch)
+    assert q.get(None, None, pymqi.GMO(Options=SYNC_GET)) == b"in the unit"
+    monkeypatch.undo()
+    q.get_handle().conn.backout()
+    assert q.get() == b"in the unit"  # backed out: back on the queue
+
+
+def test_a_put_with_no_md_to_a_defpsist_queue_is_left_to_the_full_path(q, qmgr):
+    """DEFPSIST(YES): a put with no MD is persistent, which the plan leaves to the full
+    path (its recovery log); with an MD asking for a non-persistent message it serves."""
+    qmgr.catalog.alter("QL", "APP.Q", defpsist="YES")
+    q.put(b"made the plan")  # the full path, in the new generation
+    h = q.get_handle()
+    assert h.put_plan is not None and h.put_plan.defpsist
+    assert planned_put(h.put_plan, b"x", None, None) is False
+    md = pymqi.MD(Persistence=CMQC.MQPER_NOT_PERSISTENT)
+    assert planned_put(h.put_plan, b"y", md, None) is True
+    assert [q.get(None, m) for m in (pymqi.MD(), pymqi.MD())] == [b"made the plan", b"y"]
+
+
+def test_the_plan_layout_is_checked_at_setup(q):
+    """The C side refuses plan types whose fields are not the ones it reads, and keeps
+    the layout in force."""
+    from typing import NamedTuple
+
+    from tpfemu import _lowlevel
+    from tpfemu.mq.structs import GMO, MD, PMO
+    from tpfemu.qmgr.catalog import Generation
+
+    class Swapped(NamedTuple):
+        queue: object
+        generation: object
+
+    with pytest.raises(TypeError, match="fields"):
+        _lowlevel.set_plan_layout(Swapped, plans.GetPlan, Generation, MD, GMO, PMO,
+                                  OPEN_SCOPES, plans.PLAN_GET, plans.PLAN_PUT)
+    assert planned_put(q.get_handle().put_plan, b"still served", MD(), None) is True
+
+
+def test_a_planned_get_reports_what_expired(q, qmgr, monkeypatch):
+    """On a queue where messages can expire, the plan serves gets and reports the
+    messages a get found expired (here: an expiration report to the ReplyToQ), as the
+    full path does."""
+    import time
+
+    qmgr.catalog.define("QL", "REPORTS.Q")
+    q.put(b"warm", pymqi.MD())  # the plans, in the new generation
+    q.get(None, pymqi.MD())
+    q.put(b"short-lived", pymqi.MD(Expiry=1, Report=CMQC.MQRO_EXPIRATION,
+                                   ReplyToQ=b"REPORTS.Q"))
+    q.put(b"lasting", pymqi.MD())
+    time.sleep(0.15)
+    _full_paths_fail(monkeypatch)
+    assert q.get(None, pymqi.MD()) == b"lasting"
+    with raises_mq(CMQC.MQRC_NO_MSG_AVAILABLE):
+        q.get(None, pymqi.MD())
+    monkeypatch.undo()
+    report = pymqi.MD()
+    reports = pymqi.Queue(q.get_handle().conn and pymqi.connect(qmgr.name), "REPORTS.Q")
+    reports.get(None, report)
+    assert report.MsgType == CMQC.MQMT_REPORT
+    assert report.Feedback == CMQC.MQFB_EXPIRATION

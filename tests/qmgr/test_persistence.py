@@ -449,7 +449,7 @@ def test_with_a_home_only_persistent_gets_take_the_logged_path(tmp_path, monkeyp
     """With a home (and the journal off, so nobody listens), a get of a non-persistent
     message is served by the MQI's fast path, with or without an MD; a get of a
     persistent one is left to the logged path, so it is gone after a restart."""
-    from tpfemu.qmgr import messages
+    from tpfemu.qmgr import mqget
 
     h = Home(tmp_path)
     h.boot(journal="off")
@@ -462,8 +462,8 @@ def test_with_a_home_only_persistent_gets_take_the_logged_path(tmp_path, monkeyp
                               (b"p3", PERSISTENT)):
         put(q, body, persistence)
     full_gets = []
-    real = messages._get_full
-    monkeypatch.setattr(messages, "_get_full",
+    real = mqget.get_full
+    monkeypatch.setattr(mqget, "get_full",
                         lambda *a, **kw: full_gets.append(1) or real(*a, **kw))
     md = pymqi.MD()
     got = [q.get(None, md), q.get(None, pymqi.MD()), q.get(), q.get()]

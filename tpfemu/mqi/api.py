@@ -22,7 +22,7 @@ from typing import Any
 from tpfemu import errors
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import OD
-from tpfemu.qmgr import messages, registry
+from tpfemu.qmgr import mqget, mqput, plans, registry
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.units import scopes
 
@@ -117,7 +117,7 @@ class QueueManager:
         md, pmo = _md_and_options(opts)
         od = _make_od(q_desc)
         data, md = _message_bytes(msg, md, self)
-        messages.put1(self.connection, _text(od.ObjectName), data, md, pmo,
+        mqput.put1(self.connection, _text(od.ObjectName), data, md, pmo,
                       _text(od.ObjectQMgrName))
 
     def inquire(self, attribute: int) -> int | bytes:
@@ -233,14 +233,14 @@ class Queue:
         """MQPUT ``msg`` with ``md`` and ``pmo`` (pymqi's ``put(msg, *opts)``), which are
         updated as IBM's MQPUT updates them."""
         handle = self._handle
-        if handle is not None and messages.planned_put(handle, msg, md, pmo):
+        if handle is not None and plans.planned_put(handle.put_plan, msg, md, pmo):
             return  # the everyday call
         data, md = _message_bytes(msg, md, self._qmgr)
         if handle is None:
             handle = self._ensure_open(cmqc.MQOO_OUTPUT)
-            messages.put(self._connection_of(handle), handle, data, md, pmo)
+            mqput.put(self._connection_of(handle), handle, data, md, pmo)
         else:  # (the plan was tried above)
-            messages.put_unplanned(self._connection_of(handle), handle, data, md, pmo)
+            mqput.put_full(self._connection_of(handle), handle, data, md, pmo)
 
     def get(self, max_length: int | None = None, md: Any = None, gmo: Any = None) -> bytes:
         """MQGET with ``md`` and ``gmo`` (pymqi's ``get(max_length, *opts)``); with
@@ -248,12 +248,11 @@ class Queue:
         handle = self._handle
         if handle is None:
             handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
-            return messages.get(self._connection_of(handle), handle, max_length, md, gmo)
-        data = messages.planned_get(handle, max_length, md, gmo)  # the everyday call
+            return mqget.get(self._connection_of(handle), handle, max_length, md, gmo)
+        data = plans.planned_get(handle.get_plan, max_length, md, gmo)  # the everyday call
         if data is not None:
             return data
-        return messages.get_unplanned(self._connection_of(handle), handle, max_length, md,
-                                      gmo)
+        return mqget.get_full(self._connection_of(handle), handle, max_length, md, gmo)
 
     def _connection_of(self, handle: Handle) -> Connection:
         """An open handle's connection (live while it is open); for a closed one, the

@@ -1,9 +1,9 @@
 """A connection to the queue manager (an hconn) and its object handles (hobjs).
 
-MQOPEN, MQCLOSE, MQINQ, MQSET, MQCMIT, MQBACK and MQDISC live here; MQPUT, MQPUT1 and
-MQGET are in :mod:`tpfemu.qmgr.messages`. A connection is used by one thread at a time,
-as IBM's hconn is without MQCNO_HANDLE_SHARE_*; connections on different threads run in
-parallel.
+MQOPEN, MQCLOSE, MQINQ, MQSET, MQCMIT, MQBACK and MQDISC live here; MQPUT and MQPUT1 are
+in :mod:`tpfemu.qmgr.mqput`, MQGET in :mod:`tpfemu.qmgr.mqget`. A connection is used by one
+thread at a time, as IBM's hconn is without MQCNO_HANDLE_SHARE_*; connections on different
+threads run in parallel.
 
 Ending a connection with work not yet committed (docs/semantics.md):
 
@@ -63,11 +63,10 @@ class Handle:
         self.queue = queue
         self.cursor = None  # the browse cursor, made on first browse
         self.closed = False
-        # Decisions cached for the fast path, valid while their catalog generation is
-        # current and the handle open (closing drops them): see messages._put_plan and
-        # messages._get_plan.
-        self.put_plan: tuple | None = None
-        self.get_plan: tuple | None = None
+        # The plans of its later puts and gets (tpfemu.qmgr.plans), made by the full
+        # paths; closing the handle drops them.
+        self.put_plan: Any = None
+        self.get_plan: Any = None
 
     @property
     def input(self) -> bool:
@@ -263,6 +262,23 @@ class Connection:
         if self.uow is None:
             self.uow = UnitOfWork(owner=self)
         return self.uow
+
+    def plan_uow(self) -> int:
+        """The id of the unit of work a planned put or get in syncpoint joins
+        (tpfemu.qmgr.plans); 0 when it holds MAXUMSGS messages already (the full path
+        then fails the call with 2024)."""
+        uow = self.uow_for(True)
+        profile = self.qmgr.catalog.profile
+        if uow is None or (profile is not None and uow.count >= profile.maxumsgs):
+            return 0
+        return uow.id
+
+    def plan_joined(self, queue: Any) -> None:
+        """Count a message a planned call in syncpoint put on or got from ``queue``."""
+        uow = self.uow_for(True)
+        if uow is not None:
+            uow.touch(queue)
+            uow.count += 1
 
     def _own_uow_call(self, call: str) -> None:
         self.check(call)

@@ -510,7 +510,7 @@ class QueueManager:
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
         """Put a message that cannot be delivered on the dead-letter queue, prefixed by an
         MQDLH naming the reason and the destination. Returns False if that failed too."""
-        from tpfemu.qmgr.messages import _date_time
+        from tpfemu.qmgr.mqmd import date_time as _date_time
 
         date, clock = _date_time(now_us())
         dlh = DLH(Reason=reason, DestQName=dest_q.encode(), DestQMgrName=(dest_qmgr or

@@ -62,7 +62,7 @@ class TriggerMonitor:
         return f"TriggerMonitor({self.initq!r}, started={self.started})"
 
     def _run(self) -> None:
-        from tpfemu.qmgr.messages import get
+        from tpfemu.qmgr.mqget import get
 
         qmgr = self.system.qmgr
         try:

@@ -1,8 +1,9 @@
-/* mqdefs.h - the MQ completion codes, reason codes and option bits the core uses
+/* mqdefs.h - the MQ completion codes, reason codes, option bits and MQMD values the
+ * compiled code uses
  *
  * Names and numbers are IBM's, as cmqc.h has them. This header is the one place in
- * tpfemu where these numbers are written down: Python reads them from the compiled
- * module through tpfemu._lowlevel and never retypes them.
+ * tpfemu's compiled code where these numbers are written down; tpfemu.qmgr.plans checks
+ * each against tpfemu.mq.cmqc at import.
  *
  * Return codes
  * ------------
@@ -59,6 +60,23 @@
 #define MQMO_NONE            0x00000000
 #define MQMO_MATCH_MSG_ID    0x00000001
 #define MQMO_MATCH_CORREL_ID 0x00000002
+/** @} */
+
+/** @defgroup md MQMD values the shim's put with an MD acts on (IBM's values) @{ */
+#define MQMT_REQUEST                  1
+#define MQPER_NOT_PERSISTENT          0
+#define MQPER_PERSISTENT              1
+#define MQPER_PERSISTENCE_AS_Q_DEF    2
+#define MQPRI_PRIORITY_AS_Q_DEF       (-1)
+#define MQEI_UNLIMITED                (-1)
+/** @} */
+
+/** @defgroup plan MQPMO_* and MQGMO_* bits a handle's plan reads (IBM's values) @{ */
+#define MQPMO_SYNCPOINT               0x00000002
+#define MQPMO_NO_SYNCPOINT            0x00000004
+#define MQPMO_NEW_MSG_ID              0x00000040
+#define MQGMO_SYNCPOINT               0x00000002
+#define MQGMO_NO_SYNCPOINT            0x00000004
 /** @} */
 
 /** MQ priorities run 0..9 (MQPRI_PRIORITY_AS_Q_DEF is resolved above the core). */

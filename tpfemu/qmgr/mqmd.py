@@ -1,0 +1,93 @@
+"""What MQPUT and MQGET share: their errors, their syncpoint options, the queue checks
+both make, and the MQMD's ids and put date and time.
+
+Descriptors and options are *duck-typed*: ``md``, ``pmo`` and ``gmo`` are any objects with
+IBM's field names as attributes (the MQI's ``MD``, ``PMO``, ``GMO``), read with defaults
+when a field is missing and written back where IBM's calls write output fields.
+"""
+
+from __future__ import annotations
+
+import calendar
+import time
+from typing import Any
+
+from tpfemu import errors
+from tpfemu.mq import cmqc
+
+__all__ = ["ZERO_ID", "date_time", "fail", "id24", "queue_usable", "set_field", "syncpoint",
+           "time_from"]
+
+#: MQMI_NONE / MQCI_NONE
+ZERO_ID = bytes(24)
+
+
+def fail(reason: int, call: str, obj: str, comp: int = errors.MQCC_FAILED) -> errors.MQMIError:
+    """The MQMIError of ``call`` on ``obj`` for ``reason``."""
+    return errors.error_for(reason, call=call, obj=obj, comp=comp)
+
+
+def syncpoint(options: int, yes: int, no: int, call: str, obj: str) -> bool | None:
+    """True or False as ``options`` ask for syncpoint (``yes``) or not (``no``); None when
+    they say neither. Both: MQRC_OPTIONS_ERROR (2046)."""
+    if options & yes and options & no:
+        raise fail(cmqc.MQRC_OPTIONS_ERROR, call, obj)
+    if options & yes:
+        return True
+    if options & no:
+        return False
+    return None
+
+
+def queue_usable(conn: Any, handle: Any, call: str) -> None:
+    """MQRC_Q_DELETED (2052) for a deleted queue; MQRC_Q_MGR_STOPPING (2162) while the
+    queue or its queue manager stops."""
+    queue = handle.queue
+    if queue.deleted:
+        raise fail(cmqc.MQRC_Q_DELETED, call, handle.name)
+    if queue.stopping or not conn.qmgr.running:
+        raise fail(cmqc.MQRC_Q_MGR_STOPPING, call, conn.qmgr.name)
+
+
+def id24(value: Any) -> bytes:
+    """A MsgId/CorrelId as 24 bytes: shorter ones are NUL-padded, as pymqi packs them."""
+    value = bytes(value)
+    return value.ljust(24, b"\0") if len(value) < 24 else value
+
+
+def set_field(obj: Any, field: str, value: Any) -> None:
+    """Set an output field, if ``obj`` (a shorter structure version) has it."""
+    try:
+        setattr(obj, field, value)
+    except (AttributeError, KeyError, ValueError):
+        pass
+
+
+_last_tick: tuple[int, bytes, bytes] = (-1, b"", b"")  # (1/100 s, date, time), swapped whole
+
+
+def date_time(put_time_us: int) -> tuple[bytes, bytes]:
+    """MQMD PutDate (YYYYMMDD) and PutTime (HHMMSSTH) in GMT."""
+    global _last_tick
+    tick = put_time_us // 10_000
+    cached = _last_tick
+    if cached[0] != tick:
+        seconds, hundredths = divmod(tick, 100)
+        t = time.gmtime(seconds)
+        cached = (tick, time.strftime("%Y%m%d", t).encode(),
+                  time.strftime("%H%M%S", t).encode() + b"%02d" % hundredths)
+        _last_tick = cached
+    return cached[1], cached[2]
+
+
+def time_from(date: bytes, clock: bytes) -> int:
+    """Microseconds from a PutDate and PutTime (SET_ALL_CONTEXT); 0 (= now) if blank."""
+    date, clock = bytes(date).strip(), bytes(clock).strip()
+    if not date:
+        return 0
+    try:
+        base = time.strptime(date.decode() + (clock[:6] or b"000000").decode(), "%Y%m%d%H%M%S")
+    except ValueError:
+        return 0
+    hundredths = int(clock[6:8] or b"0")
+    return calendar.timegm(base) * 1_000_000 + hundredths * 10_000

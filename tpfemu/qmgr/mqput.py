@@ -1,0 +1,362 @@
+"""MQPUT and MQPUT1 on a connection's handles.
+
+An MQPUT tries its handle's put plan (:mod:`tpfemu.qmgr.plans`, carried out in C), else it
+takes the one full path here, :func:`put_full`, which makes the plan for the handle's
+later calls when they may take it.
+
+Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
+
+- Priority: MQPRI_PRIORITY_AS_Q_DEF takes DEFPRTY of the first definition in the
+  resolution path; above 9 is put as 9 and warns MQRC_PRIORITY_EXCEEDS_MAXIMUM (2049);
+  below -1 fails 2050. Persistence AS_Q_DEF takes DEFPSIST likewise.
+- Expiry: tenths of a second; 0 or below -1 fails 2013; MQEI_UNLIMITED never expires.
+- Syncpoint: MQPMO_SYNCPOINT or NO_SYNCPOINT as asked (both: 2046); with neither, the
+  work joins the open TPF commit scope if there is one, else it is outside syncpoint.
+  MAXUMSGS messages in one unit of work: 2024.
+- Warnings raise :class:`MQMIError` with comp MQCC_WARNING, as pymqi does.
+
+(The C side of a planned put, CoreQueue.put_md, applies the same priority, persistence,
+expiry and request rules to the MDs it serves, and declines the rest to this path.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tpfemu import errors
+from tpfemu._lowlevel import NEVER
+from tpfemu.mq import cmqc
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD
+from tpfemu.qmgr import context, plans
+from tpfemu.qmgr.connection import Connection, Handle
+from tpfemu.qmgr.manager import now_us
+from tpfemu.qmgr.mqmd import (
+    ZERO_ID,
+    date_time,
+    fail,
+    id24,
+    queue_usable,
+    set_field,
+    syncpoint,
+    time_from,
+)
+
+__all__ = ["put", "put1", "put_full"]
+
+_GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
+_BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
+                                     ("PutApplName", 28), ("ApplOriginData", 4))}
+_CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
+                    | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
+                    | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+# A context put option needs one of these open options (IBM: SET_ALL implies the other
+# three, SET_IDENTITY implies PASS_IDENTITY, PASS_ALL implies PASS_IDENTITY).
+_CONTEXT_NEEDS = (
+    (cmqc.MQPMO_SET_ALL_CONTEXT, cmqc.MQOO_SET_ALL_CONTEXT, cmqc.MQRC_NOT_OPEN_FOR_SET_ALL),
+    (cmqc.MQPMO_SET_IDENTITY_CONTEXT, cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
+     cmqc.MQRC_NOT_OPEN_FOR_SET_IDENT),
+    (cmqc.MQPMO_PASS_ALL_CONTEXT, cmqc.MQOO_PASS_ALL_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
+     cmqc.MQRC_NOT_OPEN_FOR_PASS_ALL),
+    (cmqc.MQPMO_PASS_IDENTITY_CONTEXT, cmqc.MQOO_PASS_IDENTITY_CONTEXT
+     | cmqc.MQOO_PASS_ALL_CONTEXT | cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
+     cmqc.MQRC_NOT_OPEN_FOR_PASS_IDENT),
+)
+
+
+def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
+    """MQPUT ``data`` on an open handle: by the handle's plan, else by :func:`put_full`.
+
+    :raises MQMIError: 2039 not open for output, 2051 put inhibited, 2030/2031 too long,
+        2053 queue full, 2050/2047/2013/2046/2027 bad descriptor or options, 2024 MAXUMSGS;
+        a 2049 warning after the message was put.
+    """
+    plan = h.put_plan if type(h) is Handle else None
+    if not plans.planned_put(plan, data, md, pmo):
+        put_full(conn, h, data, md, pmo)
+
+
+def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = None,
+         qmgr_name: str = "") -> None:
+    """MQPUT1: open ``name`` for output, put one message, close it."""
+    handle = conn.open(name, cmqc.MQOO_OUTPUT, qmgr_name)
+    try:
+        put(conn, handle, data, md, pmo)
+    finally:
+        if not handle.closed:
+            conn.close(handle)
+
+
+def _live_put_inhibited(conn: Connection, handle: Handle) -> bool:
+    """PUT(DISABLED) on any definition in the path, or on the transmission queue."""
+    resolved = handle.resolved
+    if len(resolved.path) == 1 and not resolved.remote:
+        return handle.queue.put_inhibited
+    catalog = conn.qmgr.catalog
+    names = [d.name for d in resolved.path]
+    if resolved.remote:
+        names.append(resolved.local.name)
+    return any(getattr(catalog.find_queue(n), "put", "ENABLED") == "DISABLED" for n in names)
+
+
+def _first_def(conn: Connection, handle: Handle) -> Any:
+    first = handle.resolved.first
+    return conn.qmgr.catalog.find_queue(first.name) or first
+
+
+def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) -> None:
+    """MQPUT by the full path: every check and rule, the recovery log, triggering and
+    events; then, when the handle's later puts may take a plan, its plan."""
+    handle = conn.handle(h, "MQPUT")
+    if not handle.output:
+        raise fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
+    queue_usable(conn, handle, "MQPUT")
+    if _live_put_inhibited(conn, handle):
+        raise fail(cmqc.MQRC_PUT_INHIBITED, "MQPUT", handle.name)
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"message data must be bytes-like, not {type(data).__name__}"
+                        + (" (encode it first)" if isinstance(data, str) else ""))
+    options = getattr(pmo, "Options", 0) if pmo is not None else 0
+    queue = handle.queue
+    qm = conn.qmgr
+    first = _first_def(conn, handle)
+    limit = queue.definition.maxmsgl
+    if len(data) > limit:
+        raise fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT", handle.name)
+    profile = qm.catalog.profile
+    if profile is not None:
+        if len(data) > profile.maxmsgl:
+            raise fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
+        limit = min(limit, profile.maxmsgl)
+    generation = qm.catalog.generation
+    _put_checked(conn, handle, first, data, md, options, pmo)
+    if (not options & ~plans.PLAN_PUT and not handle.resolved.remote
+            and queue.definition.trigger != "YES" and not queue.shared
+            and conn.uow_for(None) is None):
+        handle.put_plan = plans.put_plan(conn, generation, queue, first, limit)
+        if handle.closed:  # (closed meanwhile: closing dropped its plans before this)
+            handle.put_plan = None
+
+
+def _priority(md_get: Any, first: Any, name: str) -> tuple[int, int]:
+    """The priority a put gives its message, and the warning it makes (0: none)."""
+    priority = md_get("Priority", cmqc.MQPRI_PRIORITY_AS_Q_DEF)
+    if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF:
+        return first.defprty, 0
+    if priority > 9:
+        return 9, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM
+    if priority < 0:
+        raise fail(cmqc.MQRC_PRIORITY_ERROR, "MQPUT", name)
+    return priority, 0
+
+
+def _persistent(md_get: Any, first: Any, name: str) -> bool:
+    persistence = md_get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF)
+    if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF:
+        return first.defpsist == "YES"
+    if persistence in (cmqc.MQPER_PERSISTENT, cmqc.MQPER_NOT_PERSISTENT):
+        return persistence == cmqc.MQPER_PERSISTENT
+    raise fail(cmqc.MQRC_PERSISTENCE_ERROR, "MQPUT", name)
+
+
+def _deadline(expiry_tenths: int, now: int, queue: Any, name: str) -> int:
+    if expiry_tenths == cmqc.MQEI_UNLIMITED:
+        return NEVER
+    if expiry_tenths > 0:
+        queue.expiring = True
+        return now + expiry_tenths * 100_000
+    raise fail(cmqc.MQRC_EXPIRY_ERROR, "MQPUT", name)
+
+
+def _check_options(conn: Connection, handle: Handle, options: int) -> Any:
+    """The put options' checks; returns the unit of work the put joins (None: none)."""
+    name = handle.name
+    if bin(options & _CONTEXT_OPTIONS).count("1") > 1:
+        raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
+    for put_option, open_options, reason in _CONTEXT_NEEDS:
+        if options & put_option and not handle.options & open_options:
+            raise fail(reason, "MQPUT", name)
+    uow = conn.uow_for(syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT,
+                                 "MQPUT", name))
+    profile = conn.qmgr.catalog.profile
+    if uow is not None and profile is not None and uow.count >= profile.maxumsgs:
+        raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQPUT", name)
+    return uow
+
+
+def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
+                    expiry_tenths: int, bare: bool) -> tuple[tuple, int]:
+    """The context record's values of a put, and its put time when the PMO sets it
+    (SET_ALL_CONTEXT; 0: now). ``bare``: a put with no MD that stores no record (see
+    :func:`_put_checked`)."""
+    overrides: dict[str, Any] = {"Expiry": expiry_tenths}
+    put_time = 0
+    ready = None
+    if bare:
+        pass
+    elif options & cmqc.MQPMO_SET_ALL_CONTEXT:
+        put_time = time_from(md_get("PutDate", b""), md_get("PutTime", b""))
+    elif options & cmqc.MQPMO_NO_CONTEXT:
+        overrides.update(_BLANK, AccountingToken=bytes(32), PutApplType=cmqc.MQAT_NO_CONTEXT)
+    elif options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:
+        ready = conn.origin_context
+    else:
+        ready = conn.default_context
+    return context.values_of(md, overrides, ready), put_time
+
+
+def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: bytes | None,
+          correl_id: bytes, put_time: int, priority: int, persistent: bool,
+          expiry_tenths: int) -> tuple[tuple, bytes, bytes]:
+    """A put to a remote queue: the body behind an MQXQH carrying the putter's own MQMD,
+    whose MsgId and put time are made now. Returns the values, body and MsgId put."""
+    qm = conn.qmgr
+    if not msg_id or msg_id == ZERO_ID:
+        msg_id = qm.new_msg_id()
+    inner = MD()
+    inner._load_trusted({f: v for f, v in zip(context._NAMES, values, strict=True)
+                         if f != "Expiry" and f in MD._by_name})
+    date, clock = date_time(put_time)
+    inner.set(Expiry=expiry_tenths, Priority=priority, Persistence=int(persistent),
+              MsgId=msg_id, CorrelId=correl_id, PutDate=date, PutTime=clock)
+    xqh = XQH(RemoteQName=handle.resolved.remote_q.encode(),
+              RemoteQMgrName=handle.resolved.remote_qmgr.encode(), MsgDesc=inner)
+    values = context.values_of(None, dict(zip(context._NAMES, values, strict=True),
+                                          Format=cmqc.MQFMT_XMIT_Q_HEADER))
+    return values, xqh.pack() + body, msg_id
+
+
+def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
+                 options: int, pmo: Any) -> None:
+    qm = conn.qmgr
+    queue = handle.queue
+    name = handle.name
+    uow = _check_options(conn, handle, options)
+    md_get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
+    priority, warning = _priority(md_get, first, name)
+    persistent = _persistent(md_get, first, name)
+    expiry_tenths = md_get("Expiry", cmqc.MQEI_UNLIMITED)
+    now = now_us()
+    deadline = _deadline(expiry_tenths, now, queue, name)
+    msg_type = md_get("MsgType", cmqc.MQMT_DATAGRAM)
+    if msg_type == cmqc.MQMT_REQUEST and not bytes(md_get("ReplyToQ", b"")).strip():
+        raise fail(cmqc.MQRC_MISSING_REPLY_TO_Q, "MQPUT", name)
+
+    msg_id = None if options & cmqc.MQPMO_NEW_MSG_ID else id24(md_get("MsgId", ZERO_ID))
+    if options & cmqc.MQPMO_NEW_CORREL_ID:
+        correl_id = qm.new_correl_id()
+    else:
+        correl_id = id24(md_get("CorrelId", ZERO_ID))
+    # A non-persistent put with no MD and no context option to a plain local queue (as
+    # the put plan serves it) stores no context record (docs/deviations.md, "Put context
+    # of messages put with no MD"): its put context reads back as the defaults.
+    bare = (md is None and not options & _CONTEXT_OPTIONS & ~cmqc.MQPMO_DEFAULT_CONTEXT
+            and not persistent and not handle.resolved.remote and not queue.shared
+            and queue.definition.trigger != "YES")
+    values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare)
+    body = bytes(data)
+    if handle.resolved.remote:
+        put_time = put_time or now
+        values, body, msg_id = _xmit(conn, handle, values, body, msg_id, correl_id,
+                                     put_time, priority, persistent, expiry_tenths)
+    record = context.encode(values)
+    put_args = dict(
+        priority=priority, persistent=persistent, expiry=deadline,
+        msg_id=msg_id if msg_id and msg_id != ZERO_ID else None,
+        correl_id=correl_id if correl_id != ZERO_ID else None,
+        uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
+    )
+    plog = qm.persistence if persistent and not queue.shared else None
+    if plog is not None and not put_time:
+        put_time = put_args["put_time"] = now  # the log records the put time
+    new_id = _put_and_trigger(conn, queue, plog, record + body, put_args, uow,
+                              (correl_id, expiry_tenths, values, put_time or now), name)
+    if md is not None:
+        _write_put_outputs(md, new_id, correl_id, values, put_time or now, options)
+    if pmo is not None:
+        set_field(pmo, "ResolvedQName", (handle.resolved.remote_q or queue.name).encode())
+        set_field(pmo, "ResolvedQMgrName", (handle.resolved.remote_qmgr or qm.name).encode())
+    if qm.events.active:
+        qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
+                 persistent=persistent, expiry=expiry_tenths, length=len(data),
+                 uow=uow.id if uow else 0, remote=handle.resolved.remote_qmgr,
+                 group_id=values[_GROUP_ID_AT],
+                 data=data if type(data) is bytes else bytes(data))
+    if warning:
+        raise fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _put_and_trigger(conn: Connection, queue: Any, plog: Any, message: bytes,
+                     put_args: dict, uow: Any, trigger: tuple, name: str) -> bytes:
+    """Put ``message`` on the queue's core (and log it), evaluating the queue's trigger
+    conditions with it (``trigger``: its CorrelId, Expiry, context values and put time,
+    for the MQMD of a trigger); wait for the log outside syncpoint; returns the MsgId."""
+    qm = conn.qmgr
+    if queue.definition.trigger == "YES":
+        # The put and its trigger evaluation are one step: "the previous count" is exact.
+        with queue.trigger_lock:
+            new_id, ticket = _core_put(queue, plog, message, put_args)
+            correl_id, expiry_tenths, values, put_time = trigger
+            trigger_md = _md_of(new_id, correl_id, put_args["priority"],
+                                put_args["persistent"], expiry_tenths, values, put_time)
+            qm.triggers.after_put(queue, put_args["priority"], trigger_md, uow)
+        qm.triggers.retry_pending(queue)
+    else:
+        new_id, ticket = _core_put(queue, plog, message, put_args)
+    if ticket is not None and uow is None:  # outside syncpoint: durable before MQPUT returns
+        try:
+            ticket.wait()
+        except errors.MQMIError as exc:  # StorageFull: the put is undone
+            plog.undo_put(queue, new_id)
+            exc.call, exc.obj = "MQPUT", name
+            raise
+    if uow is not None:
+        uow.touch(queue)
+        uow.count += 1
+    else:
+        queue.wake()
+    return new_id
+
+
+def _core_put(queue: Any, plog: Any, message: bytes, put_args: dict) -> tuple[bytes, Any]:
+    """Put on the core; with ``plog`` (a persistent message of a logged queue) append its
+    Put record under the queue's log lock too. Returns the MsgId and the log ticket."""
+    if plog is None:
+        return queue.core.put_message(message, **put_args)[0], None
+    with queue.log_lock:
+        new_id, seq = queue.core.put_message(message, **put_args)
+        a = put_args
+        return new_id, plog.log_put(queue, seq, message, new_id, a["correl_id"], a["priority"],
+                                    a["expiry"], a["put_time"], a["ctx_len"], a["uow"])
+
+
+def _md_of(msg_id: bytes, correl_id: bytes, priority: int, persistent: bool, expiry: int,
+           values: tuple, put_time: int) -> MD:
+    """The MQMD of a message just put (CUIR receives it on data level 0)."""
+    md = MD(Version=cmqc.MQMD_VERSION_2)
+    md._load_trusted({f: v for f, v in zip(context._NAMES, values, strict=True)
+                      if f != "Expiry"})
+    date, clock = date_time(put_time)
+    md._load_trusted({"MsgId": msg_id, "CorrelId": correl_id, "Priority": priority,
+                      "Persistence": int(persistent), "Expiry": expiry, "PutDate": date,
+                      "PutTime": clock})
+    return md
+
+
+def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
+                       put_time: int, options: int) -> None:
+    out: dict[str, Any] = {"MsgId": msg_id}
+    if options & cmqc.MQPMO_NEW_CORREL_ID:
+        out["CorrelId"] = correl_id
+    if not options & (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_NO_CONTEXT):
+        out["PutDate"], out["PutTime"] = date_time(put_time)
+        fields = dict(zip(context._NAMES, values, strict=True))
+        for f in ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
+                  "ApplIdentityData", "ApplOriginData"):
+            out[f] = fields[f]
+    load = getattr(md, "_load_trusted", None)
+    if load is not None:  # our MD: values made or checked by the queue manager
+        load(out)
+        return
+    for field, value in out.items():
+        set_field(md, field, value)

@@ -1,0 +1,131 @@
+"""The plans of MQPUT and MQGET: what an earlier call through the full path decided for a
+handle's later calls, carried out in C.
+
+An MQPUT tries its handle's :class:`PutPlan` (:func:`planned_put`), else it takes the one
+full path (:mod:`tpfemu.qmgr.put`); an MQGET likewise with its :class:`GetPlan`
+(:func:`planned_get`, else :mod:`tpfemu.qmgr.get`). A plan holds no rule of its own: the
+full path makes it only for a handle whose calls it may serve (a local queue of this
+processor with no trigger, DEFPRTY and DEFPSIST resolved, no TPF commit scope open), and
+it is good while the catalog generation it was made in is current and the handle open
+(closing the handle drops its plans). The C side (native/python/planpath.c) checks that,
+reads the call's options, and calls the queue's put or get with an MD in C
+(:meth:`CoreQueue.put_md`, :meth:`CoreQueue.get_md`), which declines, having changed
+nothing, whatever the full path must judge (a value out of range, a persistent message
+to log, ...). What a plan serves:
+
+- MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO)) or our
+  MD; no PMO or our PMO with options among :data:`PLAN_PUT`; no event listener but the
+  journal's EventLog.
+- MQGET: no buffer length; no MD or our MD; no GMO or our GMO with options among
+  :data:`PLAN_GET`; no browse cursor on the handle; no event listener but the journal's
+  EventLog. On a queue where messages can expire (``queue.expiring``), the plan's
+  ``collect`` reports what the get found expired, as the full path does.
+
+A call in syncpoint joins the connection's unit of work through the plan's ``join``
+(the unit of work's id; 0 when it holds MAXUMSGS messages, and the full path fails the
+call with 2024) and ``joined`` (counted once the message is put or got).
+
+The plans are named tuples: C reads their fields by position, and
+:func:`set_plan_layout` hands it the field names, which it checks against its own at
+import, so the layout is written in this module alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from ecb.resources import OPEN_SCOPES
+from tpfemu import _lowlevel
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import GMO, MD, PMO
+from tpfemu.qmgr.catalog import Generation
+
+__all__ = ["GetPlan", "PLAN_GET", "PLAN_PUT", "PutPlan", "get_plan", "planned_get",
+           "planned_put", "put_plan"]
+
+#: MQPMO options a put plan serves (MQPMO_NEW_MSG_ID: the core makes the MsgId, as for
+#: MQMI_NONE; MQPMO_SYNCPOINT: the message joins the unit of work, unseen until MQCMIT).
+PLAN_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
+            | cmqc.MQPMO_FAIL_IF_QUIESCING | cmqc.MQPMO_SYNCPOINT)
+#: MQGMO options a get plan serves (matching, by the GMO's MatchOptions, is served too).
+PLAN_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING | cmqc.MQGMO_SYNCPOINT
+
+
+class PutPlan(NamedTuple):
+    """A handle's put plan (see the module's docstring)."""
+
+    generation: Generation       #: the catalog generation it was made in
+    queue: Any                   #: the LocalQueue: ``waiters``/``wake()``, ``expiring``
+    priority: int                #: DEFPRTY: the priority of a put with no MD
+    limit: int                   #: the longest message (MAXMSGL of the queue and profile)
+    defpsist: bool               #: DEFPSIST(YES): a put with no MD is left to the full path
+    put: Callable[..., None]     #: ``queue.core.put``, for a put with no MD
+    put_md: Callable[..., int]   #: ``queue.core.put_md``, for a put with an MD
+    settings: tuple              #: put_md's settings
+    events: Any                  #: the event bus: ``active``, ``capture``
+    resolved: tuple[bytes, bytes]  #: the PMO's ResolvedQName, ResolvedQMgrName
+    join: Callable[[], int]      #: the unit of work a put in syncpoint joins (0: full)
+    joined: Callable[[Any], None]  #: counts a put made in it (given the queue)
+
+
+class GetPlan(NamedTuple):
+    """A handle's get plan (see the module's docstring)."""
+
+    generation: Generation
+    queue: Any
+    logged: bool                 #: a persistent message's get is logged: left to the full path
+    get_body: Callable[..., Any]  #: ``queue.core.get_body``, for a get with no MD
+    get_md: Callable[..., Any]   #: ``queue.core.get_md``, for a get with an MD
+    events: Any
+    join: Callable[[], int]
+    joined: Callable[[Any], None]
+    collect: Callable[[Any], int]  #: reports what expired (given the queue), after a get
+
+
+def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: int) -> PutPlan:
+    """The put plan of a handle of ``conn`` on ``queue``, ``first`` the first definition
+    of its resolution path (DEFPRTY, DEFPSIST), made by a put through the full path in
+    ``generation``. Never made for a processor-shared queue: its storage (the TPFCS
+    store) has no C fast path."""
+    qm = conn.qmgr
+    logged = qm.persistence is not None
+    defpsist = first.defpsist == "YES"
+    return PutPlan(
+        generation, queue, first.defprty, limit, defpsist, queue.core.put, queue.core.put_md,
+        (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
+         conn.put_initial_names),
+        qm.events, (queue.name.encode(), qm.name.encode()), conn.plan_uow, conn.plan_joined)
+
+
+def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:
+    """The get plan of a handle of ``conn`` on ``queue``, made by a get through the full
+    path in ``generation``."""
+    qm = conn.qmgr
+    return GetPlan(generation, queue, qm.persistence is not None, queue.core.get_body,
+                   queue.core.get_md, qm.events, conn.plan_uow, conn.plan_joined,
+                   qm.collect_expired)
+
+
+def _check_constants() -> None:
+    """The MQ numbers the compiled core knows (native/include/tpf/mqdefs.h) must be
+    IBM's, as tpfemu.mq.cmqc has them: checked once, at import."""
+    known = {**_lowlevel.MQRC, **_lowlevel.MQGMO, **_lowlevel.MQMO, **_lowlevel.MQ_OTHER}
+    wrong = {name: value for name, value in known.items()
+             if getattr(cmqc, name, value) != value}
+    if wrong:
+        raise ImportError(f"native/include/tpf/mqdefs.h disagrees with tpfemu.mq.cmqc: "
+                          f"{wrong}")
+
+
+_check_constants()
+_lowlevel.set_plan_layout(PutPlan, GetPlan, Generation, MD, GMO, PMO, OPEN_SCOPES,
+                          PLAN_GET, PLAN_PUT)
+
+#: ``planned_put(plan, data, md, pmo) -> bool``: MQPUT by a put plan (a handle's
+#: ``put_plan``, None: no plan) in one C call; False, having changed nothing, when the
+#: plan does not serve the call.
+planned_put = _lowlevel.planned_put
+#: ``planned_get(plan, max_length, md, gmo) -> bytes | None``: MQGET by a get plan;
+#: None, having changed nothing, when it does not serve the call.
+planned_get = _lowlevel.planned_get
