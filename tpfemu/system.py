@@ -33,6 +33,7 @@ from pathlib import Path
 from ecb import Dispatcher, Programs
 from tpfemu import errors
 from tpfemu.qmgr.manager import QueueManager
+from tpfemu.qmgr.ports import Service
 
 __all__ = ["System"]
 
@@ -40,6 +41,35 @@ _CPU_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: Event journal levels (tpfemu.journal.schema.LEVELS, named here so that a system
 #: without a journal does not import pyarrow).
 JOURNAL_LEVELS = ("off", "events", "payload")
+
+
+class _Entries:
+    """The queue manager's entry port (tpfemu.qmgr.ports.EntryPort): the dispatcher and
+    program table of this processor."""
+
+    def __init__(self, programs: Programs, dispatcher: Dispatcher) -> None:
+        self._programs = programs
+        self._dispatcher = dispatcher
+
+    def is_loaded(self, program: str) -> bool:
+        return self._programs.get(program) is not None
+
+    def create_entry(self, program: str, data: bytes, *, origin: tuple[str, str]) -> None:
+        self._dispatcher.creec(program, data, b"", origin=origin)
+
+
+class _Services:
+    """The queue manager's service registry (tpfemu.qmgr.ports.ServiceRegistry): the
+    services this processor stops when it stops."""
+
+    def __init__(self, services: list) -> None:
+        self._services = services
+
+    def running(self) -> list:
+        return list(self._services)
+
+    def register(self, service: Service) -> None:
+        self._services.append(service)
 
 
 class System:
@@ -67,14 +97,16 @@ class System:
         self._log_lock = threading.Lock()
         self.programs = Programs()
         self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
+        self.services: list = []  # started services (Internet daemon, monitors) to stop
         # With a home, definitions and persistent messages survive a restart (issue 7).
+        # The queue manager reaches the dispatcher and the services only through its ports.
         self.qmgr = QueueManager(name, cpu=self.cpu, console=self.say, home=self.home,
-                                 checkpoint_interval=checkpoint_interval)
-        self.qmgr.system = self
+                                 checkpoint_interval=checkpoint_interval,
+                                 entries=_Entries(self.programs, self.dispatcher),
+                                 services=_Services(self.services))
         self.running = False
         self.stop_requested = False  # ZMQSC STOP QMGR asks the CLI to end the session
         self.depth_monitor = None
-        self.services: list = []  # started services (Internet daemon, monitors) to stop
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -143,7 +175,7 @@ class System:
         """
         from tpfemu.qmgr.trigmon import TriggerMonitor
 
-        monitor = TriggerMonitor(self, initq, **kwargs).start()
+        monitor = TriggerMonitor(self.qmgr, initq, **kwargs).start()
         self.services.append(monitor)
         return monitor
 
