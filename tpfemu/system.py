@@ -29,11 +29,15 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ecb import Dispatcher, Programs
 from tpfemu import errors
 from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.ports import Service
+
+if TYPE_CHECKING:
+    from tpfemu.channels.inetd import InternetDaemon
 
 __all__ = ["System"]
 
@@ -178,6 +182,12 @@ class System:
         monitor = TriggerMonitor(self.qmgr, initq, **kwargs).start()
         self.services.append(monitor)
         return monitor
+
+    def internet_daemon(self) -> InternetDaemon:
+        """The Internet daemon of this processor (ZINET), created on first use."""
+        from tpfemu.channels.inetd import InternetDaemon
+
+        return InternetDaemon.of(self)
 
     # -- console -------------------------------------------------------------------------
 

@@ -47,8 +47,9 @@ import contextlib
 import selectors
 import socket
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ecb import MAX_BLOCK_SIZE, EcbError
 from tpfemu.channels import idcf
@@ -325,8 +326,13 @@ class InternetDaemon:
     Definitions are loaded from ``<home>/zinet.json`` when the daemon is created (if the
     system has a home) and written back by :meth:`define` and :meth:`delete`. The daemon
     registers itself in ``system.services`` when its first server starts, so
-    ``System.stop()`` stops every server.
+    ``System.stop()`` stops every server. It is the console's
+    :class:`~tpfemu.console.host.InternetDaemonPort`: the ZINET command checks and builds
+    definitions through it.
     """
+
+    default_aorl = idcf.DEFAULT_AORL
+    default_maxproc = idcf.DEFAULT_MAXPROC
 
     def __init__(self, system: System) -> None:
         self.system = system
@@ -350,6 +356,22 @@ class InternetDaemon:
                 daemon = cls(system)
                 system.inetd = daemon  # type: ignore[attr-defined]
             return daemon
+
+    @staticmethod
+    def check_field(field: str, value: object) -> Any:
+        """``value`` checked against the rule of definition field ``field``.
+
+        :raises ValueError: it breaks the rule (the message names the keyword).
+        """
+        return idcf.check_field(field, value)
+
+    @staticmethod
+    def new_definition(fields: Mapping[str, Any]) -> ServerDef:
+        """A server definition from field -> value.
+
+        :raises ValueError: a field breaks its rule or the fields conflict.
+        """
+        return ServerDef(**fields)
 
     def define(self, definition: ServerDef) -> None:
         """Add or replace a definition and save the file.
