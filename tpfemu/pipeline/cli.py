@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-__all__ = ["analyze", "compare", "replay"]
+__all__ = ["analyze", "compare", "replay_command"]
 
 master_option = click.option(
     "--master", envvar="TPFEMU_SPARK_MASTER", default=None,
@@ -143,50 +143,55 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
         sys.exit(1)
 
 
-@click.command()
-@click.argument("capture", nargs=-1, required=True)
-@click.option("--home", required=True, type=click.Path(file_okay=False),
-              help="Home of the emulated system; its journal (HOME/journal) is the result.")
-@click.option("--script", "scripts", multiple=True, type=click.File("r"),
-              help="Command script to run after boot (e.g. setup.mqsc); repeatable.")
-@click.option("--programs", default=None, metavar="MODULE",
-              help="Module name or .py file whose load(system) loads the programs.")
-@click.option("--name", default="TPF1", show_default=True, help="Queue manager name.")
-@click.option("--cpu", default="B", show_default=True, help="Processor ID (A-Z).")
-@click.option("--speed", type=float, default=None,
-              help="Follow the recorded timing, scaled (1 as recorded, 10 ten times "
-                   "faster). Default: put back to back.")
-@click.option("--reply-to", default=None, metavar="QUEUE",
-              help="ReplyToQ for inbound messages whose capture row names none.")
-@click.option("--istreams", type=click.IntRange(1, 64), default=None,
-              help="I-streams (entries running at once); 1 keeps a program's replies in "
-                   "arrival order.")
-@click.option("--timeout", type=float, default=60.0, show_default=True,
-              help="Seconds to wait for the system to go quiet after the last put.")
-@inbound_option
-@outbound_option
-@click.option("--quiet", "-q", is_flag=True, help="Do not echo the console.")
-@_clean_errors("replay")
-def replay(capture, home, scripts, programs, name, cpu, speed, reply_to, istreams, timeout,
-           inbound, outbound, quiet) -> None:
-    """Feed the inbound messages of CAPTURE into an emulated system, in recorded order,
-    and journal (level payload) what it produces in HOME/journal."""
-    from tpfemu.cli import script_commands
-    from tpfemu.pipeline.replay import replay as run_replay
+def replay_command(split_script: Callable[[list[str]], list[str]]) -> click.Command:
+    """The ``tpfemu replay`` command. ``split_script`` turns the lines of a ``--script``
+    file into command lines (the console's script rules, handed in by ``tpfemu.cli``)."""
 
-    commands = [c for script in scripts for c in script_commands(script.readlines())]
-    if speed is not None and speed <= 0:
-        raise click.BadParameter("must be positive", param_hint="--speed")
-    result = run_replay(capture, home, name=name, cpu=cpu, script=commands,
-                        programs=programs, speed=speed, rule=_rule(inbound, outbound),
-                        reply_to=reply_to, istreams=istreams, timeout=timeout,
-                        echo=None if quiet else click.echo)
-    click.echo(f"replayed {result.inbound:,} inbound messages in {result.seconds:.2f} s; "
-               f"{result.entries:,} entries ran, {result.failed} failed; journal: "
-               f"{result.journal}")
-    if not result.quiescent:
-        click.echo(f"tpfemu replay: the system did not go quiet within {timeout:g} s",
-                   err=True)
-        sys.exit(1)
-    if result.failed:
-        sys.exit(1)
+    @click.command()
+    @click.argument("capture", nargs=-1, required=True)
+    @click.option("--home", required=True, type=click.Path(file_okay=False),
+                  help="Home of the emulated system; its journal (HOME/journal) is the result.")
+    @click.option("--script", "scripts", multiple=True, type=click.File("r"),
+                  help="Command script to run after boot (e.g. setup.mqsc); repeatable.")
+    @click.option("--programs", default=None, metavar="MODULE",
+                  help="Module name or .py file whose load(system) loads the programs.")
+    @click.option("--name", default="TPF1", show_default=True, help="Queue manager name.")
+    @click.option("--cpu", default="B", show_default=True, help="Processor ID (A-Z).")
+    @click.option("--speed", type=float, default=None,
+                  help="Follow the recorded timing, scaled (1 as recorded, 10 ten times "
+                       "faster). Default: put back to back.")
+    @click.option("--reply-to", default=None, metavar="QUEUE",
+                  help="ReplyToQ for inbound messages whose capture row names none.")
+    @click.option("--istreams", type=click.IntRange(1, 64), default=None,
+                  help="I-streams (entries running at once); 1 keeps a program's replies in "
+                       "arrival order.")
+    @click.option("--timeout", type=float, default=60.0, show_default=True,
+                  help="Seconds to wait for the system to go quiet after the last put.")
+    @inbound_option
+    @outbound_option
+    @click.option("--quiet", "-q", is_flag=True, help="Do not echo the console.")
+    @_clean_errors("replay")
+    def replay(capture, home, scripts, programs, name, cpu, speed, reply_to, istreams, timeout,
+               inbound, outbound, quiet) -> None:
+        """Feed the inbound messages of CAPTURE into an emulated system, in recorded order,
+        and journal (level payload) what it produces in HOME/journal."""
+        from tpfemu.pipeline.replay import replay as run_replay
+
+        commands = [c for script in scripts for c in split_script(script.readlines())]
+        if speed is not None and speed <= 0:
+            raise click.BadParameter("must be positive", param_hint="--speed")
+        result = run_replay(capture, home, name=name, cpu=cpu, script=commands,
+                            programs=programs, speed=speed, rule=_rule(inbound, outbound),
+                            reply_to=reply_to, istreams=istreams, timeout=timeout,
+                            echo=None if quiet else click.echo)
+        click.echo(f"replayed {result.inbound:,} inbound messages in {result.seconds:.2f} s; "
+                   f"{result.entries:,} entries ran, {result.failed} failed; journal: "
+                   f"{result.journal}")
+        if not result.quiescent:
+            click.echo(f"tpfemu replay: the system did not go quiet within {timeout:g} s",
+                       err=True)
+            sys.exit(1)
+        if result.failed:
+            sys.exit(1)
+
+    return replay
