@@ -20,7 +20,7 @@ FORBIDDEN = {
                     "tpfemu.channels"),
     "tpfemu/mqi": ("tpfemu.console", "tpfemu.system", "tpfemu.cli", "tpfemu.channels"),
     "tpfemu/console": ("tpfemu.cli",),
-    "tpfemu/channels": ("tpfemu.cli",),
+    "tpfemu/inetd": ("tpfemu.cli",),
 }
 
 

@@ -37,7 +37,7 @@ from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.ports import Service
 
 if TYPE_CHECKING:
-    from tpfemu.channels.inetd import InternetDaemon
+    from tpfemu.inetd.daemon import InternetDaemon
 
 __all__ = ["System"]
 
@@ -111,6 +111,9 @@ class System:
         self.running = False
         self.stop_requested = False  # ZMQSC STOP QMGR asks the CLI to end the session
         self.depth_monitor = None
+        #: The Internet daemon (ZINET), once :meth:`internet_daemon` created it.
+        self.inetd: InternetDaemon | None = None
+        self._inetd_lock = threading.Lock()
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -184,10 +187,14 @@ class System:
         return monitor
 
     def internet_daemon(self) -> InternetDaemon:
-        """The Internet daemon of this processor (ZINET), created on first use."""
-        from tpfemu.channels.inetd import InternetDaemon
+        """The Internet daemon of this processor (ZINET), created on first use; it loads
+        the server definitions kept in the home."""
+        with self._inetd_lock:
+            if self.inetd is None:
+                from tpfemu.inetd.daemon import InternetDaemon
 
-        return InternetDaemon.of(self)
+                self.inetd = InternetDaemon(self)
+            return self.inetd
 
     # -- console -------------------------------------------------------------------------
 

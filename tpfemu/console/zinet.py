@@ -6,7 +6,7 @@ dash, separated by blanks, unquoted text upper-cased. Verbs: ADD, ALTER (ALT), D
 
     ZINET ADD S-MQS P-TCP MODEL-AOR PORT-1414 PGM-CMQL AORL-8
 
-Keywords (rules in :mod:`tpfemu.channels.idcf`, applied through the host's daemon port):
+Keywords (rules in :mod:`tpfemu.inetd.idcf`, applied through the host's daemon port):
 ``S-`` (SERVER-), ``P-`` (PROTOCOL-), ``MODEL-``, ``PORT-``, ``PGM-``, ``AORL-``,
 ``PROCID-`` (PROC-), ``ACT-`` (ACTIVATION-), ``STATE-``, ``MAXPROC-``, ``IP-`` (the bind
 address, default 127.0.0.1; ``IP-ANY`` is 0.0.0.0) and ``TIMEOUT-``. On DISPLAY,
