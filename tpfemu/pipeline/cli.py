@@ -1,13 +1,17 @@
 """The pipeline's commands: ``tpfemu analyze``, ``tpfemu replay``, ``tpfemu compare``.
 
+They need the ``pipeline`` extra (pyspark, pandas, matplotlib; Spark also needs Java 17+).
+Without it a command says what to install and exits 1; the rest of tpfemu runs without it.
+
 Exit status: 0 success (compare: identical), 1 compare found differences (or a replay
-did not go quiet / had failing entries), 2 bad input or usage (a clear message naming the
-file and field, no traceback).
+did not go quiet / had failing entries, or the pipeline extra is not installed), 2 bad
+input or usage (a clear message naming the file and field, no traceback).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -28,24 +32,52 @@ outbound_option = click.option(
     help="A queue whose puts are outbound (every other queue is inbound); repeatable.")
 
 
-def _fail(command: str, message: str) -> None:
+#: The distributions of the ``pipeline`` extra, by the module each provides.
+PIPELINE_EXTRA = ("pyspark", "pandas", "matplotlib")
+INSTALL_HINT = "pip install 'tpfemu[pipeline]'"
+
+
+def _fail(command: str, message: str, status: int = 2) -> None:
     click.echo(f"tpfemu {command}: error: {message}", err=True)
-    sys.exit(2)
+    sys.exit(status)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or half-imported package
+        return False
+
+
+def _missing_extra(command: str, missing: list[str]) -> None:
+    """Say what is missing and how to install it; exit 1."""
+    _fail(command, f"the pipeline needs {', '.join(missing)}, which "
+                   f"{'is' if len(missing) == 1 else 'are'} not installed. Install the "
+                   f"pipeline extra: {INSTALL_HINT} (Spark also needs Java 17 or newer)", 1)
 
 
 def _clean_errors(command: str) -> Callable:
     """Bad input (missing, unreadable, wrong schema) and Spark read failures: exit 2
-    with one line naming the file, no traceback."""
+    with one line naming the file, no traceback. Without the pipeline extra: exit 1
+    with what to install."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            missing = [module for module in PIPELINE_EXTRA if not _installed(module)]
+            if missing:
+                _missing_extra(command, missing)
             from tpfemu import errors
             from tpfemu.journal.schema import SchemaMismatch
             from tpfemu.pipeline.sources import InputError
 
             try:
                 return fn(*args, **kwargs)
+            except ModuleNotFoundError as exc:
+                root = (exc.name or "").split(".")[0]
+                if root not in (*PIPELINE_EXTRA, "py4j"):
+                    raise
+                _missing_extra(command, [root])
             except (InputError, SchemaMismatch) as exc:
                 _fail(command, str(exc))
             except errors.TpfEmuError as exc:  # the journal's JournalError, replay errors
