@@ -2,12 +2,12 @@
 
 It runs only where an operator or a program starts it for a named initiation queue
 (``System.start_trigger_monitor(name)``), never by itself. It needs only the queue
-manager: its connection, its console and its triggers (which start entries through the
-queue manager's entry port). It opens the initiation queue
-for input (which is itself a trigger point: queues with messages waiting get their
-trigger), then gets trigger messages (MQTM) with a wait. For each it starts the process's
-program as a new entry with the MQTMC2 on data level 0, or CUIR with MQMD + MQTM on D0
-when the trigger message names no process.
+manager: a connection, its console and its triggers (which start entries through the
+queue manager's entry port). It opens the initiation queue for input (which is itself a
+trigger point: queues with messages waiting get their trigger), then gets trigger
+messages (MQTM) with a wait. For each it starts the process's program as a new entry
+with the MQTMC2 on data level 0, or CUIR with MQMD + MQTM on D0 when the trigger message
+names no process.
 
 A trigger message is got under syncpoint and committed once its entry is created; if the
 program is not loaded, the monitor says so on the console, backs the get out (the trigger
