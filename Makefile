@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml setup.py
 	  { echo "tpfemu needs Python 3.11 or newer (found: $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,pipeline]'
 	@touch $@
 
 venv: $(VENV)/.installed

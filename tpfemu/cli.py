@@ -12,8 +12,9 @@ from typing import Any
 import click
 
 from tpfemu import __version__, errors
+from tpfemu.console.script import script_commands
 from tpfemu.journal.cli import journal as journal_commands
-from tpfemu.pipeline.cli import analyze, compare, replay
+from tpfemu.pipeline.cli import analyze, compare, replay_command
 
 home_option = click.option(
     "--home",
@@ -47,25 +48,6 @@ name_option = click.option("--name", default="TPF1", show_default=True,
                            help="Queue manager name (what MQCONN names).")
 cpu_option = click.option("--cpu", default="B", show_default=True,
                           help="Processor ID of this TPF system (A-Z).")
-
-
-def script_commands(lines: list[str]) -> list[str]:
-    """Commands of a script: one per line; ``*`` or ``#`` starts a comment line; a line
-    ending in ``+`` continues on the next."""
-    commands: list[str] = []
-    pending = ""
-    for raw in lines:
-        line = raw.strip()
-        if not line or line.startswith(("*", "#")):
-            continue
-        if line.endswith("+"):
-            pending += line[:-1].rstrip() + " "
-            continue
-        commands.append(pending + line)
-        pending = ""
-    if pending.strip():
-        commands.append(pending.strip())
-    return commands
 
 
 def _run_commands(system, commands: list[str], echo) -> bool:
@@ -262,6 +244,8 @@ def demo(home: str | None, count: int) -> None:
 
 
 # The journal and the Spark pipeline (pyarrow and Spark are imported only when they run).
+# Replay runs command scripts: it is handed the console's script rules (the pipeline does
+# not import the console, which sits on its layer).
 main.add_command(journal_commands)
-for _command in (analyze, replay, compare):
+for _command in (analyze, replay_command(script_commands), compare):
     main.add_command(_command)

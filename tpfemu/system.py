@@ -29,10 +29,15 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ecb import Dispatcher, Programs
 from tpfemu import errors
 from tpfemu.qmgr.manager import QueueManager
+from tpfemu.qmgr.ports import Service
+
+if TYPE_CHECKING:
+    from tpfemu.inetd.daemon import InternetDaemon
 
 __all__ = ["System"]
 
@@ -40,6 +45,35 @@ _CPU_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: Event journal levels (tpfemu.journal.schema.LEVELS, named here so that a system
 #: without a journal does not import pyarrow).
 JOURNAL_LEVELS = ("off", "events", "payload")
+
+
+class _Entries:
+    """The queue manager's entry port (tpfemu.qmgr.ports.EntryPort): the dispatcher and
+    program table of this processor."""
+
+    def __init__(self, programs: Programs, dispatcher: Dispatcher) -> None:
+        self._programs = programs
+        self._dispatcher = dispatcher
+
+    def is_loaded(self, program: str) -> bool:
+        return self._programs.get(program) is not None
+
+    def create_entry(self, program: str, data: bytes, *, origin: tuple[str, str]) -> None:
+        self._dispatcher.creec(program, data, b"", origin=origin)
+
+
+class _Services:
+    """The queue manager's service registry (tpfemu.qmgr.ports.ServiceRegistry): the
+    services this processor stops when it stops."""
+
+    def __init__(self, services: list) -> None:
+        self._services = services
+
+    def running(self) -> list:
+        return list(self._services)
+
+    def register(self, service: Service) -> None:
+        self._services.append(service)
 
 
 class System:
@@ -67,14 +101,19 @@ class System:
         self._log_lock = threading.Lock()
         self.programs = Programs()
         self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
+        self.services: list = []  # started services (Internet daemon, monitors) to stop
         # With a home, definitions and persistent messages survive a restart (issue 7).
+        # The queue manager reaches the dispatcher and the services only through its ports.
         self.qmgr = QueueManager(name, cpu=self.cpu, console=self.say, home=self.home,
-                                 checkpoint_interval=checkpoint_interval)
-        self.qmgr.system = self
+                                 checkpoint_interval=checkpoint_interval,
+                                 entries=_Entries(self.programs, self.dispatcher),
+                                 services=_Services(self.services))
         self.running = False
         self.stop_requested = False  # ZMQSC STOP QMGR asks the CLI to end the session
         self.depth_monitor = None
-        self.services: list = []  # started services (Internet daemon, monitors) to stop
+        #: The Internet daemon (ZINET), once :meth:`internet_daemon` created it.
+        self.inetd: InternetDaemon | None = None
+        self._inetd_lock = threading.Lock()
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -143,9 +182,19 @@ class System:
         """
         from tpfemu.qmgr.trigmon import TriggerMonitor
 
-        monitor = TriggerMonitor(self, initq, **kwargs).start()
+        monitor = TriggerMonitor(self.qmgr, initq, **kwargs).start()
         self.services.append(monitor)
         return monitor
+
+    def internet_daemon(self) -> InternetDaemon:
+        """The Internet daemon of this processor (ZINET), created on first use; it loads
+        the server definitions kept in the home."""
+        with self._inetd_lock:
+            if self.inetd is None:
+                from tpfemu.inetd.daemon import InternetDaemon
+
+                self.inetd = InternetDaemon(self)
+            return self.inetd
 
     # -- console -------------------------------------------------------------------------
 

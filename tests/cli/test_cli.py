@@ -28,12 +28,6 @@ def test_demo_runs_the_legacy_application_end_to_end():
     assert "triggers fired 41, BNK1 entries 41, entries failed 0" in out
 
 
-def test_script_commands_follow_the_console_rules():
-    """Scripts skip * and # comment lines and join lines ending in +."""
-    lines = ["* comment", "# also", "", "ZMQSC DEF QL-A +", "   MAXDEPTH-5", "ZMQSC DISP QMGR"]
-    assert cli.script_commands(lines) == ["ZMQSC DEF QL-A MAXDEPTH-5", "ZMQSC DISP QMGR"]
-
-
 def test_run_executes_a_script_then_standard_input_until_stop(tmp_path):
     """tpfemu run runs its script, then commands from standard input until STOP QMGR."""
     script = tmp_path / "setup.mqsc"

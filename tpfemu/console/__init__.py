@@ -1,6 +1,7 @@
 """The operator console: ZMQSC (MQ) and ZINET (Internet daemon) commands.
 
-:func:`execute` runs one command line against a :class:`~tpfemu.system.System` and
+:func:`execute` runs one command line against a host (a
+:class:`~tpfemu.console.host.ConsoleHost`, which a :class:`~tpfemu.system.System` is) and
 returns the response text. Every response line starts with a message identifier — four
 letters, four digits and a severity letter (I, W or E) — followed by the processor ID.
 A rejected command changes nothing and says why. The command reference is
@@ -12,12 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tpfemu.system import System
+    from tpfemu.console.host import ConsoleHost
 
 __all__ = ["execute"]
 
 
-def execute(system: System, text: str) -> str:
+def execute(system: ConsoleHost, text: str) -> str:
     """Run one console command line; never raises for a bad command."""
     words = text.strip().split(None, 1)
     if not words:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from tpfemu.console import messages as m
 
 if TYPE_CHECKING:
-    from tpfemu.system import System
+    from tpfemu.console.host import ConsoleHost
 
 __all__ = ["DepthMonitor"]
 
@@ -51,12 +51,12 @@ class _Watch:
 class DepthMonitor:
     """Watches queue depths against QDEPTHHI and warns on the system console.
 
-    :param system: the System whose queue manager is watched and whose console is written.
+    :param system: the host (a System) whose queue manager is watched and whose console is written.
     :param clock: seconds, monotonic (``time.monotonic`` unless a test gives its own).
     :param interval: seconds between passes of the thread.
     """
 
-    def __init__(self, system: System, *, clock: Callable[[], float] = time.monotonic,
+    def __init__(self, system: ConsoleHost, *, clock: Callable[[], float] = time.monotonic,
                  interval: float = 1.0) -> None:
         self.system = system
         self.clock = clock

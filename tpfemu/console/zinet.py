@@ -6,12 +6,13 @@ dash, separated by blanks, unquoted text upper-cased. Verbs: ADD, ALTER (ALT), D
 
     ZINET ADD S-MQS P-TCP MODEL-AOR PORT-1414 PGM-CMQL AORL-8
 
-Keywords (rules in :mod:`tpfemu.channels.idcf`): ``S-`` (SERVER-), ``P-`` (PROTOCOL-),
-``MODEL-``, ``PORT-``, ``PGM-``, ``AORL-``, ``PROCID-`` (PROC-), ``ACT-`` (ACTIVATION-),
-``STATE-``, ``MAXPROC-``, ``IP-`` (the bind address, default 127.0.0.1; ``IP-ANY`` is
-0.0.0.0) and ``TIMEOUT-``. On DISPLAY, ``STATE-ACT`` / ``STATE-INACT`` select started /
-stopped servers; on ADD and ALTER, ``STATE-`` is TPF's system state (CRAS or NORM), which is
-recorded and shown (tpfemu has no system states).
+Keywords (rules in :mod:`tpfemu.inetd.idcf`, applied through the host's daemon port):
+``S-`` (SERVER-), ``P-`` (PROTOCOL-), ``MODEL-``, ``PORT-``, ``PGM-``, ``AORL-``,
+``PROCID-`` (PROC-), ``ACT-`` (ACTIVATION-), ``STATE-``, ``MAXPROC-``, ``IP-`` (the bind
+address, default 127.0.0.1; ``IP-ANY`` is 0.0.0.0) and ``TIMEOUT-``. On DISPLAY,
+``STATE-ACT`` / ``STATE-INACT`` select started / stopped servers; on ADD and ALTER,
+``STATE-`` is TPF's system state (CRAS or NORM), which is recorded and shown (tpfemu has
+no system states).
 
 Every response line is ``INETnnnnS <cpu> text`` (S = I, W or E). A rejected command changes
 nothing and names the bad token. The full reference, with every message, is
@@ -28,11 +29,14 @@ import re
 from typing import TYPE_CHECKING
 
 from ecb import EcbError
-from tpfemu.channels.idcf import DEFAULT_AORL, DEFAULT_MAXPROC, ServerDef, check_field
-from tpfemu.channels.inetd import InternetDaemon, Server
 
 if TYPE_CHECKING:
-    from tpfemu.system import System
+    from tpfemu.console.host import (
+        ConsoleHost,
+        InternetDaemonPort,
+        ServerDefinition,
+        ServerStatus,
+    )
 
 __all__ = ["start_auto", "zinet"]
 
@@ -63,7 +67,7 @@ class _Rejected(Exception):
     """A command is rejected: carries the one response line."""
 
 
-def zinet(system: System, rest: str) -> str:
+def zinet(system: ConsoleHost, rest: str) -> str:
     """Run ``ZINET <rest>``; return the response text (never raises for a bad command)."""
     try:
         return "\n".join(_run(system, rest))
@@ -71,9 +75,9 @@ def zinet(system: System, rest: str) -> str:
         return str(rejected)
 
 
-def start_auto(system: System) -> str:
+def start_auto(system: ConsoleHost) -> str:
     """Start every ``ACT-AUTO`` server defined for this processor; return the responses."""
-    daemon = InternetDaemon.of(system)
+    daemon = system.internet_daemon()
     daemon.prune()
     lines = []
     with daemon.lock:
@@ -88,11 +92,12 @@ def start_auto(system: System) -> str:
     return "\n".join(lines) or f"INET0009I {system.cpu} NO AUTO SERVERS TO START"
 
 
-def _reject(system: System, code: str, text: str) -> _Rejected:
+def _reject(system: ConsoleHost, code: str, text: str) -> _Rejected:
     return _Rejected(f"INET{code}E {system.cpu} {text}")
 
 
-def _parse(system: System, verb: str, tokens: list[str]) -> tuple[dict, dict]:
+def _parse(system: ConsoleHost, daemon: InternetDaemonPort, verb: str, tokens: list[str]
+           ) -> tuple[dict, dict]:
     """Tokens -> ({field: value}, {field: token as typed}); rejects the first bad token."""
     values: dict[str, object] = {}
     typed: dict[str, str] = {}
@@ -117,7 +122,7 @@ def _parse(system: System, verb: str, tokens: list[str]) -> tuple[dict, dict]:
                 if value not in ("ACT", "INACT"):
                     raise ValueError("STATE- on DISPLAY is ACT or INACT")
             else:
-                value = check_field(field, value)
+                value = daemon.check_field(field, value)
         except ValueError as exc:
             rule = str(exc).upper()
             if field == "protocol" and value == "UDP":
@@ -128,7 +133,7 @@ def _parse(system: System, verb: str, tokens: list[str]) -> tuple[dict, dict]:
     return values, typed
 
 
-def _run(system: System, rest: str) -> list[str]:
+def _run(system: ConsoleHost, rest: str) -> list[str]:
     tokens = rest.split()
     cpu = system.cpu
     if not tokens:
@@ -137,8 +142,8 @@ def _run(system: System, rest: str) -> list[str]:
     if verb is None:
         raise _reject(system, "0010", f"UNKNOWN VERB '{tokens[0]}' -"
                                       " ADD, ALTER, DELETE, DISPLAY, START, STOP")
-    values, typed = _parse(system, verb, tokens[1:])
-    daemon = InternetDaemon.of(system)
+    daemon = system.internet_daemon()
+    values, typed = _parse(system, daemon, verb, tokens[1:])
     daemon.prune()
     if verb == "DISPLAY":
         return _display(system, daemon, values)
@@ -171,14 +176,15 @@ def _run(system: System, rest: str) -> list[str]:
                 f" ACCEPTED, {server.entries} ENTR(IES) CREATED"]
 
 
-def _save(system: System, action, argument) -> None:
+def _save(system: ConsoleHost, action, argument) -> None:
     try:
         action(argument)
     except OSError as exc:
         raise _reject(system, "0027", f"ZINET DEFINITIONS NOT SAVED - {exc}") from None
 
 
-def _settle(system: System, old: dict, values: dict, typed: dict) -> tuple[ServerDef, list]:
+def _settle(system: ConsoleHost, daemon: InternetDaemonPort, old: dict, values: dict,
+            typed: dict) -> tuple[ServerDefinition, list]:
     """Merge ``values`` into ``old`` (field -> value), apply the model rules, build it."""
     new = {**old, **values}
     warnings = []
@@ -188,31 +194,31 @@ def _settle(system: System, old: dict, values: dict, typed: dict) -> tuple[Serve
                                           " WITH MODEL-AOR")
         new["aorl"] = None
     elif new.get("aorl") is None:
-        new["aorl"] = DEFAULT_AORL
+        new["aorl"] = daemon.default_aorl
     if new["model"] == "WAIT":
         if values.get("maxproc", 1) != 1:
             warnings.append(f"INET0008W {system.cpu} MAXPROC-{values['maxproc']} FORCED TO 1"
                             " FOR MODEL-WAIT")
         new["maxproc"] = 1
     elif old.get("model") == "WAIT" and "maxproc" not in values:
-        new["maxproc"] = DEFAULT_MAXPROC
+        new["maxproc"] = daemon.default_maxproc
     try:
-        return ServerDef(**new), warnings
+        return daemon.new_definition(new), warnings
     except ValueError as exc:  # a combination the rules above did not foresee
         raise _reject(system, "0015", f"BAD DEFINITION - {str(exc).upper()}") from None
 
 
-def _add(system: System, daemon: InternetDaemon, values: dict, typed: dict) -> list[str]:
+def _add(system: ConsoleHost, daemon: InternetDaemonPort, values: dict, typed: dict) -> list[str]:
     for field in ("port", "pgm"):
         if field not in values:
             raise _reject(system, "0016", f"{_KEYWORD_OF[field]}- REQUIRED WITH ZINET ADD")
     old = {"model": "NOWAIT", "procid": system.cpu}
-    definition, warnings = _settle(system, old, values, typed)
+    definition, warnings = _settle(system, daemon, old, values, typed)
     _save(system, daemon.define, definition)
     return [f"INET0001I {system.cpu} SERVER {definition.name} ADDED", *warnings]
 
 
-def _alter(system: System, daemon: InternetDaemon, current: ServerDef, values: dict,
+def _alter(system: ConsoleHost, daemon: InternetDaemonPort, current: ServerDefinition, values: dict,
            typed: dict, active: bool) -> list[str]:
     if len(values) == 1:
         raise _reject(system, "0025", f"NOTHING TO ALTER FOR SERVER {current.name}")
@@ -221,12 +227,12 @@ def _alter(system: System, daemon: InternetDaemon, current: ServerDef, values: d
             if field in values:
                 raise _reject(system, "0019", f"SERVER {current.name} IS ACTIVE - ZINET STOP"
                                               f" IT BEFORE ALTERING '{typed[field]}'")
-    definition, warnings = _settle(system, current.to_json(), values, typed)
+    definition, warnings = _settle(system, daemon, current.to_json(), values, typed)
     _save(system, daemon.define, definition)
     return [f"INET0002I {system.cpu} SERVER {definition.name} ALTERED", *warnings]
 
 
-def _start(system: System, daemon: InternetDaemon, name: str) -> str:
+def _start(system: ConsoleHost, daemon: InternetDaemonPort, name: str) -> str:
     definition = daemon.definitions[name]
     if definition.procid != system.cpu:
         raise _reject(system, "0023", f"SERVER {name} IS DEFINED FOR PROCESSOR"
@@ -251,7 +257,7 @@ def _where(ip: str, port: int) -> str:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
-def _display(system: System, daemon: InternetDaemon, values: dict) -> list[str]:
+def _display(system: ConsoleHost, daemon: InternetDaemonPort, values: dict) -> list[str]:
     cpu = system.cpu
     with daemon.lock:
         name = values.get("name")
@@ -271,7 +277,7 @@ def _display(system: System, daemon: InternetDaemon, values: dict) -> list[str]:
     return lines
 
 
-def _block(definition: ServerDef, server: Server | None) -> list[str]:
+def _block(definition: ServerDefinition, server: ServerStatus | None) -> list[str]:
     """The DISPLAY block of one server: a header line, then aligned KEYWORD-value cells."""
     d = definition
     pairs: list[tuple[str, object]] = [

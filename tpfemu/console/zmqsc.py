@@ -47,7 +47,7 @@ from tpfemu.qmgr.catalog import ChannelRequest
 from tpfemu.qmgr.objects import DEFINITION_TYPES, AttrSpec, ObjectDef
 
 if TYPE_CHECKING:
-    from tpfemu.system import System
+    from tpfemu.console.host import ConsoleHost
 
 __all__ = ["zmqsc"]
 
@@ -80,7 +80,7 @@ class _Reject(Exception):
         super().__init__(lines[0] if lines else "")
 
 
-def zmqsc(system: System, rest: str) -> str:
+def zmqsc(system: ConsoleHost, rest: str) -> str:
     """Run one ZMQSC command (the text after ``ZMQSC``); return the response lines.
 
     Never raises: a bad command gets E messages, and so does a defect (``MQSC0099E``).
@@ -118,7 +118,7 @@ def _detail(exc: errors.DefinitionError, prefixes: tuple[str, ...] = ()) -> str:
 class _Run:
     """One command being carried out."""
 
-    def __init__(self, system: System, command: Command) -> None:
+    def __init__(self, system: ConsoleHost, command: Command) -> None:
         self.system = system
         self.cmd = command
         self.cpu = system.cpu
@@ -350,7 +350,7 @@ class _Run:
         qmgr, catalog = self.qmgr, self.catalog
         if not qmgr.running:
             status = "STOPPED"
-        elif getattr(self.system, "stop_requested", False):
+        elif self.system.stop_requested:
             status = "STOP REQUESTED"
         else:
             status = "ACTIVE"
@@ -426,8 +426,8 @@ class _Run:
         if not self.qmgr.running:
             raise self.reject(m.QMGR_DOWN, name=self.qmgr.name)
         note = ""
-        if getattr(self.system, "stop_requested", False):
-            self.system.stop_requested = False  # type: ignore[attr-defined]
+        if self.system.stop_requested:
+            self.system.stop_requested = False
             note = " - THE STOP REQUEST IS CANCELLED"
         return [m.QMGR_ACTIVE.line(self.cpu, name=self.qmgr.name, cpu=self.cpu, note=note)]
 
@@ -437,7 +437,7 @@ class _Run:
         if self.cmd.obj == "TRIGMON":
             return self.trigmon("STOP")
         self.no_operands()
-        self.system.stop_requested = True  # type: ignore[attr-defined]
+        self.system.stop_requested = True
         return [m.QMGR_STOPPING.line(self.cpu, name=self.qmgr.name)]
 
     # -- channels -------------------------------------------------------------------------------

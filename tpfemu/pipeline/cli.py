@@ -1,20 +1,24 @@
 """The pipeline's commands: ``tpfemu analyze``, ``tpfemu replay``, ``tpfemu compare``.
 
+They need the ``pipeline`` extra (pyspark, pandas, matplotlib; Spark also needs Java 17+).
+Without it a command says what to install and exits 1; the rest of tpfemu runs without it.
+
 Exit status: 0 success (compare: identical), 1 compare found differences (or a replay
-did not go quiet / had failing entries), 2 bad input or usage (a clear message naming the
-file and field, no traceback).
+did not go quiet / had failing entries, or the pipeline extra is not installed), 2 bad
+input or usage (a clear message naming the file and field, no traceback).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-__all__ = ["analyze", "compare", "replay"]
+__all__ = ["analyze", "compare", "replay_command"]
 
 master_option = click.option(
     "--master", envvar="TPFEMU_SPARK_MASTER", default=None,
@@ -28,24 +32,52 @@ outbound_option = click.option(
     help="A queue whose puts are outbound (every other queue is inbound); repeatable.")
 
 
-def _fail(command: str, message: str) -> None:
+#: The distributions of the ``pipeline`` extra, by the module each provides.
+PIPELINE_EXTRA = ("pyspark", "pandas", "matplotlib")
+INSTALL_HINT = "pip install 'tpfemu[pipeline]'"
+
+
+def _fail(command: str, message: str, status: int = 2) -> None:
     click.echo(f"tpfemu {command}: error: {message}", err=True)
-    sys.exit(2)
+    sys.exit(status)
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or half-imported package
+        return False
+
+
+def _missing_extra(command: str, missing: list[str]) -> None:
+    """Say what is missing and how to install it; exit 1."""
+    _fail(command, f"the pipeline needs {', '.join(missing)}, which "
+                   f"{'is' if len(missing) == 1 else 'are'} not installed. Install the "
+                   f"pipeline extra: {INSTALL_HINT} (Spark also needs Java 17 or newer)", 1)
 
 
 def _clean_errors(command: str) -> Callable:
     """Bad input (missing, unreadable, wrong schema) and Spark read failures: exit 2
-    with one line naming the file, no traceback."""
+    with one line naming the file, no traceback. Without the pipeline extra: exit 1
+    with what to install."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            missing = [module for module in PIPELINE_EXTRA if not _installed(module)]
+            if missing:
+                _missing_extra(command, missing)
             from tpfemu import errors
             from tpfemu.journal.schema import SchemaMismatch
             from tpfemu.pipeline.sources import InputError
 
             try:
                 return fn(*args, **kwargs)
+            except ModuleNotFoundError as exc:
+                root = (exc.name or "").split(".")[0]
+                if root not in (*PIPELINE_EXTRA, "py4j"):
+                    raise
+                _missing_extra(command, [root])
             except (InputError, SchemaMismatch) as exc:
                 _fail(command, str(exc))
             except errors.TpfEmuError as exc:  # the journal's JournalError, replay errors
@@ -143,50 +175,55 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
         sys.exit(1)
 
 
-@click.command()
-@click.argument("capture", nargs=-1, required=True)
-@click.option("--home", required=True, type=click.Path(file_okay=False),
-              help="Home of the emulated system; its journal (HOME/journal) is the result.")
-@click.option("--script", "scripts", multiple=True, type=click.File("r"),
-              help="Command script to run after boot (e.g. setup.mqsc); repeatable.")
-@click.option("--programs", default=None, metavar="MODULE",
-              help="Module name or .py file whose load(system) loads the programs.")
-@click.option("--name", default="TPF1", show_default=True, help="Queue manager name.")
-@click.option("--cpu", default="B", show_default=True, help="Processor ID (A-Z).")
-@click.option("--speed", type=float, default=None,
-              help="Follow the recorded timing, scaled (1 as recorded, 10 ten times "
-                   "faster). Default: put back to back.")
-@click.option("--reply-to", default=None, metavar="QUEUE",
-              help="ReplyToQ for inbound messages whose capture row names none.")
-@click.option("--istreams", type=click.IntRange(1, 64), default=None,
-              help="I-streams (entries running at once); 1 keeps a program's replies in "
-                   "arrival order.")
-@click.option("--timeout", type=float, default=60.0, show_default=True,
-              help="Seconds to wait for the system to go quiet after the last put.")
-@inbound_option
-@outbound_option
-@click.option("--quiet", "-q", is_flag=True, help="Do not echo the console.")
-@_clean_errors("replay")
-def replay(capture, home, scripts, programs, name, cpu, speed, reply_to, istreams, timeout,
-           inbound, outbound, quiet) -> None:
-    """Feed the inbound messages of CAPTURE into an emulated system, in recorded order,
-    and journal (level payload) what it produces in HOME/journal."""
-    from tpfemu.cli import script_commands
-    from tpfemu.pipeline.replay import replay as run_replay
+def replay_command(split_script: Callable[[list[str]], list[str]]) -> click.Command:
+    """The ``tpfemu replay`` command. ``split_script`` turns the lines of a ``--script``
+    file into command lines (the console's script rules, handed in by ``tpfemu.cli``)."""
 
-    commands = [c for script in scripts for c in script_commands(script.readlines())]
-    if speed is not None and speed <= 0:
-        raise click.BadParameter("must be positive", param_hint="--speed")
-    result = run_replay(capture, home, name=name, cpu=cpu, script=commands,
-                        programs=programs, speed=speed, rule=_rule(inbound, outbound),
-                        reply_to=reply_to, istreams=istreams, timeout=timeout,
-                        echo=None if quiet else click.echo)
-    click.echo(f"replayed {result.inbound:,} inbound messages in {result.seconds:.2f} s; "
-               f"{result.entries:,} entries ran, {result.failed} failed; journal: "
-               f"{result.journal}")
-    if not result.quiescent:
-        click.echo(f"tpfemu replay: the system did not go quiet within {timeout:g} s",
-                   err=True)
-        sys.exit(1)
-    if result.failed:
-        sys.exit(1)
+    @click.command()
+    @click.argument("capture", nargs=-1, required=True)
+    @click.option("--home", required=True, type=click.Path(file_okay=False),
+                  help="Home of the emulated system; its journal (HOME/journal) is the result.")
+    @click.option("--script", "scripts", multiple=True, type=click.File("r"),
+                  help="Command script to run after boot (e.g. setup.mqsc); repeatable.")
+    @click.option("--programs", default=None, metavar="MODULE",
+                  help="Module name or .py file whose load(system) loads the programs.")
+    @click.option("--name", default="TPF1", show_default=True, help="Queue manager name.")
+    @click.option("--cpu", default="B", show_default=True, help="Processor ID (A-Z).")
+    @click.option("--speed", type=float, default=None,
+                  help="Follow the recorded timing, scaled (1 as recorded, 10 ten times "
+                       "faster). Default: put back to back.")
+    @click.option("--reply-to", default=None, metavar="QUEUE",
+                  help="ReplyToQ for inbound messages whose capture row names none.")
+    @click.option("--istreams", type=click.IntRange(1, 64), default=None,
+                  help="I-streams (entries running at once); 1 keeps a program's replies in "
+                       "arrival order.")
+    @click.option("--timeout", type=float, default=60.0, show_default=True,
+                  help="Seconds to wait for the system to go quiet after the last put.")
+    @inbound_option
+    @outbound_option
+    @click.option("--quiet", "-q", is_flag=True, help="Do not echo the console.")
+    @_clean_errors("replay")
+    def replay(capture, home, scripts, programs, name, cpu, speed, reply_to, istreams, timeout,
+               inbound, outbound, quiet) -> None:
+        """Feed the inbound messages of CAPTURE into an emulated system, in recorded order,
+        and journal (level payload) what it produces in HOME/journal."""
+        from tpfemu.pipeline.replay import replay as run_replay
+
+        commands = [c for script in scripts for c in split_script(script.readlines())]
+        if speed is not None and speed <= 0:
+            raise click.BadParameter("must be positive", param_hint="--speed")
+        result = run_replay(capture, home, name=name, cpu=cpu, script=commands,
+                            programs=programs, speed=speed, rule=_rule(inbound, outbound),
+                            reply_to=reply_to, istreams=istreams, timeout=timeout,
+                            echo=None if quiet else click.echo)
+        click.echo(f"replayed {result.inbound:,} inbound messages in {result.seconds:.2f} s; "
+                   f"{result.entries:,} entries ran, {result.failed} failed; journal: "
+                   f"{result.journal}")
+        if not result.quiescent:
+            click.echo(f"tpfemu replay: the system did not go quiet within {timeout:g} s",
+                       err=True)
+            sys.exit(1)
+        if result.failed:
+            sys.exit(1)
+
+    return replay

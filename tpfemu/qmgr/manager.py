@@ -35,6 +35,7 @@ from tpfemu.qmgr.catalog import Catalog
 from tpfemu.qmgr.events import EventBus
 from tpfemu.qmgr.localq import LocalQueue
 from tpfemu.qmgr.objects import LocalQueueDef, ObjectDef
+from tpfemu.qmgr.ports import EntryPort, ServiceRegistry
 from tpfemu.qmgr.units import UnitOfWork
 
 if TYPE_CHECKING:
@@ -60,11 +61,16 @@ class QueueManager:
     :param name: the queue manager name (1-48 characters), what MQCONN names.
     :param cpu: the TPF processor ID it runs on (shown in console messages).
     :param console: where console messages go (a callable taking one line).
+    :param entries: starts trigger programs as entries (None: no dispatcher, so a trigger
+        that would start one says so on the console).
+    :param services: where background services (the SWQ forwarder) are registered to
+        stop with the processor (None: nothing runs in the background).
     """
 
     def __init__(
         self, name: str = "TPF1", *, cpu: str = "B", console: Callable[[str], None] | None = None,
         home: str | Path | None = None, checkpoint_interval: float = 5.0,
+        entries: EntryPort | None = None, services: ServiceRegistry | None = None,
     ) -> None:
         self.name = name
         #: The system's home: object definitions and persistent messages are kept there
@@ -96,7 +102,9 @@ class QueueManager:
         from tpfemu.qmgr.triggers import Triggers
 
         self.triggers = Triggers(self)
-        self.system: Any = None  # the System running this queue manager, if any
+        #: The ports to the processor running this queue manager (tpfemu.qmgr.ports).
+        self.entries = entries
+        self.services = services
 
     # -- life cycle ---------------------------------------------------------------------
 

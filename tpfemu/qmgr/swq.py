@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tpfemu import errors
 from tpfemu.qmgr.objects import LocalQueueDef
@@ -282,15 +282,16 @@ _forwarders_lock = threading.Lock()
 
 
 def ensure_forwarder(qmgr: QueueManager) -> Forwarder | None:
-    """Start the queue manager's forwarder if it has none (only under a System, whose
-    services it joins; a bare queue manager calls :func:`forward` itself)."""
-    system: Any = getattr(qmgr, "system", None)
-    if system is None or not hasattr(system, "services"):
+    """Start the queue manager's forwarder if it has none (only when it has a service
+    registry, which the forwarder joins; a bare queue manager calls :func:`forward`
+    itself)."""
+    registry = qmgr.services
+    if registry is None:
         return None
     with _forwarders_lock:
-        for service in system.services:
+        for service in registry.running():
             if isinstance(service, Forwarder) and service.qmgr is qmgr:
                 return service
         forwarder = Forwarder(qmgr).start()
-        system.services.append(forwarder)
+        registry.register(forwarder)
         return forwarder

@@ -235,15 +235,15 @@ class Triggers:
         """Start the program a trigger names as a new entry: the process's program with
         the MQTMC2 on D0, or CUIR with MQMD + MQTM on D0. Returns False (and says so on
         the console) when there is no dispatcher or the program is not loaded."""
-        system = getattr(self.qmgr, "system", None)
+        entries = self.qmgr.entries
         process_name = bytes(tm.ProcessName).strip()
         program = self._program_of(tm)
         qname = bytes(tm.QName).strip().decode()
-        if system is None:
+        if entries is None:
             self.qmgr.console(f"MQSC0911E {self.qmgr.cpu} TRIGGER FOR {qname}: NO DISPATCHER "
                               "(A QUEUE MANAGER WITHOUT A SYSTEM CANNOT START ENTRIES)")
             return False
-        if system.programs.get(program) is None:
+        if not entries.is_loaded(program):
             self.qmgr.console(f"MQSC0912E {self.qmgr.cpu} TRIGGER FOR {qname}: PROGRAM "
                               f"{program} IS NOT LOADED - TRIGGER KEPT")
             if queue is not None:
@@ -255,7 +255,7 @@ class Triggers:
             data = (md if md is not None else MD(Version=2)).copy()
             data.Version = 2
             data = data.pack() + tm.pack()
-        system.dispatcher.creec(program, data, b"", origin=("TRIGGER", qname))
+        entries.create_entry(program, data, origin=("TRIGGER", qname))
         return True
 
     def retry_pending(self, queue: LocalQueue) -> None:
@@ -263,8 +263,8 @@ class Triggers:
         pending = queue.trigger_state.get("pending")
         if not pending:
             return
-        system = getattr(self.qmgr, "system", None)
-        if system is None or system.programs.get(self._program_of(pending[0][0])) is None:
+        entries = self.qmgr.entries
+        if entries is None or not entries.is_loaded(self._program_of(pending[0][0])):
             return  # still not loaded: said once already, kept quietly
         del queue.trigger_state["pending"]
         for tm, md in pending:

@@ -1,11 +1,13 @@
 """The built-in trigger monitor: serves one initiation queue, as IBM's runmqtrm does.
 
 It runs only where an operator or a program starts it for a named initiation queue
-(``System.start_trigger_monitor(name)``), never by itself. It opens the initiation queue
-for input (which is itself a trigger point: queues with messages waiting get their
-trigger), then gets trigger messages (MQTM) with a wait. For each it starts the process's
-program as a new entry with the MQTMC2 on data level 0, or CUIR with MQMD + MQTM on D0
-when the trigger message names no process.
+(``System.start_trigger_monitor(name)``), never by itself. It needs only the queue
+manager: a connection, its console and its triggers (which start entries through the
+queue manager's entry port). It opens the initiation queue for input (which is itself a
+trigger point: queues with messages waiting get their trigger), then gets trigger
+messages (MQTM) with a wait. For each it starts the process's program as a new entry
+with the MQTMC2 on data level 0, or CUIR with MQMD + MQTM on D0 when the trigger message
+names no process.
 
 A trigger message is got under syncpoint and committed once its entry is created; if the
 program is not loaded, the monitor says so on the console, backs the get out (the trigger
@@ -15,21 +17,25 @@ stays on the initiation queue) and tries again after ``retry`` seconds.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import TM
 from tpfemu.mq.structs import GMO, MD
 
+if TYPE_CHECKING:
+    from tpfemu.qmgr.manager import QueueManager
+
 __all__ = ["TriggerMonitor"]
 
 
 class TriggerMonitor:
-    """A trigger monitor thread for one initiation queue."""
+    """A trigger monitor thread for one initiation queue of ``qmgr``."""
 
-    def __init__(self, system: Any, initq: str, *, wait_ms: int = 200, retry: float = 1.0):
-        self.system = system
+    def __init__(self, qmgr: QueueManager, initq: str, *, wait_ms: int = 200,
+                 retry: float = 1.0) -> None:
+        self.qmgr = qmgr
         self.initq = initq
         self.wait_ms = wait_ms
         self.retry = retry
@@ -64,7 +70,7 @@ class TriggerMonitor:
     def _run(self) -> None:
         from tpfemu.qmgr.mqget import get
 
-        qmgr = self.system.qmgr
+        qmgr = self.qmgr
         try:
             conn = qmgr.connect(appl_name="TRIGMON")
             handle = conn.open(self.initq, cmqc.MQOO_INPUT_SHARED)
@@ -85,8 +91,8 @@ class TriggerMonitor:
                     if exc.reason in (cmqc.MQRC_Q_MGR_STOPPING, cmqc.MQRC_HCONN_ERROR,
                                       cmqc.MQRC_HOBJ_ERROR, cmqc.MQRC_Q_DELETED):
                         return
-                    self.system.say(f"MQSC0920E {self.system.cpu} TRIGGER MONITOR "
-                                    f"{self.initq}: {exc.reason_name}")
+                    qmgr.console(f"MQSC0920E {qmgr.cpu} TRIGGER MONITOR "
+                                 f"{self.initq}: {exc.reason_name}")
                     self._stop.wait(self.retry)
                     continue
                 self._serve(conn, data, md)
@@ -96,12 +102,12 @@ class TriggerMonitor:
 
     def _serve(self, conn: Any, data: bytes, md: MD) -> None:
         if bytes(md.Format) != cmqc.MQFMT_TRIGGER or len(data) < 684:
-            self.system.say(f"MQSC0921W {self.system.cpu} TRIGGER MONITOR {self.initq}: "
-                            "A MESSAGE THAT IS NOT AN MQTM WAS DISCARDED")
+            self.qmgr.console(f"MQSC0921W {self.qmgr.cpu} TRIGGER MONITOR {self.initq}: "
+                              "A MESSAGE THAT IS NOT AN MQTM WAS DISCARDED")
             conn.commit()
             return
         tm = TM().unpack(data[:684])
-        if self.system.qmgr.triggers.activate(tm, md):
+        if self.qmgr.triggers.activate(tm, md):
             self.started += 1
             conn.commit()
         else:

@@ -2,9 +2,10 @@
 
 On TPF the Internet daemon starts the Internet server applications defined in the IDCF
 (ZINET ADD) and, per the server's process model, hands connections to the server's program.
-Here :class:`InternetDaemon` (one per :class:`~tpfemu.system.System`, reached with
-:meth:`InternetDaemon.of`) keeps the definitions (:mod:`tpfemu.channels.idcf`) and runs
-one :class:`Server` — a listener thread — per started server.
+Here :class:`InternetDaemon` (one per processor: ``System.internet_daemon()``, or
+:meth:`InternetDaemon.of`) keeps the definitions (:mod:`tpfemu.inetd.idcf`) and runs one
+:class:`Server` — a listener thread — per started server. It needs of the processor only
+what :class:`DaemonHost` names.
 
 Models
 ------
@@ -47,22 +48,45 @@ import contextlib
 import selectors
 import socket
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ecb import MAX_BLOCK_SIZE, EcbError
-from tpfemu.channels import idcf
-from tpfemu.channels.connection import DESCRIPTOR, Connection, Descriptor
-from tpfemu.channels.idcf import ServerDef
+from ecb import MAX_BLOCK_SIZE, Dispatcher, EcbError, Programs
+from tpfemu.inetd import idcf
+from tpfemu.inetd.connection import DESCRIPTOR, Connection, Descriptor
+from tpfemu.inetd.idcf import ServerDef
 
 if TYPE_CHECKING:
     from ecb import Ecb
-    from tpfemu.system import System
 
-__all__ = ["ACTIVATOR", "DESCRIPTOR", "Connection", "Descriptor", "InternetDaemon", "Server"]
+__all__ = ["ACTIVATOR", "DESCRIPTOR", "Connection", "DaemonHost", "Descriptor",
+           "InternetDaemon", "Server"]
 
 ACTIVATOR = "INTD"
 """The activation program the daemon's entries start in (it ENTNCs to PGM)."""
+
+
+class DaemonHost(Protocol):
+    """What the daemon needs of the processor it runs on (a System is one).
+
+    :ivar home: where ``zinet.json`` is kept (None: definitions live in memory only).
+    :ivar programs: the program table (the daemon loads INTD and checks PGM there).
+    :ivar dispatcher: creates the entries that serve connections.
+    :ivar services: started services, stopped with the processor (the daemon joins it).
+    """
+
+    cpu: str
+    home: Path | None
+    programs: Programs
+    dispatcher: Dispatcher
+    services: list[Any]
+
+    def say(self, line: str) -> None:
+        """Write one line to the system console."""
+
+    def internet_daemon(self) -> InternetDaemon:
+        """The processor's one daemon, created on first use."""
 
 
 def _activate(ecb: Ecb) -> None:
@@ -325,10 +349,15 @@ class InternetDaemon:
     Definitions are loaded from ``<home>/zinet.json`` when the daemon is created (if the
     system has a home) and written back by :meth:`define` and :meth:`delete`. The daemon
     registers itself in ``system.services`` when its first server starts, so
-    ``System.stop()`` stops every server.
+    ``System.stop()`` stops every server. It is the console's
+    :class:`~tpfemu.console.host.InternetDaemonPort`: the ZINET command checks and builds
+    definitions through it.
     """
 
-    def __init__(self, system: System) -> None:
+    default_aorl = idcf.DEFAULT_AORL
+    default_maxproc = idcf.DEFAULT_MAXPROC
+
+    def __init__(self, system: DaemonHost) -> None:
         self.system = system
         self.lock = threading.RLock()
         self.path: Path | None = None if system.home is None else system.home / idcf.FILE_NAME
@@ -338,18 +367,26 @@ class InternetDaemon:
         self.servers: dict[str, Server] = {}
         self._registered = False
 
-    @classmethod
-    def of(cls, system: System) -> InternetDaemon:
-        """The daemon of ``system`` (``system.inetd``), created on first use."""
-        daemon = getattr(system, "inetd", None)
-        if isinstance(daemon, cls):
-            return daemon
-        with _attach_lock:
-            daemon = getattr(system, "inetd", None)
-            if not isinstance(daemon, cls):
-                daemon = cls(system)
-                system.inetd = daemon  # type: ignore[attr-defined]
-            return daemon
+    @staticmethod
+    def of(system: DaemonHost) -> InternetDaemon:
+        """The daemon of ``system`` (its ``internet_daemon()``), created on first use."""
+        return system.internet_daemon()
+
+    @staticmethod
+    def check_field(field: str, value: object) -> Any:
+        """``value`` checked against the rule of definition field ``field``.
+
+        :raises ValueError: it breaks the rule (the message names the keyword).
+        """
+        return idcf.check_field(field, value)
+
+    @staticmethod
+    def new_definition(fields: Mapping[str, Any]) -> ServerDef:
+        """A server definition from field -> value.
+
+        :raises ValueError: a field breaks its rule or the fields conflict.
+        """
+        return ServerDef(**fields)
 
     def define(self, definition: ServerDef) -> None:
         """Add or replace a definition and save the file.
@@ -436,5 +473,3 @@ class InternetDaemon:
     def __repr__(self) -> str:
         return f"<InternetDaemon {self.system.cpu} {len(self.servers)} started>"
 
-
-_attach_lock = threading.Lock()

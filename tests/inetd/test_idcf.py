@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from tpfemu.channels import idcf
-from tpfemu.channels.idcf import ServerDef, check_field
+from tpfemu.inetd import idcf
+from tpfemu.inetd.idcf import ServerDef, check_field
 
 
 def test_defaults_of_a_definition():

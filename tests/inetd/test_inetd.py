@@ -8,8 +8,8 @@ import pytest
 from inetd_helpers import connect, console_has, recv_all, started, wait_for
 
 from ecb import Level
-from tpfemu.channels.connection import Connection, Descriptor
-from tpfemu.channels.inetd import ACTIVATOR, InternetDaemon
+from tpfemu.inetd.connection import Connection, Descriptor
+from tpfemu.inetd.daemon import ACTIVATOR, InternetDaemon
 
 
 def echo(ecb):
@@ -272,9 +272,10 @@ def test_ipv6_loopback_bind(system):
 
 
 def test_daemon_of_returns_one_daemon_per_system(system):
-    """InternetDaemon.of attaches one daemon to a system and returns it on every call."""
+    """InternetDaemon.of and System.internet_daemon give the system's one daemon on every
+    call."""
     daemon = InternetDaemon.of(system)
-    assert InternetDaemon.of(system) is daemon is system.inetd
+    assert InternetDaemon.of(system) is daemon is system.inetd is system.internet_daemon()
 
 
 def test_timeout_sets_the_program_socket_timeout(system):

@@ -3,7 +3,7 @@
 The entry the daemon creates for a connection finds it in ``ecb.origin`` (a
 :class:`Connection`) and a :class:`Descriptor` of it in EBW000::
 
-    from tpfemu.channels.connection import Descriptor
+    from tpfemu.inetd.connection import Descriptor
 
     def echo(ecb):
         connection = ecb.origin                  # .socket .peer .server .recv .send .close
@@ -25,7 +25,7 @@ import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from tpfemu.channels.inetd import Server
+    from tpfemu.inetd.daemon import Server
 
 __all__ = ["DESCRIPTOR", "Connection", "Descriptor", "close_socket"]
 
