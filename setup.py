@@ -16,7 +16,9 @@ setup(
             sources=["native/python/fastpath.c", "native/python/mdpath.c",
                      "native/python/planpath.c", "native/python/eventlog.c",
                      "native/python/payloadhash.c", "native/python/journalipc.c",
-                     "native/python/writebehind.c", "native/python/logreplay.c"],
+                     "native/python/writebehind.c", "native/python/logreplay.c",
+                     # MQPUT's MD rules, one source compiled into both modules (no state)
+                     "native/src/putrules.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         )

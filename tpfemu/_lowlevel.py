@@ -176,6 +176,36 @@ def set_plan_layout(put_plan: type, get_plan: type, generation_type: type, md_ty
                          open_scopes, get_options, put_options, EXPIRED_PENDING)
 
 
+_MQLONG = (-(2**31), 2**31 - 1)
+
+
+def _mqlong(value: int, low: int, high: int) -> int:
+    """An MD field for a C MQLONG: a value outside the MQLONG range stands in as ``low``
+    or ``high`` (each outside the field's valid values, so the rule fails it alike)."""
+    if value < _MQLONG[0]:
+        return low
+    return high if value > _MQLONG[1] else value
+
+
+def put_rules(priority: int, persistence: int, expiry: int, msg_type: int,
+              reply_to_blank: bool, defprty: int, defpsist: bool,
+              now: int) -> tuple[int, int, bool, int]:
+    """MQPUT's rules for an MQMD's Priority, Persistence, Expiry and MsgType (one place
+    for them: native/include/tpf/putrules.h, which the plans' C put calls too).
+
+    :returns: ``(reason, priority, persistent, expiry deadline)``: reason MQRC_NONE, or
+        MQRC_PRIORITY_EXCEEDS_MAXIMUM (a warning) with the values the message is put with;
+        else the failure's reason (2050, 2047, 2013 or 2027) and the other items 0.
+    """
+    out = ffi.new("tpf_mq_put_desc_t *")
+    rc = lib.tpf_mq_put_rules(_mqlong(priority, -2, 10), _mqlong(persistence, 3, 3),
+                              _mqlong(expiry, -2, -2), _mqlong(msg_type, 0, 0),
+                              bool(reply_to_blank), defprty, bool(defpsist), now, out)
+    if rc not in (_OK, lib.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
+        return rc, 0, False, 0
+    return rc, out.priority, bool(out.persistent), out.expiry
+
+
 #: ``planned_put(plan, data, md, pmo) -> bool`` and ``planned_get(plan, max_length, md,
 #: gmo) -> bytes | None``: see tpfemu.qmgr.plans and native/python/planpath.h.
 planned_put = _fastpath.planned_put

@@ -11,6 +11,8 @@
  */
 #include "mdpath.h"
 
+#include "tpf/putrules.h"
+
 #include <string.h>
 #include <time.h>
 
@@ -333,38 +335,23 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
     int r;
     if ((r = put_fields(fields, desc, app)) <= 0)
         return r;
-    if ((r = as_i32(desc[D_PRIORITY], &priority)) <= 0)
+    if ((r = as_i32(desc[D_PRIORITY], &priority)) <= 0 ||
+        (r = as_i32(desc[D_PERSISTENCE], &persistence)) <= 0 ||
+        (r = as_i32(desc[D_EXPIRY], &expiry)) <= 0 ||
+        (r = as_i32(desc[D_MSGTYPE], &msg_type)) <= 0)
         return r;
-    if (priority == MQPRI_PRIORITY_AS_Q_DEF)
-        priority = defprty;
-    else if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
-        return 0; /* 2049 warning or 2050: the full path says which */
-    if ((r = as_i32(desc[D_PERSISTENCE], &persistence)) <= 0)
-        return r;
-    int persistent;
-    if (persistence == MQPER_PERSISTENCE_AS_Q_DEF)
-        persistent = defpsist;
-    else if (persistence == MQPER_NOT_PERSISTENT || persistence == MQPER_PERSISTENT)
-        persistent = persistence == MQPER_PERSISTENT;
-    else
-        return 0;
-    if (persistent && logged)
+    PyObject *reply_to = desc[D_REPLYTOQ];
+    int blank = !PyBytes_Check(reply_to) || is_blank(reply_to);
+    tpf_mq_put_desc_t put;
+    if (tpf_mq_put_rules((int32_t)priority, (int32_t)persistence, (int32_t)expiry,
+                         (int32_t)msg_type, blank, (int32_t)defprty, defpsist, now,
+                         &put) != MQRC_NONE)
+        return 0; /* a warning or a failure: the full path reports it */
+    if (put.persistent && logged)
         return 0; /* the recovery log records it: the full path */
-    if ((r = as_i32(desc[D_EXPIRY], &expiry)) <= 0)
-        return r;
-    if (expiry == MQEI_UNLIMITED)
-        out->md.expiry = TPF_MQ_NEVER;
-    else if (expiry > 0)
-        out->md.expiry = now + (int64_t)expiry * 100000;
-    else
-        return 0;
-    if ((r = as_i32(desc[D_MSGTYPE], &msg_type)) <= 0)
-        return r;
-    if (msg_type == MQMT_REQUEST) {
-        PyObject *reply_to = desc[D_REPLYTOQ];
-        if (!PyBytes_Check(reply_to) || is_blank(reply_to))
-            return 0; /* 2027 */
-    }
+    priority = put.priority;
+    out->md.expiry = put.expiry;
+    int persistent = put.persistent;
     if ((r = read_id(desc[D_MSGID], out->md.msg_id)) <= 0 ||
         (r = read_id(desc[D_CORRELID], out->md.correl_id)) <= 0)
         return r;

@@ -171,7 +171,8 @@ REFERENCE_BYTES = {
     "MQACT_NONE": b"\0" * 32, "MQCI_NEW_SESSION": b"AMQ!NEW_SESSION_CORRELID",
 }  # fmt: skip
 
-CORE_TABLES = {"MQRC": _lowlevel.MQRC, "MQGMO": _lowlevel.MQGMO, "MQMO": _lowlevel.MQMO}
+CORE_TABLES = {"MQRC": _lowlevel.MQRC, "MQGMO": _lowlevel.MQGMO, "MQMO": _lowlevel.MQMO,
+               "other": _lowlevel.MQ_OTHER}
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCE_REASONS))

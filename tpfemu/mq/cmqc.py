@@ -10,8 +10,8 @@ documentation (collected in ``shared/reference/mq-semantics.md``). Character con
 ``bytes`` of their full field length (``MQFMT_STRING == b"MQSTR   "``), as in pymqi; binary
 identifiers are NUL bytes (``MQMI_NONE == bytes(24)``).
 
-**Defined once.** The reason codes and the get/match options that the compiled core acts on
-are read from the core's C header through :mod:`tpfemu._lowlevel`; this module adds the rest
+**Defined once.** The reason codes, get/match options and MQMD values that the compiled
+code acts on are read from its C header through :mod:`tpfemu._lowlevel`; this module adds the rest
 and refuses (at import) any number that disagrees with the core. Every ``MQRC_*`` name is
 registered with :mod:`tpfemu.errors`, so errors print their mnemonic.
 
@@ -45,6 +45,7 @@ def _define(prefix: str, table: Mapping[str, object]) -> None:
 _define("", _lowlevel.MQRC)
 _define("", _lowlevel.MQGMO)
 _define("", _lowlevel.MQMO)
+_define("", _lowlevel.MQ_OTHER)  # the MQMD values and plan options the compiled code reads
 
 # -- completion codes, handles ------------------------------------------------------------
 
@@ -197,7 +198,7 @@ MQCO_QUIESCE = 0x00000020
 
 _define("MQGMO_", {
     "NONE": 0x00000000, "NO_WAIT": 0x00000000, "PROPERTIES_AS_Q_DEF": 0x00000000,
-    "WAIT": 0x00000001, "SYNCPOINT": 0x00000002, "NO_SYNCPOINT": 0x00000004,
+    "WAIT": 0x00000001,
     "SET_SIGNAL": 0x00000008, "MARK_SKIP_BACKOUT": 0x00000080,
     "SYNCPOINT_IF_PERSISTENT": 0x00001000, "FAIL_IF_QUIESCING": 0x00002000,
     "CONVERT": 0x00004000, "LOGICAL_ORDER": 0x00008000, "COMPLETE_MSG": 0x00010000,
@@ -236,10 +237,7 @@ MQEC_CONNECTION_QUIESCING = 6
 
 MQPMO_NONE = 0x00000000
 MQPMO_RESPONSE_AS_Q_DEF = 0x00000000
-MQPMO_SYNCPOINT = 0x00000002
-MQPMO_NO_SYNCPOINT = 0x00000004
 MQPMO_DEFAULT_CONTEXT = 0x00000020
-MQPMO_NEW_MSG_ID = 0x00000040
 MQPMO_NEW_CORREL_ID = 0x00000080
 MQPMO_PASS_IDENTITY_CONTEXT = 0x00000100
 MQPMO_PASS_ALL_CONTEXT = 0x00000200
@@ -281,7 +279,6 @@ _define("MQRO_", {
 })  # fmt: skip
 
 MQMT_SYSTEM_FIRST = 1
-MQMT_REQUEST = 1
 MQMT_REPLY = 2
 MQMT_REPORT = 4
 MQMT_DATAGRAM = 8
@@ -291,7 +288,6 @@ MQMT_SYSTEM_LAST = 65535
 MQMT_APPL_FIRST = 65536
 MQMT_APPL_LAST = 999999999
 
-MQEI_UNLIMITED = -1
 
 _define("MQFB_", {
     "NONE": 0, "SYSTEM_FIRST": 1, "QUIT": 256, "EXPIRATION": 258, "COA": 259, "COD": 260,
@@ -351,15 +347,11 @@ _define("MQFMT_", {
     "WORK_INFO_HEADER": b"MQHWIH  ", "XMIT_Q_HEADER": b"MQXMIT  ",
 })  # fmt: skip
 
-MQPRI_PRIORITY_AS_Q_DEF = -1
 MQPRI_PRIORITY_AS_TOPIC_DEF = -1
 MQPRI_PRIORITY_AS_PARENT = -2
 MQPRI_PRIORITY_AS_PUBLISHED = -3
 
 MQPER_PERSISTENCE_AS_PARENT = -1
-MQPER_NOT_PERSISTENT = 0
-MQPER_PERSISTENT = 1
-MQPER_PERSISTENCE_AS_Q_DEF = 2
 MQPER_PERSISTENCE_AS_TOPIC_DEF = 2
 
 MQMF_NONE = 0x00000000
@@ -521,12 +513,12 @@ _define("MQRC_", {
     "HOBJ_ERROR": 2019, "INHIBIT_VALUE_ERROR": 2020, "INT_ATTR_COUNT_ERROR": 2021,
     "INT_ATTR_COUNT_TOO_SMALL": 2022, "INT_ATTRS_ARRAY_ERROR": 2023,
     "SYNCPOINT_LIMIT_REACHED": 2024, "MAX_CONNS_LIMIT_REACHED": 2025, "MD_ERROR": 2026,
-    "MISSING_REPLY_TO_Q": 2027, "MSG_TYPE_ERROR": 2029, "MSG_TOO_BIG_FOR_Q_MGR": 2031,
+    "MSG_TYPE_ERROR": 2029, "MSG_TOO_BIG_FOR_Q_MGR": 2031,
     "NOT_AUTHORIZED": 2035, "NOT_OPEN_FOR_BROWSE": 2036, "NOT_OPEN_FOR_INPUT": 2037,
     "NOT_OPEN_FOR_INQUIRE": 2038, "NOT_OPEN_FOR_OUTPUT": 2039, "NOT_OPEN_FOR_SET": 2040,
     "OBJECT_CHANGED": 2041, "OBJECT_IN_USE": 2042, "OBJECT_TYPE_ERROR": 2043,
     "OD_ERROR": 2044, "OPTION_NOT_VALID_FOR_TYPE": 2045, "PERSISTENT_NOT_ALLOWED": 2048,
-    "PRIORITY_EXCEEDS_MAXIMUM": 2049, "PUT_INHIBITED": 2051, "Q_DELETED": 2052,
+    "PUT_INHIBITED": 2051, "Q_DELETED": 2052,
     "Q_NOT_EMPTY": 2055, "Q_SPACE_NOT_AVAILABLE": 2056, "Q_TYPE_ERROR": 2057,
     "Q_MGR_NAME_ERROR": 2058, "Q_MGR_NOT_AVAILABLE": 2059, "REPORT_OPTIONS_ERROR": 2061,
     "SECOND_MARK_NOT_ALLOWED": 2062, "SECURITY_ERROR": 2063, "SELECTOR_COUNT_ERROR": 2065,

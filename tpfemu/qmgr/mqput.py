@@ -15,8 +15,10 @@ Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
   MAXUMSGS messages in one unit of work: 2024.
 - Warnings raise :class:`MQMIError` with comp MQCC_WARNING, as pymqi does.
 
-(The C side of a planned put, CoreQueue.put_md, applies the same priority, persistence,
-expiry and request rules to the MDs it serves, and declines the rest to this path.)
+The MQMD rules (Priority, Persistence, Expiry, a request's ReplyToQ) are written once, in
+C (native/include/tpf/putrules.h): this path calls them through ``put_rules``, and a
+plan's put with an MD calls them in C, declining to this path whatever they refuse or
+warn about.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from tpfemu import errors
-from tpfemu._lowlevel import NEVER
+from tpfemu._lowlevel import NEVER, put_rules
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
 from tpfemu.mq.structs import MD
@@ -138,36 +140,6 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) ->
             handle.put_plan = None
 
 
-def _priority(md_get: Any, first: Any, name: str) -> tuple[int, int]:
-    """The priority a put gives its message, and the warning it makes (0: none)."""
-    priority = md_get("Priority", cmqc.MQPRI_PRIORITY_AS_Q_DEF)
-    if priority == cmqc.MQPRI_PRIORITY_AS_Q_DEF:
-        return first.defprty, 0
-    if priority > 9:
-        return 9, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM
-    if priority < 0:
-        raise fail(cmqc.MQRC_PRIORITY_ERROR, "MQPUT", name)
-    return priority, 0
-
-
-def _persistent(md_get: Any, first: Any, name: str) -> bool:
-    persistence = md_get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF)
-    if persistence == cmqc.MQPER_PERSISTENCE_AS_Q_DEF:
-        return first.defpsist == "YES"
-    if persistence in (cmqc.MQPER_PERSISTENT, cmqc.MQPER_NOT_PERSISTENT):
-        return persistence == cmqc.MQPER_PERSISTENT
-    raise fail(cmqc.MQRC_PERSISTENCE_ERROR, "MQPUT", name)
-
-
-def _deadline(expiry_tenths: int, now: int, queue: Any, name: str) -> int:
-    if expiry_tenths == cmqc.MQEI_UNLIMITED:
-        return NEVER
-    if expiry_tenths > 0:
-        queue.expiring = True
-        return now + expiry_tenths * 100_000
-    raise fail(cmqc.MQRC_EXPIRY_ERROR, "MQPUT", name)
-
-
 def _check_options(conn: Connection, handle: Handle, options: int) -> Any:
     """The put options' checks; returns the unit of work the put joins (None: none)."""
     name = handle.name
@@ -233,14 +205,17 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     name = handle.name
     uow = _check_options(conn, handle, options)
     md_get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
-    priority, warning = _priority(md_get, first, name)
-    persistent = _persistent(md_get, first, name)
     expiry_tenths = md_get("Expiry", cmqc.MQEI_UNLIMITED)
     now = now_us()
-    deadline = _deadline(expiry_tenths, now, queue, name)
-    msg_type = md_get("MsgType", cmqc.MQMT_DATAGRAM)
-    if msg_type == cmqc.MQMT_REQUEST and not bytes(md_get("ReplyToQ", b"")).strip():
-        raise fail(cmqc.MQRC_MISSING_REPLY_TO_Q, "MQPUT", name)
+    warning, priority, persistent, deadline = put_rules(
+        md_get("Priority", cmqc.MQPRI_PRIORITY_AS_Q_DEF),
+        md_get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF), expiry_tenths,
+        md_get("MsgType", cmqc.MQMT_DATAGRAM), not bytes(md_get("ReplyToQ", b"")).strip(),
+        first.defprty, first.defpsist == "YES", now)
+    if warning not in (cmqc.MQRC_NONE, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
+        raise fail(warning, "MQPUT", name)
+    if deadline != NEVER:
+        queue.expiring = True  # gets then collect what expires
 
     msg_id = None if options & cmqc.MQPMO_NEW_MSG_ID else id24(md_get("MsgId", ZERO_ID))
     if options & cmqc.MQPMO_NEW_CORREL_ID:

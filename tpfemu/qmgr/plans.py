@@ -107,18 +107,6 @@ def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:
                    qm.collect_expired)
 
 
-def _check_constants() -> None:
-    """The MQ numbers the compiled core knows (native/include/tpf/mqdefs.h) must be
-    IBM's, as tpfemu.mq.cmqc has them: checked once, at import."""
-    known = {**_lowlevel.MQRC, **_lowlevel.MQGMO, **_lowlevel.MQMO, **_lowlevel.MQ_OTHER}
-    wrong = {name: value for name, value in known.items()
-             if getattr(cmqc, name, value) != value}
-    if wrong:
-        raise ImportError(f"native/include/tpf/mqdefs.h disagrees with tpfemu.mq.cmqc: "
-                          f"{wrong}")
-
-
-_check_constants()
 _lowlevel.set_plan_layout(PutPlan, GetPlan, Generation, MD, GMO, PMO, OPEN_SCOPES,
                           PLAN_GET, PLAN_PUT)
 

@@ -2,8 +2,8 @@
  * compiled code uses
  *
  * Names and numbers are IBM's, as cmqc.h has them. This header is the one place in
- * tpfemu's compiled code where these numbers are written down; tpfemu.qmgr.plans checks
- * each against tpfemu.mq.cmqc at import.
+ * tpfemu where these numbers are written down: tpfemu.mq.cmqc reads them from the
+ * compiled module through tpfemu._lowlevel and never retypes them.
  *
  * Return codes
  * ------------
@@ -25,11 +25,13 @@
 #define MQRC_NONE                      0    /**< success */
 #define MQRC_BUFFER_LENGTH_ERROR    2005    /**< a length or capacity argument is invalid */
 #define MQRC_EXPIRY_ERROR           2013    /**< expiry deadline is zero or negative */
+#define MQRC_MISSING_REPLY_TO_Q     2027    /**< a request with a blank ReplyToQ */
 #define MQRC_MSG_TOO_BIG_FOR_Q      2030    /**< message longer than the queue's MAXMSGL */
 #define MQRC_NO_MSG_AVAILABLE       2033    /**< no (matching, visible, unexpired) message */
 #define MQRC_NO_MSG_UNDER_CURSOR    2034    /**< the browse cursor is not on a message */
 #define MQRC_OPTIONS_ERROR          2046    /**< an invalid combination of option bits */
 #define MQRC_PERSISTENCE_ERROR      2047    /**< persistence is not 0 or 1 */
+#define MQRC_PRIORITY_EXCEEDS_MAXIMUM 2049  /**< warning: priority above 9, put as 9 */
 #define MQRC_PRIORITY_ERROR         2050    /**< priority outside 0..9 */
 #define MQRC_Q_FULL                 2053    /**< the queue is at MAXDEPTH */
 #define MQRC_STORAGE_NOT_AVAILABLE  2071    /**< the core could not allocate memory */

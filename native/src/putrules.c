@@ -1,0 +1,39 @@
+/* putrules.c - MQPUT's rules for the MQMD fields the core keeps (see tpf/putrules.h) */
+#include "tpf/putrules.h"
+
+#include "tpf/mqdefs.h"
+#include "tpf/queue.h"
+
+int tpf_mq_put_rules(int32_t priority, int32_t persistence, int32_t expiry, int32_t msg_type,
+                     int reply_to_blank, int32_t defprty, int defpsist, int64_t now,
+                     tpf_mq_put_desc_t *out)
+{
+    int warning = MQRC_NONE;
+    if (priority == MQPRI_PRIORITY_AS_Q_DEF)
+        priority = defprty;
+    else if (priority >= TPF_MQ_PRIORITIES) {
+        priority = TPF_MQ_PRIORITIES - 1;
+        warning = MQRC_PRIORITY_EXCEEDS_MAXIMUM;
+    } else if (priority < 0)
+        return MQRC_PRIORITY_ERROR;
+    int persistent;
+    if (persistence == MQPER_PERSISTENCE_AS_Q_DEF)
+        persistent = defpsist != 0;
+    else if (persistence == MQPER_NOT_PERSISTENT || persistence == MQPER_PERSISTENT)
+        persistent = persistence == MQPER_PERSISTENT;
+    else
+        return MQRC_PERSISTENCE_ERROR;
+    int64_t deadline;
+    if (expiry == MQEI_UNLIMITED)
+        deadline = TPF_MQ_NEVER;
+    else if (expiry > 0)
+        deadline = now + (int64_t)expiry * 100000;
+    else
+        return MQRC_EXPIRY_ERROR;
+    if (msg_type == MQMT_REQUEST && reply_to_blank)
+        return MQRC_MISSING_REPLY_TO_Q;
+    out->priority = priority;
+    out->persistent = persistent;
+    out->expiry = deadline;
+    return warning;
+}

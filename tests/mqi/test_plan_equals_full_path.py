@@ -1,0 +1,191 @@
+"""The plan and the full path are one MQPUT and one MQGET (issue 24).
+
+Hypothesis drives the same sequence of calls (puts and gets with and without MDs, PMOs
+and GMOs, valid and invalid values, in and out of syncpoint, commits and backouts) on
+two queues in the same state: on PLAN.Q each call first tries its handle's plan
+(``mqput.put`` / ``mqget.get``), on FULL.Q each call takes the full path alone
+(``mqput.put_full`` / ``mqget.get_full``). Every call must give the same outcome: the
+same data or the same reason code and completion code, and the same MD and PMO
+outputs, the made MsgIds and put times aside (they differ by nature).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tpfemu.mqi as pymqi
+from tpfemu.mqi import CMQC
+from tpfemu.qmgr import mqget, mqput
+from tpfemu.qmgr.manager import QueueManager
+
+IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF
+_names = itertools.count(1)
+
+# -- the calls -----------------------------------------------------------------------------
+
+def _mostly(valid: list, invalid: list) -> st.SearchStrategy:
+    """Valid values four times as often as invalid ones (so that most calls succeed and
+    later calls meet their messages)."""
+    return st.sampled_from(valid * 4 + invalid)
+
+
+_MD_FIELDS = st.fixed_dictionaries({}, optional={
+    "Priority": _mostly([-1, 0, 4, 9], [-2, 10, 12]),
+    "Persistence": _mostly([0, 1, 2], [-1, 3]),
+    "Expiry": _mostly([-1, 3000, 9000], [-2, 0]),
+    "MsgType": _mostly([CMQC.MQMT_DATAGRAM, CMQC.MQMT_REPLY], [CMQC.MQMT_REQUEST]),
+    "ReplyToQ": st.sampled_from([b"", b"REPLY.Q"]),
+    "CorrelId": st.sampled_from([b"", b"C1", b"C2"]),
+    "MsgId": st.sampled_from([b"", b"M1", b"M2"]),
+    "Report": st.sampled_from([0, CMQC.MQRO_EXPIRATION]),
+    "GroupId": st.sampled_from([b"", b"G1"]),
+    "Format": st.sampled_from([b"", CMQC.MQFMT_STRING]),
+})
+_PMO_OPTIONS = st.sampled_from([
+    None, CMQC.MQPMO_NONE, CMQC.MQPMO_NO_SYNCPOINT, CMQC.MQPMO_SYNCPOINT,
+    CMQC.MQPMO_NEW_MSG_ID, CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_SYNCPOINT,
+    CMQC.MQPMO_NEW_CORREL_ID, CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT,
+    CMQC.MQPMO_FAIL_IF_QUIESCING | CMQC.MQPMO_DEFAULT_CONTEXT,
+])
+_GMO = st.one_of(st.none(), st.fixed_dictionaries({
+    "Options": st.sampled_from([
+        CMQC.MQGMO_NONE, CMQC.MQGMO_NO_SYNCPOINT, CMQC.MQGMO_SYNCPOINT,
+        CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_NO_SYNCPOINT, CMQC.MQGMO_FAIL_IF_QUIESCING,
+        CMQC.MQGMO_ACCEPT_TRUNCATED_MSG]),
+    "Version": st.sampled_from([1, 2]),
+    "MatchOptions": st.sampled_from([
+        CMQC.MQMO_NONE, CMQC.MQMO_MATCH_MSG_ID, CMQC.MQMO_MATCH_CORREL_ID,
+        CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID]),
+}))
+_PUT = st.tuples(st.just("put"), st.binary(max_size=40), st.one_of(st.none(), _MD_FIELDS),
+                 _PMO_OPTIONS)
+_GET = st.tuples(st.just("get"), st.sampled_from([None, None, 0, 10]),
+                 st.one_of(st.none(), _MD_FIELDS.map(
+                     lambda f: {k: v for k, v in f.items() if k in ("MsgId", "CorrelId")})),
+                 _GMO)
+_END = st.tuples(st.sampled_from(["commit", "backout"]))
+CALLS = st.lists(st.one_of(_PUT, _PUT, _GET, _GET, _END), min_size=1, max_size=14)
+
+
+# -- two sides in the same state -------------------------------------------------------------
+
+@dataclass
+class Side:
+    """One queue and its connection, taking one kind of path."""
+
+    conn: Any
+    queue: Any
+    planned: bool
+    made_ids: list[bytes] = field(default_factory=list)  # MsgIds the queue manager made
+
+    def put(self, data: bytes, md: Any, pmo: Any) -> None:
+        h = self.queue.get_handle()
+        call = mqput.put if self.planned else mqput.put_full
+        call(self.conn.connection, h, data, md, pmo)
+
+    def get(self, max_length: int | None, md: Any, gmo: Any) -> bytes:
+        h = self.queue.get_handle()
+        call = mqget.get if self.planned else mqget.get_full
+        return call(self.conn.connection, h, max_length, md, gmo)
+
+
+def _ids(side: Side, value: bytes) -> bytes:
+    """A MsgId or CorrelId as the order in which its side made it (the sides' differ)."""
+    if value in side.made_ids:
+        return b"made-%d" % side.made_ids.index(value)
+    return value
+
+
+def _outcome(side: Side, fn, *args) -> tuple:
+    try:
+        return ("ok", fn(*args))
+    except pymqi.MQMIError as exc:
+        return ("error", exc.comp, exc.reason, getattr(exc, "message", None))
+
+
+def _md_out(side: Side, md: Any) -> dict | None:
+    if md is None:
+        return None
+    fields = md.get()
+    for name in ("MsgId", "CorrelId"):
+        if fields[name].startswith(b"AMQ ") and fields[name] not in side.made_ids:
+            side.made_ids.append(fields[name])  # made by the queue manager
+        fields[name] = _ids(side, fields[name])
+    for name in ("PutDate", "PutTime"):
+        fields[name] = bool(fields[name].strip())
+    if fields["Expiry"] > 0:  # (the time left: the two gets are a few tenths apart)
+        fields["Expiry"] = round(fields["Expiry"] / 1000)
+    return fields
+
+
+def _run(side: Side, call: tuple) -> tuple:
+    kind = call[0]
+    if kind == "put":
+        _, data, md_fields, pmo_options = call
+        md = pymqi.MD(**md_fields) if md_fields is not None else None
+        pmo = pymqi.PMO(Options=pmo_options) if pmo_options is not None else None
+        result = _outcome(side, side.put, data, md, pmo)
+        pmo_out = None if pmo is None else (  # (the queue's name: the sides' differ)
+            pmo.ResolvedQName.strip() == side.queue.get_handle().name.encode(),
+            pmo.ResolvedQMgrName)
+        return result, _md_out(side, md), pmo_out
+    if kind == "get":
+        _, max_length, md_fields, gmo_fields = call
+        md = None
+        if md_fields is not None:
+            md = pymqi.MD(**{k: (side.made_ids[int(v[1:]) % len(side.made_ids)]
+                                 if k == "MsgId" and v and side.made_ids else v)
+                             for k, v in md_fields.items()})
+        gmo = pymqi.GMO(**gmo_fields) if gmo_fields is not None else None
+        result = _outcome(side, side.get, max_length, md, gmo)
+        return result, _md_out(side, md)
+    getattr(side.conn, kind)()
+    return (kind,)
+
+
+@pytest.fixture(scope="module")
+def sides():
+    manager = QueueManager(f"EQ{next(_names)}").start()
+    manager.catalog.define("MQP", maxumsgs=4)
+    pair = []
+    for name, planned in (("PLAN.Q", True), ("FULL.Q", False)):
+        manager.catalog.define("QL", name, maxdepth=6)
+        conn = pymqi.connect(manager.name)
+        pair.append(Side(conn, pymqi.Queue(conn, name, IO), planned))
+    yield pair
+    manager.stop()
+
+
+def _reset(side: Side) -> None:
+    side.conn.backout()
+    h = side.queue.get_handle()
+    side.queue.get_handle().queue.core.purge()
+    h.put_plan = h.get_plan = None
+    side.made_ids.clear()
+    # the plan side's plans, made by a first everyday put and get
+    side.put(b"warm", pymqi.MD(), None)
+    side.get(None, pymqi.MD(), None)
+    side.made_ids.clear()
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(calls=CALLS)
+def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
+    """Each call gives the same data, reason code, MD and PMO by the plan as by the full
+    path alone, and the queues hold the same messages after the sequence."""
+    plan, full = sides
+    for side in sides:
+        _reset(side)
+    assert plan.queue.get_handle().put_plan is not None
+    for call in calls:
+        assert _run(plan, call) == _run(full, call), call
+    plan.conn.commit()
+    full.conn.commit()
+    assert plan.queue.get_handle().queue.core.depth == full.queue.get_handle().queue.core.depth

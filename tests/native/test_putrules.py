@@ -1,0 +1,49 @@
+"""MQPUT's MQMD rules, written once in C (native/include/tpf/putrules.h)."""
+
+import pytest
+
+from tpfemu import _lowlevel
+from tpfemu.mq import cmqc
+
+NOW = 1_000_000_000
+AS_Q = (cmqc.MQPRI_PRIORITY_AS_Q_DEF, cmqc.MQPER_PERSISTENCE_AS_Q_DEF, cmqc.MQEI_UNLIMITED,
+        cmqc.MQMT_DATAGRAM, True)
+
+
+def rules(*fields, defprty=4, defpsist=True):
+    return _lowlevel.put_rules(*fields, defprty, defpsist, NOW)
+
+
+def test_the_queue_defaults_apply():
+    """AS_Q_DEF takes DEFPRTY and DEFPSIST; MQEI_UNLIMITED never expires."""
+    assert rules(*AS_Q) == (cmqc.MQRC_NONE, 4, True, _lowlevel.NEVER)
+
+
+@pytest.mark.parametrize(("fields", "expected"), [
+    ((9, 0, 10, cmqc.MQMT_DATAGRAM, True), (cmqc.MQRC_NONE, 9, False, NOW + 1_000_000)),
+    ((12, 1, -1, cmqc.MQMT_REQUEST, False),
+     (cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM, 9, True, _lowlevel.NEVER)),
+    ((2**40, 1, -1, cmqc.MQMT_DATAGRAM, True),
+     (cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM, 9, True, _lowlevel.NEVER)),
+])
+def test_values_and_the_priority_warning(fields, expected):
+    """Priorities above 9 are put as 9 with the 2049 warning; Expiry counts tenths."""
+    assert rules(*fields) == expected
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    ((-2, 0, -1, cmqc.MQMT_DATAGRAM, True), cmqc.MQRC_PRIORITY_ERROR),
+    ((0, 3, -1, cmqc.MQMT_DATAGRAM, True), cmqc.MQRC_PERSISTENCE_ERROR),
+    ((0, 0, 0, cmqc.MQMT_DATAGRAM, True), cmqc.MQRC_EXPIRY_ERROR),
+    ((0, 0, -2, cmqc.MQMT_DATAGRAM, True), cmqc.MQRC_EXPIRY_ERROR),
+    ((0, 0, 2**40, cmqc.MQMT_DATAGRAM, True), cmqc.MQRC_EXPIRY_ERROR),
+    ((0, 0, -1, cmqc.MQMT_REQUEST, True), cmqc.MQRC_MISSING_REPLY_TO_Q),
+    # the first failure in IBM's order wins, and a failure beats the 2049 warning
+    ((-2, 3, 0, cmqc.MQMT_REQUEST, True), cmqc.MQRC_PRIORITY_ERROR),
+    ((12, 3, 0, cmqc.MQMT_REQUEST, True), cmqc.MQRC_PERSISTENCE_ERROR),
+    ((12, 1, 0, cmqc.MQMT_REQUEST, True), cmqc.MQRC_EXPIRY_ERROR),
+    ((12, 1, 5, cmqc.MQMT_REQUEST, True), cmqc.MQRC_MISSING_REPLY_TO_Q),
+])
+def test_failures_in_ibms_order(fields, reason):
+    """Each bad value fails with its reason, checked in the order IBM documents."""
+    assert rules(*fields) == (reason, 0, False, 0)
