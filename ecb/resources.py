@@ -25,13 +25,11 @@ from typing import Protocol
 
 from ecb.errors import ErrorCode
 
-__all__ = ["OPEN_SCOPES", "CommitParticipant", "ResourceMixin", "open_scopes"]
+__all__ = ["CommitParticipant", "ResourceMixin", "open_scopes", "watch_scopes"]
 
 _open = [0]  # commit scopes open in this process, on every ECB and thread
-#: ``open_scopes()`` without the call, for the hottest paths: ``OPEN_SCOPES[0]`` is the
-#: count (read it; never write it).
-OPEN_SCOPES = _open
 _open_lock = threading.Lock()
+_scope_watchers: list[Callable[[], object]] = []
 
 
 def open_scopes() -> int:
@@ -41,9 +39,30 @@ def open_scopes() -> int:
     return _open[0]
 
 
+def watch_scopes(watcher: Callable[[], object]) -> Callable[[], None]:
+    """Have ``watcher()`` called whenever a commit scope opens on any ECB, before the
+    TXBGC returns: a resource manager that caches decisions for work done outside scopes
+    (the MQI's put and get plans) drops them there. It must be quick and must not raise.
+
+    :returns: a function that stops the calls.
+    """
+    with _open_lock:
+        _scope_watchers.append(watcher)
+
+    def unwatch() -> None:
+        with _open_lock:
+            if watcher in _scope_watchers:
+                _scope_watchers.remove(watcher)
+
+    return unwatch
+
+
 def _count(delta: int) -> None:
     with _open_lock:
         _open[0] += delta
+        watchers = tuple(_scope_watchers) if delta > 0 else ()
+    for watcher in watchers:
+        watcher()
 
 
 class CommitParticipant(Protocol):

@@ -165,15 +165,14 @@ def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
 
 
 def set_plan_layout(put_plan: type, get_plan: type, generation_type: type, md_type: type,
-                    gmo_type: type, pmo_type: type, open_scopes: list, get_options: int,
+                    gmo_type: type, pmo_type: type, get_options: int,
                     put_options: int) -> None:
     """Tell the C shim what :func:`planned_put` and :func:`planned_get` read: the plan
     types (named tuples, whose fields it checks against the positions it reads), the
-    catalog's Generation, the MD, GMO and PMO classes they serve, the list whose first
-    item counts open TPF commit scopes, and the MQGMO and MQPMO options a plan serves
-    (tpfemu.qmgr.plans calls this once)."""
+    catalog's Generation, the MD, GMO and PMO classes they serve, and the MQGMO and
+    MQPMO options a plan serves (tpfemu.qmgr.plans calls this once)."""
     _fastpath.plan_setup(put_plan, get_plan, generation_type, md_type, gmo_type, pmo_type,
-                         open_scopes, get_options, put_options, EXPIRED_PENDING)
+                         get_options, put_options, EXPIRED_PENDING)
 
 
 _MQLONG = (-(2**31), 2**31 - 1)

@@ -28,7 +28,6 @@ _Static_assert(MQPMO_SYNCPOINT == MQGMO_SYNCPOINT && MQPMO_NO_SYNCPOINT == MQGMO
 static struct {
     int ready;
     PyTypeObject *put_plan, *get_plan, *generation, *md, *gmo, *pmo; /* strong references */
-    PyObject *open_scopes;                        /* ecb.resources.OPEN_SCOPES (a list) */
     long get_options;                             /* MQGMO_* a planned get may have */
     long put_options;                             /* MQPMO_* a planned put may have */
     long expired_pending;                         /* get_md's flag: something expired */
@@ -72,17 +71,12 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
 {
     (void)module;
     PyTypeObject *put_plan, *get_plan, *generation, *md, *gmo, *pmo;
-    PyObject *open_scopes;
     long get_options, put_options, expired_pending;
-    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!O!lll", &PyType_Type, &put_plan, &PyType_Type,
+    if (!PyArg_ParseTuple(args, "O!O!O!O!O!O!lll", &PyType_Type, &put_plan, &PyType_Type,
                           &get_plan, &PyType_Type, &generation, &PyType_Type, &md,
-                          &PyType_Type, &gmo, &PyType_Type, &pmo, &PyList_Type, &open_scopes,
-                          &get_options, &put_options, &expired_pending))
+                          &PyType_Type, &gmo, &PyType_Type, &pmo, &get_options, &put_options,
+                          &expired_pending))
         return NULL;
-    if (PyList_GET_SIZE(open_scopes) < 1) {
-        PyErr_SetString(PyExc_ValueError, "plan_setup: OPEN_SCOPES must hold its counter");
-        return NULL;
-    }
     if (check_fields(put_plan, put_fields, PUT_PLAN_LEN) < 0 ||
         check_fields(get_plan, get_fields, GET_PLAN_LEN) < 0)
         return NULL;
@@ -106,7 +100,6 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
     Py_XSETREF(P.md, (PyTypeObject *)Py_NewRef(md));
     Py_XSETREF(P.gmo, (PyTypeObject *)Py_NewRef(gmo));
     Py_XSETREF(P.pmo, (PyTypeObject *)Py_NewRef(pmo));
-    Py_XSETREF(P.open_scopes, Py_NewRef(open_scopes));
     P.get_options = get_options;
     P.put_options = put_options;
     P.expired_pending = expired_pending;
@@ -125,18 +118,15 @@ static int attr_true(PyObject *obj, PyObject *name)
     return r;
 }
 
-/* 1: the plan still holds (its generation current, no TPF commit scope open, nobody
- * listening for events but the journal's EventLog, which is then in *log, a new
- * reference); 0: it does not; -1: error. */
+/* 1: the plan still holds (its generation current, which a commit scope opening anywhere
+ * ends; nobody listening for events but the journal's EventLog, which is then in *log, a
+ * new reference); 0: it does not; -1: error. */
 static int plan_holds(PyObject *plan, int events_at, PyObject **log)
 {
     *log = NULL;
     int current = attr_true(PyTuple_GET_ITEM(plan, 0), P.s_current);
     if (current <= 0)
         return current;
-    int open = PyObject_IsTrue(PyList_GET_ITEM(P.open_scopes, 0));
-    if (open != 0)
-        return open < 0 ? -1 : 0;
     PyObject *events = PyTuple_GET_ITEM(plan, events_at);
     int active = attr_true(events, P.s_active);
     if (active <= 0)

@@ -2,8 +2,8 @@
  *
  * tpfemu/qmgr/plans.py defines the plans (PutPlan, GetPlan: named tuples) and says what
  * they serve. These functions carry a plan out without a Python frame: they check that
- * it still holds (its catalog generation current, no TPF commit scope open, nobody
- * listening for events but the journal's EventLog), read the call's options, and call
+ * it still holds (its catalog generation current, nobody listening for events but the
+ * journal's EventLog), read the call's options, and call
  * the queue's put_md/get_md, which hold the MQMD rules. A call in syncpoint joins the
  * unit of work the plan's `join` names, and is counted by its `joined`. Anything the
  * plan does not serve is declined, having changed nothing, and the caller takes the full
@@ -20,7 +20,7 @@
 #include <Python.h>
 
 /** plan_setup(put_plan_type, get_plan_type, generation_type, md_type, gmo_type, pmo_type,
- *  open_scopes, plan_get_options, plan_put_options, expired_pending): see planpath.c. */
+ *  plan_get_options, plan_put_options, expired_pending): see planpath.c. */
 PyObject *plan_setup(PyObject *module, PyObject *args);
 
 /** planned_put(plan, data, md, pmo) -> bool: True once the message is put (and the MD

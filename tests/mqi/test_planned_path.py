@@ -11,7 +11,7 @@ import pytest
 from mq_helpers import raises_mq
 
 import tpfemu.mqi as pymqi
-from ecb.resources import OPEN_SCOPES
+from ecb import Ecb
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.plans import planned_get, planned_put
@@ -81,8 +81,9 @@ def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
         md = pymqi.MD(Priority=12)  # a 2049 warning: the full path says so
     elif case == "closed":
         q.close()
-    elif case == "scope":  # (as tx_begin counts one; undone below)
-        OPEN_SCOPES[0] += 1
+    elif case == "scope":  # a commit scope opened on some ECB (rolled back below)
+        scoped = Ecb()
+        scoped.tx_begin()
     elif case == "listener":
         qmgr.events.subscribe(lambda event: None)
     elif case == "new generation":
@@ -92,7 +93,7 @@ def test_a_put_the_plan_does_not_serve_is_declined(q, qmgr, case):
         assert planned_put(h.put_plan, data, md, pmo) is False
     finally:
         if case == "scope":
-            OPEN_SCOPES[0] -= 1
+            scoped.tx_rollback()
     assert (md.get() if md is not None else None) == before  # nothing written
     if pmo is not None:
         assert pmo.ResolvedQName == pymqi.PMO().ResolvedQName
@@ -375,7 +376,7 @@ def test_the_plan_layout_is_checked_at_setup(q):
 
     with pytest.raises(TypeError, match="fields"):
         _lowlevel.set_plan_layout(Swapped, plans.GetPlan, Generation, MD, GMO, PMO,
-                                  OPEN_SCOPES, plans.PLAN_GET, plans.PLAN_PUT)
+                                  plans.PLAN_GET, plans.PLAN_PUT)
     assert planned_put(q.get_handle().put_plan, b"still served", MD(), None) is True
 
 
@@ -402,3 +403,20 @@ def test_a_planned_get_reports_what_expired(q, qmgr, monkeypatch):
     reports.get(None, report)
     assert report.MsgType == CMQC.MQMT_REPORT
     assert report.Feedback == CMQC.MQFB_EXPIRATION
+
+
+def test_no_plan_is_made_while_a_commit_scope_is_open(q, qmgr):
+    """While a commit scope is open on any ECB, the full path leaves no plan: a call
+    from inside the scope must join it, which a plan does not do."""
+    scoped = Ecb()
+    scoped.tx_begin()
+    try:
+        q.put(b"outside the scope", pymqi.MD())
+        q.get(None, pymqi.MD())
+        h = q.get_handle()
+        assert h.put_plan is None or not h.put_plan.generation.current
+        assert h.get_plan is None or not h.get_plan.generation.current
+    finally:
+        scoped.tx_rollback()
+    q.put(b"after", pymqi.MD())
+    assert q.get_handle().put_plan.generation.current

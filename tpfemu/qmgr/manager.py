@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ecb.resources import watch_scopes
 from tpfemu import errors
 from tpfemu._lowlevel import NEVER
 from tpfemu.mq import cmqc
@@ -98,6 +99,7 @@ class QueueManager:
         self.running = False
         self._scan_stop = threading.Event()
         self._scanner: threading.Thread | None = None
+        self._unwatch_scopes: Callable[[], None] = lambda: None
         self.catalog.subscribe(self._on_catalog)
         from tpfemu.qmgr.triggers import Triggers
 
@@ -118,6 +120,9 @@ class QueueManager:
             self._open_home(self.home)
         registry.register(self)
         self.running = True
+        # A commit scope opening anywhere retires the catalog generation, and with it
+        # every plan: a put or get in the scope must join it (tpfemu.qmgr.plans).
+        self._unwatch_scopes = watch_scopes(lambda: self.catalog.new_generation())
         self._scan_stop.clear()
         self._scanner = threading.Thread(
             target=self._scan_loop, name=f"{self.name}-expiry", daemon=True
@@ -132,6 +137,7 @@ class QueueManager:
             return
         self.running = False
         self.catalog.new_generation()  # no MQI fast path may pass a stopped queue manager
+        self._unwatch_scopes()
         registry.unregister(self)
         self._scan_stop.set()
         for conn in list(self.connections):

@@ -134,7 +134,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) ->
     _put_checked(conn, handle, first, data, md, options, pmo)
     if (not options & ~plans.PLAN_PUT and not handle.resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
-            and conn.uow_for(None) is None):
+            and plans.may_plan(conn)):
         handle.put_plan = plans.put_plan(conn, generation, queue, first, limit)
         if handle.closed:  # (closed meanwhile: closing dropped its plans before this)
             handle.put_plan = None

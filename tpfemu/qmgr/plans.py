@@ -5,9 +5,11 @@ An MQPUT tries its handle's :class:`PutPlan` (:func:`planned_put`), else it take
 full path (:mod:`tpfemu.qmgr.put`); an MQGET likewise with its :class:`GetPlan`
 (:func:`planned_get`, else :mod:`tpfemu.qmgr.get`). A plan holds no rule of its own: the
 full path makes it only for a handle whose calls it may serve (a local queue of this
-processor with no trigger, DEFPRTY and DEFPSIST resolved, no TPF commit scope open), and
-it is good while the catalog generation it was made in is current and the handle open
-(closing the handle drops its plans). The C side (native/python/planpath.c) checks that,
+processor with no trigger, DEFPRTY and DEFPSIST resolved, no TPF commit scope open
+anywhere: :func:`may_plan`), and it is good while the catalog generation it was made in
+is current and the handle open (closing the handle drops its plans; a commit scope
+opening anywhere retires the generation, see QueueManager.start). The C side
+(native/python/planpath.c) checks that,
 reads the call's options, and calls the queue's put or get with an MD in C
 (:meth:`CoreQueue.put_md`, :meth:`CoreQueue.get_md`), which declines, having changed
 nothing, whatever the full path must judge (a value out of range, a persistent message
@@ -35,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from ecb.resources import OPEN_SCOPES
+from ecb.resources import open_scopes
 from tpfemu import _lowlevel
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, MD, PMO
@@ -83,6 +85,12 @@ class GetPlan(NamedTuple):
     collect: Callable[[Any], int]  #: reports what expired (given the queue), after a get
 
 
+def may_plan(conn: Any) -> bool:
+    """Whether a call of ``conn`` just made by the full path may leave a plan: no TPF
+    commit scope open on any ECB (a call in one joins it, which a plan does not do)."""
+    return not open_scopes() and conn.uow_for(None) is None
+
+
 def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: int) -> PutPlan:
     """The put plan of a handle of ``conn`` on ``queue``, ``first`` the first definition
     of its resolution path (DEFPRTY, DEFPSIST), made by a put through the full path in
@@ -107,8 +115,7 @@ def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:
                    qm.collect_expired)
 
 
-_lowlevel.set_plan_layout(PutPlan, GetPlan, Generation, MD, GMO, PMO, OPEN_SCOPES,
-                          PLAN_GET, PLAN_PUT)
+_lowlevel.set_plan_layout(PutPlan, GetPlan, Generation, MD, GMO, PMO, PLAN_GET, PLAN_PUT)
 
 #: ``planned_put(plan, data, md, pmo) -> bool``: MQPUT by a put plan (a handle's
 #: ``put_plan``, None: no plan) in one C call; False, having changed nothing, when the
