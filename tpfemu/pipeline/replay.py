@@ -216,7 +216,7 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
         if programs:
             load_programs(programs, system)
         qm = mqi.connect(name)
-        opened: dict[str, object] = {}
+        opened: dict[str, mqi.Queue] = {}
         t0 = rows[0]["event_time_us"]
         clock = time.monotonic()
         try:
