@@ -1,4 +1,4 @@
-# tpfemu: `make demo` runs the demo, `make test` runs lint and the whole suite.
+# tpfemu: `make demo` runs the demo, `make test` runs lint (ruff, mypy) and the whole suite.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -31,6 +31,8 @@ demo: native
 
 lint: venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy --strict -p ecb
 
 test: native lint
 	$(PY) -m pytest

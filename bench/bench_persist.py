@@ -161,7 +161,7 @@ def test_mqi_16_committers(benchmark, tag, mqi_system):
 
     def run() -> None:
         _threads(work)
-        mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
+        assert "MQSC0030I" in mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
 
     _pedantic(benchmark, run)
 
@@ -352,19 +352,19 @@ def test_mqi_one_committer(benchmark, tag, mqi_system):
     benchmark.group = GROUP1
     tag("subject", ops=SINGLE // 4)
     conn = pymqi.connect("BENCHP")
-    q = pymqi.Queue(conn, "BENCH.Q", CMQC.MQOO_OUTPUT)
     pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
 
     def run() -> None:
+        q = pymqi.Queue(conn, "BENCH.Q", CMQC.MQOO_OUTPUT)
         for _ in range(SINGLE // 4):
             q.put(PAYLOAD, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT), pmo)
             conn.commit()
-        mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
+        q.close()  # CLEAR is refused while the queue is open
+        assert "MQSC0030I" in mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
 
     try:
         _pedantic(benchmark, run)
     finally:
-        q.close()
         conn.disconnect()
 
 

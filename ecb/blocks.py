@@ -13,10 +13,13 @@ it (Python raises ``ValueError``/``IndexError`` instead of a system error).
 
 from __future__ import annotations
 
-from typing import SupportsIndex
+from typing import TYPE_CHECKING, Any, NoReturn, Self, SupportsIndex
 
 from ecb.errors import ErrorCode, TpfSystemError
 from ecb.levels import BlockType
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 __all__ = ["CoreBlock", "WorkArea"]
 
@@ -25,6 +28,8 @@ class _FixedArea(bytearray):
     """A bytearray whose size is fixed; the base of CoreBlock and WorkArea."""
 
     __slots__ = ("released",)
+
+    released: bool  # set by the storage that owns the block
 
     def _what(self) -> str:  # pragma: no cover - overridden
         return f"{len(self)}-byte area"
@@ -38,7 +43,7 @@ class _FixedArea(bytearray):
                 ErrorCode.RELEASED_BLOCK, "STORE", f"write to the {self._what()} after release"
             )
 
-    def __setitem__(self, key, value) -> None:  # type: ignore[override]
+    def __setitem__(self, key: SupportsIndex | slice, value: Any) -> None:
         if self.released:
             self._check_live()
         size = len(self)
@@ -66,20 +71,20 @@ class _FixedArea(bytearray):
     def _resize(self, op: str) -> TpfSystemError:
         return self._overrun(f"{op} would change the size")
 
-    def __delitem__(self, key) -> None:  # type: ignore[override]
+    def __delitem__(self, key: SupportsIndex | slice) -> NoReturn:
         raise self._resize("del")
 
-    def __iadd__(self, other):  # type: ignore[override]
+    def __iadd__(self, other: ReadableBuffer) -> Self:  # type: ignore[override]  # as bytearray
         raise self._resize("+=")
 
-    def __imul__(self, other):  # type: ignore[override]
+    def __imul__(self, other: SupportsIndex) -> Self:
         raise self._resize("*=")
 
     def append(self, item: SupportsIndex) -> None:
         """Refused: a fixed-size area cannot grow (E0103)."""
         raise self._resize("append")
 
-    def extend(self, iterable) -> None:  # type: ignore[override]
+    def extend(self, iterable: Any) -> NoReturn:
         """Refused: a fixed-size area cannot grow (E0103)."""
         raise self._resize("extend")
 

@@ -76,6 +76,8 @@ from ecb.timers import Timers
 __all__ = ["Dispatcher", "Stats"]
 
 _READY, _DEFERRED, _LOW = 0, 1, 2
+#: An entry waiting on a list: (entry id, program name, parameters, block for D0, origin).
+_Item = tuple[int, str, bytes, CoreBlock | None, Any]
 _NEW, _RUNNING, _QUIESCING, _STOPPED = "new", "running", "quiescing", "stopped"
 
 Console = Callable[[str], object]
@@ -159,7 +161,7 @@ class Dispatcher:
         self._lock = threading.Lock()
         self._work = threading.Condition(self._lock)  # I-streams sleep here
         self._quiet = threading.Condition(self._lock)  # wait_idle/stop sleep here
-        self._lists: tuple[collections.deque, ...] = (
+        self._lists: tuple[collections.deque[_Item], ...] = (
             collections.deque(),
             collections.deque(),
             collections.deque(),
@@ -434,6 +436,7 @@ class Dispatcher:
         run_one = self._run_one
         next_item = self._next_item
         while True:
+            item: _Item | None
             try:
                 item = ready.popleft()
             except IndexError:
@@ -442,7 +445,7 @@ class Dispatcher:
                     return
             run_one(stream, item)
 
-    def _next_item(self) -> tuple | None:
+    def _next_item(self) -> _Item | None:
         """Take the next entry in list order, sleeping while there is none; None = stop."""
         with self._lock:
             while True:
@@ -460,7 +463,7 @@ class Dispatcher:
                 self._work.wait()
                 self._idle -= 1
 
-    def _run_one(self, stream: _IStream, item: tuple) -> None:
+    def _run_one(self, stream: _IStream, item: _Item) -> None:
         """Run one entry to completion on ``stream``."""
         entry_id, name, params, block, origin = item
         ecb = new_entry_ecb(stream.ctx, entry_id, params, origin)

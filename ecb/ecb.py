@@ -26,7 +26,7 @@ linkage without a dispatcher; the create macros then raise :class:`~ecb.errors.E
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ecb.blocks import CoreBlock, WorkArea
 from ecb.errors import EcbError, ErrorCode, TpfSystemError
@@ -42,7 +42,9 @@ if TYPE_CHECKING:
 __all__ = ["Ecb"]
 
 _NO_BLOCK = Cbrw(BlockType.NONE, 0)
-_NO_BLOCKS: tuple[None, ...] = (None,) * NUM_LEVELS  # shared until a level is first used
+# Shared by every ECB until it first uses a level. A tuple, never written: each writer
+# swaps in a list first (``is _NO_BLOCKS``); typed as the list it stands for.
+_NO_BLOCKS = cast("list[CoreBlock | None]", (None,) * NUM_LEVELS)
 _EMPTY_FARW = Farw()
 
 
@@ -105,6 +107,19 @@ class Ecb(Linkage, ResourceMixin):
         "ecb_id",
         "origin",
     )
+
+    ecb_id: int
+    origin: Any
+    _params: bytes
+    _ctx: EntryContext
+    _stack: list[str]
+    _blocks: list[CoreBlock | None]  # or the shared _NO_BLOCKS until a level is used
+    _held: int  # how many data levels hold a block
+    _done: bool
+    _ebw: WorkArea | None
+    _farws: list[Farw] | None
+    _detached: dict[int, list[CoreBlock]] | None
+    _exit_hooks: list[Callable[[], object]] | None
 
     def __init__(
         self,
@@ -543,7 +558,8 @@ def _setup(ecb: Ecb, ctx: EntryContext, ecb_id: int, params: bytes, origin: Any)
 
 
 def new_entry_ecb(
-    ctx: EntryContext, ecb_id: int, params: bytes, origin: Any, _new=object.__new__
+    ctx: EntryContext, ecb_id: int, params: bytes, origin: Any,
+    _new: Callable[[type[Ecb]], Ecb] = object.__new__,
 ) -> Ecb:
     """Build the ECB of a new entry (the dispatcher's fast path; ``params`` already checked)."""
     return _setup(_new(Ecb), ctx, ecb_id, params, origin)

@@ -117,7 +117,7 @@ class Cbrw(NamedTuple):
     """
 
     block_type: BlockType
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, as TPF names it
 
 
 class Farw(NamedTuple):

@@ -86,7 +86,9 @@ class Linkage:
     _fault: tuple[BaseException, tuple[str, ...]] | None
     _done: bool
 
-    def _error(self, code: ErrorCode, macro: str, detail: str, level: int | None = None):
+    def _error(
+        self, code: ErrorCode, macro: str, detail: str, level: int | None = None
+    ) -> Exception:
         raise NotImplementedError  # pragma: no cover - provided by Ecb
 
     def _lookup(self, name: str, macro: str) -> Program:
@@ -104,7 +106,7 @@ class Linkage:
         """Remember the program stack at the point ``exc`` was first seen, for the dump."""
         fault = self._fault
         if fault is None or fault[0] is not exc:
-            self._fault = (exc, tuple(self._stack))
+            self._fault = (exc, tuple(self._stack))  # type: ignore[misc]  # a slot of Ecb
 
     def entrc(self, name: str) -> None:
         """Enter program ``name`` and return here when it issues BACKC (or returns).
@@ -134,7 +136,7 @@ class Linkage:
         try:
             while True:
                 try:
-                    fn(self)
+                    fn(self)  # type: ignore[arg-type]  # the mixin is always an Ecb
                 except _Back:
                     pass
                 except _Enter as transfer:  # ENTNC from the callee: reuse its program level

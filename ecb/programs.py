@@ -48,7 +48,7 @@ def check_name(name: object) -> str:
     :raises ValueError: naming the bad name and the rule.
     """
     if name in _valid:
-        return name  # type: ignore[return-value]
+        return name
     if not isinstance(name, str) or _NAME.fullmatch(name) is None:
         raise ValueError(f"bad program name {name!r}: {PROGRAM_NAME_RULE}")
     if len(_valid) < 65536:

@@ -100,7 +100,9 @@ class ResourceMixin:
     _holds: dict[Hashable, Callable[[], object] | None] | None
     _scopes: list[list[CommitParticipant]] | None
 
-    def _error(self, code: ErrorCode, macro: str, detail: str, level: int | None = None):
+    def _error(
+        self, code: ErrorCode, macro: str, detail: str, level: int | None = None
+    ) -> Exception:
         raise NotImplementedError  # pragma: no cover - provided by Ecb
 
     # -- held resources ---------------------------------------------------------------------
@@ -113,7 +115,7 @@ class ResourceMixin:
         """
         holds = self._holds
         if holds is None:
-            holds = self._holds = {}
+            holds = self._holds = {}  # type: ignore[misc]  # a slot of Ecb
         if resource in holds:
             raise self._error(ErrorCode.RESOURCE_ALREADY_HELD, "HOLD", f"{resource!r} already held")
         holds[resource] = release
@@ -134,7 +136,7 @@ class ResourceMixin:
 
     def _release_holds(self) -> list[Hashable]:
         """Release every held resource (EXITC); return what was still held."""
-        holds, self._holds = self._holds, None
+        holds, self._holds = self._holds, None  # type: ignore[misc]  # a slot of Ecb
         if not holds:
             return []
         for release in holds.values():
@@ -150,7 +152,7 @@ class ResourceMixin:
     def tx_begin(self) -> None:
         """Open a commit scope, nested in any open one. Equivalent to TXBGC / ``tx_begin``."""
         if self._scopes is None:
-            self._scopes = []
+            self._scopes = []  # type: ignore[misc]  # a slot of Ecb
         self._scopes.append([])
         _count(1)
 
@@ -213,7 +215,7 @@ class ResourceMixin:
 
     def _rollback_scopes(self) -> int:
         """Roll back every open scope, innermost first (EXITC); return how many were open."""
-        scopes, self._scopes = self._scopes, None
+        scopes, self._scopes = self._scopes, None  # type: ignore[misc]  # a slot of Ecb
         if not scopes:
             return 0
         _count(-len(scopes))

@@ -234,3 +234,22 @@ def test_display_shows_the_swing(swing):
     assert "SWUNGTO   XQ.NEW" in ok(swing, "ZMQSC DISP QL-XQ.OLD")
     assert "SWUNGFROM XQ.OLD" in ok(swing, "ZMQSC DISP QL-XQ.NEW")
     assert "SWQ" in ok(swing, "ZMQSC DISP QMGR")
+
+
+def test_messages_moved_by_swq_fire_no_trigger_on_the_target(swing):
+    """SWQ moves messages onto a triggered target without a trigger message; a message
+    put there afterwards does trigger (docs/deviations.md)."""
+    ok(swing, "ZMQSC DEF QL-INIT.Q")
+    ok(swing, "ZMQSC ALT QL-XQ.NEW TRIGGER TRIGTYPE-EVERY INITQ-INIT.Q")
+    qm = pymqi.connect(swing.qmgr.name)
+    monitor = pymqi.Queue(qm, "INIT.Q", CMQC.MQOO_INPUT_SHARED)  # a trigger monitor's open
+    remote = pymqi.Queue(qm, "REMOTE", CMQC.MQOO_OUTPUT)
+    for i in range(3):
+        remote.put(b"msg %d" % i)
+    remote.close()
+    assert "3 MESSAGE(S) MOVED" in ok(swing, "ZMQSC SWQ QL-XQ.OLD QL-XQ.NEW")
+    assert depth(swing, "XQ.NEW") == 3 and depth(swing, "INIT.Q") == 0
+    pymqi.Queue(qm, "XQ.NEW", CMQC.MQOO_OUTPUT).put(b"direct")
+    wait_for(lambda: depth(swing, "INIT.Q") == 1)
+    monitor.close()
+    qm.disconnect()

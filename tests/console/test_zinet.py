@@ -328,3 +328,12 @@ def test_start_auto_starts_only_auto_servers_of_this_processor(tmp_path):
         assert any(line.startswith("INET0004I B SERVER AUTO STARTED") for line in second.log)
         assert sorted(second.inetd.servers) == ["AUTO"]
         assert start_auto(second) == "INET0009I B NO AUTO SERVERS TO START"
+
+
+@pytest.mark.parametrize("token", ["USER-ME", "SERVETIME-5"])
+def test_keywords_not_implemented_are_refused(system, token):
+    """USER- and SERVETIME are not implemented: ADD with one is refused as an unknown
+    keyword and defines nothing (docs/deviations.md)."""
+    response = run(system, f"ZINET ADD S-X PORT-5000 PGM-ABCD {token}")
+    assert f"UNKNOWN KEYWORD '{token}'" in response
+    assert "INET0001I" in run(system, "ZINET ADD S-X PORT-5000 PGM-ABCD")  # not defined before

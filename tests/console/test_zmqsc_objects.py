@@ -153,17 +153,19 @@ def test_clear_removes_messages(mqp):
 
 
 def test_clear_leaves_uncommitted_messages(mqp):
-    """Messages inside a unit of work survive CLEAR, which warns how many are left."""
+    """Messages inside a unit of work survive CLEAR: it is refused and removes nothing
+    (tests/console/test_zmqsc_clear.py has every case)."""
     ok(mqp, "ZMQSC DEF QL-A")
     qm = pymqi.connect(mqp.qmgr.name)
     queue = pymqi.Queue(qm, "A", CMQC.MQOO_OUTPUT)
     queue.put(b"done")
     queue.put(b"pending", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
-    response = ok(mqp, "ZMQSC CLEAR QL-A")
-    assert ids(response) == [m.CLEARED_PART.id] and "1 LEFT" in response
-    qm.commit()
-    assert mqp.qmgr.queues["A"].core.depth == 1
     queue.close()
+    response = refused(mqp, "ZMQSC CLEAR QL-A", "1 UNCOMMITTED PUT")
+    assert ids(response) == [m.CLEAR_REFUSED.id]
+    assert mqp.qmgr.queues["A"].core.depth == 2
+    qm.commit()
+    assert mqp.qmgr.queues["A"].core.depth == 2
     qm.disconnect()
 
 

@@ -176,6 +176,19 @@ def test_waiting_getters_all_wake_for_messages_put_later(qmgr, qm, local_queue):
     assert sorted(got) == [b"late-%d" % i for i in range(4)]
 
 
+def _take_up_to(q: pymqi.Queue, gmo: pymqi.GMO, n: int) -> list[bytes]:
+    """Get up to ``n`` messages with ``gmo``, stopping at the first 2033."""
+    taken: list[bytes] = []
+    for _ in range(n):
+        try:
+            taken.append(q.get(None, pymqi.MD(), gmo))
+        except pymqi.MQMIError as e:
+            if e.reason != CMQC.MQRC_NO_MSG_AVAILABLE:
+                raise
+            break
+    return taken
+
+
 def test_syncpoint_puts_and_commits_across_threads_keep_counts_exact(qmgr, qm, local_queue):
     """Threads putting under syncpoint, committing or backing out batches, leave exactly the
     committed messages; getters under syncpoint committing or backing out lose none."""
@@ -208,14 +221,7 @@ def test_syncpoint_puts_and_commits_across_threads_keep_counts_exact(qmgr, qm, l
         gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_SYNCPOINT, WaitInterval=100)
         rounds = 0
         while True:
-            taken = []
-            for _ in range(7):
-                try:
-                    taken.append(q.get(None, pymqi.MD(), gmo))
-                except pymqi.MQMIError as e:
-                    if e.reason != CMQC.MQRC_NO_MSG_AVAILABLE:
-                        raise
-                    break
+            taken = _take_up_to(q, gmo, 7)
             rounds += 1
             if rounds % 4 == 0 and taken:
                 conn.backout()  # restored to the queue for someone to get again

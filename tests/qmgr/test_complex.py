@@ -224,3 +224,20 @@ def test_a_shared_queue_triggers_on_committed_messages_only(tmp_path, common):
         assert b.qmgr.local_queue("INIT.Q").core.depth == (0 if common == "YES" else 1)
     finally:
         b.stop()
+
+
+def test_clear_of_a_shared_queue_sees_the_handles_of_its_own_processor_only(complex_):
+    """CLEAR of a COMMON-YES queue is refused on the processor that has it open, but
+    another processor does not see that handle and clears the queue (docs/deviations.md)."""
+    b, c = complex_
+    b.console("ZMQSC DEF QL-SHR.CLR COMMON-YES")
+    c.until("ZMQSC DISP QL-SHR.CLR", r"CURDEPTH\s+0\b")
+    q = pymqi.Queue(pymqi.connect(QMGR), "SHR.CLR", CMQC.MQOO_OUTPUT)
+    q.put(b"one")
+    q.put(b"two")
+    assert "MQSC0032E" in b.console("ZMQSC CLEAR QL-SHR.CLR")
+    assert b.qmgr.local_queue("SHR.CLR").core.depth == 2
+    c.send("ZMQSC CLEAR QL-SHR.CLR")
+    c.expect(r"MQSC0030I C QL SHR.CLR CLEARED - 2 MESSAGE")
+    assert b.qmgr.local_queue("SHR.CLR").core.depth == 0
+    q.close()

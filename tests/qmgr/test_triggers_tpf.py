@@ -399,3 +399,17 @@ def test_monitor_keeps_the_trigger_message_until_the_program_is_loaded(system):
     tpf.quiet()
     assert init_depth(tpf) == 0
     assert len(tpf.prg1.blocks) == 1
+
+
+def test_monitor_gives_cuir_the_trigger_messages_own_mqmd(tpf):
+    """Through an initiation queue without a process, CUIR's MQMD on D0 is the trigger
+    message's (Format MQTRIG, MsgId not the application message's): the application
+    message's MQMD is not in the MQTM (docs/deviations.md)."""
+    monitor_queues(tpf)
+    tpf.s.start_trigger_monitor("INIT.Q")
+    app_md = tpf.put("XMIT.Q", md=pymqi.MD(Format=CMQC.MQFMT_STRING))
+    assert tpf.cuir.wait_for(1)
+    block = tpf.cuir.blocks[0]
+    md = pymqi.MD().unpack(bytes(block[0:MD_LENGTH]))
+    assert bytes(md.Format) == CMQC.MQFMT_TRIGGER
+    assert bytes(md.MsgId) != bytes(app_md.MsgId)

@@ -23,6 +23,21 @@ def _state(home, **stores) -> dict[str, list[tuple[int, bytes, int]]]:
             for q, ms in recover(home, **stores).items()}  # fmt: skip
 
 
+def _end_in_model(model: dict[str, dict[int, list]], taken: set[int], ops: list[tuple],
+                  commit: bool) -> None:
+    """What the end of a unit of work does to the model: a committed put adds its
+    message; a get frees its key and removes the message (commit) or counts a backout."""
+    for op in ops:
+        if op[0] == "put" and commit:
+            model[op[1]][op[2]] = [op[3], 0]
+        elif op[0] == "get":
+            taken.discard(op[2])
+            if commit:
+                del model[op[1]][op[2]]
+            else:
+                model[op[1]][op[2]][1] += 1
+
+
 def test_interleaved_units_of_work_match_a_model(home):
     """Many units of work open at once, their records spread over many batches, finishing
     in any order, getting messages of the checkpoint and of the tail, with checkpoints
@@ -60,15 +75,7 @@ def test_interleaved_units_of_work_match_a_model(home):
                 ops = open_uows.pop(uow)
                 commit = rng.random() < 0.65
                 last = log.commit([Commit(uow) if commit else Backout(uow)])
-                for op in ops:
-                    if op[0] == "put" and commit:
-                        model[op[1]][op[2]] = [op[3], 0]
-                    elif op[0] == "get":
-                        taken.discard(op[2])
-                        if commit:
-                            del model[op[1]][op[2]]
-                        else:
-                            model[op[1]][op[2]][1] += 1
+                _end_in_model(model, taken, ops, commit)
             elif last is not None:  # a checkpoint, with units of work in flight
                 last.wait()  # (what was appended before is durable)
                 state = recover(home, log=log, checkpoints=ckpt)

@@ -156,7 +156,14 @@ CLEARED = _msg(30, "I", "QL {name} CLEARED - {count} MESSAGE(S) REMOVED",
                "CLEAR QL removed every committed message not held by a unit of work.")
 CLEARED_PART = _msg(31, "W", "QL {name} CLEARED - {count} MESSAGE(S) REMOVED, {left} LEFT "
                     "(HELD BY UNITS OF WORK)",
-                    "Messages inside open units of work cannot be cleared.")
+                    "Messages inside open units of work cannot be cleared. CLEAR is refused "
+                    "(MQSC0032E) while any is held, so this appears only when another "
+                    "processor starts one on a shared queue while the CLEAR runs.")
+CLEAR_REFUSED = _msg(32, "E", "CLEAR QL {name} REFUSED ({reason}): {detail}",
+                     "The queue is in use, as IBM refuses CLEAR QLOCAL: a handle has it "
+                     "open (MQRC_OBJECT_IN_USE; a browse lock belongs to such a handle), or "
+                     "a unit of work holds a put or a get of it (MQRC_Q_NOT_EMPTY). Nothing "
+                     "was removed.")
 
 # -- the queue manager -------------------------------------------------------------------------
 

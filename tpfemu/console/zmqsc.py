@@ -373,13 +373,17 @@ class _Run:
     # -- CLEAR ----------------------------------------------------------------------------------
 
     def _clear(self) -> list[str]:
+        from tpfemu.qmgr.manager import ClearRefused
+
         self.no_operands()
         name = self.name
         self.catalog_call(lambda: self.catalog.get("QL", name))
-        queue = self.qmgr.local_queue(name)
-        plog = self.qmgr.persistence
-        removed = plog.log_purge(queue) if plog is not None else queue.core.purge()
-        left = queue.core.depth
+        try:
+            removed = self.qmgr.clear_queue(name)  # refused while the queue is in use
+        except ClearRefused as exc:
+            raise self.reject(m.CLEAR_REFUSED, name=name, reason=exc.reason_name,
+                              detail=exc.detail) from exc
+        left = self.qmgr.local_queue(name).core.depth
         if left:
             return [m.CLEARED_PART.line(self.cpu, name=name, count=removed, left=left)]
         return [m.CLEARED.line(self.cpu, name=name, count=removed)]

@@ -15,6 +15,10 @@ code acts on are read from its C header through :mod:`tpfemu._lowlevel`; this mo
 and refuses (at import) any number that disagrees with the core. Every ``MQRC_*`` name is
 registered with :mod:`tpfemu.errors`, so errors print their mnemonic.
 
+**Types.** Names made in loops are invisible to a type checker; ``cmqc.pyi`` lists each
+public name with its type (no values). After adding a constant, run
+``python -m tpfemu.mq.cmqc_stub`` (``tests/mqi/test_cmqc_stub.py`` fails until then).
+
 **Platform.** Values are those of x86-64 Linux, the platform tpfemu runs on:
 ``MQENC_NATIVE`` is 0x222 (little-endian) and ``MQAT_DEFAULT`` is ``MQAT_UNIX``. The
 ``MQOD_LENGTH_*``/``MQPMO_LENGTH_*`` values are those of the 4-byte-pointer layout that

@@ -30,9 +30,21 @@ from __future__ import annotations
 
 import difflib
 import struct
-from typing import Any, ClassVar, Self, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias
 
-from tpfemu._lowlevel import StructBase
+if TYPE_CHECKING:
+
+    class StructBase:
+        """What type checkers see of the compiled base (``tpfemu._fastpath`` has no stub):
+        its ``__init__``, and the fields, which each structure makes from its ``FIELDS``
+        (so a checker cannot list them: they read and write as ``Any``)."""
+
+        def __init__(self, **fields: Any) -> None: ...
+
+        def __getattr__(self, name: str) -> Any: ...
+
+else:
+    from tpfemu._lowlevel import StructBase
 from tpfemu.mq import cmqc as CMQC
 
 __all__ = ["GMO", "MD", "OD", "PMO", "MQStruct", "UnknownFieldError"]
@@ -290,7 +302,8 @@ class MQStruct(StructBase):
         # For __init__'s shortcut: the fields whose check passes an exact int in range,
         # or exact bytes up to a length, through unchanged.
         cls._ints = frozenset(f.name for f in cls.FIELDS if type(f) is Long)
-        cls._bytes = {f.name: f.length for f in cls.FIELDS if type(f) in (Char, Byte)}
+        cls._bytes = {f.name: f.length for f in cls.FIELDS
+                      if isinstance(f, Char) and type(f) in (Char, Byte)}
 
     def _py_init(self, **kw: Any) -> None:
         """What ``__init__`` does, in Python. ``__init__`` is

@@ -213,10 +213,13 @@ class Queue:
         )
 
     def _ensure_open(self, options: int) -> Handle:
-        if self._handle is None or self._handle.closed:
+        handle = self._handle
+        if handle is None or handle.closed:
             self._open_opts = options
             self._real_open()
-        return self._handle
+            handle = self._handle
+            assert handle is not None  # _real_open opened it or raised
+        return handle
 
     def open(self, q_desc: Any, *opts: Any) -> None:
         """MQOPEN ``q_desc`` now with ``opts[0]``, or on first use without options."""

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tpfemu import errors
 
@@ -129,6 +130,58 @@ def _wait_quiet(system, timeout: float, settle: float) -> bool:
     return False
 
 
+_INBOUND_COLUMNS = ["event_time_us", "queue", "msg_id", "correl_id", "group_id",
+                    "priority", "persistent", "expiry", "payload", "detail"]
+
+
+def _inbound_rows(capture: Sequence[str], rule: Any) -> list[dict[str, Any]]:
+    """The capture's inbound messages as rows, in replay order.
+
+    :raises TpfEmuError: there are none, or they were captured without their data.
+    """
+    inbound = read_inbound(list(capture), rule)
+    if inbound.num_rows == 0:
+        raise errors.TpfEmuError(f"{', '.join(map(str, capture))}: no inbound messages "
+                                 "(see docs/pipeline.md, capture format)")
+    rows: list[dict[str, Any]] = inbound.select(_INBOUND_COLUMNS).to_pylist()
+    if any(r["payload"] is None for r in rows):
+        raise errors.TpfEmuError(
+            f"{', '.join(map(str, capture))}: inbound messages without data: replay needs "
+            "a capture written at journal level 'payload'")
+    return rows
+
+
+def _md_of(r: dict[str, Any], reply_to: str | None) -> Any:
+    """The MQMD to put a captured inbound row with: its ids, priority, persistence,
+    expiry, and from its detail the reply-to names, message type and format (a reply-to
+    queue, from the capture or ``reply_to``, makes it a request)."""
+    import tpfemu.mqi as mqi
+    from tpfemu.mqi import CMQC
+    from tpfemu.pipeline.capture import detail_of
+
+    extra = detail_of(r["detail"])
+    md = mqi.MD(
+        Priority=r["priority"] if r["priority"] is not None else 0,
+        Persistence=(CMQC.MQPER_PERSISTENT if r["persistent"]
+                     else CMQC.MQPER_NOT_PERSISTENT),
+        Expiry=r["expiry"] if r["expiry"] is not None else CMQC.MQEI_UNLIMITED)
+    for field, column in (("MsgId", "msg_id"), ("CorrelId", "correl_id"),
+                          ("GroupId", "group_id")):
+        if r[column]:
+            setattr(md, field, r[column])
+    reply_q = extra.get("reply_to_q") or reply_to
+    if reply_q:
+        md.ReplyToQ = str(reply_q).encode()
+        md.MsgType = CMQC.MQMT_REQUEST
+    if extra.get("reply_to_qmgr"):
+        md.ReplyToQMgr = str(extra["reply_to_qmgr"]).encode()
+    if extra.get("msg_type") is not None:
+        md.MsgType = int(extra["msg_type"])
+    if extra.get("format"):
+        md.Format = str(extra["format"]).encode()
+    return md
+
+
 def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu: str = "B",
            script: Sequence[str] = (), programs: str | None = None,
            speed: float | None = None, rule=None, reply_to: str | None = None,
@@ -145,22 +198,11 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
     """
     import tpfemu.mqi as mqi
     from tpfemu.mqi import CMQC
-    from tpfemu.pipeline.capture import detail_of
     from tpfemu.system import System
 
     if speed is not None and speed <= 0:
         raise ValueError("speed must be positive")
-    inbound = read_inbound(list(capture), rule)
-    if inbound.num_rows == 0:
-        raise errors.TpfEmuError(f"{', '.join(map(str, capture))}: no inbound messages "
-                                 "(see docs/pipeline.md, capture format)")
-    rows = inbound.select(["event_time_us", "queue", "msg_id", "correl_id", "group_id",
-                           "priority", "persistent", "expiry", "payload", "detail"]
-                          ).to_pylist()
-    if any(r["payload"] is None for r in rows):
-        raise errors.TpfEmuError(
-            f"{', '.join(map(str, capture))}: inbound messages without data: replay needs "
-            "a capture written at journal level 'payload'")
+    rows = _inbound_rows(capture, rule)
     say = echo or (lambda line: None)
     started = time.perf_counter()
     home = Path(home)
@@ -174,7 +216,7 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
         if programs:
             load_programs(programs, system)
         qm = mqi.connect(name)
-        opened: dict[str, object] = {}
+        opened: dict[str, mqi.Queue] = {}
         t0 = rows[0]["event_time_us"]
         clock = time.monotonic()
         try:
@@ -187,28 +229,8 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
                 queue = opened.get(r["queue"])
                 if queue is None:
                     queue = opened[r["queue"]] = mqi.Queue(qm, r["queue"], CMQC.MQOO_OUTPUT)
-                extra = detail_of(r["detail"])
-                md = mqi.MD(
-                    Priority=r["priority"] if r["priority"] is not None else 0,
-                    Persistence=(CMQC.MQPER_PERSISTENT if r["persistent"]
-                                 else CMQC.MQPER_NOT_PERSISTENT),
-                    Expiry=r["expiry"] if r["expiry"] is not None else CMQC.MQEI_UNLIMITED)
-                for field, column in (("MsgId", "msg_id"), ("CorrelId", "correl_id"),
-                                      ("GroupId", "group_id")):
-                    if r[column]:
-                        setattr(md, field, r[column])
-                reply_q = extra.get("reply_to_q") or reply_to
-                if reply_q:
-                    md.ReplyToQ = str(reply_q).encode()
-                    md.MsgType = CMQC.MQMT_REQUEST
-                if extra.get("reply_to_qmgr"):
-                    md.ReplyToQMgr = str(extra["reply_to_qmgr"]).encode()
-                if extra.get("msg_type") is not None:
-                    md.MsgType = int(extra["msg_type"])
-                if extra.get("format"):
-                    md.Format = str(extra["format"]).encode()
                 pmo = mqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT)
-                queue.put(r["payload"], md, pmo)
+                queue.put(r["payload"], _md_of(r, reply_to), pmo)
         finally:
             for queue in opened.values():
                 queue.close()

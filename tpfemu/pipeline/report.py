@@ -127,14 +127,12 @@ def _bar_chart(path: Path, title: str, labels, groups: dict[str, list]) -> bool:
     return True
 
 
-def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
-    """Charts + ``report.html`` + ``report.md`` for the analyze tables (pandas frames)."""
-    charts = out / "charts"
-    charts.mkdir(exist_ok=True)
+def _analyze_charts(charts: Path, tables: dict) -> list[tuple[str, str]]:
+    """Draw the analyze charts that have data into ``charts``; their titles and files."""
     qm, lat, uow, progs, queues = (tables[k] for k in
                                    ("queue_minute", "latency", "uow", "programs", "queues"))
     top = _top_queues(queues)
-    made: list[tuple[str, str]] = []  # (title, file name)
+    made: list[tuple[str, str]] = []
 
     def rows(frame, queue):
         return frame[frame["queue"] == queue].sort_values("minute")
@@ -170,6 +168,16 @@ def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
                        [("commits", u["minute"], u["commits"]),
                         ("backouts", u["minute"], u["backouts"])]):
             made.append(("Units of work", "uow.png"))
+    return made
+
+
+def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
+    """Charts + ``report.html`` + ``report.md`` for the analyze tables (pandas frames)."""
+    charts = out / "charts"
+    charts.mkdir(exist_ok=True)
+    qm, progs, queues = (tables[k] for k in ("queue_minute", "programs", "queues"))
+    made = _analyze_charts(charts, tables)  # (title, file name)
+    totals = progs[progs["minute"].isna()].sort_values("entries", ascending=False).head(20)
 
     shown = queues.copy()
     for p in ("p50_us", "p95_us", "p99_us"):

@@ -46,6 +46,10 @@ def _core_settings(definition: LocalQueueDef, msgid_prefix: bytes) -> dict:
     }
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
 class LocalQueue:
     """The live state of one local queue."""
 
@@ -114,6 +118,31 @@ class LocalQueue:
         if handles:
             return f"open by {handles} handle{'s' if handles != 1 else ''}"
         return None
+
+    def clear_refusal(self) -> str | None:
+        """Why CLEAR QL must be refused now, or None (IBM refuses CLEAR QLOCAL on a queue
+        that is open, with any options, or that holds messages put or got in a unit of
+        work not yet ended).
+
+        A message locked by a browse cursor (MQGMO_LOCK) always belongs to an open
+        handle, so the handle count covers it. On a processor-shared queue the counts of
+        uncommitted puts and gets are the whole complex's; the open handles are this
+        processor's (another processor's handles and locks are not seen here).
+        """
+        reasons = []
+        handles = self.input_count + self.output_count + self.other_count
+        if handles:
+            reasons.append(f"open by {_count(handles, 'handle')} (locks of browse cursors "
+                           "included); close them first")
+        core = self.core
+        total = core.depth_at_least(0)
+        puts = total - core.depth_at_least(0, committed_only=True)
+        gets = total - core.depth_at_least(0, without_gets=True)
+        if puts or gets:
+            reasons.append(f"{_count(puts, 'uncommitted put')} and "
+                           f"{_count(gets, 'uncommitted get')} in units of work; "
+                           "commit or back them out first")
+        return "; ".join(reasons) or None
 
     def drop(self) -> None:
         """The queue was deleted: wake its waiters (they fail) and free its messages."""

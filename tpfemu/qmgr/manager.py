@@ -43,12 +43,18 @@ if TYPE_CHECKING:
     from tpfemu.qmgr.persistence import QueuePersistence
     from tpfemu.store.definitions import DefinitionStore
 
-__all__ = ["QueueManager", "now_us"]
+__all__ = ["ClearRefused", "QueueManager", "now_us"]
 
 DLQ_NAME = "DEAD.LETTER.QUEUE"
 _REPORT_EXPIRATION = (
     cmqc.MQRO_EXPIRATION | cmqc.MQRO_EXPIRATION_WITH_DATA | cmqc.MQRO_EXPIRATION_WITH_FULL_DATA
 )
+
+
+class ClearRefused(errors.MQMIError):
+    """CLEAR QL refused: the queue is in use. ``detail`` says how, in words."""
+
+    detail: str = ""
 
 
 def now_us() -> int:
@@ -320,6 +326,32 @@ class QueueManager:
             return f"open by {refs} handle{'s' if refs != 1 else ''}"
         queue = self.queues.get(name) if type_name == "QL" else None
         return queue.in_use() if queue is not None else None
+
+    def clear_queue(self, name: str) -> int:
+        """CLEAR QL: remove every message of the local queue ``name``; returns how many.
+
+        Refused, changing nothing, while the queue is in use as IBM refuses CLEAR QLOCAL:
+        while a handle has it open (directly or through a name that resolves to it; a
+        browse lock belongs to such a handle) or while a unit of work holds a put or a
+        get of it (see :meth:`LocalQueue.clear_refusal`). The check and the removal are
+        made under the queue manager's lock, which MQOPEN also takes, so no handle can
+        open in between, and without an open handle no unit of work can start on it.
+
+        :raises MQMIError: 2085 (no such queue).
+        :raises ClearRefused: 2042 (MQRC_OBJECT_IN_USE) when a handle has it open, else
+            2055 (MQRC_Q_NOT_EMPTY) when units of work hold messages; its ``detail`` says
+            why in words.
+        """
+        with self.lock:
+            queue = self.local_queue(name)
+            reason = queue.clear_refusal()
+            if reason is not None:
+                in_use = bool(queue.input_count + queue.output_count + queue.other_count)
+                code = cmqc.MQRC_OBJECT_IN_USE if in_use else cmqc.MQRC_Q_NOT_EMPTY
+                raise ClearRefused(errors.MQCC_FAILED, code, call="CLEAR", obj=name,
+                                   detail=reason)
+            plog = self.persistence
+            return plog.log_purge(queue) if plog is not None else queue.core.purge()
 
     def ref(self, names: list[tuple[str, str]], delta: int) -> None:
         """Count (type, name) objects an open handle holds (under self.lock)."""

@@ -35,9 +35,16 @@
  * caller. Pass TPF_MQ_NOW as `now` to let the core read CLOCK_REALTIME (it does so
  * only when it meets a message that can expire).
  *
- * Threads: every function that takes a queue locks that queue's mutex for its
- * duration; the core never calls out, never sleeps and never does I/O while holding
- * it. A cursor belongs to one queue and is used by one thread at a time.
+ * Threads: every function that takes a queue holds that queue's spinlock while it
+ * works on the queue (tpf_mq_destroy() excepted: no other thread may use the queue
+ * then). The lock is not a mutex: it is one atomic flag, taken with an atomic
+ * exchange and dropped with a release store; a thread that finds it held spins (with
+ * a pause hint) for a short while, then yields the processor (sched_yield) and tries
+ * again. Waiters do not queue (no fairness) and do not sleep in the kernel, so it is
+ * fit only for short holds: while holding it the core never sleeps, never does I/O and
+ * calls out only to the allocator given to tpf_mq_get_alloc(), which must be quick and
+ * must not call into the core. A cursor belongs to one queue and is used by one thread
+ * at a time.
  *
  * Error convention: every fallible function returns MQRC_NONE (0) or a reason code
  * from mqdefs.h and writes its outputs only on success. The two documented
@@ -219,9 +226,9 @@ int tpf_mq_get_simple(tpf_mq_queue_t *q, uint64_t uow, tpf_mq_msg_t *md_out, voi
 
 /**
  * Memory for the data of a message of `length` bytes, asked for by
- * tpf_mq_get_alloc() while the queue is locked. Return NULL to refuse: the get then
- * fails with MQRC_STORAGE_NOT_AVAILABLE and the message stays. It must not call into
- * the core.
+ * tpf_mq_get_alloc() while the queue's spinlock is held (other threads spin or
+ * yield meanwhile: be quick). Return NULL to refuse: the get then fails with
+ * MQRC_STORAGE_NOT_AVAILABLE and the message stays. It must not call into the core.
  */
 typedef void *(*tpf_mq_alloc_fn)(void *ctx, uint32_t length);
 
