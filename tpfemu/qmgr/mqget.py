@@ -126,26 +126,42 @@ def _match_ids(md: Any, gmo: Any, options: int) -> tuple[bytes | None, bytes | N
     return msg_id, correl_id
 
 
-def _get_checked(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
-                 options: int, uow: Any, timeout: float | None) -> bytes:
-    qm = conn.qmgr
-    queue = handle.queue
-    name = handle.name
-    msg_id, correl_id = _match_ids(md, gmo, options)
+def _cursor_options(handle: Handle, options: int) -> int:
+    """The options the core acts on; with any, the handle gets its browse cursor (and
+    takes the full path from then on: only the core's full get knows the cursor)."""
     cursor_bits = options & _CURSOR_BITS
     if cursor_bits and handle.cursor is None:
-        handle.get_plan = None  # a handle with a cursor takes the full path
-        handle.cursor = queue.core.cursor()
+        handle.get_plan = None
+        handle.cursor = handle.queue.core.cursor()
+    return cursor_bits
+
+
+def _logging(qm: Any, queue: Any, options: int, uow: Any) -> tuple[Any, bool, int]:
+    """How a get is logged: the recovery log (None: not logged), whether the get takes
+    a private unit of work, and the unit of work it is made under (0: none).
+
+    On a logged queue a destructive get logs the Get of a persistent message with the
+    core get (under the queue's log lock); outside syncpoint it is made under a private
+    unit of work, committed once its record is durable (tpfemu.qmgr.persistence).
+    MQGMO_SYNCPOINT_IF_PERSISTENT takes a unit of work of its own too."""
     if_persistent = bool(options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT)
-    # A logged queue: a destructive get logs the Get of a persistent message with the
-    # core get (under the queue's log lock); outside syncpoint it is made under a private
-    # unit of work, committed once its record is durable (tpfemu.qmgr.persistence).
     plog = qm.persistence if not queue.shared else None
     if plog is not None and options & (_BROWSE | cmqc.MQGMO_UNLOCK):
         plog = None
     private = plog is not None and uow is None and not if_persistent
     uow_id = uow.id if uow is not None else (
         qm.private_uow() if if_persistent or private else 0)
+    return plog, private, uow_id
+
+
+def _get_checked(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
+                 options: int, uow: Any, timeout: float | None) -> bytes:
+    qm = conn.qmgr
+    queue = handle.queue
+    name = handle.name
+    msg_id, correl_id = _match_ids(md, gmo, options)
+    cursor_bits = _cursor_options(handle, options)
+    plog, private, uow_id = _logging(qm, queue, options, uow)
     tickets: list = []
     accept_truncated = bool(options & cmqc.MQGMO_ACCEPT_TRUNCATED_MSG)
 
