@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import threading
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from ecb import linkage as _linkage
 from tpfemu import errors
 
 try:
@@ -116,13 +115,16 @@ StructBase = _fastpath.StructBase
 #: ``EventLog.LAYOUT`` says.
 EventLog = _fastpath.EventLog
 
-# The running ECB, for EventLog: the ECB runtime tells the compiled module at every
-# switch, so recording an event reads a thread-local slot instead of calling
-# ecb.current(). Installed when this module is first imported, which in a tpfemu
-# process is before any entry runs; if entries ran before, EventLog keeps calling
-# current() (the watcher would not know what they left running).
-if _linkage.watch_running(_fastpath.set_running_ecb):
-    _fastpath.trust_running_slots()
+
+
+def follow_running_ecbs(watch_running: Callable[[Callable[[Any], object]], bool]) -> None:
+    """Have the ECB runtime tell :class:`EventLog` which ECB runs on each thread, at every
+    switch, so that recording an event reads a thread-local slot instead of calling
+    ``current()``. ``watch_running`` is ``ecb.linkage.watch_running``; the journal calls
+    this before it records anything. If entries ran before, EventLog keeps calling
+    ``current()`` (the watcher would not know what they left running)."""
+    if watch_running(_fastpath.set_running_ecb):
+        _fastpath.trust_running_slots()
 
 #: ``payload_hashes(datas) -> bytes``: the journal's payload hash (XXH64 with seed 42,
 #: big-endian: ``xxhash.xxh64(d, seed=42).digest()``, Spark's ``xxhash64``) of each bytes

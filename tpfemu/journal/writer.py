@@ -38,7 +38,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecb import current as current_ecb
-from tpfemu._lowlevel import NEVER, EventLog, payload_hashes, write_behind
+from ecb.linkage import watch_running
+from tpfemu._lowlevel import (
+    NEVER,
+    EventLog,
+    follow_running_ecbs,
+    payload_hashes,
+    write_behind,
+)
 from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]
@@ -99,6 +106,7 @@ class Journal:
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
         #: Events not written yet, recorded in C (see the module docstring).
+        follow_running_ecbs(watch_running)
         self._log = EventLog(current_ecb, payload=level == "payload")
         self._cond = threading.Condition()
         self._flush_asked = 0
