@@ -97,6 +97,7 @@ _fastpath.bind(
     _address(ffi.addressof(lib, "tpf_mq_get_alloc")),
     _address(ffi.addressof(lib, "tpf_mq_put")),
     _address(ffi.addressof(lib, "tpf_mq_get")),
+    _address(ffi.addressof(lib, "tpf_mq_put_many_gather")),
     _error,
 )
 
@@ -287,6 +288,15 @@ def _buffer(data) -> tuple[object, int]:
     return ffi.from_buffer(view), view.nbytes
 
 
+def _as_bytes(data: Any) -> bytes:
+    """A bytes-like message as bytes (TypeError naming what it is, for anything else)."""
+    view, _ = _buffer(data)
+    return bytes(ffi.buffer(view)) if not isinstance(data, bytes) else data
+
+
+_MD_SIZE = ffi.sizeof("tpf_mq_msg_t")
+
+
 def _check_priority(priority: int) -> None:
     if not isinstance(priority, int) or not 0 <= priority < PRIORITIES:
         raise errors.error_for(lib.MQRC_PRIORITY_ERROR, call="MQPUT")
@@ -299,10 +309,6 @@ class _Scratch(threading.local):
         self.md = ffi.new("tpf_mq_msg_t *")
         self.req = ffi.new("tpf_mq_getreq_t *")
         self.grow(_INITIAL_BUFFER)
-        self.batch_cap = 0
-        self.batch_buf = ffi.NULL
-        self.batch_n = 0
-        self.batch_lengths = ffi.NULL
         self.put_md = ffi.new("tpf_mq_msg_t *")  # put_message's descriptor
         self.many_md = ffi.new("tpf_mq_msg_t *")  # put_many's shared descriptor
         self.many_md.expiry = NEVER
@@ -314,53 +320,47 @@ class _Scratch(threading.local):
         self.cap = max(size, 1)
         self.buf = ffi.new("char[]", self.cap)
 
-    def batch(self, count: int, nbytes: int):
-        """A reusable buffer of at least nbytes and a lengths array of at least count."""
-        if nbytes > self.batch_cap:
-            self.batch_cap = nbytes
-            self.batch_buf = ffi.new("char[]", nbytes)
-        if count > self.batch_n:
-            self.batch_n = count
-            self.batch_lengths = ffi.new("uint32_t[]", count)
-        return self.batch_buf, self.batch_lengths
-
 
 _scratch = _Scratch()
 _unpack = ffi.unpack
 
 
 class Batch:
-    """Messages taken by :meth:`CoreQueue.get_many`: one buffer, lengths, optional descriptors.
+    """Messages taken by :meth:`CoreQueue.get_many`: each one's bytes, optional descriptors.
 
     ``len(batch)`` is the number of messages; iterate (or call :meth:`messages`) for each
-    one's bytes; ``data`` is the whole buffer (the messages back to back) and ``lengths``
-    an ``array('I')`` of their sizes, for callers that forward them as they are (channels,
-    the journal) or pass them on to :meth:`CoreQueue.put_batch`.
+    one's bytes; ``data`` is the messages back to back and ``lengths`` an ``array('I')``
+    of their sizes, for callers that forward them as they are (channels, the journal) or
+    pass them on to :meth:`CoreQueue.put_batch` (both made on first use).
     """
 
-    __slots__ = ("count", "lengths", "data", "_mds")
+    __slots__ = ("_messages", "_mds")
 
-    def __init__(self, count: int, lengths: Sequence[int], data: bytes, mds) -> None:
-        self.count = count
-        self.lengths = lengths
-        self.data = data
+    def __init__(self, messages: list[bytes], mds: Any = None) -> None:
+        self._messages = messages
         self._mds = mds
 
+    @property
+    def count(self) -> int:
+        return len(self._messages)
+
+    @property
+    def lengths(self) -> array:
+        return array("I", [len(m) for m in self._messages])
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self._messages)
+
     def __len__(self) -> int:
-        return self.count
+        return len(self._messages)
 
     def messages(self) -> list[bytes]:
-        """Each message's bytes, in the order they were got."""
-        out = []
-        view = memoryview(self.data)
-        off = 0
-        for n in self.lengths:
-            out.append(bytes(view[off : off + n]))
-            off += n
-        return out
+        """Each message's bytes, in the order they were got (a new list)."""
+        return list(self._messages)
 
     def __iter__(self) -> Iterator[bytes]:
-        return iter(self.messages())
+        return iter(self._messages)
 
     def descriptors(self) -> list[Descriptor]:
         """The descriptors, if they were asked for (``with_descriptors=True``)."""
@@ -622,17 +622,19 @@ class CoreQueue:
         """Put several messages in one call, all or nothing; return the first one's sequence.
 
         Equivalent to one MQPUT per message, but one call into the core (channels,
-        recovery, replay). On any error nothing was put.
+        recovery, replay), which copies each message once, from its bytes. On any error
+        nothing was put. Items that are bytes-like but not bytes are made bytes first.
         """
+        _check_priority(priority)
+        items = payloads if type(payloads) is list else list(payloads)
+        if not items:
+            return 0
         try:
-            data = b"".join(payloads)
+            return self._fast.put_many(items, priority, uow)
         except TypeError:
-            for p in payloads:
-                _buffer(p)  # raises the clear error for the item at fault
-            raise
-        # len() of a bytes-like item is its byte count, except for multi-byte memoryviews;
-        # _put_many's check that the lengths add up to the data catches those.
-        return self._put_many(data, len(data), array("I", map(len, payloads)), priority, uow)
+            if all(type(p) is bytes for p in items):
+                raise
+        return self._fast.put_many([_as_bytes(p) for p in items], priority, uow)
 
     # -- get ----------------------------------------------------------------------------
 
@@ -772,28 +774,15 @@ class CoreQueue:
         self, max_count: int, uow: int = 0, *, max_bytes: int = 1 << 20,
         with_descriptors: bool = False,
     ) -> Batch:
-        """Get up to max_count messages (at most max_bytes in all) in one call.
+        """Get up to max_count messages (at most max_bytes in all) in one call, each
+        copied once, into its own bytes object.
 
         :raises NoMessageAvailable: none available.
         :raises TruncatedMessage: the first message alone is longer than max_bytes.
         """
-        if max_count < 1 or max_bytes < 0:
-            raise ValueError(
-                f"max_count must be at least 1 and max_bytes not negative: {max_count}, "
-                f"{max_bytes}"
-            )
-        buf, lengths = _scratch.batch(max_count, max_bytes)
-        mds = ffi.new("tpf_mq_msg_t[]", max_count) if with_descriptors else ffi.NULL
-        n = ffi.new("uint32_t *")
-        rc = lib.tpf_mq_get_many(
-            self._handle(), max_count, uow, _NOW, mds, lengths, buf, max_bytes, n
-        )
-        if rc:
-            _raise(rc, "MQGET", self.name)
-        count = n[0]
-        lens = array("I")
-        lens.frombytes(ffi.buffer(lengths, 4 * count))
-        return Batch(count, lens, _unpack(buf, sum(lens)), mds if with_descriptors else None)
+        mds = bytearray(max(max_count, 1) * _MD_SIZE) if with_descriptors else None
+        got = self._fast.get_many(max_count, uow, max_bytes, mds)
+        return Batch(got, ffi.from_buffer("tpf_mq_msg_t[]", mds) if mds is not None else None)
 
     # -- units of work, expiry, purge -------------------------------------------------
 

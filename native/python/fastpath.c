@@ -31,11 +31,14 @@ typedef int (*get_fn)(tpf_mq_queue_t *, uint64_t, int, tpf_mq_alloc_fn, void *,
 typedef int (*put_full_fn)(tpf_mq_queue_t *, tpf_mq_msg_t *, const void *, uint32_t);
 typedef int (*get_full_fn)(tpf_mq_queue_t *, const tpf_mq_getreq_t *, tpf_mq_msg_t *, void *,
                            uint32_t);
+typedef int (*put_gather_fn)(tpf_mq_queue_t *, uint32_t, const tpf_mq_msg_t *, size_t,
+                             const uint32_t *, const void *const *, uint64_t *);
 
 static put_fn core_put;                 /**< tpf_mq_put_simple of tpfemu._native */
 static get_fn core_get;                 /**< tpf_mq_get_alloc of tpfemu._native */
 static put_full_fn core_put_full;       /**< tpf_mq_put */
 static get_full_fn core_get_full;       /**< tpf_mq_get */
+static put_gather_fn core_put_gather;   /**< tpf_mq_put_many_gather */
 static PyObject *error_factory;         /**< callable(rc, call, name) -> exception; rc -1 =
                                              the queue is closed */
 
@@ -559,6 +562,156 @@ static PyObject *fq_detach(FastQueue *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+/* ---- batches: several messages per call, each copied once ---------------------------- */
+
+#define BATCH_ON_STACK 64
+
+PyDoc_STRVAR(put_many_doc, "put_many(payloads, priority, uow)\n--\n\n"
+                           "Put every bytes object of the list payloads in one core call, all\n"
+                           "or nothing: each message is copied once, from its bytes into the\n"
+                           "queue. Returns the put sequence of the first.");
+
+static PyObject *fq_put_many(FastQueue *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "put_many(payloads: list[bytes], priority, uow)");
+        return NULL;
+    }
+    long priority = PyLong_AsLong(args[1]);
+    uint64_t uow;
+    if ((priority == -1 && PyErr_Occurred()) || read_uow(args[2], &uow) < 0)
+        return NULL;
+    if (self->q == NULL)
+        return raise_rc(self, -1, "MQPUT");
+    if (priority < 0 || priority >= TPF_MQ_PRIORITIES)
+        return raise_rc(self, MQRC_PRIORITY_ERROR, "MQPUT");
+    Py_ssize_t n = PyList_GET_SIZE(args[0]);
+    if (n == 0 || n > UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "put_many: between 1 and 2**32-1 payloads");
+        return NULL;
+    }
+    const void *datas_stack[BATCH_ON_STACK];
+    uint32_t lengths_stack[BATCH_ON_STACK];
+    const void **datas = datas_stack;
+    uint32_t *lengths = lengths_stack;
+    if (n > BATCH_ON_STACK) {
+        datas = PyMem_Malloc((size_t)n * (sizeof *datas + sizeof *lengths));
+        if (datas == NULL)
+            return PyErr_NoMemory();
+        lengths = (uint32_t *)(datas + n);
+    }
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) { /* (the list holds its items: no other code runs) */
+        PyObject *item = PyList_GET_ITEM(args[0], i);
+        if (!PyBytes_CheckExact(item)) {
+            PyErr_Format(PyExc_TypeError, "put_many: payload %zd is %.100s, not bytes", i,
+                         Py_TYPE(item)->tp_name);
+            goto out;
+        }
+        if ((size_t)PyBytes_GET_SIZE(item) > UINT32_MAX) {
+            result = raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+            goto out;
+        }
+        datas[i] = PyBytes_AS_STRING(item);
+        lengths[i] = (uint32_t)PyBytes_GET_SIZE(item);
+    }
+    tpf_mq_msg_t md;
+    memset(&md, 0, sizeof md);
+    md.expiry = TPF_MQ_NEVER;
+    md.uow = uow;
+    md.priority = (uint8_t)priority;
+    uint64_t seq;
+    int rc = core_put_gather(self->q, (uint32_t)n, &md, 0, lengths, datas, &seq);
+    result = rc == MQRC_NONE ? PyLong_FromUnsignedLongLong(seq) : raise_rc(self, rc, "MQPUT");
+out:
+    if (datas != datas_stack)
+        PyMem_Free(datas);
+    return result;
+}
+
+/* The allocator of get_many: a new bytes object per message while the batch's byte
+ * budget lasts (then NULL: the core leaves the message where it is). */
+typedef struct {
+    PyObject *bytes;
+    size_t left;   /* bytes the batch may still take */
+    int over;      /* the last message did not fit the budget */
+} batch_ctx_t;
+
+static void *alloc_in_budget(void *ctx, uint32_t length)
+{
+    batch_ctx_t *b = ctx;
+    if (length > b->left) {
+        b->over = 1;
+        return NULL;
+    }
+    b->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+    return b->bytes != NULL ? PyBytes_AS_STRING(b->bytes) : NULL;
+}
+
+PyDoc_STRVAR(get_many_doc, "get_many(max_count, uow, max_bytes, descriptors)\n--\n\n"
+                           "Get up to max_count messages in delivery order (at most max_bytes\n"
+                           "in all), each copied once into a new bytes object; returns their\n"
+                           "list. descriptors: None, or a writable buffer of max_count core\n"
+                           "descriptors (tpf_mq_msg_t) to fill. Raises NoMessageAvailable when\n"
+                           "there is none, TruncatedMessage when the first alone exceeds\n"
+                           "max_bytes.");
+
+static PyObject *fq_get_many(FastQueue *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "get_many(max_count, uow, max_bytes, descriptors)");
+        return NULL;
+    }
+    Py_ssize_t max_count = PyLong_AsSsize_t(args[0]);
+    uint64_t uow;
+    Py_ssize_t max_bytes = PyLong_AsSsize_t(args[2]);
+    if ((max_count == -1 || max_bytes == -1) && PyErr_Occurred())
+        return NULL;
+    if (read_uow(args[1], &uow) < 0)
+        return NULL;
+    if (max_count < 1 || max_bytes < 0) {
+        PyErr_Format(PyExc_ValueError, "max_count must be at least 1 and max_bytes not "
+                     "negative: %zd, %zd", max_count, max_bytes);
+        return NULL;
+    }
+    if (self->q == NULL)
+        return raise_rc(self, -1, "MQGET");
+    Py_buffer mds = {0};
+    if (args[3] != Py_None) {
+        if (PyObject_GetBuffer(args[3], &mds, PyBUF_WRITABLE) < 0)
+            return NULL;
+        if ((size_t)mds.len < (size_t)max_count * sizeof(tpf_mq_msg_t)) {
+            PyBuffer_Release(&mds);
+            PyErr_SetString(PyExc_ValueError, "get_many: the descriptors buffer is too short");
+            return NULL;
+        }
+    }
+    PyObject *list = PyList_New(0);
+    batch_ctx_t b = {NULL, (size_t)max_bytes, 0};
+    int rc = MQRC_NONE;
+    while (list != NULL && PyList_GET_SIZE(list) < max_count) {
+        tpf_mq_msg_t md, *md_out = mds.buf != NULL
+                                        ? (tpf_mq_msg_t *)mds.buf + PyList_GET_SIZE(list)
+                                        : &md;
+        b.bytes = NULL;
+        rc = core_get(self->q, uow, 0, alloc_in_budget, &b, md_out);
+        if (rc != MQRC_NONE)
+            break;
+        b.left -= (size_t)PyBytes_GET_SIZE(b.bytes);
+        if (PyList_Append(list, b.bytes) < 0)
+            Py_CLEAR(list);
+        Py_DECREF(b.bytes);
+    }
+    if (mds.buf != NULL)
+        PyBuffer_Release(&mds);
+    if (list == NULL || PyList_GET_SIZE(list) > 0)
+        return list; /* (what followed the last message got is left for a later call) */
+    Py_DECREF(list);
+    if (b.bytes == NULL && PyErr_Occurred())
+        return NULL; /* MemoryError from an allocation */
+    return raise_rc(self, b.over ? MQRC_TRUNCATED_MSG_FAILED : rc, "MQGET");
+}
+
 static PyMethodDef fq_methods[] = {
     {"put", (PyCFunction)(void (*)(void))fq_put, METH_FASTCALL | METH_KEYWORDS, put_doc},
     {"get", (PyCFunction)(void (*)(void))fq_get, METH_FASTCALL | METH_KEYWORDS, get_doc},
@@ -568,6 +721,8 @@ static PyMethodDef fq_methods[] = {
      put_md_doc},
     {"get_md", (PyCFunction)(void (*)(void))fq_get_md, METH_FASTCALL | METH_KEYWORDS,
      get_md_doc},
+    {"put_many", (PyCFunction)(void (*)(void))fq_put_many, METH_FASTCALL, put_many_doc},
+    {"get_many", (PyCFunction)(void (*)(void))fq_get_many, METH_FASTCALL, get_many_doc},
     {"detach", (PyCFunction)fq_detach, METH_NOARGS,
      "Forget the queue (before it is freed); later calls raise the closed error."},
     {NULL, NULL, 0, NULL},
@@ -613,10 +768,10 @@ static PyTypeObject FastQueueType = {
 static PyObject *fp_bind(PyObject *module, PyObject *args)
 {
     (void)module;
-    unsigned long long put_addr, get_addr, put_full_addr, get_full_addr;
+    unsigned long long put_addr, get_addr, put_full_addr, get_full_addr, gather_addr;
     PyObject *factory;
-    if (!PyArg_ParseTuple(args, "KKKKO", &put_addr, &get_addr, &put_full_addr, &get_full_addr,
-                          &factory))
+    if (!PyArg_ParseTuple(args, "KKKKKO", &put_addr, &get_addr, &put_full_addr,
+                          &get_full_addr, &gather_addr, &factory))
         return NULL;
     if (!PyCallable_Check(factory)) {
         PyErr_SetString(PyExc_TypeError, "bind: the error factory must be callable");
@@ -626,6 +781,7 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
     core_get = (get_fn)(uintptr_t)get_addr;
     core_put_full = (put_full_fn)(uintptr_t)put_full_addr;
     core_get_full = (get_full_fn)(uintptr_t)get_full_addr;
+    core_put_gather = (put_gather_fn)(uintptr_t)gather_addr;
     Py_INCREF(factory);
     Py_XSETREF(error_factory, factory);
     Py_RETURN_NONE;
@@ -633,16 +789,15 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
 
 static PyMethodDef fp_methods[] = {
     {"plan_setup", plan_setup, METH_VARARGS,
-     "plan_setup(handle_type, generation_type, md_type, gmo_type, pmo_type, open_scopes, "
-     "fast_get_options, fast_put_options, expired_pending): what planned_put/planned_get "
-     "read "
-     "(see native/python/planpath.h)."},
+     "plan_setup(put_plan_type, get_plan_type, generation_type, md_type, gmo_type, "
+     "pmo_type, get_options, put_options, expired_pending): what planned_put/planned_get "
+     "read (see native/python/planpath.h)."},
     {"planned_put", (PyCFunction)(void (*)(void))planned_put, METH_FASTCALL,
-     "planned_put(handle, data, md, pmo) -> bool: MQPUT by the handle's plan, or False "
-     "having changed nothing (see native/python/planpath.h)."},
+     "planned_put(plan, data, md, pmo) -> bool: MQPUT by a put plan, or False having "
+     "changed nothing (see native/python/planpath.h)."},
     {"planned_get", (PyCFunction)(void (*)(void))planned_get, METH_FASTCALL,
-     "planned_get(handle, max_length, md, gmo) -> bytes | None: MQGET by the handle's "
-     "plan, or None having changed nothing (see native/python/planpath.h)."},
+     "planned_get(plan, max_length, md, gmo) -> bytes | None: MQGET by a get plan, or "
+     "None having changed nothing (see native/python/planpath.h)."},
     {"md_layout_set", md_layout_set, METH_VARARGS,
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
@@ -667,8 +822,8 @@ static PyMethodDef fp_methods[] = {
      "trust_running_slots(): the switch watcher sees every change; EventLog reads the "
      "running ECB from it."},
     {"bind", fp_bind, METH_VARARGS,
-     "bind(put_simple, get_alloc, put, get, error_factory): addresses of the core's "
-     "functions to call."},
+     "bind(put_simple, get_alloc, put, get, put_many_gather, error_factory): addresses of "
+     "the core's functions to call."},
     {NULL, NULL, 0, NULL},
 };
 

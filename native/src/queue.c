@@ -838,6 +838,18 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
     return put_many_from(q, n, mds, md_stride, lengths, data, NULL, seq_first);
 }
 
+int tpf_mq_put_many_gather(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds,
+                           size_t md_stride, const uint32_t *lengths, const void *const *datas,
+                           uint64_t *seq_first)
+{
+    if (datas == NULL)
+        return TPF_RC_INVALID_ARGUMENT;
+    for (uint32_t i = 0; lengths != NULL && i < n; i++)
+        if (lengths[i] != 0 && datas[i] == NULL)
+            return TPF_RC_INVALID_ARGUMENT;
+    return put_many_from(q, n, mds, md_stride, lengths, NULL, datas, seq_first);
+}
+
 static uint32_t load_u32le(const unsigned char *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

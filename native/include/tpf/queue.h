@@ -260,6 +260,15 @@ int tpf_mq_put_many(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds, size
                     const uint32_t *lengths, const void *data, uint64_t *seq_first);
 
 /**
+ * @brief As tpf_mq_put_many(), with message i's data at datas[i] rather than back to
+ * back (a batch of separate buffers, e.g. Python bytes objects, with no copy to join
+ * them first). A message with data must have an address.
+ */
+int tpf_mq_put_many_gather(tpf_mq_queue_t *q, uint32_t n, const tpf_mq_msg_t *mds,
+                           size_t md_stride, const uint32_t *lengths, const void *const *datas,
+                           uint64_t *seq_first);
+
+/**
  * A packed batch: messages as a checkpoint stores them, so that restart hands them to
  * the core without parsing them. Little-endian, unaligned: a u32 count n, then n
  * descriptors of TPF_MQ_PACKED_DESC bytes, then the n messages' data back to back.
