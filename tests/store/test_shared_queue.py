@@ -1,4 +1,4 @@
-"""Processor-shared queues on the TPFCS-like store (tpfemu.store.shared_queue).
+"""Processor-shared queues on the TPFCS-like store (tpfemu.store.shared).
 
 The first half is a contract: every scenario runs on the memory queue of the C core
 (:class:`CoreQueue`) and on :class:`SharedQueue`, and must give the same results. The
@@ -23,7 +23,7 @@ import pytest
 from tpfemu import errors
 from tpfemu._lowlevel import MQGMO, NEVER, CoreQueue
 from tpfemu.mq import cmqc
-from tpfemu.store.shared_queue import SharedQueueStore
+from tpfemu.store.shared import SharedQueueStore
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("shared_worker.py")
