@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from tpfemu._lowlevel import NEVER, PRIORITIES, Descriptor
 from tpfemu.errors import TpfcsError
 from tpfemu.store.tpfcs import Transaction
-from tpfemu.store.tpfcs_layout import TO2_ERROR_EMPTY, TO2_ERROR_LOCATOR_NOT_FOUND
+from tpfemu.store.tpfcs.layout import TO2_ERROR_EMPTY, TO2_ERROR_LOCATOR_NOT_FOUND
 
 DATA_STORE = "MQS"
 DIRECTORY = "MQ.SHARED.QUEUES"

@@ -39,7 +39,7 @@ from tpfemu.store.shared.codecs import (
 from tpfemu.store.shared.indoubt import Finished, InDoubt
 from tpfemu.store.shared.queue import SharedQueue
 from tpfemu.store.tpfcs import Lifetime, Tpfcs, Transaction
-from tpfemu.store.tpfcs_env import alive, process_stat
+from tpfemu.store.tpfcs.env import alive, process_stat
 
 __all__ = ["SharedQueueStore"]
 
