@@ -10,7 +10,7 @@ queue lives in the LMDB environment of :mod:`tpfemu.store.tpfcs`.
   of the complex: it registers the CPU ID, opens, creates and deletes queues, and finds
   the in-doubt work of the processor's earlier incarnations at restart;
 - :mod:`~tpfemu.store.shared.queue` — :class:`SharedQueue`, one queue's messages, with
-  the interface of the core's memory queue;
+  the interface of the core's memory queue (:class:`tpfemu.store.storage.QueueStorage`);
 - :mod:`~tpfemu.store.shared.get` — the get path: search and claim in one transaction;
 - :mod:`~tpfemu.store.shared.cursor` — :class:`SharedCursor`, a browse cursor;
 - :mod:`~tpfemu.store.shared.indoubt` — :class:`InDoubt` and the restart work;

@@ -1,10 +1,11 @@
 """One processor-shared (COMMON-YES) queue: its messages in the TPFCS-like store.
 
-:class:`SharedQueue` offers what the queue manager uses of a memory queue
-(:class:`tpfemu._lowlevel.CoreQueue`) with the same results and exceptions, and returns
-the same :class:`~tpfemu._lowlevel.Message` and :class:`~tpfemu._lowlevel.Descriptor` objects.
-What differs is that every call is one LMDB write (or read) transaction, so it is atomic
-across every process of the complex:
+:class:`SharedQueue` offers what the queue manager uses of a queue's storage
+(:class:`tpfemu.store.storage.QueueStorage`, which the memory queue
+:class:`tpfemu._lowlevel.CoreQueue` also satisfies) with the same results and exceptions,
+and returns the same :class:`~tpfemu._lowlevel.Message` and
+:class:`~tpfemu._lowlevel.Descriptor` objects. What differs is that every call is one LMDB
+write (or read) transaction, so it is atomic across every process of the complex:
 
 - a put in a unit of work is invisible to every getter until its commit;
 - a get in a unit of work hides the message from every getter at once (the claim and the
