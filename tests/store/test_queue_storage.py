@@ -16,7 +16,7 @@ import pytest
 from store_helpers import cid, drain, mid
 
 from tpfemu import errors
-from tpfemu._lowlevel import MQGMO, NEVER, CoreQueue, Cursor
+from tpfemu._lowlevel import MQGMO, NEVER, CoreQueue, Cursor, check_get_options
 from tpfemu.mq import cmqc
 from tpfemu.store.shared import SharedCursor, SharedQueue, SharedQueueStore
 from tpfemu.store.storage import QueueStorage, StorageCursor
@@ -548,3 +548,43 @@ def test_closing_frees_a_memory_queues_messages_but_not_a_shared_queues(make, tm
     again = q.space.queue(q.name)
     assert again.depth == 2
     assert drain(again) == [b"kept?", b"persistent"]
+
+
+# --- MQGET's option rule, stated once in the core ---------------------------------------------
+
+
+@pytest.mark.parametrize("names,has_cursor,ok", [
+    ((), False, True),
+    (("BROWSE_FIRST",), True, True),
+    (("BROWSE_FIRST",), False, False),  # a cursor option needs a cursor
+    (("BROWSE_FIRST", "BROWSE_NEXT"), True, False),  # two browse options
+    (("MSG_UNDER_CURSOR", "BROWSE_NEXT"), True, False),
+    (("BROWSE_NEXT", "LOCK"), True, True),
+    (("LOCK",), True, False),  # a lock needs a browse
+    (("BROWSE_FIRST", "LOCK", "UNLOCK"), True, False),
+    (("UNLOCK",), True, True),
+    (("UNLOCK", "MSG_UNDER_CURSOR"), True, False),
+    (("ACCEPT_TRUNCATED_MSG", "SYNCPOINT"), False, True),  # other bits are not its business
+])
+def test_one_option_rule_for_both_storages(make, names, has_cursor, ok):
+    """The core's check_get_options decides MQGET's cursor-option conflicts, and both
+    storages refuse exactly what it refuses, with MQRC_OPTIONS_ERROR and nothing changed."""
+    options = 0
+    for n in names:
+        options |= getattr(cmqc, f"MQGMO_{n}")
+    rc = check_get_options(options, has_cursor)
+    assert rc == (0 if ok else cmqc.MQRC_OPTIONS_ERROR)
+    q = make()
+    q.put(b"x", 0)
+    c = q.cursor() if has_cursor else None
+    if ok:
+        try:
+            q.get_message(options=options, cursor=c)
+        except errors.MQMIError as exc:
+            assert exc.reason != cmqc.MQRC_OPTIONS_ERROR
+    else:
+        with pytest.raises(errors.OptionsError):
+            q.get_message(options=options, cursor=c)
+        assert q.depth == 1
+    if c is not None:
+        c.close()

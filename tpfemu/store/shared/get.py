@@ -48,7 +48,6 @@ LOCK = MQGMO["MQGMO_LOCK"]
 UNLOCK = MQGMO["MQGMO_UNLOCK"]
 ACCEPT = MQGMO["MQGMO_ACCEPT_TRUNCATED_MSG"]
 BROWSE_BITS = BROWSE_FIRST | BROWSE_NEXT | BROWSE_UNDER
-CURSOR_BITS = BROWSE_BITS | UNDER | LOCK | UNLOCK
 
 RC_NONE = 0
 RC_NO_MSG = cmqc.MQRC_NO_MSG_AVAILABLE
@@ -56,16 +55,6 @@ RC_NO_UNDER = cmqc.MQRC_NO_MSG_UNDER_CURSOR
 RC_TRUNC_FAILED = cmqc.MQRC_TRUNCATED_MSG_FAILED
 RC_TRUNC_ACCEPTED = cmqc.MQRC_TRUNCATED_MSG_ACCEPTED
 RC_NO_LOCKED = cmqc.MQRC_NO_MSG_LOCKED
-
-
-def options_conflict(options: int, has_cursor: bool) -> bool:
-    """True if the MQGMO cursor bits of ``options`` conflict (MQRC_OPTIONS_ERROR)."""
-    o = options
-    browse = o & BROWSE_BITS
-    return bool((browse & (browse - 1)) or (o & UNDER and browse)
-                or (o & LOCK and (not browse or o & UNLOCK))
-                or (o & UNLOCK and o & (BROWSE_BITS | UNDER))
-                or (o & CURSOR_BITS and not has_cursor))
 
 
 @dataclass(slots=True)

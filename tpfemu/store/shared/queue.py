@@ -31,6 +31,7 @@ from tpfemu._lowlevel import (
     PRIORITIES,
     Descriptor,
     Message,
+    check_get_options,
     check_id,
     check_settings,
 )
@@ -260,8 +261,9 @@ class SharedQueue:
             NoMessageLocked, StorageFull.
         """
         o = options | (get.ACCEPT if accept_truncated else 0)
-        if get.options_conflict(o, cursor is not None):
-            raise errors.error_for(cmqc.MQRC_OPTIONS_ERROR, call="MQGET", obj=self.name)
+        rc = check_get_options(o, cursor is not None)  # the core's rule, stated once
+        if rc:
+            raise errors.error_for(rc, call="MQGET", obj=self.name)
         if cursor is not None:
             if cursor.queue is not self:
                 raise errors.InternalError(
