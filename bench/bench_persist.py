@@ -514,7 +514,7 @@ SHARED_ROUNDS = 3  # keeps the four cases to about ten seconds
 @pytest.fixture
 def shared_q(tmp_path: Path):
     """A shared queue in a durable store (every commit synced), closed after the test."""
-    from tpfemu.store.shared_queue import SharedQueueStore
+    from tpfemu.store.shared import SharedQueueStore
 
     with SharedQueueStore.open(tmp_path / "home", "B", durable=True) as space:
         yield space.queue("BENCH.SHARED")

@@ -273,6 +273,12 @@ def check_id(value: bytes | None, what: str) -> bytes:
     return bytes(value)
 
 
+def check_get_options(options: int, has_cursor: bool) -> int:
+    """MQGET's rule on its cursor options (MQGMO_* bits), as the core states it once
+    (``tpf_mq_check_get_options``): MQRC_NONE, or MQRC_OPTIONS_ERROR if they conflict."""
+    return lib.tpf_mq_check_get_options(options, 1 if has_cursor else 0)
+
+
 def _buffer(data) -> tuple[object, int]:
     """Message data as something the core reads without a copy, and its length."""
     if isinstance(data, bytes):

@@ -1008,9 +1008,9 @@ static HOT void take(tpf_mq_queue_t *q, tpf_node_t *n, tpf_uow_rec_t *r)
     q->got_by_priority[n->md.priority]++;
 }
 
-static int check_get_options(const tpf_mq_getreq_t *req)
+int tpf_mq_check_get_options(uint32_t options, int has_cursor)
 {
-    uint32_t o = req->options;
+    uint32_t o = options;
     uint32_t browse = o & BROWSE_BITS;
     if (browse & (browse - 1u))
         return MQRC_OPTIONS_ERROR; /* more than one browse option */
@@ -1020,7 +1020,7 @@ static int check_get_options(const tpf_mq_getreq_t *req)
         return MQRC_OPTIONS_ERROR;
     if ((o & MQGMO_UNLOCK) && (o & (BROWSE_BITS | MQGMO_MSG_UNDER_CURSOR)))
         return MQRC_OPTIONS_ERROR;
-    if ((o & CURSOR_BITS) && req->cursor == NULL)
+    if ((o & CURSOR_BITS) && !has_cursor)
         return MQRC_OPTIONS_ERROR;
     return MQRC_NONE;
 }
@@ -1032,7 +1032,7 @@ int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_o
         return TPF_RC_INVALID_ARGUMENT;
     if (req->cursor != NULL && req->cursor->q != q)
         return TPF_RC_INVALID_ARGUMENT;
-    int rc = check_get_options(req);
+    int rc = tpf_mq_check_get_options(req->options, req->cursor != NULL);
     if (rc != MQRC_NONE)
         return rc;
     const uint32_t o = req->options;

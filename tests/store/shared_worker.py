@@ -12,7 +12,7 @@ import sys
 import time
 
 from tpfemu import errors
-from tpfemu.store.shared_queue import SharedQueueStore
+from tpfemu.store.shared import SharedQueueStore
 
 
 def wait_for(path: str) -> None:

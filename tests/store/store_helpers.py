@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tpfemu import errors
 from tpfemu.store import StoredMessage
 from tpfemu.store.message import NEVER
 
@@ -43,3 +44,13 @@ def run_python(code: str, *args: str, timeout: float = 30) -> subprocess.Complet
         [sys.executable, "-c", textwrap.dedent(code), *args], cwd=ROOT, capture_output=True,
         text=True, timeout=timeout, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+
+
+def drain(q) -> list[bytes]:
+    """Get (``q.get()``) every available message of queue ``q``, in delivery order."""
+    out = []
+    while True:
+        try:
+            out.append(q.get())
+        except errors.NoMessageAvailable:
+            return out

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import tpfemu.store.tpfcs.ops as tpfcs_ops
+import tpfemu.store.tpfcs.store as tpfcs_store
 from tpfemu.errors import MQMIError, StorageFull, TpfcsError
 from tpfemu.mq.cmqc import MQRC_STORAGE_MEDIUM_FULL
-from tpfemu.store import tpfcs, tpfcs_ops
 from tpfemu.store.tpfcs import Tpfcs
 
 KiB, MiB = 1024, 1024 * 1024
@@ -104,7 +105,7 @@ def test_a_full_disk_is_storage_full(tmp_path, monkeypatch):
 
         def add_then_disk_full(self, p, data):
             real_add(self, p, data)
-            raise tpfcs.lmdb.DiskError("No space left on device")
+            raise tpfcs_store.lmdb.DiskError("No space left on device")
         monkeypatch.setattr(tpfcs_ops.Ops, "add", add_then_disk_full)
         with pytest.raises(StorageFull) as excinfo:
             s.add(pid, b"x")
@@ -120,7 +121,7 @@ def test_other_lmdb_errors_become_tpfcs_errors(tmp_path, monkeypatch):
         pid = s.create_sequence("MQS")
 
         def corrupted(self, p):
-            raise tpfcs.lmdb.CorruptedError("page checksum")
+            raise tpfcs_store.lmdb.CorruptedError("page checksum")
         monkeypatch.setattr(tpfcs_ops.Ops, "count", corrupted)
         with pytest.raises(TpfcsError, match="TO2_ERROR_DB.*CorruptedError"):
             s.count(pid)

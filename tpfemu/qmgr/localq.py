@@ -60,7 +60,7 @@ class LocalQueue:
         self._prefix = msgid_prefix
         settings = _core_settings(definition, msgid_prefix)
         #: A processor-shared (COMMON YES) queue of a system with a home keeps its messages
-        #: in the complex's collection store (:mod:`tpfemu.store.shared_queue`), which
+        #: in the complex's collection store (:mod:`tpfemu.store.shared`), which
         #: offers the core's interface; getters in other processes are seen by polling.
         self.shared = definition.common == "YES" and shared_space is not None
         if self.shared:

@@ -158,7 +158,7 @@ class QueueManager:
     def _open_home(self, home: Path) -> None:
         from tpfemu.qmgr.persistence import QueuePersistence
         from tpfemu.store.definitions import DefinitionStore
-        from tpfemu.store.shared_queue import SharedQueueStore
+        from tpfemu.store.shared import SharedQueueStore
 
         home.mkdir(parents=True, exist_ok=True)
         self.shared = SharedQueueStore.open(home, self.cpu)

@@ -218,6 +218,17 @@ int tpf_mq_get(tpf_mq_queue_t *q, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md_o
                void *buf, uint32_t cap);
 
 /**
+ * @brief MQGET's rule on its cursor options, the one statement of it: tpf_mq_get() and
+ * every other queue storage (the processor-shared queue) check their options with it.
+ * At most one MQGMO_BROWSE_* option; MQGMO_MSG_UNDER_CURSOR not with a browse option;
+ * MQGMO_LOCK only with a browse option and not with MQGMO_UNLOCK; MQGMO_UNLOCK alone
+ * among the cursor options; any cursor option only with a cursor (`has_cursor` nonzero).
+ * Other bits are ignored. Pure: no queue, no lock.
+ * @return MQRC_NONE, or MQRC_OPTIONS_ERROR if the options conflict.
+ */
+int tpf_mq_check_get_options(uint32_t options, int has_cursor);
+
+/**
  * @brief Destructively get the first eligible message, unmatched: the fast path of
  * tpf_mq_get(). @return as tpf_mq_get().
  */

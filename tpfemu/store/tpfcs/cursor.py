@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 import lmdb
 
-from tpfemu.store.tpfcs_layout import (
+from tpfemu.store.tpfcs.layout import (
     PID_LENGTH,
     TO2_ERROR_DB,
     TO2_ERROR_ENV,
@@ -41,10 +41,10 @@ from tpfemu.store.tpfcs_layout import (
     fail,
     u64,
 )
-from tpfemu.store.tpfcs_ops import Ops, check_index, check_key, decode
+from tpfemu.store.tpfcs.ops import Ops, check_index, check_key, decode
 
 if TYPE_CHECKING:
-    from tpfemu.store.tpfcs import Tpfcs
+    from tpfemu.store.tpfcs.store import Tpfcs
 
 T = TypeVar("T")
 

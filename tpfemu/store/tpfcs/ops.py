@@ -16,7 +16,7 @@ from typing import Any
 
 import lmdb
 
-from tpfemu.store.tpfcs_layout import (
+from tpfemu.store.tpfcs.layout import (
     DELETED,
     LIVE,
     MAX_DATA,
@@ -48,7 +48,7 @@ from tpfemu.store.tpfcs_layout import (
     u64,
     unescape_key,
 )
-from tpfemu.store.tpfcs_layout import TO2_ERROR_DATA_LGH as _DATA_LGH
+from tpfemu.store.tpfcs.layout import TO2_ERROR_DATA_LGH as _DATA_LGH
 
 NO_OWNER = bytes(8)
 _TIME = struct.Struct("<d")

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, TypeVar
 import lmdb
 
 from tpfemu.errors import StorageFull, TpfcsError
-from tpfemu.store.tpfcs_api import Calls
-from tpfemu.store.tpfcs_env import ATTEMPTS, db_error
-from tpfemu.store.tpfcs_layout import TO2_ERROR_DB, TO2_ERROR_ENV, TO2_ERROR_RETRY, fail
-from tpfemu.store.tpfcs_ops import Ops
+from tpfemu.store.tpfcs.api import Calls
+from tpfemu.store.tpfcs.env import ATTEMPTS, db_error
+from tpfemu.store.tpfcs.layout import TO2_ERROR_DB, TO2_ERROR_ENV, TO2_ERROR_RETRY, fail
+from tpfemu.store.tpfcs.ops import Ops
 
 if TYPE_CHECKING:
-    from tpfemu.store.tpfcs import Tpfcs
+    from tpfemu.store.tpfcs.store import Tpfcs
 
 T = TypeVar("T")
 

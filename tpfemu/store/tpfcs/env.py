@@ -20,11 +20,11 @@ import lmdb
 from tpfemu.errors import MQCC_FAILED, StorageFull, TpfcsError
 from tpfemu.mq.cmqc import MQRC_STORAGE_MEDIUM_FULL
 from tpfemu.store.gate import Gate
-from tpfemu.store.tpfcs_layout import TO2_ERROR_DB, fail
-from tpfemu.store.tpfcs_ops import Dbs
+from tpfemu.store.tpfcs.layout import TO2_ERROR_DB, fail
+from tpfemu.store.tpfcs.ops import Dbs
 
 if TYPE_CHECKING:
-    from tpfemu.store.tpfcs_txn import Transaction
+    from tpfemu.store.tpfcs.txn import Transaction
 
 ATTEMPTS = 64  # growth steps and retries one call may take
 GROW_WAIT = 30.0  # seconds growth waits for this process's snapshots to close

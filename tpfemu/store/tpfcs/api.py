@@ -1,8 +1,8 @@
 """The TPFCS calls as one mixin, shared by a store and its transactions (private).
 
-:class:`Calls` turns each public call into an :class:`~tpfemu.store.tpfcs_ops.Ops` step
+:class:`Calls` turns each public call into an :class:`~tpfemu.store.tpfcs.ops.Ops` step
 and hands it to ``_run``: :class:`~tpfemu.store.tpfcs.Tpfcs` runs it in a transaction of
-its own (or the thread's open one), :class:`~tpfemu.store.tpfcs_txn.Transaction` in itself.
+its own (or the thread's open one), :class:`~tpfemu.store.tpfcs.txn.Transaction` in itself.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from tpfemu.store.tpfcs_cursor import Cursor
-from tpfemu.store.tpfcs_layout import (
+from tpfemu.store.tpfcs.cursor import Cursor
+from tpfemu.store.tpfcs.layout import (
     DELETED,
     CollectionInfo,
     Element,
@@ -20,10 +20,10 @@ from tpfemu.store.tpfcs_layout import (
     Lifetime,
     Pid,
 )
-from tpfemu.store.tpfcs_ops import Ops
+from tpfemu.store.tpfcs.ops import Ops
 
 if TYPE_CHECKING:
-    from tpfemu.store.tpfcs import Tpfcs
+    from tpfemu.store.tpfcs.store import Tpfcs
 
 T = TypeVar("T")
 PidLike = Pid | bytes | str
