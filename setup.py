@@ -13,10 +13,11 @@ setup(
     ext_modules=[
         Extension(
             "tpfemu._fastpath",
+            # (the journal's encoder and hash are the C core's, native/src: EventLog calls
+            # them from the shim too)
             sources=["native/python/fastpath.c", "native/python/mdpath.c",
                      "native/python/planpath.c", "native/python/eventlog.c",
-                     "native/python/payloadhash.c", "native/python/journalipc.c",
-                     "native/python/writebehind.c", "native/python/logreplay.c"],
+                     "native/src/payload_hash.c", "native/src/journal_ipc.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         )

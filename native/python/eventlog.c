@@ -6,8 +6,6 @@
  * as bytes, the names and the tuples as lists.
  */
 #include "eventlog.h"
-#include "journalipc.h"
-#include "payloadhash.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -50,79 +48,12 @@ typedef struct {
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */
+    int hashes;           /**< hash each event's data here; 0: keep the data instead,
+                               hash 0 (the writer hashes it; bench_journal's alternative) */
     int writing;          /**< write_ipc() runs with the GIL released */
 } EventLog;
 
 static PyObject *s_ecb_id, *s_program; /* interned attribute names */
-
-/* -- payload_hashes ------------------------------------------------------------------- */
-
-typedef struct {
-    const uint8_t *p;
-    Py_ssize_t len;   /**< -1: no data */
-} span_t;
-
-/* Hash every span into out[8 * i] (zeros for no data). Runs without the GIL: only C
- * memory. */
-static void hash_spans(const span_t *spans, Py_ssize_t n, uint8_t *out)
-{
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (spans[i].len < 0)
-            memset(out + 8 * i, 0, 8);
-        else
-            payload_hash64(spans[i].p, (size_t)spans[i].len, out + 8 * i);
-    }
-}
-
-PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 1 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "payload_hashes(datas: list)");
-        return NULL;
-    }
-    PyObject *list = args[0];
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    PyObject *result = PyBytes_FromStringAndSize(NULL, 8 * n);
-    PyObject **held = PyMem_Malloc(sizeof *held * (size_t)(n ? n : 1));
-    span_t *spans = PyMem_Malloc(sizeof *spans * (size_t)(n ? n : 1));
-    if (result == NULL || held == NULL || spans == NULL) {
-        Py_XDECREF(result);
-        PyMem_Free(held);
-        PyMem_Free(spans);
-        return PyErr_NoMemory();
-    }
-    Py_ssize_t i = 0;
-    for (; i < n; i++) { /* held: the list may change while the GIL is released */
-        PyObject *d = PyList_GET_ITEM(list, i);
-        if (d == Py_None) {
-            spans[i].p = NULL;
-            spans[i].len = -1;
-        } else if (PyBytes_Check(d)) {
-            spans[i].p = (const uint8_t *)PyBytes_AS_STRING(d);
-            spans[i].len = PyBytes_GET_SIZE(d);
-        } else {
-            PyErr_Format(PyExc_TypeError, "payload_hashes: item %zd is %.100s, not bytes or "
-                         "None", i, Py_TYPE(d)->tp_name);
-            break;
-        }
-        held[i] = Py_NewRef(d);
-    }
-    if (i == n) {
-        Py_BEGIN_ALLOW_THREADS
-        hash_spans(spans, n, (uint8_t *)PyBytes_AS_STRING(result));
-        Py_END_ALLOW_THREADS
-    }
-    for (Py_ssize_t k = 0; k < i; k++)
-        Py_DECREF(held[k]);
-    PyMem_Free(held);
-    PyMem_Free(spans);
-    if (i != n) {
-        Py_DECREF(result);
-        return NULL;
-    }
-    return result;
-}
 
 /* -- the running ECB -------------------------------------------------------------------- */
 
@@ -135,7 +66,7 @@ static _Thread_local int64_t running_ecb_id;
  * then the truth, and EventLog reads them instead of calling its `current`. */
 static int slots_exact;
 
-PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
+static PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
 {
     (void)module;
     int64_t id = -1;
@@ -152,7 +83,7 @@ PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
     Py_RETURN_NONE;
 }
 
-PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused)
+static PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused)
 {
     (void)module;
     (void)unused;
@@ -322,7 +253,7 @@ static void event_hash(EventLog *self, int kind, const void *q, const tpf_mq_msg
         memcpy(out, slot->hash, 8);
         return;
     }
-    payload_hash64((const uint8_t *)data, (size_t)length, out);
+    tpf_payload_hash64((const uint8_t *)data, (size_t)length, out);
     if (kind == EVENTLOG_PUT && slot != NULL) {
         slot->q = q;
         slot->seq = md->seq;
@@ -343,7 +274,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
     if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
-        (self->payload && data_room(b, (size_t)length) < 0) ||
+        ((self->payload || !self->hashes) && data_room(b, (size_t)length) < 0) ||
         (queue_ix = name_index(self, queue, 0)) < 0 ||
         (program != NULL && (program_ix = name_index(self, program, 1)) < 0)) {
         PyErr_Clear();
@@ -373,8 +304,11 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     r->pad = 0;
     /* Hashed here, while the data is in the cache (the core has just copied it): keeping
      * it for the writer instead costs more, as memory traffic, than hashing it. */
-    event_hash(self, kind, q, md, data, length, r->hash);
-    if (self->payload) {
+    if (self->hashes)
+        event_hash(self, kind, q, md, data, length, r->hash);
+    else
+        memset(r->hash, 0, sizeof r->hash);
+    if (self->payload || !self->hashes) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;
     }
@@ -446,7 +380,7 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
     PyObject *items = PyList_New(b->nitems);
-    PyObject *data = self->payload
+    PyObject *data = self->payload || !self->hashes
         ? PyBytes_FromStringAndSize((const char *)b->data, (Py_ssize_t)b->used)
         : Py_NewRef(Py_None);
     PyObject *result = NULL;
@@ -481,7 +415,7 @@ PyDoc_STRVAR(write_ipc_doc,
 
 /* The names of this cycle as UTF-8 copies in one block (*block, free both with
  * PyMem_RawFree). -1 with an exception set. */
-static int names_utf8(PyObject *names, jipc_text_t **out, char **block)
+static int names_utf8(PyObject *names, tpf_journal_text_t **out, char **block)
 {
     Py_ssize_t n = PyList_GET_SIZE(names), total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -490,7 +424,7 @@ static int names_utf8(PyObject *names, jipc_text_t **out, char **block)
             return -1;
         total += len;
     }
-    jipc_text_t *t = PyMem_RawMalloc(sizeof *t * (size_t)(n ? n : 1));
+    tpf_journal_text_t *t = PyMem_RawMalloc(sizeof *t * (size_t)(n ? n : 1));
     char *p = PyMem_RawMalloc((size_t)(total ? total : 1));
     if (t == NULL || p == NULL) {
         PyMem_RawFree(t);
@@ -546,6 +480,10 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_ValueError, "write_ipc: batch_events must be positive");
         return NULL;
     }
+    if (!self->hashes) {
+        PyErr_SetString(PyExc_ValueError, "write_ipc: this EventLog does not hash (hashes=False)");
+        return NULL;
+    }
     if (self->writing) {
         PyErr_SetString(PyExc_RuntimeError, "EventLog.write_ipc() is already running");
         return NULL;
@@ -553,7 +491,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     evbuf_t *cur = &self->cur;
     if (cur->n == 0)
         return Py_BuildValue("(nn)", (Py_ssize_t)0, (Py_ssize_t)0);
-    jipc_text_t *names = NULL;
+    tpf_journal_text_t *names = NULL;
     char *names_block = NULL, *consts = NULL;
     Py_ssize_t cpu_len, qmgr_len;
     const char *cpu = PyUnicode_AsUTF8AndSize(args[2], &cpu_len);
@@ -578,7 +516,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     memset(&self->spare, 0, sizeof self->spare);
     names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
 
-    jipc_batch_t batch = {
+    tpf_journal_batch_t batch = {
         .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
         (size_t)qmgr_len}, .names = names, .data = self->payload ? taken.data : NULL,
     };
@@ -622,7 +560,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             batch.seq0 = seq0 + done;
             unsigned char *msg;
             size_t len;
-            if (jipc_encode(&batch, &msg, &len) < 0) {
+            if (tpf_journal_encode(&batch, &msg, &len) < 0) {
                 err = ENOMEM;
                 break;
             }
@@ -662,9 +600,9 @@ static Py_ssize_t el_len(EventLog *self)
 static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *current;
-    int payload = 0;
-    static char *kwlist[] = {"current", "payload", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p", kwlist, &current, &payload))
+    int payload = 0, hashes = 1;
+    static char *kwlist[] = {"current", "payload", "hashes", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|pp", kwlist, &current, &payload, &hashes))
         return NULL;
     if (!PyCallable_Check(current)) {
         PyErr_SetString(PyExc_TypeError, "EventLog(current): current must be callable");
@@ -681,6 +619,7 @@ static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->current = Py_NewRef(current);
     self->payload = payload;
+    self->hashes = hashes;
     return (PyObject *)self;
 }
 
@@ -727,6 +666,16 @@ PyTypeObject eventlog_type = {
     .tp_as_sequence = &el_sequence,
 };
 
+static PyMethodDef el_functions[] = {
+    {"set_running_ecb", eventlog_set_running_ecb, METH_O,
+     "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
+     "switch watcher)."},
+    {"trust_running_slots", eventlog_trust_running_slots, METH_NOARGS,
+     "trust_running_slots(): the switch watcher sees every change; EventLog reads the "
+     "running ECB from it."},
+    {NULL, NULL, 0, NULL},
+};
+
 /* EventLog.LAYOUT: (record size, {field: (offset, numpy format)}). */
 int eventlog_ready(PyObject *module)
 {
@@ -752,5 +701,7 @@ int eventlog_ready(PyObject *module)
     if (rc < 0)
         return -1;
     PyType_Modified(&eventlog_type);
+    if (PyModule_AddFunctions(module, el_functions) < 0)
+        return -1;
     return PyModule_AddObjectRef(module, "EventLog", (PyObject *)&eventlog_type);
 }
