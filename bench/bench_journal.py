@@ -206,7 +206,7 @@ def test_payload_hash(benchmark, tag, impl):
     """The journal's payload hash (XXH64, seed 42) of PAIRS distinct 1 KB messages: the C
     hash (the one EventLog computes per event; here through payload_hashes, one call)
     beside the xxhash package's (the dev extra's; skipped without it), one call each."""
-    from tpfemu.journal.rows import payload_hashes
+    from tpfemu._lowlevel import payload_hashes
 
     benchmark.group = "journal: payload hash (XXH64 seed 42) of 1KB"
     datas = [i.to_bytes(4, "big") + PAYLOAD[4:] for i in range(PAIRS)]

@@ -119,6 +119,11 @@ EventLog = _fastpath.EventLog
 if _linkage.watch_running(_fastpath.set_running_ecb):
     _fastpath.trust_running_slots()
 
+#: ``payload_hashes(datas) -> bytes``: the journal's payload hash (XXH64 with seed 42,
+#: big-endian: ``xxhash.xxh64(d, seed=42).digest()``, Spark's ``xxhash64``) of each bytes
+#: in a list, 8 bytes each (zeros for None), computed with the GIL released.
+payload_hashes = _fastpath.payload_hashes
+
 
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
                   default_record: bytes, md_initials: dict[str, Any]) -> None:

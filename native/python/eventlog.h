@@ -46,7 +46,9 @@ typedef tpf_journal_rec_t eventlog_rec_t;
 extern PyTypeObject eventlog_type;
 
 /** Ready the EventLog type (with its LAYOUT) and add it to `module`, with the module
- * functions set_running_ecb(ecb) (the ECB now running on this thread, None: none, for
+ * functions payload_hashes(datas) (the payload hash of each bytes in a list, 8 bytes
+ * each, zeros for None, without the GIL: here, not through cffi, because it reads the
+ * bytes objects where they are), set_running_ecb(ecb) (the ECB now running on this thread, None: none, for
  * the ECB runtime's switch watcher) and trust_running_slots() (the watcher was installed
  * before any entry ran: the slots it keeps are exact from now on); -1 on error. */
 int eventlog_ready(PyObject *module);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "journalipc.c writes Arrow's little-endian layout with native stores"
+#error "journal_ipc.c writes Arrow's little-endian layout with native stores"
 #endif
 
 #define NCOLS TPF_JOURNAL_NCOLS

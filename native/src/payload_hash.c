@@ -120,15 +120,3 @@ void tpf_payload_hash64(const uint8_t *data, size_t len, uint8_t out[8])
     for (int i = 0; i < 8; i++)
         out[i] = (uint8_t)(h >> (56 - 8 * i));
 }
-
-void tpf_payload_hashes(const uint8_t *data, const int64_t *offsets, const uint8_t *none,
-                        size_t n, uint8_t *out)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (none != NULL && none[i])
-            memset(out + 8 * i, 0, 8);
-        else
-            tpf_payload_hash64(data != NULL ? data + offsets[i] : NULL,
-                               (size_t)(offsets[i + 1] - offsets[i]), out + 8 * i);
-    }
-}

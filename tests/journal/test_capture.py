@@ -16,8 +16,7 @@ import tpfemu
 import tpfemu.mqi as pymqi
 from ecb import linkage
 from tpfemu import journal
-from tpfemu._lowlevel import CoreQueue, EventLog
-from tpfemu.journal.rows import payload_hashes
+from tpfemu._lowlevel import CoreQueue, EventLog, payload_hashes
 from tpfemu.journal.schema import SCHEMA
 from tpfemu.journal.writer import RECORD, Journal
 from tpfemu.mqi import CMQC

@@ -12,7 +12,7 @@ import pytest
 import xxhash
 
 from tpfemu import journal
-from tpfemu.journal.rows import payload_hashes
+from tpfemu._lowlevel import payload_hashes
 from tpfemu.journal.schema import SCHEMA, SCHEMA_VERSION, payload_hash, stale_hashes
 
 #: Every boundary of XXH64's 32-byte stripes and of its 8-, 4- and 1-byte tail steps.

@@ -23,8 +23,8 @@ import pyarrow as pa
 from tpfemu._lowlevel import NEVER, EventLog, ffi, lib
 from tpfemu.journal.schema import SCHEMA
 
-__all__ = ["RECORD", "check_encoder", "encoder_columns", "fixed_binary", "payload_hashes",
-           "record_batch", "runs", "xxhash_hashes"]
+__all__ = ["RECORD", "check_encoder", "encoder_columns", "fixed_binary", "record_batch",
+           "runs", "xxhash_hashes"]
 
 
 def encoder_columns() -> list[tuple[str, str, bool]]:
@@ -53,25 +53,6 @@ def check_encoder(columns: list[tuple[str, str, bool]], schema: pa.Schema = SCHE
 
 check_encoder(encoder_columns())
 
-
-def payload_hashes(datas: list) -> bytes:
-    """The journal's payload hash (XXH64 with seed 42, big-endian:
-    ``xxhash.xxh64(d, seed=42).digest()``, Spark's ``xxhash64``) of each bytes in
-    ``datas``, 8 bytes each (zeros for None), in C without the GIL."""
-    n = len(datas)
-    none = bytes(d is None for d in datas)
-    pieces = [b"" if d is None else d for d in datas]
-    for i, d in enumerate(pieces):
-        if not isinstance(d, bytes):
-            raise TypeError(f"payload_hashes: item {i} is {type(d).__name__}, not bytes or "
-                            "None")
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum([len(d) for d in pieces], out=offsets[1:])
-    blob = b"".join(pieces)
-    out = bytearray(8 * n)
-    lib.tpf_payload_hashes(ffi.from_buffer(blob), ffi.from_buffer("int64_t[]", offsets),
-                           ffi.from_buffer(none), n, ffi.from_buffer(out))
-    return bytes(out)
 
 #: The numpy layout of an EventLog record (EventLog.LAYOUT, from the C struct).
 RECORD = np.dtype({

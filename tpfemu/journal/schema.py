@@ -165,7 +165,7 @@ def payload_hash(data: bytes) -> bytes:
     big-endian integer (``int.from_bytes(h, "big", signed=True)``) it is what Spark's
     built-in ``xxhash64(payload)`` returns. Not a cryptographic hash: it tells changed
     payloads apart. (The writer computes the same in C, many at a time:
-    :func:`tpfemu.journal.rows.payload_hashes`, which this calls.)"""
-    from tpfemu.journal.rows import payload_hashes  # the compiled core: only when hashing
+    ``tpfemu._lowlevel.payload_hashes``, which this calls.)"""
+    from tpfemu._lowlevel import payload_hashes  # the compiled core: only when hashing
 
     return payload_hashes([data])

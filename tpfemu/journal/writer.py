@@ -9,7 +9,7 @@ event), and every other event reaches it through its ``add``, a raw subscriber i
 keeps the event's fields and the calling ECB. A writer thread wakes every ``interval``
 seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
 ``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
-batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/python/journalipc.c) and
+batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/src/journal_ipc.c) and
 written with the GIL released, so the application's threads go on meanwhile; runs of
 events emitted in Python are built column by column with pyarrow
 (:meth:`Journal._write_emitted`). Both go, in order, to the current segment, an Arrow IPC
@@ -38,9 +38,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ecb import current as current_ecb
-from tpfemu._lowlevel import NEVER, EventLog
+from tpfemu._lowlevel import NEVER, EventLog, payload_hashes
 from tpfemu.journal import rows
-from tpfemu.journal.rows import RECORD, payload_hashes
+from tpfemu.journal.rows import RECORD
 from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]

@@ -106,12 +106,4 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
  */
 void tpf_payload_hash64(const uint8_t *data, size_t len, uint8_t out[8]);
 
-/**
- * The payload hash of n pieces of `data`: piece i is data[offsets[i]:offsets[i + 1]]
- * (offsets has n + 1 entries, not decreasing), its hash into out[8 i]; a piece whose
- * none[i] is non-zero (none may be NULL) gets 8 zero bytes instead.
- */
-void tpf_payload_hashes(const uint8_t *data, const int64_t *offsets, const uint8_t *none,
-                        size_t n, uint8_t *out);
-
 #endif
