@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import statistics
 import tempfile
 import time
 
@@ -171,6 +172,54 @@ def test_put_get(benchmark, tag, external, systems, level, shape):
     _report(external, shape)
     q.close()
     qm.disconnect()
+
+
+# -- each C accelerator beside its library, rounds interleaved ---------------------------------
+
+INTERLEAVED = ("off", "events", "events+pyarrow", "events+pyarrow+xxhash")
+PASSES = 11
+
+
+@pytest.mark.parametrize("shape", ["with MD", "no MD"])
+def test_accelerators_interleaved(benchmark, tag, external, systems, shape):
+    """The journal's cost (a round at a level minus the ``off`` round of the same pass)
+    with its C encoder and C payload hash, and with each replaced by the library that
+    could do its work, the four configurations' rounds interleaved pass by pass (each
+    pass starts at the next one), so that the host's drifting load falls on all of them:
+    the encoder against pyarrow ("events" against "events+pyarrow"), the hash against
+    the xxhash package ("events+pyarrow" against "events+pyarrow+xxhash"). A C
+    accelerator stays while its median paired cost is >= 1.5x smaller."""
+    benchmark.group = f"journal: accelerators, interleaved, MQI put+get 1KB, {shape}"
+    tag("subject", ops=PAIRS * len(INTERLEAVED))
+    runs = {c: _round(systems[c], shape == "with MD") for c in INTERLEAVED}
+    times: dict[str, list[float]] = {c: [] for c in INTERLEAVED}
+    passes = itertools.count()
+
+    def one_pass():
+        k = next(passes)
+        for c in INTERLEAVED[k % 4:] + INTERLEAVED[:k % 4]:
+            start = time.perf_counter()
+            runs[c][0]()
+            times[c].append(time.perf_counter() - start)
+
+    benchmark.pedantic(one_pass, rounds=PASSES, iterations=1, warmup_rounds=1)
+    for _, q, qm in runs.values():
+        q.close()
+        qm.disconnect()
+
+    def cost(config: str, base: str = "off") -> float:
+        """Median over the passes (the warm-up left out) of the paired difference, ns a
+        pair."""
+        pairs = zip(times[config][1:], times[base][1:], strict=True)
+        return statistics.median(a - b for a, b in pairs) * 1e9 / PAIRS
+
+    off = statistics.median(times["off"][1:]) * 1e9 / PAIRS
+    group = f"journal, MQI put+get 1KB {shape}: accelerators, {PASSES} interleaved passes"
+    c_cost, pa_cost, xx_cost = (cost(c) for c in INTERLEAVED[1:])
+    external(group, f"journal=off: {off:.0f} ns/pair; the journal's cost with its C encoder",
+             c_cost, "the same with pyarrow writing the rows", pa_cost)
+    external(group, "the journal's cost with the C payload hash (rows by pyarrow)", pa_cost,
+             "the same with the xxhash package hashing", xx_cost)
 
 
 # -- the capture's parts, beside what they replace --------------------------------------------

@@ -119,11 +119,13 @@ class Journal:
     :param batch_events: most events in one Arrow record batch.
     :param interval: seconds between write cycles.
     :param console: where a write failure is reported (one line).
-    :param encoder: who encodes the fast paths' records: ``"c"`` (EventLog.write_ipc)
-        or ``"pyarrow"`` (:mod:`tpfemu.journal.rows`).
+    :param encoder: who encodes the fast paths' records: ``"c"`` (EventLog.write_ipc,
+        the default) or ``"pyarrow"`` (:mod:`tpfemu.journal.rows`), the alternative
+        bench_journal.py measures it against.
     :param hasher: who computes their payload hashes: ``"c"`` (EventLog, as it
-        records) or ``"xxhash"`` (the writer, with the xxhash package; the log then keeps
-        every event's data; needs encoder ``"pyarrow"``).
+        records; the default) or ``"xxhash"`` (the writer, with the xxhash package of the
+        dev extra; the log then keeps every event's data; needs encoder ``"pyarrow"``),
+        the alternative bench_journal.py measures it against.
     """
 
     def __init__(self, qmgr: Any, directory: str | Path, *, level: str = "events",
