@@ -439,7 +439,7 @@ PyDoc_STRVAR(take_doc, "take()\n--\n\n"
                        "the records' indexes point into; items: the tuples of the events\n"
                        "emitted in Python (kind 0), in order; data: at level payload, the\n"
                        "recorded events' data back to back in record order (kind 0 has none),\n"
-                       "else None.");
+                       "also with hashes=False, else None.");
 
 static PyObject *el_take(EventLog *self, PyObject *unused)
 {
@@ -725,9 +725,11 @@ PyTypeObject eventlog_type = {
     .tp_name = "tpfemu._fastpath.EventLog",
     .tp_basicsize = sizeof(EventLog),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "EventLog(current, payload=False): the journal's capture buffer\n"
-              "(native/python/eventlog.h); current() returns the running ECB or None (used\n"
-              "until the ECB runtime's switch watcher is trusted).",
+    .tp_doc = "EventLog(current, payload=False, hashes=True): the journal's capture\n"
+              "buffer (native/python/eventlog.h); current() returns the running ECB or None\n"
+              "(used until the ECB runtime's switch watcher is trusted). hashes=False keeps\n"
+              "every event's data for take() instead of hashing it (no write_ipc): the\n"
+              "alternative bench_journal.py measures the C hash against.",
     .tp_new = el_new,
     .tp_dealloc = (destructor)el_dealloc,
     .tp_methods = el_methods,
