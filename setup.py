@@ -13,11 +13,12 @@ setup(
     ext_modules=[
         Extension(
             "tpfemu._fastpath",
-            # (the journal's encoder and hash are the C core's, native/src: EventLog calls
-            # them from the shim too)
+            # (the journal's record, hash and encoder are the C core's, native/src:
+            # EventLog calls them from the shim too)
             sources=["native/python/fastpath.c", "native/python/mdpath.c",
                      "native/python/planpath.c", "native/python/eventlog.c",
-                     "native/src/payload_hash.c", "native/src/journal_ipc.c"],
+                     "native/src/payload_hash.c", "native/src/journal_ipc.c",
+                     "native/src/journal_record.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         )

@@ -24,23 +24,12 @@ typedef struct {
     Py_ssize_t nitems, cap_items;
 } evbuf_t;
 
-/** The payload hash of a recently put message, by the queue and the put's sequence
- * number: a get of that message takes it instead of hashing the data again. */
-typedef struct {
-    const void *q;        /**< the queue (its core address), NULL: empty */
-    uint64_t seq;         /**< the put's sequence number within the queue */
-    int64_t put_time;     /**< (with q and seq: a queue made later at the same address
-                               that numbers its puts afresh does not match) */
-    uint8_t hash[8];
-} recent_put_t;
-
-#define RECENT_PUTS 4096  /**< a power of two; direct-mapped by seq */
 
 typedef struct {
     PyObject_HEAD
     evbuf_t cur;
     evbuf_t spare;        /**< (write_ipc swaps it in while it writes the other) */
-    recent_put_t *recent; /**< RECENT_PUTS slots, allocated with the first put */
+    tpf_journal_recent_t *recent; /**< the recent puts' hashes, allocated with the first */
     PyObject *names;      /**< list: the queue and program names of this cycle */
     PyObject *index;      /**< dict: name -> its index in names */
     PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
@@ -306,31 +295,6 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
-/* The payload hash of data[0:length], the message md describes on queue q, into out:
- * a put's is computed and remembered; a get's is the put's when the log recorded that
- * put recently (the data is the same: a message's data never changes), else computed. */
-static void event_hash(EventLog *self, int kind, const void *q, const tpf_mq_msg_t *md,
-                       const char *data, Py_ssize_t length, uint8_t out[8])
-{
-    recent_put_t *slot = NULL;
-    if (self->recent == NULL && q != NULL)
-        self->recent = PyMem_RawCalloc(RECENT_PUTS, sizeof *self->recent);
-    if (self->recent != NULL && q != NULL)
-        slot = &self->recent[md->seq & (RECENT_PUTS - 1)];
-    if (kind == EVENTLOG_GET && slot != NULL && slot->q == q && slot->seq == md->seq &&
-        slot->put_time == md->put_time) {
-        memcpy(out, slot->hash, 8);
-        return;
-    }
-    tpf_payload_hash64((const uint8_t *)data, (size_t)length, out);
-    if (kind == EVENTLOG_PUT && slot != NULL) {
-        slot->q = q;
-        slot->seq = md->seq;
-        slot->put_time = md->put_time;
-        memcpy(slot->hash, out, 8);
-    }
-}
-
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *data,
                     Py_ssize_t length, int64_t time_us, uint64_t uow)
@@ -352,31 +316,11 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
         return 0;
     }
     Py_XDECREF(program); /* (held by names) */
-    eventlog_rec_t *r = &b->recs[b->n++];
-    r->time_us = time_us;
-    r->deadline = md->expiry;
-    r->uow = (int64_t)uow;
-    r->ecb = ecb;
-    r->data_off = (int64_t)b->used;
-    memcpy(r->msg_id, md->msg_id, TPF_MQ_ID_LEN);
-    memcpy(r->correl_id, md->correl_id, TPF_MQ_ID_LEN);
-    if (group_id != NULL)
-        memcpy(r->group_id, group_id, TPF_MQ_ID_LEN);
-    else
-        memset(r->group_id, 0, TPF_MQ_ID_LEN);
-    r->length = (int32_t)length;
-    r->queue = queue_ix;
-    r->program = program_ix;
-    r->kind = (uint8_t)kind;
-    r->priority = md->priority;
-    r->persistent = md->persistent;
-    r->pad = 0;
-    /* Hashed here, while the data is in the cache (the core has just copied it): keeping
-     * it for the writer instead costs more, as memory traffic, than hashing it. */
-    if (self->hashes)
-        event_hash(self, kind, q, md, data, length, r->hash);
-    else
-        memset(r->hash, 0, sizeof r->hash);
+    if (self->recent == NULL && q != NULL && self->hashes)
+        self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent);
+    tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used};
+    tpf_journal_record(&b->recs[b->n++], self->recent, kind, q, md, group_id, data,
+                       (size_t)length, &origin, self->hashes);
     if (self->payload || !self->hashes) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;

@@ -54,6 +54,44 @@ typedef struct {
     uint8_t pad;
 } tpf_journal_rec_t;
 
+/** The payload hash of a recently put message, by the queue and the put's sequence
+ * number: a get of that message takes it instead of hashing the data again. A table
+ * of TPF_JOURNAL_RECENT_PUTS of them (zeroed: empty) is direct-mapped by seq. */
+typedef struct {
+    const void *q;        /**< the queue (its core address), NULL: empty */
+    uint64_t seq;         /**< the put's sequence number within the queue */
+    int64_t put_time;     /**< (with q and seq: a queue made later at the same address
+                               that numbers its puts afresh does not match) */
+    uint8_t hash[8];
+} tpf_journal_recent_t;
+
+#define TPF_JOURNAL_RECENT_PUTS 4096
+
+/** What a record holds besides the message: when, in which unit of work (0: none), by
+ * which ECB (-1: none), the indexes of its queue's and program's names (-1: none), and
+ * where its data is in the capture's arena. */
+typedef struct {
+    int64_t time_us;
+    uint64_t uow;
+    int64_t ecb;
+    int32_t queue, program;
+    int64_t data_off;
+} tpf_journal_origin_t;
+
+/**
+ * Fill `r` for a put or get (`kind`, TPF_JOURNAL_PUT or _GET) of the message `md`
+ * describes on queue `q` (its core address), whose data (without its context record) is
+ * data[0:length]; `group_id` is its GroupId or NULL for none. With `hash`, r->hash is the
+ * data's payload hash, computed while the data is in the cache: a put's is computed and
+ * remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL); a get's is the
+ * put's when `recent` holds that put (a message's data never changes), else computed.
+ * Without `hash`, r->hash is zero.
+ */
+void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
+                        const void *q, const tpf_mq_msg_t *md, const uint8_t *group_id,
+                        const void *data, size_t length, const tpf_journal_origin_t *origin,
+                        int hash);
+
 /** A piece of UTF-8 text (not NUL-terminated). */
 typedef struct {
     const char *p;
