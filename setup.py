@@ -13,10 +13,12 @@ setup(
     ext_modules=[
         Extension(
             "tpfemu._fastpath",
+            # (the journal's record, hash and encoder are the C core's, native/src:
+            # EventLog calls them from the shim too)
             sources=["native/python/fastpath.c", "native/python/mdpath.c",
                      "native/python/planpath.c", "native/python/eventlog.c",
-                     "native/python/payloadhash.c", "native/python/journalipc.c",
-                     "native/python/writebehind.c", "native/python/logreplay.c",
+                     "native/src/payload_hash.c", "native/src/journal_ipc.c",
+                     "native/src/journal_record.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)
                      "native/src/putrules.c"],
             include_dirs=["native/include", "native/python"],

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import statistics
 import tempfile
 import time
 
@@ -44,7 +45,17 @@ PAYLOAD = b"x" * 1024
 PAIRS = 50_000
 ROUNDS = 7
 LEVELS = ("off", "events", "payload")
-CONFIGS = (*LEVELS, "listener")  # listener: journal off, one raw subscriber doing nothing
+#: The journal at level events with one of its C accelerators replaced by the library
+#: that could do its work (Journal's encoder and hasher): the same figure, in the same
+#: run. A C accelerator stays only while it pays >= 1.5x on the journal's cost (on - off)
+#: beside its alternative: the encoder against "events+pyarrow", the payload hash
+#: against "events+pyarrow+xxhash" (whose cost is compared with "events+pyarrow").
+ALTERNATIVES = {
+    "events+pyarrow": {"encoder": "pyarrow"},
+    "events+pyarrow+xxhash": {"encoder": "pyarrow", "hasher": "xxhash"},
+}
+# listener: journal off, one raw subscriber doing nothing
+CONFIGS = (*LEVELS, "listener", *ALTERNATIVES)
 _names = itertools.count(1)
 _medians: dict[tuple[str, str], float] = {}  # (shape, level) -> seconds per round
 _reported: set[tuple[str, str]] = set()
@@ -56,10 +67,17 @@ def systems():
     made = {}
     dirs = []
     for config in CONFIGS:
-        level = "off" if config == "listener" else config
+        level = "off" if config == "listener" else config.split("+")[0]
         home = tempfile.TemporaryDirectory(prefix=f"bench-journal-{config}-")
         dirs.append(home)
         system = tpfemu.System.start(name=f"BJ{next(_names)}", home=home.name, journal=level)
+        if config in ALTERNATIVES:
+            from tpfemu.journal.writer import Journal
+
+            system.journal.stop()
+            system.journal = Journal(system.qmgr, os.path.join(home.name, "alt"),
+                                     level=level, cpu=system.cpu,
+                                     **ALTERNATIVES[config]).start()
         if system.qmgr.catalog.profile is None:
             system.qmgr.catalog.define("MQP")
         system.qmgr.catalog.define("QL", "BENCH.Q")
@@ -114,6 +132,18 @@ def _report(external, shape: str) -> None:
         external(f"journal, MQI put+get 1KB {shape}",
                  f"journal={level}: loss {loss:+.1f}% (goal <= 15%)", on * 1e9 / PAIRS,
                  "journal=off, same run", base * 1e9 / PAIRS, goal_ns=base * 1.15e9 / PAIRS)
+    # (accelerator, the configuration with it, the one with its alternative instead)
+    for what, with_c, alt in (("C encoder", "events", "events+pyarrow"),
+                              ("C payload hash", "events+pyarrow", "events+pyarrow+xxhash")):
+        c_on, on = _medians.get((shape, with_c)), _medians.get((shape, alt))
+        if on is None or c_on is None or (shape, alt) in _reported:
+            continue
+        _reported.add((shape, alt))
+        cost_c, cost_alt = c_on - base, on - base
+        external(f"journal, MQI put+get 1KB {shape}: the journal's cost (on - off)",
+                 f"{what} ({with_c}): {cost_c * 1e9 / PAIRS:.0f} ns/pair, pays "
+                 f"{cost_alt / cost_c if cost_c > 0 else float('inf'):.2f}x (keep at >= 1.5x)",
+                 cost_c * 1e9 / PAIRS, f"{alt}, same run", cost_alt * 1e9 / PAIRS)
     listener = _medians.get((shape, "listener"))
     on = _medians.get((shape, "events"))
     if listener is not None and on is not None and (shape, "listener") not in _reported:
@@ -132,7 +162,7 @@ def _report(external, shape: str) -> None:
 def test_put_get(benchmark, tag, external, systems, level, shape):
     """Queue.put + Queue.get of 1 KB, non-persistent, at one journal level."""
     benchmark.group = f"journal: MQI put+get 1KB, {shape}"
-    if level in ("off", "listener"):
+    if level in ("off", "listener", *ALTERNATIVES):
         tag("baseline", ops=PAIRS)
     else:
         tag("subject", ops=PAIRS, goal=1 / 1.15, goal_vs="off")
@@ -142,6 +172,54 @@ def test_put_get(benchmark, tag, external, systems, level, shape):
     _report(external, shape)
     q.close()
     qm.disconnect()
+
+
+# -- each C accelerator beside its library, rounds interleaved ---------------------------------
+
+INTERLEAVED = ("off", "events", "events+pyarrow", "events+pyarrow+xxhash")
+PASSES = 11
+
+
+@pytest.mark.parametrize("shape", ["with MD", "no MD"])
+def test_accelerators_interleaved(benchmark, tag, external, systems, shape):
+    """The journal's cost (a round at a level minus the ``off`` round of the same pass)
+    with its C encoder and C payload hash, and with each replaced by the library that
+    could do its work, the four configurations' rounds interleaved pass by pass (each
+    pass starts at the next one), so that the host's drifting load falls on all of them:
+    the encoder against pyarrow ("events" against "events+pyarrow"), the hash against
+    the xxhash package ("events+pyarrow" against "events+pyarrow+xxhash"). A C
+    accelerator stays while its median paired cost is >= 1.5x smaller."""
+    benchmark.group = f"journal: accelerators, interleaved, MQI put+get 1KB, {shape}"
+    tag("subject", ops=PAIRS * len(INTERLEAVED))
+    runs = {c: _round(systems[c], shape == "with MD") for c in INTERLEAVED}
+    times: dict[str, list[float]] = {c: [] for c in INTERLEAVED}
+    passes = itertools.count()
+
+    def one_pass():
+        k = next(passes)
+        for c in INTERLEAVED[k % 4:] + INTERLEAVED[:k % 4]:
+            start = time.perf_counter()
+            runs[c][0]()
+            times[c].append(time.perf_counter() - start)
+
+    benchmark.pedantic(one_pass, rounds=PASSES, iterations=1, warmup_rounds=1)
+    for _, q, qm in runs.values():
+        q.close()
+        qm.disconnect()
+
+    def cost(config: str, base: str = "off") -> float:
+        """Median over the passes (the warm-up left out) of the paired difference, ns a
+        pair."""
+        pairs = zip(times[config][1:], times[base][1:], strict=True)
+        return statistics.median(a - b for a, b in pairs) * 1e9 / PAIRS
+
+    off = statistics.median(times["off"][1:]) * 1e9 / PAIRS
+    group = f"journal, MQI put+get 1KB {shape}: accelerators, {PASSES} interleaved passes"
+    c_cost, pa_cost, xx_cost = (cost(c) for c in INTERLEAVED[1:])
+    external(group, f"journal=off: {off:.0f} ns/pair; the journal's cost with its C encoder",
+             c_cost, "the same with pyarrow writing the rows", pa_cost)
+    external(group, "the journal's cost with the C payload hash (rows by pyarrow)", pa_cost,
+             "the same with the xxhash package hashing", xx_cost)
 
 
 # -- the capture's parts, beside what they replace --------------------------------------------
@@ -197,12 +275,15 @@ def test_payload_hash(benchmark, tag, impl):
     benchmark.pedantic(run, rounds=ROUNDS, iterations=1, warmup_rounds=1)
 
 
-@pytest.mark.parametrize("impl", ["os.write", "write_ipc"])
+@pytest.mark.parametrize("impl", ["os.write", "write_ipc", "pyarrow"])
 def test_write_ipc(benchmark, tag, tmp_path, impl):
     """The writer's work on the fast paths' events: EventLog.write_ipc encoding the
     2 * PAIRS events of PAIRS put+get pairs as Arrow record batches and writing them to a
     file, beside os.write of the same bytes (the I/O alone). Recording is not timed."""
+    import numpy as np
+
     from tpfemu._lowlevel import CoreQueue, EventLog
+    from tpfemu.journal import rows
 
     benchmark.group = "journal: writer, per event (Arrow IPC encoded in C + write)"
     tag("subject" if impl == "write_ipc" else "baseline", ops=2 * PAIRS)
@@ -230,6 +311,15 @@ def test_write_ipc(benchmark, tag, tmp_path, impl):
             log.write_ipc(fd, 0, "B", "BENCHQM", 8192, ignore)
 
         setup = record
+    elif impl == "pyarrow":  # the same rows by tpfemu.journal.rows, serialized by pyarrow
+        def run():
+            _, records, names, _, _ = log.take()
+            recs = np.frombuffer(records, dtype=rows.RECORD)
+            for a in range(0, len(recs), 8192):
+                os.write(fd, rows.record_batch(recs[a:a + 8192], names, a, "B", "BENCHQM",
+                                               None).serialize())
+
+        setup = record
     else:
         def run():
             os.write(fd, blob)
@@ -249,19 +339,20 @@ SEGMENT_MIB = 64
 
 
 @pytest.mark.benchmark(timer=time.thread_time)
-@pytest.mark.parametrize("impl", ["os.write", "os.write + write_behind"])
+@pytest.mark.parametrize("impl", ["os.write", "os.write + advise_behind"])
 def test_segment_appends(benchmark, tag, tmp_path, impl):
     """The writer's CPU time (thread_time, so not the waits for the disk) per MiB appended
     to new segments in 1 MiB writes: as it wrote before write-behind (the bytes stay in
     the page cache, so, as segments pile up, each write fills pages the kernel takes
-    fresh), beside what it does now (after each write, the write-back of the new MiB
-    started, and the MiB written two writes before waited for and dropped). A round
+    fresh), beside what it does now (advise_behind after each write: the write-back of
+    the new MiB started, and the MiB written two writes before dropped, without waiting;
+    at the end, everything waited for and dropped). A round
     writes a segment of SEGMENT_MIB MiB; the segments are kept, as a journal keeps them,
     until the test ends."""
-    from tpfemu._lowlevel import write_behind
+    from tpfemu.journal.writer import advise_behind as write_behind
 
     benchmark.group = "journal: segment appends, writer CPU per MiB"
-    behind = impl.endswith("write_behind")
+    behind = impl != "os.write"
     tag("subject" if behind else "baseline", ops=SEGMENT_MIB)
     chunk = os.urandom(1 << 20)
     fds: list[int] = []
@@ -279,7 +370,7 @@ def test_segment_appends(benchmark, tag, tmp_path, impl):
                              max(i - 1, 0) << 20)
         if behind:
             write_behind(fd, SEGMENT_MIB << 20, SEGMENT_MIB << 20,
-                         max(SEGMENT_MIB - 2, 0) << 20, SEGMENT_MIB << 20)
+                         max(SEGMENT_MIB - 2, 0) << 20, SEGMENT_MIB << 20, wait=True)
         os.close(fd)
 
     benchmark.pedantic(run, setup=setup, rounds=ROUNDS, warmup_rounds=1)

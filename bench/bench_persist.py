@@ -487,6 +487,38 @@ def test_restart_into_memory_queues(benchmark, tag, homes, source):
     setup()
 
 
+def test_log_replay_alone(benchmark, tag, homes):
+    """tpfemu: the log tail's replay alone (``tpf_log_replay`` through cffi,
+    native/include/tpf/logrec.h) over the 1M messages' batches in the log's map, no
+    checkpoint: units of work settled, the survivors' descriptors and data addresses
+    gathered; no message copied."""
+    from tpfemu.store.lmdbenv import LmdbEnv
+    from tpfemu.store.log_records import (
+        LOG_DB,
+        META_DB,
+        QUEUES_DB,
+        batch_views,
+        read_queue_names,
+    )
+    from tpfemu.store.recovery import log_replay
+
+    benchmark.group = GROUP_RECOVER
+    tag("subject", ops=RECOVER_N)
+    env = LmdbEnv(homes["log"] / "recovery-log", readonly=True,
+                  dbs=(LOG_DB, QUEUES_DB, META_DB))
+
+    def run() -> int:
+        nq = max(read_queue_names(env)) + 1
+        with env.read(buffers=True) as txn:
+            tails, _ = log_replay(list(batch_views(env, txn)), [0] * nq, [0] * nq, 0)
+            return sum(len(t[1]) // 8 for t in tails if t is not None)
+
+    try:
+        assert _pedantic(benchmark, run, rounds=3) == RECOVER_N
+    finally:
+        env.close()
+
+
 def test_lmdb_cursor_scan(benchmark, tag, homes):
     """A plain LMDB cursor scan (buffers=True) of 1M records of 1 KB, one per message."""
     benchmark.group = GROUP_RECOVER

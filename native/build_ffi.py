@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent
 INCLUDE = ROOT / "include"
 SOURCES = sorted((ROOT / "src").glob("*.c"))
 # The public headers, in dependency order.
-HEADERS = ["tpf/mqdefs.h", "tpf/queue.h", "tpf/putrules.h"]
+HEADERS = ["tpf/mqdefs.h", "tpf/queue.h", "tpf/putrules.h", "tpf/journal.h", "tpf/logrec.h"]
 CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", "-pthread"]
 
 

@@ -132,25 +132,6 @@ def follow_running_ecbs(watch_running: Callable[[Callable[[Any], object]], bool]
 #: in a list, 8 bytes each (zeros for None), computed with the GIL released.
 payload_hashes = _fastpath.payload_hashes
 
-#: ``write_behind(fd, start, end, drop_start, drop_end)``: start writing bytes [start, end)
-#: of an appended file back to disk, then wait until [drop_start, drop_end) (started by an
-#: earlier call) is on disk and drop it from the page cache, without the GIL. Advice for a
-#: file written once and read later (the journal's segments): ignored where the system
-#: cannot take it (native/python/writebehind.h).
-write_behind = _fastpath.write_behind
-
-#: ``log_replay(batches, tops, froms, floor) -> (tails, effects)``: the recovery log's
-#: tail replayed at restart, without the GIL, over the batches as LMDB holds them. Per
-#: queue id None or (descriptors, addresses) of the tail's surviving messages above the
-#: checkpoint's top key (for :meth:`CoreQueue.put_packed_gather`), and the effects on the
-#: checkpoint's messages in order; ValueError(lsn, detail) for a record that is not
-#: readable (native/python/logreplay.h; tpfemu.store.recovery uses it).
-log_replay = _fastpath.log_replay
-
-#: ``log_pack(descriptors, addresses) -> bytes``: a tail of :data:`log_replay` as one
-#: packed chunk, its data copied from the addresses (which must still be mapped).
-log_pack = _fastpath.log_pack
-
 
 def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
                   default_record: bytes, md_initials: dict[str, Any]) -> None:

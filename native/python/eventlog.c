@@ -6,8 +6,6 @@
  * as bytes, the names and the tuples as lists.
  */
 #include "eventlog.h"
-#include "journalipc.h"
-#include "payloadhash.h"
 
 #include <errno.h>
 #include <unistd.h>
@@ -26,23 +24,12 @@ typedef struct {
     Py_ssize_t nitems, cap_items;
 } evbuf_t;
 
-/** The payload hash of a recently put message, by the queue and the put's sequence
- * number: a get of that message takes it instead of hashing the data again. */
-typedef struct {
-    const void *q;        /**< the queue (its core address), NULL: empty */
-    uint64_t seq;         /**< the put's sequence number within the queue */
-    int64_t put_time;     /**< (with q and seq: a queue made later at the same address
-                               that numbers its puts afresh does not match) */
-    uint8_t hash[8];
-} recent_put_t;
-
-#define RECENT_PUTS 4096  /**< a power of two; direct-mapped by seq */
 
 typedef struct {
     PyObject_HEAD
     evbuf_t cur;
     evbuf_t spare;        /**< (write_ipc swaps it in while it writes the other) */
-    recent_put_t *recent; /**< RECENT_PUTS slots, allocated with the first put */
+    tpf_journal_recent_t *recent; /**< the recent puts' hashes, allocated with the first */
     PyObject *names;      /**< list: the queue and program names of this cycle */
     PyObject *index;      /**< dict: name -> its index in names */
     PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
@@ -50,6 +37,8 @@ typedef struct {
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */
+    int hashes;           /**< hash each event's data here; 0: keep the data instead,
+                               hash 0 (the writer hashes it; bench_journal's alternative) */
     int writing;          /**< write_ipc() runs with the GIL released */
 } EventLog;
 
@@ -70,11 +59,11 @@ static void hash_spans(const span_t *spans, Py_ssize_t n, uint8_t *out)
         if (spans[i].len < 0)
             memset(out + 8 * i, 0, 8);
         else
-            payload_hash64(spans[i].p, (size_t)spans[i].len, out + 8 * i);
+            tpf_payload_hash64(spans[i].p, (size_t)spans[i].len, out + 8 * i);
     }
 }
 
-PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
     if (nargs != 1 || !PyList_Check(args[0])) {
@@ -135,7 +124,7 @@ static _Thread_local int64_t running_ecb_id;
  * then the truth, and EventLog reads them instead of calling its `current`. */
 static int slots_exact;
 
-PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
+static PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
 {
     (void)module;
     int64_t id = -1;
@@ -152,7 +141,7 @@ PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
     Py_RETURN_NONE;
 }
 
-PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused)
+static PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused)
 {
     (void)module;
     (void)unused;
@@ -306,31 +295,6 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
-/* The payload hash of data[0:length], the message md describes on queue q, into out:
- * a put's is computed and remembered; a get's is the put's when the log recorded that
- * put recently (the data is the same: a message's data never changes), else computed. */
-static void event_hash(EventLog *self, int kind, const void *q, const tpf_mq_msg_t *md,
-                       const char *data, Py_ssize_t length, uint8_t out[8])
-{
-    recent_put_t *slot = NULL;
-    if (self->recent == NULL && q != NULL)
-        self->recent = PyMem_RawCalloc(RECENT_PUTS, sizeof *self->recent);
-    if (self->recent != NULL && q != NULL)
-        slot = &self->recent[md->seq & (RECENT_PUTS - 1)];
-    if (kind == EVENTLOG_GET && slot != NULL && slot->q == q && slot->seq == md->seq &&
-        slot->put_time == md->put_time) {
-        memcpy(out, slot->hash, 8);
-        return;
-    }
-    payload_hash64((const uint8_t *)data, (size_t)length, out);
-    if (kind == EVENTLOG_PUT && slot != NULL) {
-        slot->q = q;
-        slot->seq = md->seq;
-        slot->put_time = md->put_time;
-        memcpy(slot->hash, out, 8);
-    }
-}
-
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *data,
                     Py_ssize_t length, int64_t time_us, uint64_t uow)
@@ -343,7 +307,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
     if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
-        (self->payload && data_room(b, (size_t)length) < 0) ||
+        ((self->payload || !self->hashes) && data_room(b, (size_t)length) < 0) ||
         (queue_ix = name_index(self, queue, 0)) < 0 ||
         (program != NULL && (program_ix = name_index(self, program, 1)) < 0)) {
         PyErr_Clear();
@@ -352,29 +316,12 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
         return 0;
     }
     Py_XDECREF(program); /* (held by names) */
-    eventlog_rec_t *r = &b->recs[b->n++];
-    r->time_us = time_us;
-    r->deadline = md->expiry;
-    r->uow = (int64_t)uow;
-    r->ecb = ecb;
-    r->data_off = (int64_t)b->used;
-    memcpy(r->msg_id, md->msg_id, TPF_MQ_ID_LEN);
-    memcpy(r->correl_id, md->correl_id, TPF_MQ_ID_LEN);
-    if (group_id != NULL)
-        memcpy(r->group_id, group_id, TPF_MQ_ID_LEN);
-    else
-        memset(r->group_id, 0, TPF_MQ_ID_LEN);
-    r->length = (int32_t)length;
-    r->queue = queue_ix;
-    r->program = program_ix;
-    r->kind = (uint8_t)kind;
-    r->priority = md->priority;
-    r->persistent = md->persistent;
-    r->pad = 0;
-    /* Hashed here, while the data is in the cache (the core has just copied it): keeping
-     * it for the writer instead costs more, as memory traffic, than hashing it. */
-    event_hash(self, kind, q, md, data, length, r->hash);
-    if (self->payload) {
+    if (self->recent == NULL && q != NULL && self->hashes)
+        self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent);
+    tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used};
+    tpf_journal_record(&b->recs[b->n++], self->recent, kind, q, md, group_id, data,
+                       (size_t)length, &origin, self->hashes);
+    if (self->payload || !self->hashes) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;
     }
@@ -436,7 +383,7 @@ PyDoc_STRVAR(take_doc, "take()\n--\n\n"
                        "the records' indexes point into; items: the tuples of the events\n"
                        "emitted in Python (kind 0), in order; data: at level payload, the\n"
                        "recorded events' data back to back in record order (kind 0 has none),\n"
-                       "else None.");
+                       "also with hashes=False, else None.");
 
 static PyObject *el_take(EventLog *self, PyObject *unused)
 {
@@ -446,7 +393,7 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
     PyObject *items = PyList_New(b->nitems);
-    PyObject *data = self->payload
+    PyObject *data = self->payload || !self->hashes
         ? PyBytes_FromStringAndSize((const char *)b->data, (Py_ssize_t)b->used)
         : Py_NewRef(Py_None);
     PyObject *result = NULL;
@@ -481,7 +428,7 @@ PyDoc_STRVAR(write_ipc_doc,
 
 /* The names of this cycle as UTF-8 copies in one block (*block, free both with
  * PyMem_RawFree). -1 with an exception set. */
-static int names_utf8(PyObject *names, jipc_text_t **out, char **block)
+static int names_utf8(PyObject *names, tpf_journal_text_t **out, char **block)
 {
     Py_ssize_t n = PyList_GET_SIZE(names), total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -490,7 +437,7 @@ static int names_utf8(PyObject *names, jipc_text_t **out, char **block)
             return -1;
         total += len;
     }
-    jipc_text_t *t = PyMem_RawMalloc(sizeof *t * (size_t)(n ? n : 1));
+    tpf_journal_text_t *t = PyMem_RawMalloc(sizeof *t * (size_t)(n ? n : 1));
     char *p = PyMem_RawMalloc((size_t)(total ? total : 1));
     if (t == NULL || p == NULL) {
         PyMem_RawFree(t);
@@ -546,6 +493,10 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         PyErr_SetString(PyExc_ValueError, "write_ipc: batch_events must be positive");
         return NULL;
     }
+    if (!self->hashes) {
+        PyErr_SetString(PyExc_ValueError, "write_ipc: this EventLog does not hash (hashes=False)");
+        return NULL;
+    }
     if (self->writing) {
         PyErr_SetString(PyExc_RuntimeError, "EventLog.write_ipc() is already running");
         return NULL;
@@ -553,7 +504,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     evbuf_t *cur = &self->cur;
     if (cur->n == 0)
         return Py_BuildValue("(nn)", (Py_ssize_t)0, (Py_ssize_t)0);
-    jipc_text_t *names = NULL;
+    tpf_journal_text_t *names = NULL;
     char *names_block = NULL, *consts = NULL;
     Py_ssize_t cpu_len, qmgr_len;
     const char *cpu = PyUnicode_AsUTF8AndSize(args[2], &cpu_len);
@@ -578,7 +529,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     memset(&self->spare, 0, sizeof self->spare);
     names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
 
-    jipc_batch_t batch = {
+    tpf_journal_batch_t batch = {
         .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
         (size_t)qmgr_len}, .names = names, .data = self->payload ? taken.data : NULL,
     };
@@ -622,7 +573,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             batch.seq0 = seq0 + done;
             unsigned char *msg;
             size_t len;
-            if (jipc_encode(&batch, &msg, &len) < 0) {
+            if (tpf_journal_encode(&batch, &msg, &len) < 0) {
                 err = ENOMEM;
                 break;
             }
@@ -662,9 +613,9 @@ static Py_ssize_t el_len(EventLog *self)
 static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *current;
-    int payload = 0;
-    static char *kwlist[] = {"current", "payload", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|p", kwlist, &current, &payload))
+    int payload = 0, hashes = 1;
+    static char *kwlist[] = {"current", "payload", "hashes", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|pp", kwlist, &current, &payload, &hashes))
         return NULL;
     if (!PyCallable_Check(current)) {
         PyErr_SetString(PyExc_TypeError, "EventLog(current): current must be callable");
@@ -681,6 +632,7 @@ static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->current = Py_NewRef(current);
     self->payload = payload;
+    self->hashes = hashes;
     return (PyObject *)self;
 }
 
@@ -717,14 +669,30 @@ PyTypeObject eventlog_type = {
     .tp_name = "tpfemu._fastpath.EventLog",
     .tp_basicsize = sizeof(EventLog),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "EventLog(current, payload=False): the journal's capture buffer\n"
-              "(native/python/eventlog.h); current() returns the running ECB or None (used\n"
-              "until the ECB runtime's switch watcher is trusted).",
+    .tp_doc = "EventLog(current, payload=False, hashes=True): the journal's capture\n"
+              "buffer (native/python/eventlog.h); current() returns the running ECB or None\n"
+              "(used until the ECB runtime's switch watcher is trusted). hashes=False keeps\n"
+              "every event's data for take() instead of hashing it (no write_ipc): the\n"
+              "alternative bench_journal.py measures the C hash against.",
     .tp_new = el_new,
     .tp_dealloc = (destructor)el_dealloc,
     .tp_methods = el_methods,
     .tp_members = el_members,
     .tp_as_sequence = &el_sequence,
+};
+
+static PyMethodDef el_functions[] = {
+    {"payload_hashes", (PyCFunction)(void (*)(void))eventlog_payload_hashes, METH_FASTCALL,
+     "payload_hashes(datas) -> bytes: the journal's payload hash (XXH64, seed 42, "
+     "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without "
+     "the GIL."},
+    {"set_running_ecb", eventlog_set_running_ecb, METH_O,
+     "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
+     "switch watcher)."},
+    {"trust_running_slots", eventlog_trust_running_slots, METH_NOARGS,
+     "trust_running_slots(): the switch watcher sees every change; EventLog reads the "
+     "running ECB from it."},
+    {NULL, NULL, 0, NULL},
 };
 
 /* EventLog.LAYOUT: (record size, {field: (offset, numpy format)}). */
@@ -752,5 +720,7 @@ int eventlog_ready(PyObject *module)
     if (rc < 0)
         return -1;
     PyType_Modified(&eventlog_type);
+    if (PyModule_AddFunctions(module, el_functions) < 0)
+        return -1;
     return PyModule_AddObjectRef(module, "EventLog", (PyObject *)&eventlog_type);
 }

@@ -14,7 +14,7 @@
  * The journal's writer thread hands the buffer to EventLog.write_ipc: it swaps in the
  * spare buffer under the GIL (the application records into it meanwhile) and writes the
  * cycle in order, runs of recorded events encoded as Arrow record batches in C
- * (journalipc.h) with the GIL released, runs of events emitted in Python through a
+ * (tpf/journal.h) with the GIL released, runs of events emitted in Python through a
  * callback. EventLog.take hands everything over as Python objects instead (tests, and
  * dropping what a failed journal recorded).
  *
@@ -32,39 +32,26 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "tpf/journal.h"
 #include "tpf/queue.h"
 
 /** Record kinds: an event emitted in Python (its fields in a tuple), or a message event
  * recorded in C. */
-enum { EVENTLOG_PY = 0, EVENTLOG_PUT = 1, EVENTLOG_GET = 2 };
+enum { EVENTLOG_PY = TPF_JOURNAL_PY, EVENTLOG_PUT = TPF_JOURNAL_PUT,
+       EVENTLOG_GET = TPF_JOURNAL_GET };
 
-/** One recorded event (fixed part). */
-typedef struct {
-    int64_t time_us;                  /**< event time, microseconds since the epoch */
-    int64_t deadline;                 /**< expiry deadline (TPF_MQ_NEVER: none) */
-    int64_t uow;                      /**< unit of work, 0 outside one */
-    int64_t ecb;                      /**< the calling ECB's id, -1 outside any */
-    int64_t data_off;                 /**< where its data is in the log's arena (internal) */
-    uint8_t msg_id[TPF_MQ_ID_LEN];
-    uint8_t correl_id[TPF_MQ_ID_LEN];
-    uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
-    uint8_t hash[8];                  /**< payload hash of the data, when recorded */
-    int32_t length;                   /**< message data length (without the record) */
-    int32_t queue;                    /**< index of the queue's name in take()'s names */
-    int32_t program;                  /**< index of the program's name, -1: none */
-    uint8_t kind;                     /**< EVENTLOG_* */
-    uint8_t priority;
-    uint8_t persistent;
-    uint8_t pad;
-} eventlog_rec_t;
+/** One recorded event (fixed part): the journal's record (tpf/journal.h). */
+typedef tpf_journal_rec_t eventlog_rec_t;
 
 extern PyTypeObject eventlog_type;
 
-/** Ready the EventLog type (with its LAYOUT) and add it to `module`; -1 on error. */
+/** Ready the EventLog type (with its LAYOUT) and add it to `module`, with the module
+ * functions payload_hashes(datas) (the payload hash of each bytes in a list, 8 bytes
+ * each, zeros for None, without the GIL: here, not through cffi, because it reads the
+ * bytes objects where they are), set_running_ecb(ecb) (the ECB now running on this thread, None: none, for
+ * the ECB runtime's switch watcher) and trust_running_slots() (the watcher was installed
+ * before any entry ran: the slots it keeps are exact from now on); -1 on error. */
 int eventlog_ready(PyObject *module);
-
-/** Module-level payload_hashes(datas) -> bytes (see eventlog.c). */
-PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /** 1 when `obj` is an EventLog. */
 static inline int eventlog_check(PyObject *obj)
@@ -84,13 +71,5 @@ static inline int eventlog_check(PyObject *obj)
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *data,
                     Py_ssize_t length, int64_t time_us, uint64_t uow);
-
-/** Module-level set_running_ecb(ecb): the ECB now running on this thread (None: none),
- * for the ECB runtime's switch watcher (see eventlog.c). */
-PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb);
-
-/** Module-level trust_running_slots(): the switch watcher was installed before any
- * entry ran, so the slots it keeps are exact from now on (see eventlog.c). */
-PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused);
 
 #endif

@@ -19,10 +19,8 @@
 #include <string.h>
 
 #include "eventlog.h"
-#include "logreplay.h"
 #include "mdpath.h"
 #include "planpath.h"
-#include "writebehind.h"
 #include "tpf/queue.h"
 
 typedef int (*put_fn)(tpf_mq_queue_t *, const void *, uint32_t, int, uint64_t);
@@ -801,26 +799,6 @@ static PyMethodDef fp_methods[] = {
     {"md_layout_set", md_layout_set, METH_VARARGS,
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
-    {"payload_hashes", (PyCFunction)(void (*)(void))eventlog_payload_hashes, METH_FASTCALL,
-     "payload_hashes(datas) -> bytes: the journal's payload hash (XXH64, seed 42, "
-     "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without "
-     "the GIL."},
-    {"log_replay", log_replay, METH_VARARGS,
-     "log_replay(batches, tops, froms, floor) -> (tails, effects): replay the recovery "
-     "log's batches at restart (see native/python/logreplay.h)."},
-    {"log_pack", log_pack, METH_VARARGS,
-     "log_pack(descriptors, addresses) -> bytes: a tail of log_replay as a packed chunk "
-     "(see native/python/logreplay.h)."},
-    {"write_behind", (PyCFunction)(void (*)(void))write_behind, METH_FASTCALL,
-     "write_behind(fd, from, to, drop_from, drop_to): start writing [from, to) of fd back "
-     "to disk, wait for [drop_from, drop_to) and drop it from the page cache (advice; see "
-     "native/python/writebehind.h)."},
-    {"set_running_ecb", eventlog_set_running_ecb, METH_O,
-     "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
-     "switch watcher; see native/python/eventlog.c)."},
-    {"trust_running_slots", eventlog_trust_running_slots, METH_NOARGS,
-     "trust_running_slots(): the switch watcher sees every change; EventLog reads the "
-     "running ECB from it."},
     {"bind", fp_bind, METH_VARARGS,
      "bind(put_simple, get_alloc, put, get, put_many_gather, error_factory): addresses of "
      "the core's functions to call."},

@@ -1,5 +1,5 @@
 """Write-behind: the journal's segments go to disk and leave the page cache as they are
-written (native/python/writebehind.h), their bytes unchanged."""
+written (tpfemu.journal.writer.advise_behind), their bytes unchanged."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 import tpfemu.mqi as pymqi
 from tpfemu import journal
-from tpfemu._lowlevel import write_behind
+from tpfemu.journal.writer import advise_behind
 from tpfemu.mqi import CMQC
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -44,19 +44,20 @@ def cached_pages(path) -> tuple[int, int]:
 
 
 def test_what_is_written_behind_leaves_the_page_cache_unchanged_on_disk(tmp_path):
-    """Written bytes stay cached until write_behind drops them, after starting their
-    write-back; the file reads back the same."""
+    """Written bytes stay cached until advise_behind drops them, after starting their
+    write-back (waited for here, so that every page of the range is clean when it is
+    dropped); the file reads back the same."""
     path = tmp_path / "segment"
     data = os.urandom(4 << 20)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     try:
         os.write(fd, data[: 2 << 20])
-        write_behind(fd, 0, 2 << 20, 0, 0)  # write-back started, nothing dropped
+        advise_behind(fd, 0, 2 << 20, 0, 0)  # write-back started, nothing dropped
         os.write(fd, data[2 << 20:])
         assert cached_pages(path) == (1024, 1024)
-        write_behind(fd, 2 << 20, 4 << 20, 0, 2 << 20)  # the first half dropped
+        advise_behind(fd, 2 << 20, 4 << 20, 0, 2 << 20, wait=True)  # the first half dropped
         assert cached_pages(path) == (512, 1024)
-        write_behind(fd, 4 << 20, 4 << 20, 2 << 20, 4 << 20)
+        advise_behind(fd, 4 << 20, 4 << 20, 2 << 20, 4 << 20, wait=True)
         assert cached_pages(path) == (0, 1024)
     finally:
         os.close(fd)
@@ -64,16 +65,18 @@ def test_what_is_written_behind_leaves_the_page_cache_unchanged_on_disk(tmp_path
 
 
 def test_write_behind_names_bad_arguments(tmp_path):
+    """advise_behind refuses ranges that end before they start, negative offsets, missing
+    arguments and a file descriptor that is not one."""
     fd = os.open(tmp_path / "f", os.O_WRONLY | os.O_CREAT)
     try:
         with pytest.raises(ValueError, match="a range ends before it starts"):
-            write_behind(fd, 10, 5, 0, 0)
+            advise_behind(fd, 10, 5, 0, 0)
         with pytest.raises(ValueError, match="not negative: -1"):
-            write_behind(fd, 0, 0, -1, 0)
-        with pytest.raises(TypeError, match="takes 5 arguments"):
-            write_behind(fd, 0, 0)
+            advise_behind(fd, 0, 0, -1, 0)
+        with pytest.raises(TypeError, match="missing 2 required"):
+            advise_behind(fd, 0, 0)
         with pytest.raises(TypeError):
-            write_behind("fd", 0, 0, 0, 0)
+            advise_behind("fd", 0, 0, 0, 0)
     finally:
         os.close(fd)
 

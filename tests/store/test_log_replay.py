@@ -1,4 +1,4 @@
-"""The log tail's replay in C (tpfemu._lowlevel.log_replay, through recover/recovered):
+"""The log tail's replay in C (tpfemu.store.recovery.log_replay, through recover/recovered):
 units of work interleaved and open in their thousands, the split with the checkpoint,
 damaged records, and the restart that puts the tail back from the log's map."""
 

@@ -9,7 +9,7 @@ event), and every other event reaches it through its ``add``, a raw subscriber i
 keeps the event's fields and the calling ECB. A writer thread wakes every ``interval``
 seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
 ``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
-batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/python/journalipc.c) and
+batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/src/journal_ipc.c) and
 written with the GIL released, so the application's threads go on meanwhile; runs of
 events emitted in Python are built column by column with pyarrow
 (:meth:`Journal._write_emitted`). Both go, in order, to the current segment, an Arrow IPC
@@ -39,13 +39,9 @@ import pyarrow.compute as pc
 
 from ecb import current as current_ecb
 from ecb.linkage import watch_running
-from tpfemu._lowlevel import (
-    NEVER,
-    EventLog,
-    follow_running_ecbs,
-    payload_hashes,
-    write_behind,
-)
+from tpfemu._lowlevel import NEVER, EventLog, follow_running_ecbs, payload_hashes
+from tpfemu.journal import rows
+from tpfemu.journal.rows import RECORD
 from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]
@@ -72,6 +68,43 @@ def check_level(level: str) -> str:
     return level
 
 
+def advise_behind(fd: int, start: int, end: int, drop_start: int, drop_end: int,
+                  wait: bool = False) -> None:
+    """Start writing bytes [start, end) of an appended file back to disk, and drop
+    [drop_start, drop_end), whose write-back an earlier call started, from the page cache
+    (with ``wait``, after waiting until the file is on disk). Advice for a file written
+    once and read later (the journal's segments): where the system cannot take it, the
+    file is left as it is.
+
+    On Linux, POSIX_FADV_DONTNEED starts the write-back of the range's dirty pages without
+    waiting and drops its clean ones, so the range written two cycles ago, on disk by now,
+    leaves the cache (a page still being written stays, as it would in the page cache's
+    own time).
+
+    :raises ValueError: an offset is negative or a range ends before it starts.
+    """
+    fd = operator.index(fd)
+    if min(start, end, drop_start, drop_end) < 0:
+        raise ValueError(f"advise_behind: offsets are not negative: "
+                         f"{min(start, end, drop_start, drop_end)}")
+    if end < start or drop_end < drop_start:
+        raise ValueError(f"advise_behind: a range ends before it starts: [{start}, {end}), "
+                         f"[{drop_start}, {drop_end})")
+    if not hasattr(os, "posix_fadvise"):  # pragma: no cover - not Linux
+        return
+    try:
+        if end > start:
+            os.posix_fadvise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
+        if drop_end > drop_start:
+            if wait:
+                os.fdatasync(fd)
+            page = os.sysconf("SC_PAGESIZE")
+            low, high = drop_start // page * page, -(-drop_end // page) * page
+            os.posix_fadvise(fd, low, high - low, os.POSIX_FADV_DONTNEED)
+    except OSError:  # advice: a file system that cannot take it is left as it is
+        pass
+
+
 def segment_name(cpu: str, number: int) -> str:
     """The file name of segment ``number`` of processor ``cpu``."""
     return f"{cpu}-{number:08d}.arrows"
@@ -87,12 +120,24 @@ class Journal:
     :param batch_events: most events in one Arrow record batch.
     :param interval: seconds between write cycles.
     :param console: where a write failure is reported (one line).
+    :param encoder: who encodes the fast paths' records: ``"c"`` (EventLog.write_ipc,
+        the default) or ``"pyarrow"`` (:mod:`tpfemu.journal.rows`), the alternative
+        bench_journal.py measures it against.
+    :param hasher: who computes their payload hashes: ``"c"`` (EventLog, as it
+        records; the default) or ``"xxhash"`` (the writer, with the xxhash package of the
+        dev extra; the log then keeps every event's data; needs encoder ``"pyarrow"``),
+        the alternative bench_journal.py measures it against.
     """
 
     def __init__(self, qmgr: Any, directory: str | Path, *, level: str = "events",
                  cpu: str | None = None, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
                  batch_events: int = 8192, interval: float = 0.05,
-                 console: Callable[[str], None] | None = None) -> None:
+                 console: Callable[[str], None] | None = None, encoder: str = "c",
+                 hasher: str = "c") -> None:
+        if encoder not in ("c", "pyarrow") or hasher not in ("c", "xxhash") or (
+                hasher == "xxhash" and encoder != "pyarrow"):
+            raise ValueError(f"no such journal encoder/hasher: {encoder!r}/{hasher!r}")
+        self.encoder, self.hasher = encoder, hasher
         if check_level(level) == "off":
             raise ValueError("a journal at level 'off' writes nothing: do not start one")
         if segment_bytes <= 0 or batch_events <= 0 or interval <= 0:
@@ -107,7 +152,7 @@ class Journal:
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
         #: Events not written yet, recorded in C (see the module docstring).
         follow_running_ecbs(watch_running)
-        self._log = EventLog(current_ecb, payload=level == "payload")
+        self._log = EventLog(current_ecb, payload=level == "payload", hashes=hasher == "c")
         self._cond = threading.Condition()
         self._flush_asked = 0
         self._flush_done = 0
@@ -232,11 +277,11 @@ class Journal:
         writer seldom waits for it), or with ``last`` all of them. A segment is written
         once and read later: cached, it would only push other pages out, and every fresh
         page costs the writer more to fill than the write itself
-        (native/python/writebehind.h)."""
+        (:func:`advise_behind`)."""
         end = self._size
         older, newer = self._behind
         drop_end = end if last else older
-        write_behind(self._fd, newer, end, self._dropped, drop_end)
+        advise_behind(self._fd, newer, end, self._dropped, drop_end, wait=last)
         self._behind, self._dropped = (newer, end), drop_end
 
     def _close_segment(self) -> None:
@@ -291,8 +336,13 @@ class Journal:
         once it has grown past ``segment_bytes``: runs of the fast paths' records are
         encoded in C with the GIL released; runs of events emitted in Python come to
         :meth:`_write_emitted`."""
-        count, size = self._log.write_ipc(self._fd, self._seq, self.cpu, self.qmgr.name,
-                                          self.batch_events, self._write_emitted)
+        if self.encoder == "c":
+            count, size = self._log.write_ipc(self._fd, self._seq, self.cpu, self.qmgr.name,
+                                              self.batch_events, self._write_emitted)
+        else:
+            start = self._size
+            count = self._write_taken()
+            size = self._size - start
         self._seq += count
         self.written += count
         self._size += size
@@ -301,6 +351,25 @@ class Journal:
             self._close_segment()
             self._segment_number += 1
             self._open_segment()
+
+    def _write_taken(self) -> int:
+        """As EventLog.write_ipc, with pyarrow: everything recorded, taken and written
+        in order (the fast paths' runs by :func:`rows.record_batch`); the count."""
+        count, records, names, items, data = self._log.take()
+        recs = np.frombuffer(records, dtype=RECORD)
+        payload = data if self.level == "payload" else None
+        seq0, item = self._seq, 0
+        for start, end, recorded in rows.runs(recs["kind"]):
+            if not recorded:
+                self._write_emitted(items[item:item + end - start], seq0 + start)
+                item += end - start
+                continue
+            for a in range(start, end, self.batch_events):
+                part = recs[a:min(end, a + self.batch_events)]
+                hashes = rows.xxhash_hashes(part, data) if self.hasher == "xxhash" else None
+                self._append(rows.record_batch(part, names, seq0 + a, self.cpu,
+                                               self.qmgr.name, payload, hashes).serialize())
+        return count
 
     def _write_emitted(self, items: list, seq0: int) -> None:
         """Write a run of events emitted in Python (their tuples), rows ``seq0`` on, as
@@ -342,7 +411,7 @@ class Journal:
                     fixed = True
             if fixed:
                 length_col = pa.array(lengths, pa.int32())
-        hashes = _fixed(payload_hashes(datas), 8, n)
+        hashes = rows.fixed_binary(payload_hashes(datas), 8, n)
         no_data = pa.array([d is None for d in datas])
         return [
             time_col,
@@ -363,24 +432,6 @@ class Journal:
             pa.array(programs, pa.string()),
             _details(fields),
         ]
-
-
-#: The numpy layout of an EventLog record (EventLog.LAYOUT, from the C struct), for readers
-#: of ``EventLog.take()``.
-RECORD = np.dtype({
-    "names": list(EventLog.LAYOUT[1]),
-    "formats": [fmt for _, fmt in EventLog.LAYOUT[1].values()],
-    "offsets": [offset for offset, _ in EventLog.LAYOUT[1].values()],
-    "itemsize": EventLog.LAYOUT[0],
-})
-
-
-def _fixed(buffer: bytes, width: int, n: int) -> pa.Array:
-    """``n`` values of ``width`` bytes back to back, as a binary column (no copy: the
-    offsets are made, the values are ``buffer`` itself)."""
-    offsets = np.arange(0, width * n + 1, width, dtype=np.int32)
-    return pa.BinaryArray.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets),
-                                                        pa.py_buffer(buffer)])
 
 
 def _batch_limits(items: list, most: int, payload: bool) -> list[int]:

@@ -13,16 +13,22 @@ unit of work, message key); a PUT record adds a descriptor and the data
 the incarnation and the LSN floor left by trimming.
 
 Little-endian throughout, except the keys (big-endian, so LMDB's byte order is LSN order).
+
+The C side that reads these records at restart (native/include/tpf/logrec.h) states the
+same layout as constants; importing this module checks them against the struct formats
+below (:func:`check_layout`) and fails, naming the constant, where they differ.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 import struct
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from tpfemu import errors
+from tpfemu._lowlevel import lib
 from tpfemu.mq import cmqc
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.message import DESC, NEVER, ZERO_ID, StoredMessage
@@ -39,6 +45,44 @@ U32 = struct.Struct("<I")
 U64 = struct.Struct("<Q")
 
 LOG_DB, QUEUES_DB, META_DB = b"log", b"queues", b"meta"
+
+
+def field_offsets(layout: struct.Struct) -> list[int]:
+    """The offset of each field (pad bytes skipped) of a struct format, in order."""
+    order, body = layout.format[0], layout.format[1:]
+    offsets = []
+    for m in re.finditer(r"(\d*)([a-zA-Z?])", body):
+        if m.group(2) != "x":
+            offsets.append(struct.calcsize(order + body[: m.start()]))
+    return offsets
+
+
+def layout() -> dict[str, int]:
+    """The record layout as this module writes it, named as logrec.h names it."""
+    kind, qid, backouts, uow, key = field_offsets(REC)
+    desc = field_offsets(DESC)
+    return {
+        "TPF_LOG_BATCH_HEAD": BATCH.size, "TPF_LOG_REC": REC.size, "TPF_LOG_REC_KIND": kind,
+        "TPF_LOG_REC_QID": qid, "TPF_LOG_REC_BACKOUTS": backouts, "TPF_LOG_REC_UOW": uow,
+        "TPF_LOG_REC_KEY": key, "TPF_MQ_PACKED_DESC": DESC.size,
+        "TPF_LOG_DESC_BACKOUTS": desc[-2], "TPF_LOG_DESC_LENGTH": desc[-1],
+        "TPF_LOG_PUT": PUT, "TPF_LOG_GET": GET, "TPF_LOG_COMMIT": COMMIT,
+        "TPF_LOG_BACKOUT": BACKOUT,
+    }  # fmt: skip
+
+
+def check_layout(c_side: Mapping[str, int]) -> None:
+    """Raise ImportError unless ``c_side`` (logrec.h's constants) agrees with
+    :func:`layout`: C would replay records other than the ones written here."""
+    wrong = [f"{name} is {c_side.get(name)} in C, {value} here"
+             for name, value in layout().items() if c_side.get(name) != value]
+    if wrong:
+        raise ImportError(
+            "the recovery log's record layout in tpfemu/store/log_records.py disagrees with "
+            "native/include/tpf/logrec.h: " + "; ".join(wrong) + " (change them together)")
+
+
+check_layout({name: getattr(lib, name) for name in layout()})
 
 
 # -- records ------------------------------------------------------------------------------

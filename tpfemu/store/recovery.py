@@ -28,16 +28,18 @@ checkpoint's map, and the core takes them unparsed (after a clean stop, the whol
 restart is such chunks). A chunk holding a message the tail gets, backs out or puts
 again is decoded, alone, into Python tuples.
 
-The log tail is replayed in C (:func:`tpfemu._lowlevel.log_replay`, one pass over the
-log's batches in its map). The messages it leaves above a queue's checkpoint come back
-as a :class:`LogTail` (their descriptors, and where their data lie in the log's map), so
-the core copies each message once, from the map into the queue; no Python object is made
-per message. Only the records naming a checkpoint's messages come back to Python.
+The log tail is replayed in C (:func:`log_replay`: ``tpf_log_replay``,
+native/include/tpf/logrec.h, one pass over the log's batches in its map, without the
+GIL). The messages it leaves above a queue's checkpoint come back as a :class:`LogTail`
+(their descriptors, and where their data lie in the log's map), so the core copies each
+message once, from the map into the queue; no Python object is made per message. Only
+the records naming a checkpoint's messages come back to Python.
 """
 
 from __future__ import annotations
 
 import gc
+import struct
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -45,7 +47,7 @@ from operator import itemgetter
 from pathlib import Path
 
 from tpfemu import errors
-from tpfemu._lowlevel import log_pack, log_replay
+from tpfemu._lowlevel import ffi, lib
 from tpfemu.mq import cmqc
 from tpfemu.store.checkpoint import CHUNKS_DB, POINTERS_DB, CheckpointStore, decode
 from tpfemu.store.lmdbenv import LmdbEnv
@@ -66,24 +68,101 @@ RecoveredMessage = StoredMessage
 """A message that restart puts back on its queue (see :class:`StoredMessage`)."""
 
 _key = itemgetter(0)
+_EFFECT = struct.Struct("<QIIIII4x")  # tpf_log_effect_t: key, kind, qid, backouts, batch, offset
+if _EFFECT.size != ffi.sizeof("tpf_log_effect_t"):  # pragma: no cover - a changed header
+    raise ImportError("tpf_log_effect_t (native/include/tpf/logrec.h) is not "
+                      f"{_EFFECT.format!r}: change them together")
+_PTR = ffi.sizeof("void *")
+
+
+def log_replay(batches: list, tops: list[int | None], froms: list[int], floor: int
+               ) -> tuple[list[tuple[bytearray, bytearray] | None], list[tuple]]:
+    """The recovery log's tail replayed at restart (``tpf_log_replay``,
+    native/include/tpf/logrec.h, without the GIL), over ``batches``: (first LSN,
+    incarnation, records) in LSN order, the records as LMDB holds them (views of the map).
+
+    :param tops: per queue id, the highest key its checkpoint holds (None: no queue).
+    :param froms: per queue id, its replay point; ``floor``: from here on no record is
+        skipped.
+    :returns: ``(tails, effects)``: per queue id None or (descriptors, addresses) of the
+        tail's surviving messages above ``top`` (a packed chunk's count and descriptors,
+        and one native pointer per message to its data in the map, for
+        :meth:`CoreQueue.put_packed_gather`), and the effects on the checkpoint's
+        messages in order: (kind, queue id, key, backout count, batch index, offset).
+    :raises ValueError: ``(lsn, detail)`` for a record that is not readable.
+    """
+    nb, nq = len(batches), len(tops)
+    cbatches = ffi.new("tpf_log_batch_t[]", max(nb, 1))
+    held = []  # the buffers' cdata, alive until the call returns
+    for b, (first, incarnation, records) in zip(cbatches, batches, strict=False):
+        buf = ffi.from_buffer(records)
+        held.append(buf)
+        b.buf, b.len, b.first, b.incarnation = buf, len(buf), first, incarnation
+    known = bytes(t is not None for t in tops) or b"\0"
+    top = ffi.new("uint64_t[]", [t or 0 for t in tops] or [0])
+    from_ = ffi.new("uint64_t[]", froms or [0])
+    out = ffi.new("tpf_log_replay_t **")
+    rc = lib.tpf_log_replay(cbatches, nb, top, from_, ffi.from_buffer("uint8_t[]", known), nq,
+                            floor, out)
+    r = ffi.gc(out[0], lib.tpf_log_replay_free) if out[0] != ffi.NULL else None
+    if rc == lib.TPF_LOG_E_RECORD:
+        lsn, kind = ffi.new("uint64_t *"), ffi.new("int *")
+        detail = ffi.string(lib.tpf_log_replay_error(r, lsn, kind)).decode()
+        raise ValueError(lsn[0], detail if kind[0] < 0 else f"{detail} {kind[0]}")
+    if rc:
+        raise MemoryError("log_replay: out of memory")
+    counts = ffi.new("size_t[]", max(nq, 1))
+    lib.tpf_log_replay_counts(r, counts)
+    tails: list[tuple[bytearray, bytearray] | None] = [None] * nq
+    descs = ffi.new("unsigned char *[]", max(nq, 1))
+    addrs = ffi.new("const void **[]", max(nq, 1))
+    for q in range(nq):
+        if counts[q]:
+            d, a = bytearray(4 + counts[q] * lib.TPF_MQ_PACKED_DESC), bytearray(counts[q] * _PTR)
+            tails[q] = (d, a)
+            descs[q] = held_d = ffi.from_buffer("unsigned char[]", d)
+            addrs[q] = held_a = ffi.from_buffer("const void *[]", a)
+            held += (held_d, held_a)
+    if lib.tpf_log_replay_gather(r, descs, addrs):
+        raise MemoryError("log_replay: out of memory")
+    fx = ffi.new("tpf_log_effect_t **")
+    n = lib.tpf_log_replay_effects(r, fx)
+    effects = [(kind, qid, key, backouts, batch, offset) for key, kind, qid, backouts, batch,
+               offset in _EFFECT.iter_unpack(ffi.buffer(fx[0], n * _EFFECT.size))] if n else []
+    return tails, effects
+
+
+def log_pack(descriptors, addresses) -> bytearray:
+    """A tail of :func:`log_replay` as one packed chunk (``tpf_log_pack``): the
+    descriptors, then each message's data copied from its address (which must still be
+    mapped). :raises ValueError: the sizes do not agree with the count."""
+    d = ffi.from_buffer(descriptors)
+    size = lib.tpf_log_pack_size(d, len(d))
+    if size == 0 or len(addresses) != int.from_bytes(bytes(descriptors[:4]), "little") * _PTR:
+        raise ValueError(f"log_pack: {len(d)} bytes of descriptors and {len(addresses)} "
+                         "bytes of addresses do not agree")
+    out = bytearray(size)
+    lib.tpf_log_pack(d, len(d), ffi.from_buffer("const void *[]", addresses),
+                     ffi.from_buffer("unsigned char[]", out))
+    return out
 
 
 class LogTail:
     """A queue's messages from the log tail above its checkpoint, in put order, as
-    :func:`tpfemu._lowlevel.log_replay` leaves them: ``descriptors``, a packed chunk's
+    :func:`log_replay` leaves them: ``descriptors``, a packed chunk's
     count and descriptors (see :mod:`tpfemu.store.message`), and ``addresses``, where each
     message's data lie in the log's map, for ``CoreQueue.put_packed_gather``. Valid inside
     :func:`recovered`'s ``with`` block only, as the map's views are."""
 
     __slots__ = ("descriptors", "_addresses", "_batches")
 
-    def __init__(self, descriptors: bytes, addresses: bytes, batches: list) -> None:
+    def __init__(self, descriptors: bytearray, addresses: bytearray, batches: list) -> None:
         self.descriptors = descriptors
         self._addresses: bytes | None = addresses
         self._batches = batches  # the buffers the addresses point into, kept referenced
 
     @property
-    def addresses(self) -> bytes:
+    def addresses(self) -> bytearray:
         """The data's addresses. :raises ValueError: the ``with`` block has ended."""
         if self._addresses is None:
             raise ValueError("a LogTail is valid only inside the with block of recovered()")
@@ -97,7 +176,7 @@ class LogTail:
     def __len__(self) -> int:
         return len(chunk_keys(self.descriptors))
 
-    def packed(self) -> bytes:
+    def packed(self) -> bytearray:
         """The messages as one packed chunk (their data copied out of the map).
 
         :raises ValueError: the ``with`` block of :func:`recovered` has ended.
@@ -311,7 +390,7 @@ def _recover(log_env: LmdbEnv | None, log_txn, ckpt: CheckpointStore | None, ckp
 
 def _replay(env: LmdbEnv, txn, by_qid: dict[int, _Queue]) -> dict[int, LogTail]:
     """Apply the log tail, read in ``txn`` (a read transaction with buffers), to the
-    queues: in C, in one pass in LSN order (:func:`tpfemu._lowlevel.log_replay`).
+    queues: in C, in one pass in LSN order (:func:`log_replay`).
 
     The messages the tail leaves above a queue's checkpoint (its ``top``) come back as
     that queue id's :class:`LogTail`. The records naming checkpoint messages come back as

@@ -1,4 +1,4 @@
-/* journalipc.c - journal rows as Arrow IPC record-batch messages (see journalipc.h)
+/* journal_ipc.c - journal rows as Arrow IPC record-batch messages (see tpf/journal.h)
  *
  * Written from the Arrow columnar format specification ("Serialization and Interprocess
  * Communication", Message.fbs and Schema.fbs): an encapsulated message is the
@@ -7,17 +7,28 @@
  * at a multiple of 8. The flatbuffer here is always the same shape, so it is laid out
  * by hand at fixed positions (see write_metadata). Arrow IPC is little-endian.
  */
-#include "journalipc.h"
+#include "tpf/journal.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "journalipc.c writes Arrow's little-endian layout with native stores"
+#error "journal_ipc.c writes Arrow's little-endian layout with native stores"
 #endif
 
-#define NCOLS 19 /* the journal schema's columns */
+#define NCOLS TPF_JOURNAL_NCOLS
+
+/* What the body below writes, column by column (checked against the schema at import). */
+const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS] = {
+    {"event_time_us", "int64", 0}, {"seq", "int64", 0}, {"cpu", "string", 0},
+    {"qmgr", "string", 0}, {"queue", "string", 0}, {"event", "string", 0},
+    {"msg_id", "binary", 1}, {"correl_id", "binary", 1}, {"group_id", "binary", 1},
+    {"priority", "int32", 1}, {"persistent", "bool", 1}, {"expiry", "int32", 1},
+    {"length", "int32", 1}, {"payload_hash", "binary", 1}, {"payload", "binary", 1},
+    {"uow", "int64", 1}, {"ecb", "int64", 1}, {"program", "string", 1},
+    {"detail", "string", 1},
+};
 
 /* Their buffers, in body order: validity (_V) then values, or validity, offsets (_O) and
  * data (_D) for text and binary columns. */
@@ -103,15 +114,15 @@ static int32_t time_left(int64_t deadline, int64_t t)
 
 /* Text columns: offsets and data, `get(i)` giving row i's text (NULL for null). */
 typedef struct {
-    const jipc_batch_t *b;
+    const tpf_journal_batch_t *b;
     int which; /* 0 cpu, 1 qmgr, 2 queue, 3 event, 4 program */
 } text_src_t;
 
-static jipc_text_t text_at(const text_src_t *s, size_t i)
+static tpf_journal_text_t text_at(const text_src_t *s, size_t i)
 {
-    static const jipc_text_t kinds[3] = {{"", 0}, {"put", 3}, {"get", 3}};
-    static const jipc_text_t none = {NULL, 0};
-    const eventlog_rec_t *r = &s->b->recs[i];
+    static const tpf_journal_text_t kinds[3] = {{"", 0}, {"put", 3}, {"get", 3}};
+    static const tpf_journal_text_t none = {NULL, 0};
+    const tpf_journal_rec_t *r = &s->b->recs[i];
     switch (s->which) {
     case 0: return s->b->cpu;
     case 1: return s->b->qmgr;
@@ -129,7 +140,7 @@ static void fill_text(unsigned char *body, size_t valid_at, size_t offs_at, size
     int32_t o = 0;
     offs[0] = 0;
     for (size_t i = 0; i < n; i++) {
-        jipc_text_t t = text_at(s, i);
+        tpf_journal_text_t t = text_at(s, i);
         if (t.p != NULL) {
             if (nullable)
                 set_bit(body + valid_at, i);
@@ -142,7 +153,7 @@ static void fill_text(unsigned char *body, size_t valid_at, size_t offs_at, size
 
 /* Fixed-width binary values (24-byte ids, 8-byte hashes) at `field` of each record. */
 static void fill_ids(unsigned char *body, size_t valid_at, size_t offs_at, size_t data_at,
-                     const jipc_batch_t *b, size_t field, size_t width, int zero_is_null)
+                     const tpf_journal_batch_t *b, size_t field, size_t width, int zero_is_null)
 {
     int32_t *offs = (int32_t *)(body + offs_at);
     unsigned char *data = body + data_at;
@@ -216,13 +227,13 @@ static void write_metadata(unsigned char *fb, const layout_t *L, size_t n)
     }
 }
 
-int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
+int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t *out_len)
 {
     size_t n = b->n, bits = (n + 7u) / 8u, offs = 4u * (n + 1u);
     size_t queue_bytes = 0, prog_bytes = 0, prog_nulls = 0, group_nulls = 0, ecb_nulls = 0;
     size_t payload_bytes = 0;
     for (size_t i = 0; i < n; i++) {
-        const eventlog_rec_t *r = &b->recs[i];
+        const tpf_journal_rec_t *r = &b->recs[i];
         queue_bytes += b->names[r->queue].len;
         if (r->program < 0)
             prog_nulls++;
@@ -279,7 +290,7 @@ int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
     unsigned char *persistent = body + at[B_PERSIST];
     int64_t *uow = (int64_t *)(body + at[B_UOW]), *ecb = (int64_t *)(body + at[B_ECB]);
     for (size_t i = 0; i < n; i++) {
-        const eventlog_rec_t *r = &b->recs[i];
+        const tpf_journal_rec_t *r = &b->recs[i];
         time_col[i] = r->time_us;
         seq_col[i] = b->seq0 + (int64_t)i;
         prio[i] = r->priority;
@@ -302,18 +313,18 @@ int jipc_encode(const jipc_batch_t *b, unsigned char **out, size_t *out_len)
         fill_text(body, at[text_cols[c][1]], at[text_cols[c][2]], at[text_cols[c][3]], &s, n,
                   c == 4 && prog_nulls != 0);
     }
-    fill_ids(body, at[B_MSGID_V], at[B_MSGID_O], at[B_MSGID_D], b, offsetof(eventlog_rec_t, msg_id), 24, 0);
-    fill_ids(body, at[B_CORREL_V], at[B_CORREL_O], at[B_CORREL_D], b, offsetof(eventlog_rec_t, correl_id), 24, 0);
-    fill_ids(body, at[B_GROUP_V], at[B_GROUP_O], at[B_GROUP_D], b, offsetof(eventlog_rec_t, group_id), 24,
+    fill_ids(body, at[B_MSGID_V], at[B_MSGID_O], at[B_MSGID_D], b, offsetof(tpf_journal_rec_t, msg_id), 24, 0);
+    fill_ids(body, at[B_CORREL_V], at[B_CORREL_O], at[B_CORREL_D], b, offsetof(tpf_journal_rec_t, correl_id), 24, 0);
+    fill_ids(body, at[B_GROUP_V], at[B_GROUP_O], at[B_GROUP_D], b, offsetof(tpf_journal_rec_t, group_id), 24,
              group_nulls != 0);
-    fill_ids(body, at[B_HASH_V], at[B_HASH_O], at[B_HASH_D], b, offsetof(eventlog_rec_t, hash), 8, 0);
+    fill_ids(body, at[B_HASH_V], at[B_HASH_O], at[B_HASH_D], b, offsetof(tpf_journal_rec_t, hash), 8, 0);
     if (b->data != NULL) { /* payload */
         int32_t *po = (int32_t *)(body + at[B_PAYLOAD_O]);
         unsigned char *pd = body + at[B_PAYLOAD_D];
         int32_t o = 0;
         po[0] = 0;
         for (size_t i = 0; i < n; i++) {
-            const eventlog_rec_t *r = &b->recs[i];
+            const tpf_journal_rec_t *r = &b->recs[i];
             memcpy(pd + o, b->data + r->data_off, (size_t)r->length);
             o += r->length;
             po[i + 1] = o;

@@ -1,17 +1,14 @@
-/* logreplay.c - the recovery log's replay at restart (see logreplay.h) */
-#include "logreplay.h"
+/* log_replay.c - the recovery log's replay at restart (see tpf/logrec.h) */
+#include "tpf/logrec.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Record layout (tpfemu/store/log_records.py): a 32-byte header (u8 kind, 3 pad, u32
- * queue id, u32 backout count, 4 pad, u64 unit of work, u64 message key); a PUT adds an
- * 88-byte descriptor (the core's packed descriptor: its backout count at 80, its data
- * length at 84) and the data. */
-enum { K_PUT = 1, K_GET = 2, K_COMMIT = 3, K_BACKOUT = 4 };
-#define REC_SIZE 32
-#define DESC_SIZE 88
+enum { K_PUT = TPF_LOG_PUT, K_GET = TPF_LOG_GET, K_COMMIT = TPF_LOG_COMMIT,
+       K_BACKOUT = TPF_LOG_BACKOUT };
+#define REC_SIZE TPF_LOG_REC
+#define DESC_SIZE TPF_MQ_PACKED_DESC
 #define PUT_SIZE (REC_SIZE + DESC_SIZE)
 #define NIL UINT32_MAX
 
@@ -39,12 +36,7 @@ static inline void st64(unsigned char *p, uint64_t v)
     st32(p + 4, (uint32_t)(v >> 32));
 }
 
-typedef struct {
-    const unsigned char *buf;
-    size_t len;
-    uint64_t first;
-    uint32_t incarnation;
-} batch_t;
+typedef tpf_log_batch_t batch_t;
 
 /** A put of the tail, in LSN (= key) order in replay_t.msgs. */
 typedef struct {
@@ -69,12 +61,9 @@ typedef struct {
     uint32_t put_first, put_last, get_first, get_last;
 } uow_t;
 
-typedef struct {
-    uint64_t key;
-    uint32_t kind, qid, backouts, batch, offset;
-} effect_t;
+typedef tpf_log_effect_t effect_t;
 
-typedef struct {
+typedef struct tpf_log_replay {
     size_t nq;
     const uint64_t *top, *from;
     const uint8_t *known;
@@ -94,6 +83,8 @@ typedef struct {
     uint64_t err_lsn;
     int err_kind; /* -1: none */
     int nomem;
+    uint64_t *top_own, *from_own; /* copies of the caller's arrays (owned) */
+    uint8_t *known_own;
 } replay_t;
 
 static int grow(void **items, size_t *cap, size_t n, size_t size)
@@ -264,13 +255,13 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
         if (b->len - off < REC_SIZE)
             return fail(r, lsn, "record cut short", -1);
         const unsigned char *p = buf + off;
-        unsigned kind = p[0];
-        uint32_t qid = ld32(p + 4);
-        uint64_t uow = ld64(p + 16);
+        unsigned kind = p[TPF_LOG_REC_KIND];
+        uint32_t qid = ld32(p + TPF_LOG_REC_QID);
+        uint64_t uow = ld64(p + TPF_LOG_REC_UOW);
         if (kind == K_PUT) {
             if (b->len - off < PUT_SIZE)
                 return fail(r, lsn, "record cut short", -1);
-            uint32_t length = ld32(p + REC_SIZE + 84);
+            uint32_t length = ld32(p + REC_SIZE + TPF_LOG_DESC_LENGTH);
             if (length > b->len - off - PUT_SIZE)
                 return fail(r, lsn, "message data cut short", -1);
             if (!known(r, qid))
@@ -283,7 +274,7 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
                 uint32_t at = (uint32_t)r->n_msgs++;
                 msg_t *m = &r->msgs[at];
                 *m = (msg_t){.key = lsn, .desc = p + REC_SIZE, .qid = qid,
-                             .backouts = ld32(p + REC_SIZE + 80), .length = length,
+                             .backouts = ld32(p + REC_SIZE + TPF_LOG_DESC_BACKOUTS), .length = length,
                              .next = NIL, .batch = bi, .offset = (uint32_t)off,
                              .state = M_PENDING};
                 if (uow == 0) {
@@ -309,7 +300,7 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
                 return fail(r, lsn, "unknown queue id", -1);
             if (lsn < r->from[qid])
                 continue;
-            uint64_t key = ld64(p + 24);
+            uint64_t key = ld64(p + TPF_LOG_REC_KEY);
             if (uow == 0) {
                 settle_get(r, qid, key);
                 continue;
@@ -322,7 +313,7 @@ static int replay_batch(replay_t *r, const batch_t *b, uint32_t bi)
             if (s == NIL)
                 break;
             uint32_t at = (uint32_t)r->n_gets++;
-            r->gets[at] = (get_t){key, qid, ld32(p + 8), NIL};
+            r->gets[at] = (get_t){key, qid, ld32(p + TPF_LOG_REC_BACKOUTS), NIL};
             uow_t *u = &r->uows[s];
             if (u->get_last == NIL)
                 u->get_first = at;
@@ -386,9 +377,74 @@ static int replay(replay_t *r, const batch_t *batches, size_t n)
     return r->nomem ? -1 : 0;
 }
 
-/** Write each queue's live messages' descriptors and data addresses, in key order. */
-static void gather(const replay_t *r, unsigned char **desc_at, const void ***addr_at)
+int tpf_log_replay(const tpf_log_batch_t *batches, size_t nb, const uint64_t *top,
+                   const uint64_t *from, const uint8_t *known, size_t nq, uint64_t floor,
+                   tpf_log_replay_t **out)
 {
+    replay_t *r = calloc(1, sizeof *r);
+    *out = r;
+    if (r == NULL)
+        return TPF_LOG_E_NOMEM;
+    size_t cells = nq ? nq : 1;
+    r->top_own = malloc(cells * sizeof *r->top_own);
+    r->from_own = malloc(cells * sizeof *r->from_own);
+    r->known_own = malloc(cells);
+    if (r->top_own == NULL || r->from_own == NULL || r->known_own == NULL)
+        return TPF_LOG_E_NOMEM;
+    if (nq) {
+        memcpy(r->top_own, top, nq * sizeof *top);
+        memcpy(r->from_own, from, nq * sizeof *from);
+        memcpy(r->known_own, known, nq);
+    }
+    r->nq = nq;
+    r->top = r->top_own;
+    r->from = r->from_own;
+    r->known = r->known_own;
+    r->floor = floor;
+    r->err_kind = -1;
+    for (size_t i = 0; i < nb; i++) {
+        if (batches[i].len > UINT32_MAX) {
+            fail(r, batches[i].first, "log batch over 4 GiB", -1);
+            return TPF_LOG_E_RECORD;
+        }
+    }
+    if (replay(r, batches, nb) < 0)
+        return r->nomem ? TPF_LOG_E_NOMEM : TPF_LOG_E_RECORD;
+    return 0;
+}
+
+const char *tpf_log_replay_error(const tpf_log_replay_t *r, uint64_t *lsn, int *kind)
+{
+    *lsn = r->err_lsn;
+    *kind = r->err_kind;
+    return r->err != NULL ? r->err : "";
+}
+
+void tpf_log_replay_counts(const tpf_log_replay_t *r, size_t *counts)
+{
+    memset(counts, 0, r->nq * sizeof *counts);
+    for (size_t i = 0; i < r->n_msgs; i++)
+        counts[r->msgs[i].qid] += r->msgs[i].state == M_LIVE;
+}
+
+int tpf_log_replay_gather(const tpf_log_replay_t *r, unsigned char *const *descs,
+                          const void **const *addrs)
+{
+    size_t cells = r->nq ? r->nq : 1;
+    size_t *counts = calloc(cells, sizeof *counts);
+    unsigned char **desc_at = calloc(cells, sizeof *desc_at);
+    const void ***addr_at = calloc(cells, sizeof *addr_at);
+    int rc = TPF_LOG_E_NOMEM;
+    if (counts == NULL || desc_at == NULL || addr_at == NULL)
+        goto done;
+    tpf_log_replay_counts(r, counts);
+    for (size_t q = 0; q < r->nq; q++) {
+        if (counts[q] == 0)
+            continue;
+        st32(descs[q], (uint32_t)counts[q]);
+        desc_at[q] = descs[q] + 4;
+        addr_at[q] = addrs[q];
+    }
     for (size_t i = 0; i < r->n_msgs; i++) {
         const msg_t *m = &r->msgs[i];
         if (m->state != M_LIVE)
@@ -396,231 +452,58 @@ static void gather(const replay_t *r, unsigned char **desc_at, const void ***add
         unsigned char *d = desc_at[m->qid];
         memcpy(d, m->desc, DESC_SIZE);
         st64(d, m->key);
-        st32(d + 80, m->backouts);
+        st32(d + TPF_LOG_DESC_BACKOUTS, m->backouts);
         desc_at[m->qid] = d + DESC_SIZE;
         *addr_at[m->qid]++ = m->desc + DESC_SIZE;
     }
-}
-
-static int parse_u64_list(PyObject *list, size_t n, uint64_t *out, uint8_t *known,
-                          const char *what)
-{
-    for (size_t i = 0; i < n; i++) {
-        PyObject *item = PyList_GET_ITEM(list, (Py_ssize_t)i);
-        if (item == Py_None && known != NULL) {
-            known[i] = 0;
-            out[i] = 0;
-            continue;
-        }
-        unsigned long long v = PyLong_AsUnsignedLongLong(item);
-        if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-            PyErr_Format(PyExc_TypeError, "log_replay: %s[%zu] is not a key", what, i);
-            return -1;
-        }
-        out[i] = v;
-        if (known != NULL)
-            known[i] = 1;
-    }
-    return 0;
-}
-
-static PyObject *build_effects(const replay_t *r)
-{
-    PyObject *list = PyList_New((Py_ssize_t)r->n_fx);
-    if (list == NULL)
-        return NULL;
-    for (size_t i = 0; i < r->n_fx; i++) {
-        const effect_t *e = &r->fx[i];
-        PyObject *t = Py_BuildValue("(IIKIII)", e->kind, e->qid, (unsigned long long)e->key,
-                                    e->backouts, e->batch, e->offset);
-        if (t == NULL) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, (Py_ssize_t)i, t);
-    }
-    return list;
-}
-
-static PyObject *build_tails(const replay_t *r)
-{
-    size_t nq = r->nq ? r->nq : 1;
-    size_t *count = calloc(nq, sizeof *count);
-    unsigned char **desc_at = calloc(nq, sizeof *desc_at);
-    const void ***addr_at = calloc(nq, sizeof *addr_at);
-    PyObject *tails = NULL;
-    if (count == NULL || desc_at == NULL || addr_at == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (size_t i = 0; i < r->n_msgs; i++)
-        count[r->msgs[i].qid] += r->msgs[i].state == M_LIVE;
-    tails = PyList_New((Py_ssize_t)r->nq);
-    if (tails == NULL)
-        goto done;
-    for (size_t q = 0; q < r->nq; q++) {
-        if (count[q] == 0) {
-            PyList_SET_ITEM(tails, (Py_ssize_t)q, Py_NewRef(Py_None));
-            continue;
-        }
-        if (count[q] > UINT32_MAX) {
-            PyErr_Format(PyExc_OverflowError, "log_replay: queue id %zu has %zu messages", q,
-                         count[q]);
-            Py_CLEAR(tails);
-            goto done;
-        }
-        PyObject *descs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(4 + count[q] * DESC_SIZE));
-        PyObject *addrs = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(count[q] * sizeof(void *)));
-        PyObject *pair = descs && addrs ? PyTuple_Pack(2, descs, addrs) : NULL;
-        Py_XDECREF(descs);
-        Py_XDECREF(addrs);
-        if (pair == NULL) {
-            Py_CLEAR(tails);
-            goto done;
-        }
-        desc_at[q] = (unsigned char *)PyBytes_AS_STRING(descs);
-        st32(desc_at[q], (uint32_t)count[q]);
-        desc_at[q] += 4;
-        addr_at[q] = (const void **)PyBytes_AS_STRING(addrs);
-        PyList_SET_ITEM(tails, (Py_ssize_t)q, pair);
-    }
-    Py_BEGIN_ALLOW_THREADS
-    gather(r, desc_at, addr_at);
-    Py_END_ALLOW_THREADS
+    rc = 0;
 done:
-    free(count);
+    free(counts);
     free(desc_at);
     free(addr_at);
-    return tails;
+    return rc;
 }
 
-PyObject *log_pack(PyObject *module, PyObject *args)
+size_t tpf_log_replay_effects(const tpf_log_replay_t *r, const tpf_log_effect_t **fx)
 {
-    (void)module;
-    Py_buffer descs, addrs;
-    if (!PyArg_ParseTuple(args, "y*y*", &descs, &addrs))
-        return NULL;
-    PyObject *chunk = NULL;
-    const unsigned char *d = descs.buf;
-    uint32_t n = descs.len >= 4 ? ld32(d) : 0;
-    if (descs.len < 4 || (size_t)descs.len != 4 + (size_t)n * DESC_SIZE ||
-        (size_t)addrs.len != (size_t)n * sizeof(void *)) {
-        PyErr_Format(PyExc_ValueError, "log_pack: %zd bytes of descriptors and %zd bytes of "
-                     "addresses do not agree", descs.len, addrs.len);
-        goto done;
-    }
-    size_t data = 0;
+    *fx = r->fx;
+    return r->n_fx;
+}
+
+void tpf_log_replay_free(tpf_log_replay_t *r)
+{
+    if (r == NULL)
+        return;
+    free(r->msgs);
+    free(r->gets);
+    free(r->fx);
+    free(r->uows);
+    free(r->top_own);
+    free(r->from_own);
+    free(r->known_own);
+    free(r);
+}
+
+size_t tpf_log_pack_size(const unsigned char *descs, size_t len)
+{
+    uint32_t n = len >= 4 ? ld32(descs) : 0;
+    if (len < 4 || len != 4 + (size_t)n * DESC_SIZE)
+        return 0;
+    size_t total = len;
     for (uint32_t i = 0; i < n; i++)
-        data += ld32(d + 4 + (size_t)i * DESC_SIZE + 84);
-    chunk = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(descs.len + data));
-    if (chunk == NULL)
-        goto done;
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(chunk);
-    memcpy(out, d, (size_t)descs.len);
-    out += descs.len;
-    const void *const *at = addrs.buf;
+        total += ld32(descs + 4 + (size_t)i * DESC_SIZE + TPF_LOG_DESC_LENGTH);
+    return total;
+}
+
+void tpf_log_pack(const unsigned char *descs, size_t len, const void *const *addrs,
+                  unsigned char *out)
+{
+    uint32_t n = ld32(descs);
+    memcpy(out, descs, len);
+    out += len;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t length = ld32(d + 4 + (size_t)i * DESC_SIZE + 84);
-        memcpy(out, at[i], length);
+        uint32_t length = ld32(descs + 4 + (size_t)i * DESC_SIZE + TPF_LOG_DESC_LENGTH);
+        memcpy(out, addrs[i], length);
         out += length;
     }
-done:
-    PyBuffer_Release(&descs);
-    PyBuffer_Release(&addrs);
-    return chunk;
-}
-
-PyObject *log_replay(PyObject *module, PyObject *args)
-{
-    (void)module;
-    PyObject *batch_list, *tops, *froms;
-    unsigned long long floor;
-    if (!PyArg_ParseTuple(args, "O!O!O!K", &PyList_Type, &batch_list, &PyList_Type, &tops,
-                          &PyList_Type, &froms, &floor))
-        return NULL;
-    size_t nq = (size_t)PyList_GET_SIZE(tops);
-    if ((size_t)PyList_GET_SIZE(froms) != nq) {
-        PyErr_SetString(PyExc_TypeError, "log_replay: tops and froms differ in length");
-        return NULL;
-    }
-    size_t nb = (size_t)PyList_GET_SIZE(batch_list);
-    replay_t r = {.nq = nq, .floor = floor};
-    uint64_t *top = calloc(nq ? nq : 1, sizeof *top), *from = calloc(nq ? nq : 1, sizeof *from);
-    uint8_t *known_ids = calloc(nq ? nq : 1, 1);
-    batch_t *batches = calloc(nb ? nb : 1, sizeof *batches);
-    Py_buffer *views = calloc(nb ? nb : 1, sizeof *views);
-    size_t held = 0;
-    PyObject *result = NULL;
-    if (top == NULL || from == NULL || known_ids == NULL || batches == NULL || views == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (parse_u64_list(tops, nq, top, known_ids, "tops") < 0 ||
-        parse_u64_list(froms, nq, from, NULL, "froms") < 0)
-        goto done;
-    r.top = top;
-    r.from = from;
-    r.known = known_ids;
-    for (; held < nb; held++) {
-        PyObject *item = PyList_GET_ITEM(batch_list, (Py_ssize_t)held);
-        unsigned long long first;
-        unsigned int incarnation;
-        PyObject *buffer;
-        if (!PyTuple_Check(item) ||
-            !PyArg_ParseTuple(item, "KIO", &first, &incarnation, &buffer)) {
-            PyErr_Format(PyExc_TypeError,
-                         "log_replay: batches[%zu] is not (first lsn, incarnation, records)", held);
-            goto done;
-        }
-        if (PyObject_GetBuffer(buffer, &views[held], PyBUF_SIMPLE) < 0)
-            goto done;
-        if (views[held].len > (Py_ssize_t)UINT32_MAX) {
-            PyBuffer_Release(&views[held]);
-            PyErr_Format(PyExc_ValueError, "log_replay: batches[%zu] is over 4 GiB", held);
-            goto done;
-        }
-        batches[held] = (batch_t){views[held].buf, (size_t)views[held].len, first, incarnation};
-    }
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = replay(&r, batches, nb);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        if (r.nomem) {
-            PyErr_NoMemory();
-        } else {
-            PyObject *detail = r.err_kind >= 0 ? PyUnicode_FromFormat("%s %d", r.err, r.err_kind)
-                                               : PyUnicode_FromString(r.err);
-            if (detail != NULL) {
-                PyObject *err = Py_BuildValue("(KN)", (unsigned long long)r.err_lsn, detail);
-                if (err != NULL) {
-                    PyErr_SetObject(PyExc_ValueError, err);
-                    Py_DECREF(err);
-                }
-            }
-        }
-        goto done;
-    }
-    PyObject *tails = build_tails(&r);
-    if (tails == NULL)
-        goto done;
-    PyObject *effects = build_effects(&r);
-    if (effects == NULL) {
-        Py_DECREF(tails);
-        goto done;
-    }
-    result = Py_BuildValue("(NN)", tails, effects);
-done:
-    for (size_t i = 0; i < held; i++)
-        PyBuffer_Release(&views[i]);
-    free(views);
-    free(batches);
-    free(top);
-    free(from);
-    free(known_ids);
-    free(r.msgs);
-    free(r.gets);
-    free(r.fx);
-    free(r.uows);
-    return result;
 }

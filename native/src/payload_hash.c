@@ -1,4 +1,4 @@
-/* payloadhash.c - XXH64 with seed 42 (see payloadhash.h for what and why)
+/* payload_hash.c - XXH64 with seed 42 (see tpf/journal.h for what and why)
  *
  * Written from the published description of XXH64 (xxHash's specification, "xxhash_spec"):
  * input of 32 bytes or more goes through four accumulators, one 8-byte lane each of every
@@ -6,7 +6,7 @@
  * then 4, then 1 at a time; a final avalanche spreads every bit. Input words are read
  * little-endian; the result is written big-endian.
  */
-#include "payloadhash.h"
+#include "tpf/journal.h"
 
 #include <string.h>
 
@@ -65,10 +65,10 @@ static inline uint64_t xx_merge(uint64_t h, uint64_t acc)
     return h * P1 + P4;
 }
 
-void payload_hash64(const uint8_t *data, size_t len, uint8_t out[8])
+void tpf_payload_hash64(const uint8_t *data, size_t len, uint8_t out[8])
 {
     static const uint8_t none[1] = {0};
-    const uint64_t seed = PAYLOAD_HASH_SEED;
+    const uint64_t seed = TPF_JOURNAL_HASH_SEED;
     if (data == NULL) /* (NULL + 0 is undefined in C) */
         data = none;
     const uint8_t *p = data;

@@ -1,0 +1,147 @@
+/* journal.h - the event journal's records, payload hash and Arrow encoder, in plain C
+ *
+ * The journal (tpfemu/journal/, docs/journal.md) records every queue-manager event. The
+ * MQI's fast paths record their put and get events as fixed records (tpf_journal_rec_t,
+ * kept by the EventLog shim, native/python/eventlog.h) with the payload hash of the data,
+ * computed while the data is in the cache; the journal's writer encodes runs of them as
+ * Arrow IPC record batches of the journal schema with the GIL released. Both were
+ * measured against the libraries that could do them (the xxhash package, pyarrow) on
+ * the journal's cost of an MQI put+get, and kept because they pay (bench/bench_journal.py,
+ * docs/journal.md, "Cost").
+ *
+ * The schema is defined once, in tpfemu/journal/schema.py. tpf_journal_columns says what
+ * the encoder writes, column by column; tpfemu/journal/rows.py checks it against the
+ * schema when it is imported and refuses a mismatch.
+ *
+ * Plain C11: no Python API, so any thread may call these without the GIL.
+ */
+#ifndef TPF_JOURNAL_H
+#define TPF_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tpf/queue.h"
+
+/** The seed of the journal's payload hash: Spark's xxhash64 seed. */
+#define TPF_JOURNAL_HASH_SEED 42
+/** The columns of the journal schema the encoder writes. */
+#define TPF_JOURNAL_NCOLS 19
+
+/** Record kinds: an event emitted in Python (the EventLog keeps its fields), or a
+ * message event recorded in C. */
+#define TPF_JOURNAL_PY 0
+#define TPF_JOURNAL_PUT 1
+#define TPF_JOURNAL_GET 2
+
+/** One recorded event (fixed part). */
+typedef struct {
+    int64_t time_us;                  /**< event time, microseconds since the epoch */
+    int64_t deadline;                 /**< expiry deadline (TPF_MQ_NEVER: none) */
+    int64_t uow;                      /**< unit of work, 0 outside one */
+    int64_t ecb;                      /**< the calling ECB's id, -1 outside any */
+    int64_t data_off;                 /**< where its data is in the log's arena (internal) */
+    uint8_t msg_id[TPF_MQ_ID_LEN];
+    uint8_t correl_id[TPF_MQ_ID_LEN];
+    uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
+    uint8_t hash[8];                  /**< payload hash of the data, when recorded */
+    int32_t length;                   /**< message data length (without the record) */
+    int32_t queue;                    /**< index of the queue's name in the names table */
+    int32_t program;                  /**< index of the program's name, -1: none */
+    uint8_t kind;                     /**< TPF_JOURNAL_* */
+    uint8_t priority;
+    uint8_t persistent;
+    uint8_t pad;
+} tpf_journal_rec_t;
+
+/** The payload hash of a recently put message, by the queue and the put's sequence
+ * number: a get of that message takes it instead of hashing the data again. A table
+ * of TPF_JOURNAL_RECENT_PUTS of them (zeroed: empty) is direct-mapped by seq. */
+typedef struct {
+    const void *q;        /**< the queue (its core address), NULL: empty */
+    uint64_t seq;         /**< the put's sequence number within the queue */
+    int64_t put_time;     /**< (with q and seq: a queue made later at the same address
+                               that numbers its puts afresh does not match) */
+    uint8_t hash[8];
+} tpf_journal_recent_t;
+
+#define TPF_JOURNAL_RECENT_PUTS 4096
+
+/** What a record holds besides the message: when, in which unit of work (0: none), by
+ * which ECB (-1: none), the indexes of its queue's and program's names (-1: none), and
+ * where its data is in the capture's arena. */
+typedef struct {
+    int64_t time_us;
+    uint64_t uow;
+    int64_t ecb;
+    int32_t queue, program;
+    int64_t data_off;
+} tpf_journal_origin_t;
+
+/**
+ * Fill `r` for a put or get (`kind`, TPF_JOURNAL_PUT or _GET) of the message `md`
+ * describes on queue `q` (its core address), whose data (without its context record) is
+ * data[0:length]; `group_id` is its GroupId or NULL for none. With `hash`, r->hash is the
+ * data's payload hash, computed while the data is in the cache: a put's is computed and
+ * remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL); a get's is the
+ * put's when `recent` holds that put (a message's data never changes), else computed.
+ * Without `hash`, r->hash is zero.
+ */
+void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
+                        const void *q, const tpf_mq_msg_t *md, const uint8_t *group_id,
+                        const void *data, size_t length, const tpf_journal_origin_t *origin,
+                        int hash);
+
+/** A piece of UTF-8 text (not NUL-terminated). */
+typedef struct {
+    const char *p;
+    size_t len;
+} tpf_journal_text_t;
+
+/** One batch to encode. */
+typedef struct {
+    const tpf_journal_rec_t *recs; /**< the batch's records, none of kind TPF_JOURNAL_PY */
+    size_t n;
+    int64_t seq0;                  /**< the first row's seq */
+    tpf_journal_text_t cpu, qmgr;
+    const tpf_journal_text_t *names; /**< what the records' queue and program indexes name */
+    const unsigned char *data;     /**< the arena the records' data_off point into, or NULL:
+                                        no payload column values (level events) */
+} tpf_journal_batch_t;
+
+/** A column as the encoder writes it: its name, its Arrow type as pyarrow names it
+ * ("int64", "string", ...) and whether it may hold nulls. */
+typedef struct {
+    const char *name;
+    const char *type;
+    int nullable;
+} tpf_journal_column_t;
+
+/** The encoder's columns, in order (TPF_JOURNAL_NCOLS of them). */
+extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
+
+/**
+ * Encode `b` as one Arrow IPC encapsulated record-batch message (continuation marker,
+ * metadata length, the flatbuffer Message with its RecordBatch header, padding, then the
+ * body buffers), ready to append to a segment that begins with the schema message, into
+ * a new buffer: *out (free it with free()) of *out_len bytes, a multiple of 8. Columns,
+ * and how each is made from a record: event_time_us, seq (seq0 + i), cpu and qmgr (the
+ * same text on every row), queue and program (text from the names; program null for -1),
+ * event ("put"/"get"), msg_id, correl_id, group_id (null when all zero), priority,
+ * persistent, expiry (the time left at the event: -1 for none, tenths of a second
+ * rounded up, 0 once passed), length, payload_hash, payload (the data when `data` is
+ * given, else null), uow, ecb (null for -1), detail (null). Returns 0, or -1 when memory
+ * is exhausted (nothing allocated).
+ */
+int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t *out_len);
+
+/**
+ * The journal's payload hash: XXH64(data[0:len], seed=TPF_JOURNAL_HASH_SEED) into out[8],
+ * most significant byte first (xxHash's canonical form). Read as a signed big-endian
+ * 64-bit integer it is what Spark's built-in xxhash64(payload) returns, and the bytes are
+ * Python's xxhash.xxh64(data, seed=42).digest(). It tells changed payloads apart; it is
+ * not a cryptographic hash. data may be NULL when len is 0.
+ */
+void tpf_payload_hash64(const uint8_t *data, size_t len, uint8_t out[8]);
+
+#endif
