@@ -16,7 +16,7 @@ import tpfemu
 import tpfemu.mqi as pymqi
 from ecb import linkage
 from tpfemu import journal
-from tpfemu._lowlevel import CoreQueue, EventLog, payload_hashes
+from tpfemu._lowlevel import CoreQueue, EventLog, follow_running_ecbs, payload_hashes
 from tpfemu.journal.schema import SCHEMA
 from tpfemu.journal.writer import RECORD, Journal
 from tpfemu.mqi import CMQC
@@ -350,6 +350,7 @@ def test_an_event_that_cannot_be_recorded_is_counted_not_raised():
 
     log = EventLog(lambda: None)
     q = CoreQueue("LOST.Q")
+    follow_running_ecbs(linkage.watch_running)  # as the journal does before recording
     watcher = linkage._watcher  # what the ECB runtime calls at each switch
     watcher(BrokenEcb())
     try:

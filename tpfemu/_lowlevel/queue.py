@@ -1,9 +1,10 @@
-"""The one seam between Python and the compiled message core (``tpfemu._native``).
+"""The queue binding: :class:`CoreQueue`, its browse :class:`Cursor`, and what their
+calls return (:class:`Message`, :class:`Descriptor`, :class:`Batch`).
 
-Everything above this module works with Python types (``bytes``, ``int``, dataclasses)
-and never sees cffi objects; every non-zero reason code of the core becomes an exception
-from :mod:`tpfemu.errors` here. This is a queue-level wrapper, not the MQI: it has no
-names, handles or queue managers (those are in :mod:`tpfemu.mqi` and :mod:`tpfemu.qmgr`).
+Everything above works with Python types (``bytes``, ``int``, dataclasses) and never
+sees cffi objects; every non-zero reason code of the core becomes an exception from
+:mod:`tpfemu.errors` here. This is a queue-level wrapper, not the MQI: it has no names,
+handles or queue managers (those are in :mod:`tpfemu.mqi` and :mod:`tpfemu.qmgr`).
 
 Threads: a :class:`CoreQueue` may be used from several threads at once (the core locks
 each queue). A :class:`Cursor` is used by one thread at a time, like an MQ object handle.
@@ -16,183 +17,38 @@ from __future__ import annotations
 
 import threading
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
-
-try:
-    from tpfemu import _fastpath
-    from tpfemu._native import ffi, lib
-except ImportError as exc:  # pragma: no cover - only without a build
-    raise ImportError(
-        "tpfemu's compiled modules (tpfemu._native, tpfemu._fastpath) are not built: run "
-        "`make test` (or `pip install -e .`, or `python setup.py build_ext --inplace`) first"
-    ) from exc
-
-
-def _constants(*prefixes: str) -> MappingProxyType[str, int]:
-    return MappingProxyType(
-        {name: getattr(lib, name) for name in dir(lib) if name.startswith(prefixes)}
-    )
-
-
-#: Every reason code the core can return, by IBM's mnemonic (read from the C header).
-MQRC = _constants("MQRC_")
-#: The MQGMO_* and MQMO_* bits the core acts on, with IBM's values.
-_PLAN_GMO = ("MQGMO_SYNCPOINT", "MQGMO_NO_SYNCPOINT")  # read by a plan, not the core
-MQGMO = MappingProxyType({k: v for k, v in _constants("MQGMO_").items() if k not in _PLAN_GMO})
-MQMO = _constants("MQMO_")
-#: The core's own codes (9000 and up: never IBM's).
-TPF_RC = _constants("TPF_RC_")
-#: The other MQ numbers the compiled code knows (MQMD values; MQPMO and MQGMO bits a
-#: handle's plan reads).
-MQ_OTHER = MappingProxyType({**_constants("MQMT_", "MQPER_", "MQPRI_", "MQEI_", "MQPMO_"),
-                             **{k: getattr(lib, k) for k in _PLAN_GMO}})
-
-errors.register_reason_names(MQRC)
-errors.register_reason_names(TPF_RC)
-
-NEVER: int = lib.TPF_MQ_NEVER
-"""Expiry deadline of a message that never expires."""
-ID_LEN: int = lib.TPF_MQ_ID_LEN
-PRIORITIES: int = lib.TPF_MQ_PRIORITIES
-_PREFIX_LEN: int = lib.TPF_MQ_MSGID_PREFIX_LEN
-_ZERO_ID = bytes(ID_LEN)
-_NOW = lib.TPF_MQ_NOW
-_OK = lib.MQRC_NONE
-_TRUNC_FAILED = lib.MQRC_TRUNCATED_MSG_FAILED
-_TRUNC_ACCEPTED = lib.MQRC_TRUNCATED_MSG_ACCEPTED
-_NO_MSG = lib.MQRC_NO_MSG_AVAILABLE
-#: get_md's flags: the get discarded expired messages, now waiting for take_expired
-EXPIRED_PENDING: int = lib.TPF_MQ_F_EXPIRED_PENDING
-_INITIAL_BUFFER = 64 * 1024
-_CLOSED = ffi.NULL  # what a closed queue or cursor holds instead of its C object
-if array("I").itemsize != 4:  # pragma: no cover - every platform we build on
-    raise ImportError("tpfemu needs array('I') to hold 32-bit lengths")
-
-
-def _error(rc: int, call: str, obj: str) -> errors.TpfEmuError:
-    """The exception for a core return code; -1 means the queue was closed."""
-    if rc == -1:
-        return errors.TpfEmuError(f"queue {obj!r} is closed")
-    if rc >= lib.TPF_RC_BASE:
-        return errors.InternalError(f"{call} on {obj!r}: core code {errors.reason_name(rc)}")
-    return errors.error_for(rc, call=call, obj=obj)
-
-
-def _raise(rc: int, call: str, obj: str) -> None:
-    raise _error(rc, call, obj)
-
-
-def _address(cdata) -> int:
-    return int(ffi.cast("uintptr_t", cdata))
-
-
-# The METH_FASTCALL shim calls the functions of this one compiled core (tpfemu._native).
-_fastpath.bind(
-    _address(ffi.addressof(lib, "tpf_mq_put_simple")),
-    _address(ffi.addressof(lib, "tpf_mq_get_alloc")),
-    _address(ffi.addressof(lib, "tpf_mq_put")),
-    _address(ffi.addressof(lib, "tpf_mq_get")),
-    _address(ffi.addressof(lib, "tpf_mq_put_many_gather")),
+from tpfemu._lowlevel.compiled import (
+    _CLOSED,
+    _INITIAL_BUFFER,
+    _NO_MSG,
+    _NOW,
+    _OK,
+    _PREFIX_LEN,
+    _TRUNC_ACCEPTED,
+    _TRUNC_FAILED,
+    _ZERO_ID,
+    EXPIRED_PENDING,
+    ID_LEN,
+    NEVER,
+    PRIORITIES,
+    _address,
     _error,
+    _fastpath,
+    _raise,
+    ffi,
+    lib,
 )
 
+if TYPE_CHECKING:
+    from tpfemu._lowlevel.shim import EventLog
 
-
-#: The C base of the MQ structures: its ``__init__(**fields)`` stores fields given as
-#: plain ints and bytes without a Python frame (see native/python/mdpath.h).
-StructBase = _fastpath.StructBase
-
-#: The event journal's capture buffer (native/python/eventlog.h): ``EventLog(current,
-#: payload=False)``, ``current()`` returning the running ECB or None. ``log.add(kind,
-#: queue, time_us, fields)`` is an event-bus raw subscriber; the queue fast paths given
-#: the log as ``log=`` record their put and get events in it, in C; ``log.take()``
-#: returns everything recorded, in order, with the payload hashes computed:
-#: ``(count, records, names, items, data)``, the fixed records laid out as
-#: ``EventLog.LAYOUT`` says.
-EventLog = _fastpath.EventLog
-
-
-
-def follow_running_ecbs(watch_running: Callable[[Callable[[Any], object]], bool]) -> None:
-    """Have the ECB runtime tell :class:`EventLog` which ECB runs on each thread, at every
-    switch, so that recording an event reads a thread-local slot instead of calling
-    ``current()``. ``watch_running`` is ``ecb.linkage.watch_running``; the journal calls
-    this before it records anything. If entries ran before, EventLog keeps calling
-    ``current()`` (the watcher would not know what they left running)."""
-    if watch_running(_fastpath.set_running_ecb):
-        _fastpath.trust_running_slots()
-
-#: ``payload_hashes(datas) -> bytes``: the journal's payload hash (XXH64 with seed 42,
-#: big-endian: ``xxhash.xxh64(d, seed=42).digest()``, Spark's ``xxhash64``) of each bytes
-#: in a list, 8 bytes each (zeros for None), computed with the GIL released.
-payload_hashes = _fastpath.payload_hashes
-
-
-def set_md_layout(version: int, size: int, fields: tuple, expiry_offset: int,
-                  default_record: bytes, md_initials: dict[str, Any]) -> None:
-    """Give the C shim the context record's layout, for :meth:`CoreQueue.put_md` and
-    :meth:`CoreQueue.get_md` (tpfemu.qmgr.context calls this once).
-
-    :param fields: ``(name, kind, width, offset, initial, default, app)`` per record
-        field in order: kind 0 an MQLONG, 1 blank-padded bytes, 2 NUL-padded bytes; the
-        MD's initial value; the value of a message stored without a record; app true
-        when MQPUT takes the field from the MD.
-    :param md_initials: the MD's initial Priority, Persistence, Expiry, MsgType,
-        ReplyToQ, MsgId and CorrelId.
-    """
-    _fastpath.md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
-
-
-def set_plan_layout(put_plan: type, get_plan: type, generation_type: type, md_type: type,
-                    gmo_type: type, pmo_type: type, get_options: int,
-                    put_options: int) -> None:
-    """Tell the C shim what :func:`planned_put` and :func:`planned_get` read: the plan
-    types (named tuples, whose fields it checks against the positions it reads), the
-    catalog's Generation, the MD, GMO and PMO classes they serve, and the MQGMO and
-    MQPMO options a plan serves (tpfemu.qmgr.plans calls this once)."""
-    _fastpath.plan_setup(put_plan, get_plan, generation_type, md_type, gmo_type, pmo_type,
-                         get_options, put_options, EXPIRED_PENDING)
-
-
-_MQLONG = (-(2**31), 2**31 - 1)
-
-
-def _mqlong(value: int, low: int, high: int) -> int:
-    """An MD field for a C MQLONG: a value outside the MQLONG range stands in as ``low``
-    or ``high`` (each outside the field's valid values, so the rule fails it alike)."""
-    if value < _MQLONG[0]:
-        return low
-    return high if value > _MQLONG[1] else value
-
-
-def put_rules(priority: int, persistence: int, expiry: int, msg_type: int,
-              reply_to_blank: bool, defprty: int, defpsist: bool,
-              now: int) -> tuple[int, int, bool, int]:
-    """MQPUT's rules for an MQMD's Priority, Persistence, Expiry and MsgType (one place
-    for them: native/include/tpf/putrules.h, which the plans' C put calls too).
-
-    :returns: ``(reason, priority, persistent, expiry deadline)``: reason MQRC_NONE, or
-        MQRC_PRIORITY_EXCEEDS_MAXIMUM (a warning) with the values the message is put with;
-        else the failure's reason (2050, 2047, 2013 or 2027) and the other items 0.
-    """
-    out = ffi.new("tpf_mq_put_desc_t *")
-    rc = lib.tpf_mq_put_rules(_mqlong(priority, -2, 10), _mqlong(persistence, 3, 3),
-                              _mqlong(expiry, -2, -2), _mqlong(msg_type, 0, 0),
-                              bool(reply_to_blank), defprty, bool(defpsist), now, out)
-    if rc not in (_OK, lib.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
-        return rc, 0, False, 0
-    return rc, out.priority, bool(out.persistent), out.expiry
-
-
-#: ``planned_put(plan, data, md, pmo) -> bool`` and ``planned_get(plan, max_length, md,
-#: gmo) -> bytes | None``: see tpfemu.qmgr.plans and native/python/planpath.h.
-planned_put = _fastpath.planned_put
-planned_get = _fastpath.planned_get
+__all__ = ["Batch", "CoreQueue", "Cursor", "CursorMoves", "Descriptor", "Message",
+           "check_get_options", "check_id", "check_settings"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,56 @@
+"""The one seam between Python and the compiled code (``tpfemu._native`` through cffi,
+``tpfemu._fastpath``): only the modules of this package import them.
+
+- :mod:`~tpfemu._lowlevel.compiled`: the compiled modules, the numbers their headers
+  define (reason codes, option bits, MQMD values: each defined once, in C) and the
+  translation of the core's return codes into :mod:`tpfemu.errors`;
+- :mod:`~tpfemu._lowlevel.queue`: the queue binding, :class:`CoreQueue` and its cursors;
+- :mod:`~tpfemu._lowlevel.shim`: what the MQI's hot paths need beyond the queue (the MQ
+  structures' C base, the journal's EventLog, the plans, MQPUT's MD rules).
+
+Everything is importable from here, as ``from tpfemu._lowlevel import CoreQueue``.
+"""
+
+from tpfemu._lowlevel.compiled import (
+    EXPIRED_PENDING,
+    ID_LEN,
+    MQ_OTHER,
+    MQGMO,
+    MQMO,
+    MQRC,
+    NEVER,
+    PRIORITIES,
+    TPF_RC,
+    ffi,
+    lib,
+)
+from tpfemu._lowlevel.queue import (
+    Batch,
+    CoreQueue,
+    Cursor,
+    CursorMoves,
+    Descriptor,
+    Message,
+    check_get_options,
+    check_id,
+    check_settings,
+)
+from tpfemu._lowlevel.shim import (
+    EventLog,
+    StructBase,
+    follow_running_ecbs,
+    payload_hashes,
+    planned_get,
+    planned_put,
+    put_rules,
+    set_md_layout,
+    set_plan_layout,
+)
+
+__all__ = [
+    "EXPIRED_PENDING", "ID_LEN", "MQGMO", "MQMO", "MQRC", "MQ_OTHER", "NEVER", "PRIORITIES",
+    "TPF_RC", "Batch", "CoreQueue", "Cursor", "CursorMoves", "Descriptor", "EventLog",
+    "Message", "StructBase", "check_get_options", "check_id", "check_settings", "ffi",
+    "follow_running_ecbs", "lib", "payload_hashes", "planned_get", "planned_put",
+    "put_rules", "set_md_layout", "set_plan_layout",
+]
