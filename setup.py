@@ -15,8 +15,9 @@ setup(
             "tpfemu._fastpath",
             # (the journal's record, hash and encoder are the C core's, native/src:
             # EventLog calls them from the shim too)
-            sources=["native/python/fastpath.c", "native/python/mdpath.c",
-                     "native/python/planpath.c", "native/python/eventlog.c",
+            sources=["native/python/fastpath.c", "native/python/batchpath.c",
+                     "native/python/mdpath.c", "native/python/planpath.c",
+                     "native/python/eventlog.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
                      "native/src/journal_record.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)

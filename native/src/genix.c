@@ -2,7 +2,7 @@
  *
  * A generated MsgId is the queue's 16-byte prefix + an 8-byte big-endian counter, and a
  * queue takes its counter values TPF_GEN_BLOCK at a time from a process-wide counter
- * (queue.c: generate_msgid). So each reservation gets a block of TPF_GEN_BLOCK node
+ * (queue_put.c: generate_msgid). So each reservation gets a block of TPF_GEN_BLOCK node
  * pointers: the message whose counter is start + i is node[i].
  *
  * Why not the hash index: at depth, a hash table puts every new id in a random slot and
@@ -15,8 +15,8 @@
  *
  * Memory: a block costs ~600 bytes, ~9 per message while it is full. A block is freed
  * when its last message leaves once its reservation is used up; one that is left with
- * TPF_GEN_SPARSE (4) messages or fewer hands them over to the hash index (queue.c:
- * gen_settle), so messages that linger while the rest of their block is got cost at
+ * TPF_GEN_SPARSE (4) messages or fewer hands them over to the hash index (queue_put.c:
+ * tpf_q_gen_settle), so messages that linger while the rest of their block is got cost at
  * most ~600 / 5 = ~120 bytes each here (a message's slot is 256 bytes or more), not
  * ~600. (Handing over costs two cache misses per message moved, which is why the
  * threshold is low: with 8, a long run at depth 1M spent ~10% of its time on it.)

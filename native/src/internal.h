@@ -2,6 +2,7 @@
 #ifndef TPF_INTERNAL_H
 #define TPF_INTERNAL_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -181,7 +182,7 @@ static inline int tpf_id_is_zero(const uint8_t *id)
  * block of the generated-MsgId index covers one reservation. */
 #define TPF_GEN_BLOCK 64
 /** A block left holding this many messages or fewer (once its reservation is used up)
- * hands them over to the hash index and is freed (queue.c: gen_settle). */
+ * hands them over to the hash index and is freed (queue_put.c: tpf_q_gen_settle). */
 #define TPF_GEN_SPARSE 4
 
 /** The messages whose generated MsgIds end in the counters start .. start + 63. */
@@ -326,7 +327,7 @@ static inline tpf_node_t *tpf_ring_at(const tpf_ring_t *r, uint64_t pos)
 tpf_node_t *tpf_ring_next(const tpf_ring_t *r, const tpf_node_t *n);
 void tpf_ring_destroy(tpf_ring_t *r);
 
-/* ---- queue.c ---------------------------------------------------------------------- */
+/* ---- queue*.c: the queue, its cursors, its units of work ------------------------- */
 
 typedef struct tpf_uow_rec {
     uint64_t id;
@@ -358,5 +359,129 @@ struct tpf_mq_queue {
     uint32_t uncommitted_by_priority[TPF_MQ_PRIORITIES]; /**< puts not yet committed */
     uint32_t got_by_priority[TPF_MQ_PRIORITIES];         /**< gets not yet committed */
 };
+
+/* ---- queue*.c: helpers the queue's files share ----------------------------------- */
+
+/* The simple put and get are a chain of small steps, each with a rare slow case. The
+ * steps on their path are forced inline (HOT) and the slow cases kept out of line
+ * (COLD), so that the common case runs as one straight function without calls,
+ * register spills or repeated checks. */
+#define HOT __attribute__((always_inline)) inline
+#define COLD __attribute__((noinline, cold))
+
+/* The queue lock: one atomic exchange to take it, a release store to drop it (half
+ * the atomic operations of a mutex). Holders never block, so a waiter spins briefly,
+ * then yields the processor to whichever thread holds it. */
+static inline void qlock(tpf_mq_queue_t *q)
+{
+    while (atomic_exchange_explicit(&q->spin, 1, memory_order_acquire)) {
+        for (int i = 0; i < 100 && atomic_load_explicit(&q->spin, memory_order_relaxed); i++) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+        if (atomic_load_explicit(&q->spin, memory_order_relaxed))
+            sched_yield();
+    }
+}
+
+static inline void qunlock(tpf_mq_queue_t *q)
+{
+    atomic_store_explicit(&q->spin, 0, memory_order_release);
+}
+
+#define QLOCK(q) qlock(q)
+#define QUNLOCK(q) qunlock(q)
+
+/** The record of `uow` on this queue; with create, made if missing (NULL: no memory)
+ * (queue_uow.c). Out of line on purpose: inlined, it added ~15% more instructions to
+ * the simple put and get, which call it only for a unit of work. */
+tpf_uow_rec_t *tpf_q_uow_find(tpf_mq_queue_t *q, uint64_t uow, int create);
+
+static inline void uow_forget(tpf_mq_queue_t *q, tpf_uow_rec_t *r)
+{
+    *r = q->uows[--q->nuows];
+}
+
+static HOT void list_unlink(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    tpf_ring_t *r = &q->ring[n->eprio];
+    tpf_ring_remove(r, n);
+    if (r->live == 0)
+        q->occupied &= ~(1u << n->eprio);
+}
+
+/** Free a block of the generated-MsgId index left with TPF_GEN_SPARSE messages or
+ * fewer, its reservation used up, handing its messages to the hash index (queue_put.c). */
+COLD void tpf_q_gen_settle(tpf_mq_queue_t *q, tpf_gen_block_t *b);
+
+/** Take n out of the indexes it is in. */
+static HOT void unindex(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    if (n->state & N_IN_GEN) {
+        tpf_gen_block_t *b = tpf_gen_remove(&q->gen, n);
+        if (b != NULL)
+            tpf_q_gen_settle(q, b);
+    } else if (n->state & N_IN_MID) {
+        tpf_index_remove(&q->mid, n, n->mid_hash);
+    }
+    if (n->state & N_IN_CID)
+        tpf_index_remove(&q->cid, n, n->cid_hash);
+}
+
+static HOT void unlock_node(tpf_node_t *n)
+{
+    if (n->lock_owner != NULL) {
+        n->lock_owner->locked = NULL;
+        n->lock_owner = NULL;
+    }
+}
+
+/** Take n off the queue: uncount, unindex, unlock; free it, or keep it as a ghost
+ * while a cursor is positioned on it. */
+static HOT void remove_node_inline(tpf_mq_queue_t *q, tpf_node_t *n)
+{
+    q->st.depth--;
+    q->st.depth_by_priority[n->md.priority]--;
+    if (n->state & N_UNCOMMITTED) {
+        q->uncommitted_by_priority[n->md.priority]--;
+        q->st.uncommitted_puts--;
+    }
+    unindex(q, n);
+    unlock_node(n);
+    if (n->pins > 0) {
+        n->state = N_GHOST;
+        q->st.ghosts++;
+        return;
+    }
+    list_unlink(q, n);
+    tpf_slab_free(&q->slab, n);
+}
+
+/** Microseconds since the epoch (CLOCK_REALTIME), as a put stamps it (queue_put.c). */
+int64_t tpf_q_clock_us(void);
+
+static inline int eligible(const tpf_node_t *n, const tpf_mq_cursor_t *c)
+{
+    return (n->state & N_HIDDEN) == 0 && (n->lock_owner == NULL || n->lock_owner == c);
+}
+
+static inline int expired(const tpf_node_t *n, int64_t *now)
+{
+    if (n->md.expiry == TPF_MQ_NEVER)
+        return 0;
+    if (*now == TPF_MQ_NOW)
+        *now = tpf_q_clock_us();
+    return *now >= n->md.expiry;
+}
+
+static inline uint16_t out_flags(const tpf_mq_queue_t *q)
+{
+    return q->expired_head != NULL ? TPF_MQ_F_EXPIRED_PENDING : 0;
+}
+
+/** Discard an expired, eligible message: off the queue and onto the expired list
+ * (queue_uow.c). */
+void tpf_q_discard_expired(tpf_mq_queue_t *q, tpf_node_t *n);
 
 #endif /* TPF_INTERNAL_H */

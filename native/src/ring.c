@@ -4,7 +4,7 @@
  * ago and is not in cache. With a list, the next message's address is known only once
  * this one is loaded, so every get waits a full memory latency. In a ring the next
  * messages' addresses sit in one sequential array, and the queue prefetches a few
- * messages ahead of the head (queue.c).
+ * messages ahead of the head (queue_get.c: prefetch_ahead).
  */
 #include <stdlib.h>
 
