@@ -21,6 +21,7 @@ constants. Subclasses are registered by mnemonic.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 MQCC_OK, MQCC_WARNING, MQCC_FAILED = 0, 1, 2  # IBM's completion codes (cmqc.h)
 
@@ -105,6 +106,9 @@ class MQMIError(TpfEmuError):
     """
 
     hint: str = ""
+    # pymqi's extras, set where a call gives them (a truncated get's data and length)
+    message: bytes | None
+    original_length: int | None
 
     def __init__(self, comp: int, reason: int, *, call: str = "", obj: str = "", **kw) -> None:
         self.comp = comp
@@ -175,6 +179,10 @@ class MessageTooBig(MQMIError, ValueError):
 @_reason("MQRC_TRUNCATED_MSG_FAILED")
 class TruncatedMessage(MQMIError):
     """MQRC_TRUNCATED_MSG_FAILED: the buffer was too small; the message stays on the queue."""
+
+    # set by the core's get (the descriptor and context record of the message that stays)
+    descriptor: Any
+    context_record: bytes
 
 
 @_reason("MQRC_PRIORITY_ERROR")

@@ -26,7 +26,16 @@ from tpfemu.mq import cmqc
 from tpfemu.qmgr import context, plans
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.manager import now_us
-from tpfemu.qmgr.mqmd import ZERO_ID, date_time, fail, id24, queue_usable, set_field, syncpoint
+from tpfemu.qmgr.mqmd import (
+    ZERO_ID,
+    date_time,
+    fail,
+    id24,
+    queue_of,
+    queue_usable,
+    set_field,
+    syncpoint,
+)
 
 __all__ = ["get", "get_full"]
 
@@ -52,9 +61,10 @@ def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: An
 
 
 def _live_get_inhibited(conn: Connection, handle: Handle) -> bool:
-    path = handle.resolved.path
+    queue, resolved = queue_of(handle)
+    path = resolved.path
     if len(path) == 1:
-        return handle.queue.get_inhibited
+        return queue.get_inhibited
     catalog = conn.qmgr.catalog
     return any(getattr(catalog.find_queue(d.name) or d, "get", "ENABLED") == "DISABLED"
                for d in path)
@@ -98,7 +108,7 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
             raise fail(cmqc.MQRC_NOT_OPEN_FOR_BROWSE, "MQGET", handle.name)
     elif not handle.input and not (options & cmqc.MQGMO_UNLOCK and handle.browse):
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_INPUT, "MQGET", handle.name)
-    queue = handle.queue
+    queue, _ = queue_of(handle)
     timeout = _timeout(options, gmo, handle.name)
     uow = _unit_of_work(conn, options, handle.name)
     generation = conn.qmgr.catalog.generation
@@ -132,7 +142,7 @@ def _cursor_options(handle: Handle, options: int) -> int:
     cursor_bits = options & _CURSOR_BITS
     if cursor_bits and handle.cursor is None:
         handle.get_plan = None
-        handle.cursor = handle.queue.core.cursor()
+        handle.cursor = queue_of(handle)[0].core.cursor()
     return cursor_bits
 
 
@@ -157,7 +167,7 @@ def _logging(qm: Any, queue: Any, options: int, uow: Any) -> tuple[Any, bool, in
 def _get_checked(conn: Connection, handle: Handle, max_length: int | None, md: Any, gmo: Any,
                  options: int, uow: Any, timeout: float | None) -> bytes:
     qm = conn.qmgr
-    queue = handle.queue
+    queue, _ = queue_of(handle)
     name = handle.name
     msg_id, correl_id = _match_ids(md, gmo, options)
     cursor_bits = _cursor_options(handle, options)
@@ -225,7 +235,9 @@ def _got(conn: Connection, queue: Any, msg: Any, md: Any, options: int, uow: Any
     if uow_id and not options & _BROWSE:
         if options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT and uow is None:
             if d.persistent:
-                conn.uow_for(True).extra.append((queue, uow_id))
+                joined = conn.uow_for(True)
+                assert joined is not None  # (True: the connection's own, made if need be)
+                joined.extra.append((queue, uow_id))
             else:
                 queue.core.commit(uow_id)  # a non-persistent message is got outright
         if uow is not None:

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import calendar
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu.mq import cmqc
 
-__all__ = ["ZERO_ID", "date_time", "fail", "id24", "queue_usable", "set_field", "syncpoint",
-           "time_from"]
+if TYPE_CHECKING:
+    from tpfemu.qmgr.connection import Handle
+    from tpfemu.qmgr.localq import LocalQueue
+    from tpfemu.qmgr.resolve import Resolved
+
+__all__ = ["ZERO_ID", "date_time", "fail", "id24", "queue_of", "queue_usable", "set_field",
+           "syncpoint", "time_from"]
 
 #: MQMI_NONE / MQCI_NONE
 ZERO_ID = bytes(24)
@@ -47,6 +52,15 @@ def queue_usable(conn: Any, handle: Any, call: str) -> None:
         raise fail(cmqc.MQRC_Q_DELETED, call, handle.name)
     if queue.stopping or not conn.qmgr.running:
         raise fail(cmqc.MQRC_Q_MGR_STOPPING, call, conn.qmgr.name)
+
+
+def queue_of(handle: Handle) -> tuple[LocalQueue, Resolved]:
+    """The queue an MQPUT or MQGET handle reaches, and how its name resolved (only a
+    queue handle is open for output, input or browse)."""
+    queue, resolved = handle.queue, handle.resolved
+    if queue is None or resolved is None:  # pragma: no cover - refused before
+        raise TypeError(f"handle {handle.hobj} is not a queue's")
+    return queue, resolved
 
 
 def id24(value: Any) -> bytes:

@@ -32,17 +32,20 @@ from tpfemu.mq.headers import XQH
 from tpfemu.mq.structs import MD
 from tpfemu.qmgr import context, plans
 from tpfemu.qmgr.connection import Connection, Handle
+from tpfemu.qmgr.localq import LocalQueue
 from tpfemu.qmgr.manager import now_us
 from tpfemu.qmgr.mqmd import (
     ZERO_ID,
     date_time,
     fail,
     id24,
+    queue_of,
     queue_usable,
     set_field,
     syncpoint,
     time_from,
 )
+from tpfemu.qmgr.resolve import Resolved
 
 __all__ = ["put", "put1", "put_full"]
 
@@ -89,11 +92,10 @@ def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = No
             conn.close(handle)
 
 
-def _live_put_inhibited(conn: Connection, handle: Handle) -> bool:
+def _live_put_inhibited(conn: Connection, queue: LocalQueue, resolved: Resolved) -> bool:
     """PUT(DISABLED) on any definition in the path, or on the transmission queue."""
-    resolved = handle.resolved
     if len(resolved.path) == 1 and not resolved.remote:
-        return handle.queue.put_inhibited
+        return queue.put_inhibited
     catalog = conn.qmgr.catalog
     names = [d.name for d in resolved.path]
     if resolved.remote:
@@ -101,8 +103,8 @@ def _live_put_inhibited(conn: Connection, handle: Handle) -> bool:
     return any(getattr(catalog.find_queue(n), "put", "ENABLED") == "DISABLED" for n in names)
 
 
-def _first_def(conn: Connection, handle: Handle) -> Any:
-    first = handle.resolved.first
+def _first_def(conn: Connection, resolved: Resolved) -> Any:
+    first = resolved.first
     return conn.qmgr.catalog.find_queue(first.name) or first
 
 
@@ -113,15 +115,15 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) ->
     if not handle.output:
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
     queue_usable(conn, handle, "MQPUT")
-    if _live_put_inhibited(conn, handle):
+    queue, resolved = queue_of(handle)
+    if _live_put_inhibited(conn, queue, resolved):
         raise fail(cmqc.MQRC_PUT_INHIBITED, "MQPUT", handle.name)
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"message data must be bytes-like, not {type(data).__name__}"
                         + (" (encode it first)" if isinstance(data, str) else ""))
     options = getattr(pmo, "Options", 0) if pmo is not None else 0
-    queue = handle.queue
     qm = conn.qmgr
-    first = _first_def(conn, handle)
+    first = _first_def(conn, resolved)
     limit = queue.definition.maxmsgl
     if len(data) > limit:
         raise fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT", handle.name)
@@ -132,7 +134,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) ->
         limit = min(limit, profile.maxmsgl)
     generation = qm.catalog.generation
     _put_checked(conn, handle, first, data, md, options, pmo)
-    if (not options & ~plans.PLAN_PUT and not handle.resolved.remote
+    if (not options & ~plans.PLAN_PUT and not resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
         handle.put_plan = plans.put_plan(conn, generation, queue, first, limit)
@@ -183,6 +185,7 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
     """A put to a remote queue: the body behind an MQXQH carrying the putter's own MQMD,
     whose MsgId and put time are made now. Returns the values, body and MsgId put."""
     qm = conn.qmgr
+    _, resolved = queue_of(handle)
     if not msg_id or msg_id == ZERO_ID:
         msg_id = qm.new_msg_id()
     inner = MD()
@@ -191,8 +194,8 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
     date, clock = date_time(put_time)
     inner.set(Expiry=expiry_tenths, Priority=priority, Persistence=int(persistent),
               MsgId=msg_id, CorrelId=correl_id, PutDate=date, PutTime=clock)
-    xqh = XQH(RemoteQName=handle.resolved.remote_q.encode(),
-              RemoteQMgrName=handle.resolved.remote_qmgr.encode(), MsgDesc=inner)
+    xqh = XQH(RemoteQName=resolved.remote_q.encode(),
+              RemoteQMgrName=resolved.remote_qmgr.encode(), MsgDesc=inner)
     values = context.values_of(None, dict(zip(context._NAMES, values, strict=True),
                                           Format=cmqc.MQFMT_XMIT_Q_HEADER))
     return values, xqh.pack() + body, msg_id
@@ -201,7 +204,7 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
 def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
                  options: int, pmo: Any) -> None:
     qm = conn.qmgr
-    queue = handle.queue
+    queue, resolved = queue_of(handle)
     name = handle.name
     uow = _check_options(conn, handle, options)
     md_get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
@@ -226,11 +229,11 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     # the put plan serves it) stores no context record (docs/deviations.md, "Put context
     # of messages put with no MD"): its put context reads back as the defaults.
     bare = (md is None and not options & _CONTEXT_OPTIONS & ~cmqc.MQPMO_DEFAULT_CONTEXT
-            and not persistent and not handle.resolved.remote and not queue.shared
+            and not persistent and not resolved.remote and not queue.shared
             and queue.definition.trigger != "YES")
     values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare)
     body = bytes(data)
-    if handle.resolved.remote:
+    if resolved.remote:
         put_time = put_time or now
         values, body, msg_id = _xmit(conn, handle, values, body, msg_id, correl_id,
                                      put_time, priority, persistent, expiry_tenths)
@@ -249,12 +252,12 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     if md is not None:
         _write_put_outputs(md, new_id, correl_id, values, put_time or now, options)
     if pmo is not None:
-        set_field(pmo, "ResolvedQName", (handle.resolved.remote_q or queue.name).encode())
-        set_field(pmo, "ResolvedQMgrName", (handle.resolved.remote_qmgr or qm.name).encode())
+        set_field(pmo, "ResolvedQName", (resolved.remote_q or queue.name).encode())
+        set_field(pmo, "ResolvedQMgrName", (resolved.remote_qmgr or qm.name).encode())
     if qm.events.active:
         qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
                  persistent=persistent, expiry=expiry_tenths, length=len(data),
-                 uow=uow.id if uow else 0, remote=handle.resolved.remote_qmgr,
+                 uow=uow.id if uow else 0, remote=resolved.remote_qmgr,
                  group_id=values[_GROUP_ID_AT],
                  data=data if type(data) is bytes else bytes(data))
     if warning:
