@@ -254,9 +254,11 @@ static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
     if (md == Py_None) {
         PyObject *call[4] = {data, PyTuple_GET_ITEM(plan, PUT_PRIORITY), uow_obj, log};
         done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_PUT), call, log ? 4 : 3, NULL);
-        Py_XSETREF(done, done != NULL ? PyLong_FromLong(1) : NULL);
         Py_DECREF(uow_obj);
-        return done != NULL ? (Py_DECREF(done), 1) : -1;
+        if (done == NULL)
+            return -1;
+        Py_DECREF(done); /* (None) */
+        return 1;
     }
     PyObject *old_id = NULL;
     if (options & MQPMO_NEW_MSG_ID) {
