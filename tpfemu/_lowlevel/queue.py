@@ -165,7 +165,6 @@ class _Scratch(threading.local):
 
 
 _scratch = _Scratch()
-_unpack = ffi.unpack
 
 
 class Batch:

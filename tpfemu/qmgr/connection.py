@@ -267,15 +267,17 @@ class Connection:
         """The id of the unit of work a planned put or get in syncpoint joins
         (tpfemu.qmgr.plans); 0 when it holds MAXUMSGS messages already (the full path
         then fails the call with 2024)."""
-        uow = self.uow_for(True)
+        uow = self.uow_for(True)  # (no scope is open: a plan serves no call in one)
+        assert uow is not None  # (True: the connection's own, made if need be)
         profile = self.qmgr.catalog.profile
-        if uow is None or (profile is not None and uow.count >= profile.maxumsgs):
+        if profile is not None and uow.count >= profile.maxumsgs:
             return 0
         return uow.id
 
     def plan_joined(self, queue: Any) -> None:
-        """Count a message a planned call in syncpoint put on or got from ``queue``."""
-        uow = self.uow_for(True)
+        """Count a message a planned call in syncpoint put on or got from ``queue``, in
+        the unit of work :meth:`plan_uow` named (the connection's own)."""
+        uow = self.uow
         if uow is not None:
             uow.touch(queue)
             uow.count += 1

@@ -2,18 +2,18 @@
 handle's later calls, carried out in C.
 
 An MQPUT tries its handle's :class:`PutPlan` (:func:`planned_put`), else it takes the one
-full path (:mod:`tpfemu.qmgr.put`); an MQGET likewise with its :class:`GetPlan`
-(:func:`planned_get`, else :mod:`tpfemu.qmgr.get`). A plan holds no rule of its own: the
-full path makes it only for a handle whose calls it may serve (a local queue of this
+full path (:mod:`tpfemu.qmgr.mqput`); an MQGET likewise with its :class:`GetPlan`
+(:func:`planned_get`, else :mod:`tpfemu.qmgr.mqget`). A plan holds no rule of its own:
+the full path makes it only for a handle whose calls it may serve (a local queue of this
 processor with no trigger, DEFPRTY and DEFPSIST resolved, no TPF commit scope open
 anywhere: :func:`may_plan`), and it is good while the catalog generation it was made in
 is current and the handle open (closing the handle drops its plans; a commit scope
 opening anywhere retires the generation, see QueueManager.start). The C side
-(native/python/planpath.c) checks that,
-reads the call's options, and calls the queue's put or get with an MD in C
-(:meth:`CoreQueue.put_md`, :meth:`CoreQueue.get_md`), which declines, having changed
-nothing, whatever the full path must judge (a value out of range, a persistent message
-to log, ...). What a plan serves:
+(native/python/planpath.c) checks that, reads the call's options, and calls the queue's
+put or get in C (:meth:`CoreQueue.put`/:meth:`CoreQueue.get_body` with no MD,
+:meth:`CoreQueue.put_md`/:meth:`CoreQueue.get_md` with one), which decline, having
+changed nothing, whatever the full path must judge (a value out of range or warned
+about, a persistent message to log, ...). What a plan serves:
 
 - MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO)) or our
   MD; no PMO or our PMO with options among :data:`PLAN_PUT`; no event listener but the
