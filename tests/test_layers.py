@@ -241,6 +241,24 @@ def test_the_queue_manager_does_not_reach_for_a_system():
     assert not offenders, offenders
 
 
+def _cffi_names_taken(source: str, where: str) -> list[str]:
+    """Where ``source`` imports cffi's ``ffi`` or ``lib`` from tpfemu._lowlevel (or its
+    modules)."""
+    return [f"{where}:{node.lineno}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                "tpfemu._lowlevel") and {a.name for a in node.names} & {"ffi", "lib"}]
+
+
+def test_no_cffi_object_leaves_lowlevel():
+    """Outside the _lowlevel package nothing takes cffi's ``ffi`` or ``lib``: the layers
+    above see Python types only."""
+    assert _cffi_names_taken("from tpfemu._lowlevel.compiled import NEVER, lib", "x") == [
+        "x:1"]  # (the check sees such an import)
+    offenders = [hit for path in _all_files() if path.parent != ROOT / "tpfemu" / "_lowlevel"
+                 for hit in _cffi_names_taken(path.read_text(), str(path.relative_to(ROOT)))]
+    assert not offenders, offenders
+
+
 def test_cli_and_pipeline_cli_do_not_import_each_other():
     """tpfemu.cli may use the pipeline's commands; the pipeline's CLI never imports it."""
     assert "tpfemu.pipeline.cli" in imports(ROOT / "tpfemu" / "cli.py")

@@ -6,7 +6,10 @@
   translation of the core's return codes into :mod:`tpfemu.errors`;
 - :mod:`~tpfemu._lowlevel.queue`: the queue binding, :class:`CoreQueue` and its cursors;
 - :mod:`~tpfemu._lowlevel.shim`: what the MQI's hot paths need beyond the queue (the MQ
-  structures' C base, the journal's EventLog, the plans, MQPUT's MD rules).
+  structures' C base, the journal's EventLog and columns, the plans, MQPUT's MD rules);
+- :mod:`~tpfemu._lowlevel.logreplay`: the recovery log's replay at restart.
+
+Above this package nothing sees cffi objects: ``ffi`` and ``lib`` stay inside it.
 
 Everything is importable from here, as ``from tpfemu._lowlevel import CoreQueue``.
 """
@@ -21,9 +24,9 @@ from tpfemu._lowlevel.compiled import (
     NEVER,
     PRIORITIES,
     TPF_RC,
-    ffi,
-    lib,
+    header_constants,
 )
+from tpfemu._lowlevel.logreplay import log_pack, log_replay
 from tpfemu._lowlevel.queue import (
     Batch,
     CoreQueue,
@@ -39,6 +42,7 @@ from tpfemu._lowlevel.shim import (
     EventLog,
     StructBase,
     follow_running_ecbs,
+    journal_columns,
     payload_hashes,
     planned_get,
     planned_put,
@@ -50,7 +54,8 @@ from tpfemu._lowlevel.shim import (
 __all__ = [
     "EXPIRED_PENDING", "ID_LEN", "MQGMO", "MQMO", "MQRC", "MQ_OTHER", "NEVER", "PRIORITIES",
     "TPF_RC", "Batch", "CoreQueue", "Cursor", "CursorMoves", "Descriptor", "EventLog",
-    "Message", "StructBase", "check_get_options", "check_id", "check_settings", "ffi",
-    "follow_running_ecbs", "lib", "payload_hashes", "planned_get", "planned_put",
+    "Message", "StructBase", "check_get_options", "check_id", "check_settings",
+    "follow_running_ecbs", "header_constants", "journal_columns", "log_pack", "log_replay",
+    "payload_hashes", "planned_get", "planned_put",
     "put_rules", "set_md_layout", "set_plan_layout",
 ]

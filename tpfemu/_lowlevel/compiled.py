@@ -20,7 +20,7 @@ except ImportError as exc:  # pragma: no cover - only without a build
     ) from exc
 
 __all__ = ["EXPIRED_PENDING", "ID_LEN", "MQGMO", "MQMO", "MQRC", "MQ_OTHER", "NEVER",
-           "PRIORITIES", "TPF_RC", "ffi", "lib"]
+           "PRIORITIES", "TPF_RC", "ffi", "header_constants", "lib"]
 
 
 def _constants(*prefixes: str) -> MappingProxyType[str, int]:
@@ -90,3 +90,9 @@ _fastpath.bind(
     _address(ffi.addressof(lib, "tpf_mq_put_many_gather")),
     _error,
 )
+
+
+def header_constants(names: list[str]) -> dict[str, int]:
+    """The values the compiled headers give ``names`` (for a Python layout to check
+    itself against its C twin at import)."""
+    return {name: getattr(lib, name) for name in names}

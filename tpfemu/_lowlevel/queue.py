@@ -402,7 +402,7 @@ class CoreQueue:
     def put_packed_gather(self, descriptors, addresses) -> tuple[int, int, bool]:
         """As :meth:`put_packed`, with the data apart (``tpf_mq_put_packed_gather``):
         ``descriptors`` is a packed batch without its data, and ``addresses`` holds the
-        address of each message's data, a native pointer each, as :data:`log_replay`
+        address of each message's data, a native pointer each, as :func:`~tpfemu._lowlevel.logreplay.log_replay`
         gives them (pointing into the recovery log's map: they must still be mapped).
 
         :raises ValueError: the sizes of the two do not agree with the count.

@@ -10,8 +10,8 @@ from typing import Any
 
 from tpfemu._lowlevel.compiled import _OK, EXPIRED_PENDING, _fastpath, ffi, lib
 
-__all__ = ["EventLog", "StructBase", "follow_running_ecbs", "payload_hashes", "planned_get",
-           "planned_put", "put_rules", "set_md_layout", "set_plan_layout"]
+__all__ = ["EventLog", "StructBase", "follow_running_ecbs", "journal_columns", "payload_hashes",
+           "planned_get", "planned_put", "put_rules", "set_md_layout", "set_plan_layout"]
 
 
 #: The C base of the MQ structures: its ``__init__(**fields)`` stores fields given as
@@ -104,3 +104,10 @@ def put_rules(priority: int, persistence: int, expiry: int, msg_type: int,
 #: gmo) -> bytes | None``: see tpfemu.qmgr.plans and native/python/planpath.h.
 planned_put = _fastpath.planned_put
 planned_get = _fastpath.planned_get
+
+
+def journal_columns() -> list[tuple[str, str, bool]]:
+    """(name, Arrow type, nullable) of each column the journal's C encoder writes, in
+    order (``tpf_journal_columns``, native/include/tpf/journal.h)."""
+    return [(ffi.string(c.name).decode(), ffi.string(c.type).decode(), bool(c.nullable))
+            for c in lib.tpf_journal_columns[0:lib.TPF_JOURNAL_NCOLS]]

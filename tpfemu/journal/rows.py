@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from tpfemu._lowlevel import NEVER, EventLog, ffi, lib
+from tpfemu._lowlevel import NEVER, EventLog, journal_columns
 from tpfemu.journal.schema import SCHEMA
 
 __all__ = ["RECORD", "check_encoder", "encoder_columns", "fixed_binary", "record_batch",
@@ -28,10 +28,8 @@ __all__ = ["RECORD", "check_encoder", "encoder_columns", "fixed_binary", "record
 
 
 def encoder_columns() -> list[tuple[str, str, bool]]:
-    """(name, Arrow type, nullable) of each column the C encoder writes, in order
-    (``tpf_journal_columns``, native/include/tpf/journal.h)."""
-    return [(ffi.string(c.name).decode(), ffi.string(c.type).decode(), bool(c.nullable))
-            for c in lib.tpf_journal_columns[0:lib.TPF_JOURNAL_NCOLS]]
+    """(name, Arrow type, nullable) of each column the C encoder writes, in order."""
+    return journal_columns()
 
 
 def check_encoder(columns: list[tuple[str, str, bool]], schema: pa.Schema = SCHEMA) -> None:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from tpfemu import errors
-from tpfemu._lowlevel import lib
+from tpfemu._lowlevel import header_constants
 from tpfemu.mq import cmqc
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.message import DESC, NEVER, ZERO_ID, StoredMessage
@@ -82,7 +82,7 @@ def check_layout(c_side: Mapping[str, int]) -> None:
             "native/include/tpf/logrec.h: " + "; ".join(wrong) + " (change them together)")
 
 
-check_layout({name: getattr(lib, name) for name in layout()})
+check_layout(header_constants(list(layout())))
 
 
 # -- records ------------------------------------------------------------------------------
