@@ -402,8 +402,9 @@ class CoreQueue:
     def put_packed_gather(self, descriptors, addresses) -> tuple[int, int, bool]:
         """As :meth:`put_packed`, with the data apart (``tpf_mq_put_packed_gather``):
         ``descriptors`` is a packed batch without its data, and ``addresses`` holds the
-        address of each message's data, a native pointer each, as :func:`~tpfemu._lowlevel.logreplay.log_replay`
-        gives them (pointing into the recovery log's map: they must still be mapped).
+        address of each message's data, a native pointer each, as ``log_replay``
+        (:mod:`tpfemu._lowlevel.logreplay`) gives them (pointing into the recovery log's
+        map: they must still be mapped).
 
         :raises ValueError: the sizes of the two do not agree with the count.
         """
