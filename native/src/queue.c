@@ -54,6 +54,12 @@ void tpf_mq_destroy(tpf_mq_queue_t *q)
 {
     if (q == NULL)
         return;
+    /* Cursors still open are detached: destroying one later only frees it. */
+    for (tpf_mq_cursor_t *c = q->cursors; c != NULL; c = c->next_cursor) {
+        c->q = NULL;
+        c->node = NULL;
+        c->locked = NULL;
+    }
     /* Slab slots vanish with their chunks; only singly allocated nodes need a free. */
     for (int p = 0; p < TPF_MQ_PRIORITIES; p++) {
         tpf_ring_t *r = &q->ring[p];

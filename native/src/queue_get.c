@@ -169,6 +169,10 @@ void tpf_mq_cursor_destroy(tpf_mq_cursor_t *c)
     if (c == NULL)
         return;
     tpf_mq_queue_t *q = c->q;
+    if (q == NULL) { /* its queue was destroyed first */
+        free(c);
+        return;
+    }
     QLOCK(q);
     if (c->locked != NULL)
         unlock_node(c->locked);

@@ -922,6 +922,22 @@ static void test_lock(void)
     tpf_mq_destroy(q);
 }
 
+/* A queue destroyed before its cursors detaches them: destroying them later frees
+ * them without touching the freed queue (the interpreter's exit collects in any order). */
+static void test_destroy_queue_before_cursor(void)
+{
+    tpf_mq_queue_t *q = mkq(0);
+    tpf_mq_cursor_t *c = mkcur(q), *locked = mkcur(q);
+    long tag;
+    CHECK_EQ(put_tag(q, 5, 0), MQRC_NONE);
+    CHECK_EQ(put_tag(q, 5, 1), MQRC_NONE);
+    CHECK_EQ(browse(q, c, MQGMO_BROWSE_FIRST, &tag), MQRC_NONE);
+    CHECK_EQ(browse(q, locked, MQGMO_BROWSE_NEXT | MQGMO_LOCK, &tag), MQRC_NONE);
+    tpf_mq_destroy(q);
+    tpf_mq_cursor_destroy(locked);
+    tpf_mq_cursor_destroy(c);
+}
+
 /* ---------- lazy expiry ---------- */
 
 /* take one expired message; returns rc, tag in *tag. */
@@ -2653,6 +2669,7 @@ int main(int argc, char **argv)
     RUN(test_browse_matched);
     RUN(test_option_errors);
     RUN(test_lock);
+    RUN(test_destroy_queue_before_cursor);
     RUN(test_expiry_seed_rule);
     RUN(test_expiry_boundary_and_take_truncated);
     RUN(test_expiry_browse_discards);

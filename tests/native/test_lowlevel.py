@@ -690,3 +690,25 @@ def test_put_packed_gather_reads_each_messages_data_at_its_address():
     assert [m.data for m in got] == datas
     assert [m.descriptor.backout_count for m in got] == [0, 1, 2]
     assert [m.descriptor.seq for m in got] == [first, first + 1, first + 2]
+
+
+def test_interpreter_exits_with_a_cursor_left_open(tmp_path):
+    """A program that leaves a browse cursor open still exits at once, whatever order
+    the interpreter collects the queue and the cursor in."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "open_cursor.py"
+    script.write_text(
+        "from tpfemu._lowlevel import CoreQueue\n"
+        "q = CoreQueue('LEFT.OPEN')\n"
+        "c = q.cursor()\n"
+        "q.put(b'a')\n"
+        "q.put(b'b')\n"
+        "c.first(lock=True)\n"
+        "print('browsed')\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "browsed"

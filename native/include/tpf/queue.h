@@ -157,8 +157,9 @@ typedef struct tpf_mq_stats {
 int tpf_mq_create(const tpf_mq_config_t *cfg, tpf_mq_queue_t **out);
 
 /**
- * @brief Free a queue and every message in it. All its cursors must have been
- * destroyed first. This function can't fail; NULL is ignored.
+ * @brief Free a queue and every message in it. Cursors still open are detached
+ * (their lock and position dropped); tpf_mq_cursor_destroy() then only frees them,
+ * and no other call may use them. This function can't fail; NULL is ignored.
  */
 void tpf_mq_destroy(tpf_mq_queue_t *q);
 
