@@ -1,8 +1,8 @@
 /* batchpath.c - FastQueue's batch methods: several messages per call, each copied once
  *
  * put_many hands a list of bytes objects to the core in one call (tpf_mq_put_many_gather),
- * all or nothing; get_many gets messages one core call each into new bytes objects, within
- * a byte budget. Part of tpfemu._fastpath (see fastpath.c and fastqueue.h).
+ * all or nothing; get_many gets several in one core call (tpf_mq_get_many), back to back
+ * into one new bytes object, within a byte budget. Part of tpfemu._fastpath (see fastpath.c and fastqueue.h).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -77,33 +77,37 @@ out:
     return result;
 }
 
-/* The allocator of get_many: a new bytes object per message while the batch's byte
- * budget lasts (then NULL: the core leaves the message where it is). */
-typedef struct {
-    PyObject *bytes;
-    size_t left;   /* bytes the batch may still take */
-    int over;      /* the last message did not fit the budget */
-} batch_ctx_t;
-
-static void *alloc_in_budget(void *ctx, uint32_t length)
-{
-    batch_ctx_t *b = ctx;
-    if (length > b->left) {
-        b->over = 1;
-        return NULL;
-    }
-    b->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
-    return b->bytes != NULL ? PyBytes_AS_STRING(b->bytes) : NULL;
-}
+/* get_many allocates its result for this many bytes at first (or max_bytes if less); the
+ * part it does not fill is given back. A first message longer than this gets a result of
+ * its own size. */
+#define GET_MANY_FIRST_CAP ((Py_ssize_t)1 << 20)
+/* The most messages one get_many call returns, whatever max_count asks for. */
+#define GET_MANY_MOST ((Py_ssize_t)1 << 16)
 
 const char get_many_doc[] = PyDoc_STR(
     "get_many(max_count, uow, max_bytes, descriptors)\n--\n\n"
-    "Get up to max_count messages in delivery order (at most max_bytes\n"
-    "in all), each copied once into a new bytes object; returns their\n"
-    "list. descriptors: None, or a writable buffer of max_count core\n"
-    "descriptors (tpf_mq_msg_t) to fill. Raises NoMessageAvailable when\n"
-    "there is none, TruncatedMessage when the first alone exceeds\n"
-    "max_bytes.");
+    "Get up to max_count messages (65,536 at most) in delivery order\n"
+    "(at most max_bytes in all) in one core call, copied once, back to\n"
+    "back, into one new bytes object; returns (data, lengths), lengths being the messages'\n"
+    "sizes as native uint32 values in a bytes object. descriptors: None,\n"
+    "or a writable buffer of min(max_count, 65,536) core descriptors\n"
+    "(tpf_mq_msg_t) to fill. Raises NoMessageAvailable when there is none,\n"
+    "TruncatedMessage when the first alone exceeds max_bytes.");
+
+/* One core call into a new bytes object of cap bytes; *data is NULL on an error (rc set,
+ * or a Python error when rc is 0). */
+static int get_into(FastQueue *self, uint32_t max_n, uint64_t uow, tpf_mq_msg_t *mds,
+                    uint32_t *lengths, Py_ssize_t cap, PyObject **data, uint32_t *n)
+{
+    *data = PyBytes_FromStringAndSize(NULL, cap);
+    if (*data == NULL)
+        return 0;
+    int rc = core_get_many(self->q, max_n, uow, TPF_MQ_NOW, mds, lengths,
+                           PyBytes_AS_STRING(*data), (size_t)cap, n);
+    if (rc != MQRC_NONE)
+        Py_CLEAR(*data);
+    return rc;
+}
 
 PyObject *fq_get_many(FastQueue *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -125,6 +129,8 @@ PyObject *fq_get_many(FastQueue *self, PyObject *const *args, Py_ssize_t nargs)
     }
     if (self->q == NULL)
         return raise_rc(self, -1, "MQGET");
+    if (max_count > GET_MANY_MOST)
+        max_count = GET_MANY_MOST;
     Py_buffer mds = {0};
     if (args[3] != Py_None) {
         if (PyObject_GetBuffer(args[3], &mds, PyBUF_WRITABLE) < 0)
@@ -135,28 +141,78 @@ PyObject *fq_get_many(FastQueue *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         }
     }
-    PyObject *list = PyList_New(0);
-    batch_ctx_t b = {NULL, (size_t)max_bytes, 0};
-    int rc = MQRC_NONE;
-    while (list != NULL && PyList_GET_SIZE(list) < max_count) {
-        tpf_mq_msg_t md, *md_out = mds.buf != NULL
-                                        ? (tpf_mq_msg_t *)mds.buf + PyList_GET_SIZE(list)
-                                        : &md;
-        b.bytes = NULL;
-        rc = core_get(self->q, uow, 0, alloc_in_budget, &b, md_out);
+    PyObject *lengths = PyBytes_FromStringAndSize(NULL, max_count * (Py_ssize_t)sizeof(uint32_t));
+    PyObject *data = NULL, *result = NULL;
+    uint32_t n = 0;
+    if (lengths == NULL)
+        goto out;
+    uint32_t *lens = (uint32_t *)PyBytes_AS_STRING(lengths);
+    Py_ssize_t cap = max_bytes < GET_MANY_FIRST_CAP ? max_bytes : GET_MANY_FIRST_CAP;
+    int rc = get_into(self, (uint32_t)max_count, uow, mds.buf, lens, cap, &data, &n);
+    if (rc == MQRC_TRUNCATED_MSG_FAILED && (Py_ssize_t)lens[0] <= max_bytes)
+        rc = get_into(self, (uint32_t)max_count, uow, mds.buf, lens, lens[0], &data, &n);
+    if (data == NULL) {
         if (rc != MQRC_NONE)
-            break;
-        b.left -= (size_t)PyBytes_GET_SIZE(b.bytes);
-        if (PyList_Append(list, b.bytes) < 0)
-            Py_CLEAR(list);
-        Py_DECREF(b.bytes);
+            raise_rc(self, rc, "MQGET");
+        goto out;
     }
+    Py_ssize_t used = 0;
+    for (uint32_t i = 0; i < n; i++)
+        used += lens[i];
+    if (_PyBytes_Resize(&data, used) < 0 ||
+        _PyBytes_Resize(&lengths, n * (Py_ssize_t)sizeof(uint32_t)) < 0)
+        goto out;
+    result = PyTuple_Pack(2, data, lengths);
+out:
+    Py_XDECREF(data);
+    Py_XDECREF(lengths);
     if (mds.buf != NULL)
         PyBuffer_Release(&mds);
-    if (list == NULL || PyList_GET_SIZE(list) > 0)
-        return list; /* (what followed the last message got is left for a later call) */
-    Py_DECREF(list);
-    if (b.bytes == NULL && PyErr_Occurred())
-        return NULL; /* MemoryError from an allocation */
-    return raise_rc(self, b.over ? MQRC_TRUNCATED_MSG_FAILED : rc, "MQGET");
+    return result;
+}
+
+const char split_doc[] = PyDoc_STR(
+    "split(data, lengths)\n--\n\n"
+    "Cut data, messages back to back, into a list of bytes objects of\n"
+    "the given sizes (lengths: native uint32 values, as get_many returns\n"
+    "them). Raises ValueError when the sizes do not add up to len(data).");
+
+PyObject *batch_split(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    Py_buffer data = {0}, sizes = {0};
+    PyObject *list = NULL;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "split(data, lengths)");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &data, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &sizes, PyBUF_SIMPLE) < 0)
+        goto out;
+    Py_ssize_t n = sizes.len / (Py_ssize_t)sizeof(uint32_t);
+    const uint32_t *lens = sizes.buf;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        total += lens[i];
+    if (sizes.len % (Py_ssize_t)sizeof(uint32_t) != 0 || total != data.len) {
+        PyErr_Format(PyExc_ValueError, "split: the lengths add up to %zd bytes but data has %zd",
+                     total, data.len);
+        goto out;
+    }
+    list = PyList_New(n);
+    const char *at = data.buf;
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+        PyObject *item = PyBytes_FromStringAndSize(at, lens[i]);
+        if (item == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, item);
+        at += lens[i];
+    }
+out:
+    PyBuffer_Release(&data);
+    if (sizes.obj != NULL)
+        PyBuffer_Release(&sizes);
+    return list;
 }

@@ -30,6 +30,7 @@ get_fn core_get;                        /**< tpf_mq_get_alloc of tpfemu._native 
 static put_full_fn core_put_full;       /**< tpf_mq_put */
 static get_full_fn core_get_full;       /**< tpf_mq_get */
 put_gather_fn core_put_gather;          /**< tpf_mq_put_many_gather */
+get_many_fn core_get_many;              /**< tpf_mq_get_many */
 static PyObject *error_factory;         /**< callable(rc, call, name) -> exception; rc -1 =
                                              the queue is closed */
 
@@ -603,10 +604,11 @@ static PyTypeObject FastQueueType = {
 static PyObject *fp_bind(PyObject *module, PyObject *args)
 {
     (void)module;
-    unsigned long long put_addr, get_addr, put_full_addr, get_full_addr, gather_addr;
+    unsigned long long put_addr, get_addr, put_full_addr, get_full_addr, gather_addr,
+        get_many_addr;
     PyObject *factory;
-    if (!PyArg_ParseTuple(args, "KKKKKO", &put_addr, &get_addr, &put_full_addr,
-                          &get_full_addr, &gather_addr, &factory))
+    if (!PyArg_ParseTuple(args, "KKKKKKO", &put_addr, &get_addr, &put_full_addr,
+                          &get_full_addr, &gather_addr, &get_many_addr, &factory))
         return NULL;
     if (!PyCallable_Check(factory)) {
         PyErr_SetString(PyExc_TypeError, "bind: the error factory must be callable");
@@ -617,12 +619,14 @@ static PyObject *fp_bind(PyObject *module, PyObject *args)
     core_put_full = (put_full_fn)(uintptr_t)put_full_addr;
     core_get_full = (get_full_fn)(uintptr_t)get_full_addr;
     core_put_gather = (put_gather_fn)(uintptr_t)gather_addr;
+    core_get_many = (get_many_fn)(uintptr_t)get_many_addr;
     Py_INCREF(factory);
     Py_XSETREF(error_factory, factory);
     Py_RETURN_NONE;
 }
 
 static PyMethodDef fp_methods[] = {
+    {"split", (PyCFunction)(void (*)(void))batch_split, METH_FASTCALL, split_doc},
     {"plan_setup", plan_setup, METH_VARARGS,
      "plan_setup(put_plan_type, get_plan_type, generation_type, md_type, gmo_type, "
      "pmo_type, get_options, put_options, expired_pending): what planned_put/planned_get "
@@ -637,8 +641,8 @@ static PyMethodDef fp_methods[] = {
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
     {"bind", fp_bind, METH_VARARGS,
-     "bind(put_simple, get_alloc, put, get, put_many_gather, error_factory): addresses of "
-     "the core's functions to call."},
+     "bind(put_simple, get_alloc, put, get, put_many_gather, get_many, error_factory): "
+     "addresses of the core's functions to call."},
     {NULL, NULL, 0, NULL},
 };
 

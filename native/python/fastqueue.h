@@ -22,11 +22,15 @@ typedef int (*get_full_fn)(tpf_mq_queue_t *, const tpf_mq_getreq_t *, tpf_mq_msg
                            uint32_t);
 typedef int (*put_gather_fn)(tpf_mq_queue_t *, uint32_t, const tpf_mq_msg_t *, size_t,
                              const uint32_t *, const void *const *, uint64_t *);
+typedef int (*get_many_fn)(tpf_mq_queue_t *, uint32_t, uint64_t, int64_t, tpf_mq_msg_t *,
+                           uint32_t *, void *, size_t, uint32_t *);
 
 /** tpf_mq_get_alloc of tpfemu._native (fastpath.c: set by bind()) */
 extern get_fn core_get;
 /** tpf_mq_put_many_gather */
 extern put_gather_fn core_put_gather;
+/** tpf_mq_get_many */
+extern get_many_fn core_get_many;
 
 typedef struct {
     PyObject_HEAD
@@ -49,5 +53,8 @@ extern const char put_many_doc[];
 /** get_many(max_count, uow, max_bytes, descriptors): see get_many_doc. */
 PyObject *fq_get_many(FastQueue *self, PyObject *const *args, Py_ssize_t nargs);
 extern const char get_many_doc[];
+/** split(data, lengths): the module function that cuts get_many's result into messages */
+PyObject *batch_split(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char split_doc[];
 
 #endif /* TPFEMU_FASTQUEUE_H */

@@ -712,3 +712,24 @@ def test_interpreter_exits_with_a_cursor_left_open(tmp_path):
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "browsed"
+
+
+def test_get_many_hands_over_one_contiguous_buffer(queue):
+    """get_many's batch holds the messages back to back with their sizes, cut into each
+    message's bytes on demand, and takes a first message longer than its first guess."""
+    big = bytes(range(256)) * 5000  # 1.28 MB: past the first buffer get_many allocates
+    queue.put_many([b"one", b"", b"three"])
+    queue.put(big)
+    batch = queue.get_many(10, max_bytes=8)
+    assert (batch.data, list(batch.lengths)) == (b"onethree", [3, 0, 5])
+    assert batch.messages() == [b"one", b"", b"three"]
+    assert queue.get_many(10, max_bytes=2 << 20).messages() == [big]
+
+
+def test_get_many_returns_at_most_its_limit(queue):
+    """A huge max_count is served up to the per-call limit, without allocating for it."""
+    from tpfemu._lowlevel.queue import GET_MANY_MOST
+
+    queue.put_batch(b"", [0] * (GET_MANY_MOST + 5))
+    assert len(queue.get_many(1 << 40, with_descriptors=True)) == GET_MANY_MOST
+    assert len(queue.get_many(1 << 40)) == 5

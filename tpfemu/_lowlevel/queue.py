@@ -167,42 +167,40 @@ class _Scratch(threading.local):
 _scratch = _Scratch()
 
 
+GET_MANY_MOST = 1 << 16
+"""The most messages one :meth:`CoreQueue.get_many` call returns."""
+
+
 class Batch:
-    """Messages taken by :meth:`CoreQueue.get_many`: each one's bytes, optional descriptors.
+    """Messages taken by :meth:`CoreQueue.get_many`, as the core handed them over: ``data``
+    is the messages back to back and ``lengths`` an ``array('I')`` of their sizes, for
+    callers that forward them as they are (channels, the journal) or pass them on to
+    :meth:`CoreQueue.put_batch`; optional descriptors.
 
     ``len(batch)`` is the number of messages; iterate (or call :meth:`messages`) for each
-    one's bytes; ``data`` is the messages back to back and ``lengths`` an ``array('I')``
-    of their sizes, for callers that forward them as they are (channels, the journal) or
-    pass them on to :meth:`CoreQueue.put_batch` (both made on first use).
+    one's bytes, cut from ``data`` on demand.
     """
 
-    __slots__ = ("_messages", "_mds")
+    __slots__ = ("data", "lengths", "_mds")
 
-    def __init__(self, messages: list[bytes], mds: Any = None) -> None:
-        self._messages = messages
+    def __init__(self, data: bytes, lengths: array, mds: Any = None) -> None:
+        self.data = data
+        self.lengths = lengths
         self._mds = mds
 
     @property
     def count(self) -> int:
-        return len(self._messages)
-
-    @property
-    def lengths(self) -> array:
-        return array("I", [len(m) for m in self._messages])
-
-    @property
-    def data(self) -> bytes:
-        return b"".join(self._messages)
+        return len(self.lengths)
 
     def __len__(self) -> int:
-        return len(self._messages)
+        return len(self.lengths)
 
     def messages(self) -> list[bytes]:
         """Each message's bytes, in the order they were got (a new list)."""
-        return list(self._messages)
+        return _fastpath.split(self.data, self.lengths)
 
     def __iter__(self) -> Iterator[bytes]:
-        return iter(self._messages)
+        return iter(self.messages())
 
     def descriptors(self) -> list[Descriptor]:
         """The descriptors, if they were asked for (``with_descriptors=True``)."""
@@ -617,15 +615,20 @@ class CoreQueue:
         self, max_count: int, uow: int = 0, *, max_bytes: int = 1 << 20,
         with_descriptors: bool = False,
     ) -> Batch:
-        """Get up to max_count messages (at most max_bytes in all) in one call, each
-        copied once, into its own bytes object.
+        """Get up to max_count messages (at most :data:`GET_MANY_MOST` of them, and at most
+        max_bytes in all) in one call into the core, copied once, back to back into one
+        bytes object (:class:`Batch`).
 
         :raises NoMessageAvailable: none available.
         :raises TruncatedMessage: the first message alone is longer than max_bytes.
         """
-        mds = bytearray(max(max_count, 1) * _MD_SIZE) if with_descriptors else None
-        got = self._fast.get_many(max_count, uow, max_bytes, mds)
-        return Batch(got, ffi.from_buffer("tpf_mq_msg_t[]", mds) if mds is not None else None)
+        mds = bytearray(min(max(max_count, 1), GET_MANY_MOST) * _MD_SIZE) if with_descriptors \
+            else None
+        data, sizes = self._fast.get_many(max_count, uow, max_bytes, mds)
+        lengths = array("I")
+        lengths.frombytes(sizes)
+        return Batch(data, lengths,
+                     ffi.from_buffer("tpf_mq_msg_t[]", mds) if mds is not None else None)
 
     # -- units of work, expiry, purge -------------------------------------------------
 
