@@ -21,6 +21,7 @@ from tpfemu.channels.fap import (
     encode_resync,
     encode_status,
     heartbeat_segment,
+    resync_segment,
     status_segment,
 )
 
@@ -70,6 +71,16 @@ def test_reset_and_resync_round_trip() -> None:
         encode_resync(1, b"short")
     with pytest.raises(FapError):
         decode_resync(encode_reset(1), False)
+    with pytest.raises(FapError, match="not an MSH"):
+        decode_resync(b"XSH " + encode_resync(9, b"LUW00001")[4:], False)
+
+
+def test_resync_body_is_an_msh_with_the_luwid() -> None:
+    """Our RESYNC body is an MSH (sequence number, lengths 8) and the 8-byte LUWID, and
+    resync_segment puts the LUWID in the TSH as well."""
+    body = encode_resync(9, b"LUW00001", big_endian=True)
+    assert body == struct.pack(">4sIIII", b"MSH ", 9, 8, 0, 8) + b"LUW00001"
+    assert resync_segment(9, b"LUW00001").luwid == b"LUW00001"
 
 
 def test_ping_echoes_data() -> None:

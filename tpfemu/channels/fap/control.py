@@ -21,7 +21,7 @@ __all__ = [
 
 _U32 = {False: struct.Struct("<II"), True: struct.Struct(">II")}
 _STATUS = {False: struct.Struct("<III"), True: struct.Struct(">III")}
-_RESYNC = {False: struct.Struct("<II8s"), True: struct.Struct(">II8s")}
+_RESYNC = {False: struct.Struct("<4sIIII8s"), True: struct.Struct(">4sIIII8s")}
 _KNOWN_STATUS = frozenset(int(c) for c in StatusCode)
 
 
@@ -109,20 +109,29 @@ def reset_segment(seq: int, *, big_endian: bool = False) -> Segment:
 
 
 def encode_resync(seq: int, luwid: bytes, *, big_endian: bool = False) -> bytes:
-    """A RESYNC body (ours; IBM's is not public): Length 16, the in-doubt batch's last
-    sequence number and its 8-byte LUWID."""
+    """A RESYNC body (ours; IBM's is not public, and the dissector decodes no layout of
+    its own for it): an MSH whose SequenceNumber is the in-doubt batch's last sequence
+    number and whose 8 bytes of data are the batch's LUWID. An MSH is what tshark shows
+    cleanly (sequence number included) after a RESYNC_DATA TSH; :func:`resync_segment`
+    also puts the LUWID in the TSH."""
     if len(luwid) != 8:
         raise ValueError(f"a LUWID is 8 bytes, got {len(luwid)}")
-    return _RESYNC[big_endian].pack(16, seq, luwid)
+    return _RESYNC[big_endian].pack(b"MSH ", seq, 8, 0, 8, luwid)
 
 
 def decode_resync(payload: bytes, big_endian: bool) -> tuple[int, bytes]:
     """(sequence number, LUWID) of a RESYNC body.
 
-    :raises FapError: a body too short or a Length that does not fit it.
+    :raises FapError: a body that is not an MSH with 8 bytes of LUWID
+        (status PROTOCOL_INVALID_DATA).
     """
-    _length_checked(payload, big_endian, "RESYNC", 16)
-    _, seq, luwid = _RESYNC[big_endian].unpack_from(payload)
+    if len(payload) != _RESYNC[big_endian].size:
+        raise FapError(f"RESYNC body is {len(payload)} bytes, expected "
+                       f"{_RESYNC[big_endian].size}", StatusCode.PROTOCOL_LENGTH_ERROR)
+    sid, seq, buf_len, _, msg_len, luwid = _RESYNC[big_endian].unpack(payload)
+    if sid != b"MSH " or buf_len != 8 or msg_len != 8:
+        raise FapError(f"RESYNC body is not an MSH carrying a LUWID ({sid!r}, lengths "
+                       f"{buf_len}/{msg_len})", StatusCode.PROTOCOL_INVALID_DATA)
     return int(seq), bytes(luwid)
 
 

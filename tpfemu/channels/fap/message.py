@@ -21,7 +21,7 @@ import struct
 from dataclasses import dataclass
 
 from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
-from tpfemu.channels.fap.constants import ControlFlags, SegmentType, StatusCode
+from tpfemu.channels.fap.constants import ENC_S390, ControlFlags, SegmentType, StatusCode
 from tpfemu.channels.fap.errors import FapError
 from tpfemu.channels.fap.tsh import FORMS, Segment
 from tpfemu.mq import cmqc as CMQC
@@ -121,15 +121,28 @@ def _has_mde(xqh: XQH, rest: bytes | memoryview, ebcdic: bool) -> bool:
 
 
 def _to_big(body: bytes) -> bytes:
-    """An MQXQH(+MQMDE)+data from our byte order to big-endian."""
+    """An MQXQH(+MQMDE)+data from our byte order to big-endian. With an MQMDE, the MQMD's
+    Encoding (which describes the structure after it) becomes big-endian too; the
+    MQMDE's own Encoding, describing the data, is kept."""
     xqh = from_wire(XQH, body, big_endian=False)
-    out = [pack_wire(xqh, big_endian=True)]
     rest = memoryview(body)[_XQH_SIZE:]
+    mde = b""
     if _has_mde(xqh, rest, False):
-        out.append(pack_wire(from_wire(MDE, rest, big_endian=False), big_endian=True))
+        mde = pack_wire(from_wire(MDE, rest, big_endian=False), big_endian=True)
         rest = rest[CMQC.MQMDE_LENGTH_2:]
-    out.append(bytes(rest))
-    return b"".join(out)
+        xqh.MsgDesc.Encoding = ENC_S390
+    return pack_wire(xqh, big_endian=True) + mde + bytes(rest)
+
+
+def _mde_big_endian(md: MD, tsh_big_endian: bool) -> bool:
+    """The byte order of an MQMDE: what the MQMD's Encoding says of the structure after
+    it (integers normal = big-endian, reversed = little-endian), else the TSH's."""
+    integers = md.Encoding & 0xF
+    if integers == CMQC.MQENC_INTEGER_NORMAL:
+        return True
+    if integers == CMQC.MQENC_INTEGER_REVERSED:
+        return False
+    return tsh_big_endian
 
 
 def encode_message(seq: int, xqh_and_md_and_data: bytes, *, big_endian: bool = False) -> bytes:
@@ -156,6 +169,7 @@ def build_transmission(remote_q: str | bytes, remote_qmgr: str | bytes, md: MD, 
         parts.append(MDE(Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId,
                          Format=md.Format, **v2).pack())
         inner.Format = CMQC.MQFMT_MD_EXTENSION
+        inner.Encoding = CMQC.MQENC_NATIVE  # the MQMD's Encoding describes the MQMDE
     xqh = XQH(RemoteQName=remote_q, RemoteQMgrName=remote_qmgr, MsgDesc=inner)
     return xqh.pack() + b"".join(parts) + data
 
@@ -178,7 +192,7 @@ def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False
     rest = view[_XQH_SIZE:]
     has_mde = _has_mde(xqh, rest, ebcdic)
     if has_mde:
-        mde = from_wire(MDE, rest, big_endian=big_endian, ebcdic=ebcdic)
+        mde = from_wire(MDE, rest, big_endian=_mde_big_endian(md, big_endian), ebcdic=ebcdic)
         if not CMQC.MQMDE_LENGTH_2 <= mde.StrucLength <= len(rest):
             raise FapError(f"MQMDE StrucLength {mde.StrucLength} does not fit",
                            StatusCode.PROTOCOL_INVALID_DATA)
