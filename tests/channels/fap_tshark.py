@@ -28,9 +28,9 @@ _MAX_FRAME = 60_000
 #: Words in tshark's verbose output that mean it did not understand something.
 BAD_MARKERS = ("Malformed", "Unknown", "unknown", "Expert Info (Error",
                "Expert Info (Warning", "Dissector bug", "Exception occurred")
-#: Lines that contain a marker word but are not a complaint: the MSH's third field is
-#: named "Unknown1" by the dissector itself.
-FIELD_NAMES = ("Unknown1: ",)
+#: Lines that contain a marker word but are not a complaint: fields the dissector itself
+#: names so (the MSH's third field; MQOD's and MQPMO's UnknownDestCount).
+FIELD_NAMES = ("Unknown1: ", "Unknown Dest Cnt.: ")
 #: tshark 4.0's dissector has no label for STATUS code 0 (OK, the batch confirmation the
 #: reference's real captures carry): it prints "Unknown (0)". Tests of STATUS OK allow it.
 STATUS_OK_LABEL = "Code..: Unknown (0)"
@@ -117,7 +117,10 @@ def decode(path: Path, port: int, fields: list[str]) -> tuple[list[dict[str, str
     base = [tshark, "-r", str(path), "-d", f"tcp.port=={port},mq", "-Y", "mq"]
     cmd = [*base, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f",
            *[a for f in ["mq.tsh.type", *fields] for a in ("-e", f)]]
-    rows = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120).stdout
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if done.returncode:
+        raise AssertionError(f"tshark failed ({done.returncode}): {done.stderr.strip()}")
+    rows = done.stdout
     verbose = subprocess.run([*base, "-V"], check=True, capture_output=True, text=True,
                              timeout=120).stdout
     names = ["mq.tsh.type", *fields]

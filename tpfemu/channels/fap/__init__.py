@@ -11,11 +11,23 @@ One module per concern:
 * :mod:`.control` STATUS, RESET, RESYNC, PING, HEARTBEAT bodies and segments;
 * :mod:`.message` MESSAGE_DATA (MSH + MQXQH + MQMD [+ MQMDE] + data), segmentation and
   reassembly;
+* :mod:`.verbs` the client verbs of a SVRCONN conversation (:class:`Verb`,
+  :func:`encode_verb`, :func:`decode_verb`);
+* :mod:`.auth` USERID_DATA and CONAUTH_INFO (user id and password);
 * :mod:`.byteorder` MQ structures in either byte order and character set.
 
 Facts: ``reference/channels-bridge-clusters.md`` §1; the oracle is tshark's MQ dissector.
 """
 
+from tpfemu.channels.fap.auth import (
+    AUTH_USER_ID_AND_PWD,
+    ConnAuth,
+    UserIdData,
+    decode_caut,
+    decode_uid,
+    encode_caut,
+    encode_uid,
+)
 from tpfemu.channels.fap.constants import (
     ASCII_CCSID,
     ENC_BIG,
@@ -77,8 +89,25 @@ from tpfemu.channels.fap.tsh import (
     decode_segment,
     encode_segment,
 )
+from tpfemu.channels.fap.verbs import (
+    API_HEADER_SIZE,
+    CONN_SIZES,
+    VERB_TYPES,
+    ApiHeader,
+    ConnBody,
+    InqBody,
+    Verb,
+    decode_api_header,
+    decode_verb,
+    encode_api_header,
+    encode_verb,
+)
 
 __all__ = [
+    "API_HEADER_SIZE", "AUTH_USER_ID_AND_PWD", "CONN_SIZES", "VERB_TYPES", "ApiHeader",
+    "ConnAuth", "ConnBody", "InqBody", "UserIdData", "Verb", "decode_api_header",
+    "decode_caut", "decode_uid", "decode_verb", "encode_api_header", "encode_caut",
+    "encode_uid", "encode_verb",
     "ASCII_CCSID", "DEFAULT_FAP_LEVEL", "ENC_BIG", "ENC_NATIVE", "ENC_S390", "HEADER_SIZE",
     "MAX_HEADER", "MDE", "MIN_TRANS_SIZE", "MSH_SIZE", "XMIT_OVERHEAD",
     "CapFlags1", "CapFlags2", "CapFlags3", "ControlFlags", "ControlFlags2", "FapError",
