@@ -79,6 +79,7 @@ from tpfemu.channels.fap.message import (
     decode_message,
     decode_msh,
     encode_message,
+    encode_message_segment,
     split_message,
 )
 from tpfemu.channels.fap.tsh import (
@@ -115,7 +116,8 @@ __all__ = [
     "NegotiationError", "Reassembler", "Segment", "SegmentType", "StatusCode",
     "TransmittedMessage", "build_transmission", "close_segment", "decode_id",
     "decode_message", "decode_msh", "decode_ping", "decode_reset", "decode_resync",
-    "decode_segment", "decode_status", "encode_id", "encode_message", "encode_ping",
+    "decode_segment", "decode_status", "encode_id", "encode_message",
+    "encode_message_segment", "encode_ping",
     "encode_reset", "encode_resync", "encode_segment", "encode_status", "heartbeat_segment",
     "id_size", "negotiate", "reset_segment", "resync_segment", "split_message",
     "status_segment",
