@@ -73,7 +73,8 @@ def test_ebcdic_strucid_is_accepted() -> None:
     """A TSH whose StrucId is EBCDIC decodes, and says it was EBCDIC."""
     raw = b"\xe3\xe2\xc8\x40" + encode_segment(_hb())[4:]
     seg = decode_segment(raw)
-    assert seg.seg_type == SegmentType.HEARTBEAT and seg.ebcdic
+    assert seg.seg_type == SegmentType.HEARTBEAT and seg.ebcdic and seg.ebcdic_text
+    assert _hb(ccsid=500).ebcdic_text and not _hb(ccsid=819).ebcdic_text
 
 
 def test_frame_reader_splits_a_stream_fed_byte_by_byte() -> None:

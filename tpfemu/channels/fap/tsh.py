@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from tpfemu.channels.fap.constants import (
     ASCII_CCSID,
+    EBCDIC_CCSIDS,
     ENC_NATIVE,
     ENC_S390,
     ControlFlags,
@@ -112,6 +113,12 @@ class Segment:
     def confirm_requested(self) -> bool:
         """The CONFIRM_REQ flag: end of a batch (or a heartbeat that wants its answer)."""
         return bool(self.control_flags & ControlFlags.CONFIRM_REQ)
+
+    @property
+    def ebcdic_text(self) -> bool:
+        """Strings after this TSH are EBCDIC: its StrucId was EBCDIC or its CCSID is an
+        EBCDIC one (the dissector's rule). Pass it as ``ebcdic=`` to the body decoders."""
+        return self.ebcdic or self.ccsid in EBCDIC_CCSIDS
 
     @property
     def length(self) -> int:
