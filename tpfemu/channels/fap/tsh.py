@@ -60,6 +60,8 @@ _TSHM_HEAD = struct.Struct(">4sIII")
 #: Enum members by value, so decoding a segment costs no enum construction.
 _TYPE_OF = {int(t): t for t in SegmentType}
 _FLAGS_OF = [ControlFlags(i) for i in range(256)]
+_FIRST, _LAST, _CONFIRM = (int(ControlFlags.FIRST), int(ControlFlags.LAST),
+                           int(ControlFlags.CONFIRM_REQ))
 
 
 def header_size(form: str) -> int:
@@ -99,20 +101,22 @@ class Segment:
     form: str = "TSH"
     ebcdic: bool = field(default=False, compare=False)
 
+    # (int.__and__: IntFlag's own & builds a new flag object, ~20 times slower)
+
     @property
     def first(self) -> bool:
         """The FIRST flag: this segment starts a message."""
-        return bool(self.control_flags & ControlFlags.FIRST)
+        return int.__and__(self.control_flags, _FIRST) != 0
 
     @property
     def last(self) -> bool:
         """The LAST flag: this segment ends a message."""
-        return bool(self.control_flags & ControlFlags.LAST)
+        return int.__and__(self.control_flags, _LAST) != 0
 
     @property
     def confirm_requested(self) -> bool:
         """The CONFIRM_REQ flag: end of a batch (or a heartbeat that wants its answer)."""
-        return bool(self.control_flags & ControlFlags.CONFIRM_REQ)
+        return int.__and__(self.control_flags, _CONFIRM) != 0
 
     @property
     def ebcdic_text(self) -> bool:
