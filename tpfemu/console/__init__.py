@@ -25,6 +25,11 @@ def execute(system: ConsoleHost, text: str) -> str:
         return f"CONS0001E {system.cpu} EMPTY COMMAND"
     verb = words[0].upper()
     rest = words[1] if len(words) > 1 else ""
+    if verb == "HELP" or (verb == "ZMQSC" and rest.upper().split()[:1] == ["HELP"]):
+        from tpfemu.console.help import help_lines
+
+        topic = rest if verb == "HELP" else " ".join(rest.split()[1:])
+        return "\n".join(help_lines(system.cpu, topic))
     if verb == "ZMQSC":
         from tpfemu.console.zmqsc import zmqsc
 
@@ -33,4 +38,9 @@ def execute(system: ConsoleHost, text: str) -> str:
         from tpfemu.console.zinet import zinet
 
         return zinet(system, rest)
+    from tpfemu.console.mqsc import hint_line
+
+    hint = hint_line(system.cpu, text)
+    if hint is not None:  # runmqsc's form: answered with the ZMQSC form
+        return hint
     return f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC AND ZINET ARE KNOWN"
