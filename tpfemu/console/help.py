@@ -99,7 +99,7 @@ def zinet_keywords(verb: str) -> list[Keyword]:
 
 def _table(rows: list[Keyword], heads: tuple[str, str] = ("ACCEPTS", "DEFAULT")) -> list[str]:
     """Keywords as aligned columns: KEYWORD  ACCEPTS  DEFAULT."""
-    width = max(len(k.keyword) for k in rows)
+    width = max(len("KEYWORD"), *(len(k.keyword) for k in rows))
     accepts = max(len(heads[0]), *(len(k.accepts) for k in rows))
     lines = [f"  {'KEYWORD':<{width}}  {heads[0]:<{accepts}}  {heads[1]}".rstrip()]
     for k in rows:
@@ -138,9 +138,9 @@ def _overview() -> list[str]:
 def _verb_help(verb: str, objects: list[str]) -> list[str]:
     from tpfemu.console.parser import VERB_OBJECTS
 
-    words = _zmqsc_verbs()[verb]
-    lines = [f"ZMQSC {verb} ({' '.join(words)}) <OBJECT>-<NAME> ... - OBJECTS: "
-             + " ".join(VERB_OBJECTS[verb])]
+    also = [word for word in _zmqsc_verbs()[verb] if word != verb]
+    spelled = f"{verb} ({' '.join(also)})" if also else verb
+    lines = [f"ZMQSC {spelled} <OBJECT>-<NAME> ... - OBJECTS: " + " ".join(VERB_OBJECTS[verb])]
     bare = [obj for obj in objects if not verb_keywords(verb, obj)]
     if bare:
         lines.append(f"{verb} {' '.join(bare)}: NO KEYWORDS")
