@@ -246,3 +246,5 @@ def demo(home: str | None, count: int) -> None:
 main.add_command(journal_commands)
 for _command in (analyze, replay_command(script_commands), compare):
     main.add_command(_command)
+# Every command's --cpu and --name are checked alike, before it runs.
+cv.check_common_options(main)

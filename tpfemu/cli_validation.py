@@ -5,6 +5,8 @@ option and what it accepts, exit status 2 — instead of a traceback from deep i
 
 - ``--cpu``: one processor ID letter A-Z (:data:`CPU`, a click type; lower case is taken);
 - ``--name``: a queue manager name, 1-48 characters of A-Z a-z 0-9 . / _ % (:func:`check_name`);
+- every command's ``--cpu`` and queue manager ``--name`` (those of ``replay`` and of
+  commands added later too) get these checks from :func:`check_common_options`;
 - ``--home``: an existing directory, or a new one. A new home is made only when asked for
   (``--create``) or, without it, announced on standard error (``tpfemu: new home ...``) so
   that a mistyped path does not go unnoticed (:func:`prepare_home`). A path that is a
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["CPU", "check_name", "create_option", "prepare_home"]
+__all__ = ["CPU", "check_common_options", "check_name", "create_option", "prepare_home"]
 
 
 class _CpuId(click.ParamType):
@@ -84,3 +86,21 @@ def prepare_home(home: str | None, *, create: bool,
         say = announce or (lambda text: click.echo(text, err=True))
         say(f"tpfemu: new home {path} created (use --create to make one without this note)")
     return path
+
+
+def check_common_options(group: click.Group) -> None:
+    """Give every ``--cpu`` option of ``group``'s commands (and subgroups') the A-Z check
+    and every ``--name`` option that names a queue manager (its help says so) the
+    queue-manager-name check, made before the command runs."""
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            check_common_options(command)
+            continue
+        for param in command.params:
+            if not isinstance(param, click.Option):
+                continue
+            if "--cpu" in param.opts:
+                param.type = CPU
+            elif "--name" in param.opts and param.callback is None and \
+                    "queue manager" in (param.help or "").lower():
+                param.callback = lambda _ctx, _param, value: check_name(value)
