@@ -25,19 +25,38 @@ def test_help_lists_every_verb_spelling_and_the_console_commands(system):
     assert system.console("ZMQSC HELP") == response
 
 
+def _columns(response: str) -> dict[str, tuple[str, str]]:
+    """A help table read back by its heading's columns: keyword -> (accepts, default);
+    the first row of a keyword that is also a switch, wrapped ACCEPTS text joined."""
+    lines = [line.split(" ", 2)[2] for line in response.splitlines()]
+    head = next(line for line in lines if line.lstrip().startswith("KEYWORD"))
+    at, until = head.index("ACCEPTS"), head.index("DEFAULT")
+    rows: dict[str, tuple[str, str]] = {}
+    keyword = ""
+    for line in lines[lines.index(head) + 1:]:
+        name = line[:at].strip()
+        accepts, default = line[at:until].strip(), line[until:].strip()
+        if name:
+            keyword = name
+            if name not in rows:
+                rows[name] = (accepts, default)
+        elif keyword in rows:  # ACCEPTS wrapped onto a line of its own
+            rows[keyword] = (rows[keyword][0] + " " + accepts, rows[keyword][1])
+    return rows
+
+
 @pytest.mark.parametrize("obj", ["MQP", "QL", "QA", "QR", "PROC", "CHL"])
 def test_help_def_shows_each_keyword_what_it_accepts_and_its_default(system, obj):
     """HELP DEF <type> lists every attribute spec's keyword with its accepted values and
     default, exactly as the catalog's specs state them."""
-    response = system.console(f"help DEF {obj}")
-    rows: dict[str, str] = {}
-    for line in response.splitlines()[3:]:
-        rows.setdefault(line.split()[2], line)  # TRIGGER is a keyword and a switch
+    rows = _columns(system.console(f"help DEF {obj}"))
     for spec in DEFINITION_TYPES[obj].ATTRS.values():
-        row = rows[spec.keyword]
-        assert spec.accepted in row, (spec.keyword, row)
-        default = "''" if spec.default == "" else str(spec.default)
-        assert row.rstrip().endswith(default) or "(required)" in row, (spec.keyword, row)
+        accepts, default = rows[spec.keyword]
+        assert accepts == spec.accepted, spec.keyword
+        if spec.required:
+            assert default == "(required)", spec.keyword
+        else:
+            assert default == ("''" if spec.default == "" else str(spec.default)), spec.keyword
     assert "REPLACE" in rows
 
 

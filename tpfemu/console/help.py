@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 __all__ = ["Keyword", "command_names", "help_lines", "verb_keywords", "zinet_keywords"]
 
 HELP_ID = "CONS0010I"
+_ACCEPTS_WIDTH = 50  # a longer ACCEPTS text wraps within its column
 UNKNOWN_ID = "CONS0011E"
 #: Words the interactive console itself understands (not sent to the system).
 SESSION_WORDS = {"HELP": "THIS HELP; HELP <VERB> FOR A VERB'S KEYWORDS",
@@ -59,6 +61,8 @@ def _spec_keyword(spec: Any, *, alter: bool = False) -> Keyword:
     default = spec.default
     shown = "" if default is None else (repr(default) if default == "" else str(default))
     note = "required" if getattr(spec, "required", False) else ""
+    if note:
+        shown = ""  # a required keyword's default is never used
     if alter and not getattr(spec, "alterable", True):
         note = "not alterable"
     return Keyword(spec.keyword, spec.accepted, shown, note)
@@ -98,13 +102,16 @@ def zinet_keywords(verb: str) -> list[Keyword]:
 
 
 def _table(rows: list[Keyword], heads: tuple[str, str] = ("ACCEPTS", "DEFAULT")) -> list[str]:
-    """Keywords as aligned columns: KEYWORD  ACCEPTS  DEFAULT."""
+    """Keywords as aligned columns: KEYWORD  ACCEPTS  DEFAULT; a long ACCEPTS text wraps
+    within its column."""
     width = max(len("KEYWORD"), *(len(k.keyword) for k in rows))
-    accepts = max(len(heads[0]), *(len(k.accepts) for k in rows))
+    cells = [textwrap.wrap(k.accepts, _ACCEPTS_WIDTH) or [""] for k in rows]
+    accepts = max(len(heads[0]), *(len(line) for cell in cells for line in cell))
     lines = [f"  {'KEYWORD':<{width}}  {heads[0]:<{accepts}}  {heads[1]}".rstrip()]
-    for k in rows:
-        default = k.default + (f" ({k.note})" if k.note else "")
-        lines.append(f"  {k.keyword:<{width}}  {k.accepts:<{accepts}}  {default}".rstrip())
+    for k, cell in zip(rows, cells, strict=True):
+        default = " ".join(filter(None, [k.default, f"({k.note})" if k.note else ""]))
+        lines.append(f"  {k.keyword:<{width}}  {cell[0]:<{accepts}}  {default}".rstrip())
+        lines.extend(f"  {'':<{width}}  {more}".rstrip() for more in cell[1:])
     return lines
 
 

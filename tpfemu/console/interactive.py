@@ -110,8 +110,8 @@ class Session:
         reader = CommandReader()
         try:
             while not self.ended:
-                prompt = self.prompt if not reader.continuing else "+" * (len(self.prompt) - 1) \
-                    + " "
+                prompt = self.prompt if not reader.continuing else \
+                    " " * (len(self.prompt) - 2) + "+ "
                 try:
                     line = input(prompt)
                 except EOFError:  # Ctrl-D
