@@ -1,11 +1,14 @@
 """The ``tpfemu`` command: one click group; every command's errors become clear messages.
 
-Exit status: 0 success, 1 failure (a tpfemu error), 2 usage error (click's own).
+Exit status: 0 success, 1 failure (a tpfemu error), 2 usage error (click's own, and the
+option checks of :mod:`tpfemu.cli_validation`). Errors are one line; a defect too (its
+traceback is shown when ``TPFEMU_DEBUG`` is set).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +41,13 @@ def _translate_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except OSError as exc:  # a file or directory the command needs: one line, exit 1
             raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(
                 ": ")) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a defect: one line; the traceback only when asked for
+            if os.environ.get("TPFEMU_DEBUG"):
+                raise
+            raise click.ClickException(f"internal error: {exc!r} - please report it "
+                                       "(TPFEMU_DEBUG=1 shows the traceback)") from exc
 
     return wrapper
 

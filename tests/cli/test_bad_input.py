@@ -165,3 +165,20 @@ def test_run_echo_and_verify_options():
     assert verify.exit_code == 0
     assert verify.output.count("CONS0005I B SYNTAX OK - NOT RUN") == 3
     assert "MQSC0004E" in verify.output and "MQSC0017I" not in verify.output
+
+
+def test_a_defect_is_one_line_unless_debugging(monkeypatch):
+    """An unexpected exception in a command is one line naming it, exit 1; with
+    TPFEMU_DEBUG set the exception propagates with its traceback."""
+
+    @click.command()
+    @cli._translate_errors
+    def broken() -> None:
+        raise RuntimeError("defect in a command")
+
+    monkeypatch.delenv("TPFEMU_DEBUG", raising=False)
+    result = CliRunner().invoke(broken, [])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "Error: internal error: RuntimeError('defect in a command')" in result.output
+    monkeypatch.setenv("TPFEMU_DEBUG", "1")
+    assert isinstance(CliRunner().invoke(broken, []).exception, RuntimeError)
