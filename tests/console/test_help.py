@@ -108,6 +108,7 @@ def test_completion_offers_verbs_objects_keywords_values_and_names(mqp):
     assert candidates(mqp, "ZMQSC ALT QL-APP.IN TRIGTYPE-E") == ["TRIGTYPE-EVERY"]
     assert candidates(mqp, "ZMQSC DEF QL-X MAXDEPTH-5 MAXD") == []  # given already
     assert "NOTRIGGER" in candidates(mqp, "ZMQSC DEF QL-X NO")
+    assert candidates(mqp, "ZMQSC SWQ QL-APP.IN QL-APP.O") == ["QL-APP.OUT"]
     assert candidates(mqp, "ZINET ADD MOD") == ["MODEL-"]
     assert candidates(mqp, "help DEF") == ["DEF", "DEFINE"]
     assert candidates(mqp, "FROB ") == []

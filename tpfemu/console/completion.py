@@ -61,6 +61,8 @@ def _zmqsc(host: Any, words: list[str], last: str) -> list[str]:
         values = list(getattr(spec, "values", ()) or ())
         if key.upper() in ("PROCESS", "INITQ", "XMITQ", "TARGQ", "RNAME"):
             values = _names(host, "PROC" if key.upper() == "PROCESS" else "QL")
+        elif key.upper() in objects:  # an object operand (SWQ QL-from QL-to)
+            values = _names(host, key.upper())
         return [f"{key.upper()}-{v}" for v in _match(value, values)]
     given = {w.split("-", 1)[0].upper() for w in words[2:]}
     return _match(last, [k.keyword if "switch" in k.accepts else k.keyword + "-"
