@@ -147,7 +147,11 @@ def _verb_help(verb: str, objects: list[str]) -> list[str]:
 
     also = [word for word in _zmqsc_verbs()[verb] if word != verb]
     spelled = f"{verb} ({' '.join(also)})" if also else verb
-    lines = [f"ZMQSC {spelled} <OBJECT>-<NAME> ... - OBJECTS: " + " ".join(VERB_OBJECTS[verb])]
+    if len(objects) == 1 and len(VERB_OBJECTS[verb]) > 1:  # HELP ALT PROC: that object only
+        lines = [f"ZMQSC {spelled} {objects[0]}-<NAME> KEYWORD-VALUE ..."]
+    else:
+        lines = [f"ZMQSC {spelled} <OBJECT>-<NAME> ... - OBJECTS: "
+                 + " ".join(VERB_OBJECTS[verb])]
     bare = [obj for obj in objects if not verb_keywords(verb, obj)]
     if bare:
         lines.append(f"{verb} {' '.join(bare)}: NO KEYWORDS")
