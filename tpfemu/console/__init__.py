@@ -4,7 +4,9 @@
 :class:`~tpfemu.console.host.ConsoleHost`, which a :class:`~tpfemu.system.System` is) and
 returns the response text. Every response line starts with a message identifier — four
 letters, four digits and a severity letter (I, W or E) — followed by the processor ID.
-A rejected command changes nothing and says why. The command reference is
+A rejected command changes nothing and says why. ``HELP`` (or ``ZMQSC HELP``) answers
+from the command tables (:mod:`tpfemu.console.help`); a runmqsc-style command is answered
+with its ZMQSC form (:mod:`tpfemu.console.mqsc`). The command reference is
 ``docs/console.md``.
 """
 
