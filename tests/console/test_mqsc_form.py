@@ -20,10 +20,13 @@ from tpfemu.console.mqsc import zmqsc_form
     ("DEFINE CHANNEL(TO.NY) CHLTYPE(SDR) CONNAME('ny(1414)') XMITQ(XQ)",
      "ZMQSC DEF CHL-TO.NY CHLTYPE-SDR CONNAME-'ny(1414)' XMITQ-XQ"),
     ("STA CHANNEL(TO.NY)", "ZMQSC START CHL-TO.NY"),
-    ("DISPLAY QMGR", "ZMQSC DISP QMGR"),
+    ("DISPLAY QMGR", "ZMQSC DISPLAY QMGR"),
     ("ALTER QMGR DEADQ(DLQ)", "ZMQSC ALT MQP DEADQ-DLQ"),
     ("CLEAR QLOCAL(A)", "ZMQSC CLEAR QL-A"),
     ("ZMQSC DIS QL(A)", "ZMQSC DISP QL-A"),
+    ("disp ql-app.in", "ZMQSC disp ql-app.in"),
+    ("DEF QL-A DESCR-'x y'", "ZMQSC DEF QL-A DESCR-'x y'"),
+    ("DEF QL-A MAXDEPTH-5", "ZMQSC DEF QL-A MAXDEPTH-5"),
 ])
 def test_mqsc_commands_translate_to_their_zmqsc_form(mqsc, form):
     """Each MQSC form maps onto the ZMQSC verb, object type and KEYWORD-value operands."""

@@ -71,7 +71,8 @@ def _value(value: str) -> str:
 def zmqsc_form(text: str) -> str | None:
     """The ZMQSC command for an MQSC-style command, or None if ``text`` is not one.
 
-    ``text`` may start with ``ZMQSC`` (a ZMQSC command written with parentheses).
+    ``text`` may start with ``ZMQSC`` (a ZMQSC command written with parentheses), or be a
+    ZMQSC command typed without ``ZMQSC`` in front (``DISP QL-X``).
     """
     from tpfemu.console.parser import VERBS
 
@@ -84,6 +85,9 @@ def zmqsc_form(text: str) -> str | None:
         return None
     verb = VERBS.get(words[0][0].upper()) or _EXTRA_VERBS.get(words[0][0].upper())
     obj_word, name = words[1][0].upper(), words[1][1]
+    if "(" not in text and obj_word.partition("-")[0] in OBJECT_TYPES.values() and \
+            words[0][0].upper() in VERBS and not text.strip().upper().startswith("ZMQSC"):
+        return "ZMQSC " + text.strip()  # a ZMQSC command typed without ZMQSC: as typed
     obj = OBJECT_TYPES.get(obj_word)
     if verb is None or obj is None:
         return None
