@@ -1,17 +1,21 @@
 """The ``tpfemu`` command: one click group; every command's errors become clear messages.
 
-Exit status: 0 success, 1 failure (a tpfemu error), 2 usage error (click's own).
+Exit status: 0 success, 1 failure (a tpfemu error), 2 usage error (click's own, and the
+option checks of :mod:`tpfemu.cli_validation`). Errors are one line; a defect too (its
+traceback is shown when ``TPFEMU_DEBUG`` is set).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from tpfemu import __version__, errors
+from tpfemu import cli_validation as cv
 from tpfemu.console.script import script_commands
 from tpfemu.journal.cli import journal as journal_commands
 from tpfemu.pipeline.cli import analyze, compare, replay_command
@@ -34,6 +38,16 @@ def _translate_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except errors.TpfEmuError as exc:
             raise click.ClickException(str(exc)) from exc
+        except OSError as exc:  # a file or directory the command needs: one line, exit 1
+            raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(
+                ": ")) from exc
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # a defect: one line; the traceback only when asked for
+            if os.environ.get("TPFEMU_DEBUG"):
+                raise
+            raise click.ClickException(f"internal error: {exc!r} - please report it "
+                                       "(TPFEMU_DEBUG=1 shows the traceback)") from exc
 
     return wrapper
 
@@ -45,69 +59,59 @@ def main() -> None:
 
 
 name_option = click.option("--name", default="TPF1", show_default=True,
+                           callback=lambda _ctx, _param, value: cv.check_name(value),
                            help="Queue manager name (what MQCONN names).")
-cpu_option = click.option("--cpu", default="B", show_default=True,
+cpu_option = click.option("--cpu", default="B", show_default=True, type=cv.CPU,
                           help="Processor ID of this TPF system (A-Z).")
-
-
-def _run_commands(system, commands: list[str], echo) -> bool:
-    """Run commands, echoing each with its response; False once STOP QMGR was asked."""
-    for command in commands:
-        echo(f"{system.cpu}> {command}")
-        echo(system.console(command))
-        if getattr(system, "stop_requested", False):
-            return False
-    return True
 
 
 @main.command()
 @click.argument("scripts", nargs=-1, type=click.File("r"))
 @home_option
+@cv.create_option
 @name_option
 @cpu_option
 @click.option("--journal", "journal", type=click.Choice(["off", "events", "payload"]),
               default="events", show_default=True, envvar="TPFEMU_JOURNAL",
               help="Event journal level in HOME/journal (needs --home).")
+@click.option("-e", "--no-echo", "no_echo", is_flag=True,
+              help="Do not echo the commands of scripts and piped input (runmqsc -e).")
+@click.option("-v", "--verify", is_flag=True,
+              help="Check the syntax of ZMQSC commands; run nothing (runmqsc -v).")
 @_translate_errors
-def run(scripts, home: str | None, name: str, cpu: str, journal: str) -> None:
+def run(scripts, home: str | None, create: bool, name: str, cpu: str, journal: str,
+        no_echo: bool, verify: bool) -> None:
     """Boot a TPF system, run command SCRIPTS, then take commands from the console.
 
     \b
     Scripts hold one command per line (ZMQSC ..., ZINET ...); lines starting with * or #
-    are comments; a line ending in + continues on the next. After the scripts, commands
-    are read from the terminal (or from standard input) until ZMQSC STOP QMGR or the end
-    of input.
+    are comments; a line ending in + or - continues on the next. After the scripts,
+    commands are read from the terminal (line editing, history in the home, Tab
+    completion, HELP) or from standard input until END, EXIT, Ctrl-D or ZMQSC STOP QMGR.
     """
     import sys
 
+    from tpfemu.console.interactive import Session
     from tpfemu.system import System
 
-    with System.start(name=name, home=home, cpu=cpu, console=click.echo,
+    path = cv.prepare_home(home, create=create)
+    with System.start(name=name, home=path, cpu=cpu, console=click.echo,
                       journal=journal) as system:
-        go_on = True
+        session = Session(system, click.echo, echo=not no_echo, verify=verify)
         for script in scripts:
-            go_on = _run_commands(system, script_commands(script.readlines()), click.echo)
-            if not go_on:
-                break
-        interactive = sys.stdin is not None and sys.stdin.isatty()
-        while go_on:
-            try:
-                line = input(f"{name}/{system.cpu}> ") if interactive else sys.stdin.readline()
-            except EOFError:
-                break
-            if not interactive and not line:
-                break
-            commands = script_commands([line])
-            go_on = _run_commands(system, commands, click.echo) if commands else True
+            if not session.run_lines(script):
+                return
+        session.run_terminal(sys.stdin, home=path)
 
 
 @main.command()
 @click.argument("command")
 @home_option
+@cv.create_option
 @name_option
 @cpu_option
 @_translate_errors
-def cmd(command: str, home: str | None, name: str, cpu: str) -> None:
+def cmd(command: str, home: str | None, create: bool, name: str, cpu: str) -> None:
     """Run one console COMMAND on a new system with that home and print the response.
 
     \b
@@ -116,7 +120,8 @@ def cmd(command: str, home: str | None, name: str, cpu: str) -> None:
     """
     from tpfemu.system import System
 
-    with System.start(name=name, home=home, cpu=cpu) as system:
+    path = cv.prepare_home(home, create=create)
+    with System.start(name=name, home=path, cpu=cpu) as system:
         response = system.console(command)
     click.echo(response)
     first = response.split(" ", 1)[0]
@@ -139,7 +144,7 @@ def _load_example(path):
 @main.command()
 @home_option
 @click.option("--requests", "count", default=40, show_default=True,
-              help="How many balance requests to send.")
+              type=click.IntRange(1, 100_000), help="How many balance requests to send.")
 @_translate_errors
 def demo(home: str | None, count: int) -> None:
     """Run a legacy TPF application end to end, the way an operator and a client see it.
@@ -177,6 +182,8 @@ def demo(home: str | None, count: int) -> None:
     if home is None:  # the demo's own home, removed afterwards
         embedded = tempfile.TemporaryDirectory(prefix="tpfemu-demo-")
         home = embedded.name
+    else:
+        home = str(cv.prepare_home(home, create=False))
     with System.start(name="TPF1", home=home, cpu="B", console=console_lines.append) as system:
         step("1. A TPF system is up: processor B, queue manager TPF1")
         step("2. The operator defines the application with ZMQSC (examples/bank/setup.mqsc)")
@@ -249,3 +256,5 @@ def demo(home: str | None, count: int) -> None:
 main.add_command(journal_commands)
 for _command in (analyze, replay_command(script_commands), compare):
     main.add_command(_command)
+# Every command's --cpu and --name are checked alike, before it runs.
+cv.check_common_options(main)

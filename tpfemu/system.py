@@ -17,6 +17,16 @@ its response; the interactive console and the ``tpfemu`` CLI call the same funct
 ``home=None`` keeps everything in memory; persistence (issue 7) will keep LMDB files in
 the home.
 
+Failures are never silent. Every console line the system writes (not command responses)
+is kept in ``System.log``; those of severity ``E`` — program failures (system-error dumps
+``CPSE0001E``), triggers that could not start a program, failed scans — are also listed
+in ``System.errors`` (:class:`Failure`: identifier, text, how many times). Without a
+``console=`` sink the lines go to the ``logging`` logger ``tpfemu.console``
+(:data:`LOGGER_NAME`; ``E`` as ERROR, ``W`` as WARNING, else INFO), so that with no logging
+set up the errors and warnings reach standard error. A dump that repeats (the same
+program, error code and error text) is shown once in full, then counted: a one-line note
+at the 2nd, 4th, 8th ... occurrence and a summary when the system stops.
+
 With a home, the event journal (docs/journal.md) records every queue-manager event in
 ``HOME/journal``; ``journal="events"`` (the default), ``"payload"`` (with message data)
 or ``"off"``. Without a home there is nowhere to write, so there is no journal (a
@@ -25,9 +35,13 @@ or ``"off"``. Without a home there is nowhere to write, so there is no journal (
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +53,42 @@ from tpfemu.qmgr.ports import Service
 if TYPE_CHECKING:
     from tpfemu.inetd.daemon import InternetDaemon
 
-__all__ = ["System"]
+__all__ = ["Failure", "LOGGER_NAME", "System"]
+
+#: The logger the system's console lines go to when no ``console=`` sink is given.
+LOGGER_NAME = "tpfemu.console"
+_logger = logging.getLogger(LOGGER_NAME)
+_SEVERITY = re.compile(r"^[A-Z]{4}\d{4}([IWE])\b")
+_LEVELS = {"E": logging.ERROR, "W": logging.WARNING}
+# A dump's header without what changes from one occurrence to the next (time, I-stream, ECB).
+_DUMP_HEAD = re.compile(r"^(CPSE\d{4}[IWE]) \S+ IS-\d+ (.*?) ECB-\d+ (PGM-\S+)")
+
+
+@dataclass
+class Failure:
+    """One kind of failure the system reported on its console (an ``E`` line).
+
+    :ivar message_id: the identifier (``CPSE0001E``, ``MQSC0912E``...).
+    :ivar text: the first occurrence's first line.
+    :ivar count: how many times it occurred (a repeating dump counts here).
+    """
+
+    message_id: str
+    text: str
+    count: int = 1
+    first: float = 0.0
+    last: float = 0.0
+
+
+def _failure_key(text: str) -> str:
+    """What makes two console lines the same failure: a dump's program, error code and
+    error text; any other line's whole first line."""
+    lines = text.split("\n")
+    head = _DUMP_HEAD.match(lines[0])
+    if head is None:
+        return lines[0]
+    error = " ".join(lines[1].split()) if len(lines) > 1 else ""
+    return " ".join(head.groups()) + " " + error
 
 _CPU_IDS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: Event journal levels (tpfemu.journal.schema.LEVELS, named here so that a system
@@ -99,6 +148,8 @@ class System:
         self.log: deque[str] = deque(maxlen=10_000)
         self._echo = console
         self._log_lock = threading.Lock()
+        self._failures: dict[str, Failure] = {}
+        self._dump_counts: dict[str, int] = {}
         self.programs = Programs()
         self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
         self.services: list = []  # started services (Internet daemon, monitors) to stop
@@ -164,6 +215,7 @@ class System:
                 self.say(f"SYST0002E {self.cpu} stopping {service!r} failed: {exc!r}")
         self.services.clear()
         self.dispatcher.stop(timeout)
+        self._repeat_summary()
         self.qmgr.stop()
         if self.journal is not None:  # last: it records the backouts of the stop too
             self.journal.stop()
@@ -198,12 +250,65 @@ class System:
 
     # -- console -------------------------------------------------------------------------
 
-    def say(self, line: str) -> None:
-        """Write one line to the system console."""
+    @property
+    def errors(self) -> list[Failure]:
+        """The failures reported so far (``E`` console lines, dumps of failed entries),
+        first seen first; a repeating one is listed once with its count."""
         with self._log_lock:
-            self.log.append(line)
+            return [Failure(f.message_id, f.text, f.count, f.first, f.last)
+                    for f in self._failures.values()]
+
+    def say(self, line: str) -> None:
+        """Write one line (or a dump) to the system console: kept in :attr:`log`, an
+        ``E`` line listed in :attr:`errors`, then shown (``console=`` sink or logging);
+        a repeating dump is shown once, then counted."""
+        shown: str | None = line
+        match = _SEVERITY.match(line)
+        severity = match.group(1) if match else "I"
+        with self._log_lock:
+            if severity == "E":
+                self._count_failure(line)
+            if _DUMP_HEAD.match(line):
+                key = _failure_key(line)
+                seen = self._dump_counts[key] = self._dump_counts.get(key, 0) + 1
+                if seen > 1:
+                    shown = self._repeat_note(key, seen)
+            if shown is not None:
+                self.log.append(shown)
+        if shown is not None:
+            self._show(shown, severity)
+
+    def _count_failure(self, line: str) -> None:
+        key = _failure_key(line)
+        now = time.time()
+        failure = self._failures.get(key)
+        if failure is None:
+            self._failures[key] = Failure(line[:9], line.split("\n", 1)[0], 1, now, now)
+        else:
+            failure.count += 1
+            failure.last = now
+
+    def _repeat_note(self, key: str, seen: int) -> str | None:
+        """The one-line note for the ``seen``-th occurrence of a dump (None: counted only)."""
+        if seen & (seen - 1):  # not a power of two
+            return None
+        return f"SYST0010W {self.cpu} DUMP REPEATED {seen} TIMES (SHOWN ONCE): {key}"
+
+    def _show(self, text: str, severity: str) -> None:
         if self._echo is not None:
-            self._echo(line)
+            self._echo(text)
+        else:
+            _logger.log(_LEVELS.get(severity, logging.INFO), "%s", text)
+
+    def _repeat_summary(self) -> None:
+        """At stop: how often each repeated dump occurred in all."""
+        with self._log_lock:
+            repeated = [(key, n) for key, n in self._dump_counts.items() if n > 1]
+        for key, count in repeated:
+            line = f"SYST0011W {self.cpu} DUMP OCCURRED {count} TIMES IN ALL: {key}"
+            with self._log_lock:
+                self.log.append(line)
+            self._show(line, "W")
 
     def console(self, text: str) -> str:
         """Run one operator command (``ZMQSC ...``, ``ZINET ...``); return its response.

@@ -4,7 +4,9 @@
 :class:`~tpfemu.console.host.ConsoleHost`, which a :class:`~tpfemu.system.System` is) and
 returns the response text. Every response line starts with a message identifier — four
 letters, four digits and a severity letter (I, W or E) — followed by the processor ID.
-A rejected command changes nothing and says why. The command reference is
+A rejected command changes nothing and says why. ``HELP`` (or ``ZMQSC HELP``) answers
+from the command tables (:mod:`tpfemu.console.help`); a runmqsc-style command is answered
+with its ZMQSC form (:mod:`tpfemu.console.mqsc`). The command reference is
 ``docs/console.md``.
 """
 
@@ -25,6 +27,11 @@ def execute(system: ConsoleHost, text: str) -> str:
         return f"CONS0001E {system.cpu} EMPTY COMMAND"
     verb = words[0].upper()
     rest = words[1] if len(words) > 1 else ""
+    if verb == "HELP" or (verb == "ZMQSC" and rest.upper().split()[:1] == ["HELP"]):
+        from tpfemu.console.help import help_lines
+
+        topic = rest if verb == "HELP" else " ".join(rest.split()[1:])
+        return "\n".join(help_lines(system.cpu, topic))
     if verb == "ZMQSC":
         from tpfemu.console.zmqsc import zmqsc
 
@@ -33,4 +40,9 @@ def execute(system: ConsoleHost, text: str) -> str:
         from tpfemu.console.zinet import zinet
 
         return zinet(system, rest)
+    from tpfemu.console.mqsc import hint_line
+
+    hint = hint_line(system.cpu, text)
+    if hint is not None:  # runmqsc's form: answered with the ZMQSC form
+        return hint
     return f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC AND ZINET ARE KNOWN"

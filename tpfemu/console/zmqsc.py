@@ -67,6 +67,13 @@ _CHANNEL_TYPES = {
     "RESET": ("SDR", "RCVR"),
     "RESOLVE": ("SDR",),
 }
+#: Switches (words without a value) a verb, or a verb and object type, accepts; the
+#: console's help and completion read them from here.
+SWITCHES: dict[Any, tuple[str, ...]] = {
+    "DEFINE": ("REPLACE",),
+    ("DEFINE", "QL"): ("TRIGGER", "NOTRIGGER"),
+    ("ALTER", "QL"): ("TRIGGER", "NOTRIGGER"),
+}
 # Verbs that change something: refused while the queue manager is stopped (TPF: object
 # commands only in NORM state).
 _CHANGING = ("DEFINE", "ALTER", "DELETE", "CLEAR", "SWQ", "RESET", "RESOLVE")
@@ -91,6 +98,10 @@ def zmqsc(system: ConsoleHost, rest: str) -> str:
         lines = _Run(system, command).execute()
     except ParseError as exc:
         lines = [exc.line(cpu)]
+        if "(" in rest:  # runmqsc's KEYWORD(value): say the ZMQSC form
+            from tpfemu.console.mqsc import hint_line
+
+            lines += filter(None, [hint_line(cpu, rest)])
     except _Reject as exc:
         lines = exc.lines
     except Exception as exc:  # noqa: BLE001 - the console must answer, whatever happened
@@ -195,8 +206,8 @@ class _Run:
         """
         cmd = self.cmd
         by_keyword = {spec.keyword: attr for attr, spec in cls.ATTRS.items()}
-        switches = (["REPLACE"] if define else []) + (
-            ["TRIGGER", "NOTRIGGER"] if cls.type_name == "QL" else [])
+        verb = "DEFINE" if define else "ALTER"
+        switches = list(SWITCHES.get(verb, ()) + SWITCHES.get((verb, cls.type_name), ()))
         valid = ", ".join(sorted(by_keyword) + switches)
         attrs: dict[str, str] = {}
         replace = False
