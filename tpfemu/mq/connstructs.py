@@ -187,6 +187,15 @@ class CSP(MQStruct):
         Long("CSPPasswordLength", 0),
     )
 
+    def set(self, **kw: Any) -> None:
+        """Set fields by keyword, ``CSPUserId`` and ``CSPPassword`` included."""
+        given = {k: kw.pop(k) for k in ("CSPUserId", "CSPPassword") if k in kw}
+        credentials = {k: b"" if v is None else _text_bytes("MQCSP", k, v)
+                       for k, v in given.items()}
+        super().set(**kw)  # (checked before anything is set: a refusal changes nothing)
+        for name, value in credentials.items():
+            setattr(self, name, value)
+
     @property
     def CSPUserId(self) -> bytes:  # noqa: N802 - IBM's field name
         """The user identifier (bytes; b"" when none)."""
