@@ -108,7 +108,7 @@ def hex_dump(data: bytes) -> list[str]:
         chunk = data[start:start + _BYTES_PER_LINE]
         pairs = [chunk[i:i + 2].hex().upper() for i in range(0, len(chunk), 2)]
         text = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
-        lines.append(f"{start:08X}:  {' '.join(pairs):<40}  '{text:<16}'")
+        lines.append(f"{start:08X}:  {' '.join(pairs):<39}  '{text:<16}'")
     return lines
 
 
