@@ -195,9 +195,7 @@ def _credentials(user: Any, password: Any, csp: CSP | None) -> tuple[str | None,
             user, password = csp.CSPUserId, csp.CSPPassword
     if user in (None, b"", ""):
         return None, None
-    if password is None:
-        raise ValueError("a password must be given with a user (it may be empty)")
-    return _utf8(user), _utf8(password)
+    return _utf8(user), None if password is None else _utf8(password)
 
 
 def _utf8(value: Any) -> str:
@@ -289,7 +287,8 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
     :returns: the queue manager Connection (in process) or the transport's connection.
     :raises MQMIError: 2058 no such queue manager here, 2277 a channel definition that
         cannot be read, 2538 no client transport installed (or the transport's reasons).
-    :raises TypeError, ValueError: a structure of the wrong class; a user without password.
+    :raises TypeError, ValueError: a structure of the wrong class; a client connection
+        with a user but no password.
     """
     options = _options_of(opts, cno)
     user_text, password_text = _credentials(user, password, csp)
@@ -299,6 +298,8 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
         return registry.lookup(queue_manager).connect(appl_name=appl_name,
                                                       user=user_text or "")
     channel_name, addresses, source = chosen
+    if user_text is not None and password_text is None:
+        raise ValueError("a password must be given with a user (it may be empty)")
     target = ClientTarget(channel=channel_name, addresses=addresses, user=user_text,
                           password=password_text, tls=_tls(cd, sco), options=options,
                           source=source)
