@@ -287,3 +287,19 @@ def test_client_constants():
     assert (CMQC.MQCNO_CLIENT_BINDING, CMQC.MQCNO_LOCAL_BINDING) == (0x800, 0x400)
     assert pymqi.cd is pymqi.CD and pymqi.sco is pymqi.SCO
     assert issubclass(pymqi.MQMIError, pymqi.Error) and issubclass(pymqi.PYIFError, pymqi.Error)
+
+
+def test_in_process_connect_options_change_nothing(qmgr, local_queue):
+    """In process MQCNO_HANDLE_SHARE_NONE is accepted and the connection still serves
+    another thread (IBM ties such an hconn to its thread)."""
+    import threading
+
+    qm = pymqi.QueueManager(None)
+    qm.connect_with_options(qmgr.name, opts=CMQC.MQCNO_HANDLE_SHARE_NONE)
+    done = []
+    worker = threading.Thread(target=lambda: done.append(qm.put1(local_queue, b"from a thread")))
+    worker.start()
+    worker.join()
+    assert done == [None]
+    assert pymqi.Queue(qm, local_queue).get() == b"from a thread"
+    qm.disconnect()
