@@ -29,6 +29,7 @@ LEVELS: dict[str, float] = {
     "tpfemu": 7, "__main__": 7,
     "cli": 6,
     "cli_validation": 5.5,  # the CLI's option checks, used by cli only
+    "shelltools": 5.5,  # tpfemu put/get/browse: start a System or connect as a client
     "system": 5,
     "console": 4, "inetd": 4, "channels": 4, "bridge": 4, "pipeline": 4,
     "mqi": 3,

@@ -256,5 +256,12 @@ def demo(home: str | None, count: int) -> None:
 main.add_command(journal_commands)
 for _command in (analyze, replay_command(script_commands), compare):
     main.add_command(_command)
+
+# amqsput/amqsget/amqsbcg-like shell tools: tpfemu put, get, browse.
+from tpfemu.shelltools import commands as _shell_tools  # noqa: E402
+
+for _command in _shell_tools:
+    main.add_command(_command)
+
 # Every command's --cpu and --name are checked alike, before it runs.
 cv.check_common_options(main)

@@ -131,6 +131,25 @@ class MQMIError(TpfEmuError):
         level = "WARNING" if self.comp == MQCC_WARNING else "FAILED"
         return f"{level}: {self.reason_name}"
 
+    def error_as_string(self) -> str:
+        """ibmmq's name for :meth:`errorAsString` (the same text)."""
+        return self.errorAsString()
+
+    def get(self, key: str) -> Any:
+        """ibmmq's accessor: an attribute of the error by name (``e.get("reason")``, or an
+        extra such as ``"original_length"``). :raises AttributeError: no such attribute."""
+        return getattr(self, key)
+
+    @property
+    def completion_code(self) -> int:
+        """The completion code (``comp``) under a descriptive name."""
+        return self.comp
+
+    @property
+    def reason_code(self) -> int:
+        """The reason code (``reason``) under a descriptive name."""
+        return self.reason
+
     def __str__(self) -> str:
         """pymqi's text, then the call and the object:
         ``MQI Error. Comp: 2, Reason 2033: FAILED: MQRC_NO_MSG_AVAILABLE (MQGET on 'APP.IN')``.

@@ -438,17 +438,20 @@ def test_connect_again_warns_already_connected(qmgr, qm):
 
 
 def test_client_connection_fails_not_available_with_clear_message(qmgr):
-    """connect(name, channel, conn_info) fails 2059 and says client channels are not available."""
-    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE) as info:
+    """connect(name, channel, conn_info) with no TCP client transport installed fails 2538
+    MQRC_HOST_NOT_AVAILABLE and says the TCP client is not built yet (issue 26)."""
+    with raises_mq(CMQC.MQRC_HOST_NOT_AVAILABLE) as info:
         pymqi.connect(qmgr.name, "DEV.APP.SVRCONN", "localhost(1414)")
     text = str(info.value).lower()
-    assert "client" in text or "channel" in text
+    assert "client" in text and "channel" in text
 
 
 def test_client_connection_with_channel_keyword_fails_not_available(qmgr):
-    """connect("X", channel=...) alone (no conn_info) is a client connection too: 2059."""
-    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+    """connect("X", channel=...) alone (no conn_info) is a client connection with no
+    connection name: 2277 MQRC_CD_ERROR, naming what is missing."""
+    with raises_mq(CMQC.MQRC_CD_ERROR) as info:
         pymqi.connect("X", channel="DEV.APP.SVRCONN")
+    assert "connection name" in str(info.value)
 
 
 # -- MQCLOSE --------------------------------------------------------------------------------

@@ -111,8 +111,8 @@ def test_the_plan_serves_a_put_with_everyday_pmo_options(q, qmgr, options):
     q.put(b"full", pymqi.MD(), full)
     pmo = pymqi.PMO(Options=options)
     assert planned_put(h.put_plan, b"planned", pymqi.MD(), pmo) is True
-    assert pmo.ResolvedQName == full.ResolvedQName == b"APP.Q"
-    assert pmo.ResolvedQMgrName == full.ResolvedQMgrName == qmgr.name.encode()
+    assert pmo.ResolvedQName == full.ResolvedQName == b"APP.Q".ljust(48)
+    assert pmo.ResolvedQMgrName == full.ResolvedQMgrName == qmgr.name.encode().ljust(48)
     assert _depth(q) == 2
 
 
@@ -259,7 +259,7 @@ def test_the_plan_serves_puts_in_syncpoint(q, qm, qmgr, monkeypatch, end):
     q.put(b"in the unit", md, pmo)
     q.put(b"also", md, pymqi.PMO(Options=SYNC_PUT | CMQC.MQPMO_NEW_MSG_ID))
     monkeypatch.undo()
-    assert md.MsgId != bytes(24) and pmo.ResolvedQName == b"APP.Q"
+    assert md.MsgId != bytes(24) and pmo.ResolvedQName == b"APP.Q".ljust(48)
     assert _committed(qmgr) == []
     qm.commit() if end == "commit" else qm.backout()
     assert _committed(qmgr) == ([b"in the unit", b"also"] if end == "commit" else [])

@@ -118,9 +118,22 @@ class XQH(MQStruct):
     def md(self, value: MD) -> None:
         self.MsgDesc = value
 
-    def get_embedded_md(self) -> MD:
-        """The embedded message descriptor (the name IBM's ``ibmmq`` package uses)."""
-        return self.MsgDesc
+    def get_embedded_md(self, data: bytes | bytearray | memoryview | None = None) -> MD:
+        """The embedded message descriptor (the name IBM's ``ibmmq`` package uses).
+
+        With ``data`` (a whole message from a transmission queue, as ibmmq's
+        ``get_embedded_md(msg)``), the version-1 MQMD at offset 104 of that message;
+        without, this header's own ``MsgDesc``.
+
+        :raises ValueError: ``data`` is shorter than an MQXQH or holds no MQMD there.
+        """
+        if data is None:
+            return self.MsgDesc
+        start = CMQC.MQXQH_LENGTH_1 - CMQC.MQMD_LENGTH_1
+        view = memoryview(data).cast("B")
+        if len(view) < CMQC.MQXQH_LENGTH_1:
+            raise ValueError(f"an MQXQH is {CMQC.MQXQH_LENGTH_1} bytes; got {len(view)}")
+        return MD().unpack(view[start:CMQC.MQXQH_LENGTH_1])
 
 
 class DLH(MQStruct):

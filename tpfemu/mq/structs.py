@@ -173,6 +173,8 @@ class Char(Field):
         return data
 
     def packable(self, owner: str, value: bytes) -> bytes:
+        if type(value) is str:  # after to_string()
+            value = self.check(owner, value)
         return value.ljust(self.length, self.pad)
 
     def show(self, value: bytes) -> bytes:
@@ -211,6 +213,30 @@ class Code(Field):
         if not isinstance(value, int) or not 0 <= value <= 255:
             raise ValueError(f"{owner}.{self.name} must be one character or 0..255: {value!r}")
         return int(value)
+
+
+class Longs(Field):
+    """MQLONG[n]: a fixed array of 32-bit integers (the MQCD's compression lists), kept as a
+    tuple; a list or tuple of exactly ``count`` ints is accepted."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, name: str, count: int, default: tuple[int, ...], since: int = 1) -> None:
+        super().__init__(name, f"{4 * count}s", tuple(default), since)
+        self.count = count
+
+    def check(self, owner: str, value: Any) -> tuple[int, ...]:
+        if not isinstance(value, list | tuple) or len(value) != self.count or not all(
+                isinstance(v, int) and -(1 << 31) <= v < (1 << 32) for v in value):
+            raise ValueError(f"{owner}.{self.name} takes {self.count} MQLONG ints: {value!r}")
+        return tuple(value)
+
+    def packable(self, owner: str, value: tuple[int, ...]) -> bytes:
+        return struct.pack(f"<{self.count}i", *(v - (1 << 32) if v >= 1 << 31 else v
+                                                 for v in value))
+
+    def unpacked(self, raw: bytes) -> tuple[int, ...]:
+        return struct.unpack(f"<{self.count}i", raw)
 
 
 class Nested(Field):
@@ -263,6 +289,9 @@ class MQStruct(StructBase):
     """
 
     STRUC_NAME: ClassVar[str] = ""
+    #: False for a structure whose first field is no StrucId (the MQCD starts with its
+    #: ChannelName): unpack then does not check the first bytes.
+    HAS_STRUC_ID: ClassVar[bool] = True
     FIELDS: ClassVar[tuple[Field, ...]] = ()
     LENGTHS: ClassVar[dict[int, int]] = {}
     _by_name: ClassVar[dict[str, Field]]
@@ -418,7 +447,7 @@ class MQStruct(StructBase):
             raise ValueError(f"{name} needs at least {shortest} bytes, got {len(view)}")
         struc_id = self.FIELDS[0]
         found = bytes(view[: struc_id.size])
-        if found != struc_id.default:
+        if self.HAS_STRUC_ID and found != struc_id.default:
             raise ValueError(f"not an {name}: StrucId is {found!r}, expected {struc_id.default!r}")
         version = self._field("Version")
         level = self._level_of(struct.unpack_from("<" + version.fmt, view, version.offset)[0])
@@ -429,6 +458,27 @@ class MQStruct(StructBase):
         values = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
         self._reset()  # only once every value is read: a refused unpack changes nothing
         self.__dict__.update(values)
+        return self
+
+    def get_header(self, data: Buffer) -> Self:
+        """ibmmq's name for unpacking a header from the start of a whole message: fill
+        every field from ``data`` (the bytes after the structure are ignored); ``self``."""
+        return self.unpack(data)
+
+    def to_string(self, encoding: str = "utf-8") -> Self:
+        """ibmmq's readable form: every character field becomes ``str``, decoded and
+        stripped of its padding (binary fields such as MsgId stay ``bytes``). Changes the
+        structure in place and returns it; :meth:`pack` still packs it. A field that does
+        not decode stays ``bytes``."""
+        for field in self.FIELDS:
+            value = getattr(self, field.name)
+            if type(field) in (Char, Digits) and isinstance(value, bytes):
+                try:
+                    self.__dict__[field.name] = value.decode(encoding).strip()
+                except UnicodeDecodeError:
+                    pass
+            elif isinstance(field, Nested):
+                value.to_string(encoding)
         return self
 
     @classmethod

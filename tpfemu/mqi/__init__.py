@@ -7,12 +7,18 @@
     q = pymqi.Queue(qm, "APP.IN")
     q.put(b"hello", pymqi.MD(Priority=5))
     print(q.get())
+
+Client programs construct pymqi's client names too (``CD``, ``SCO``, ``CSP``, ``CNO``,
+``CMQXC``, ``connect_with_options``); where a connection goes is decided in one place,
+:mod:`tpfemu.mqi.binding`. ``CMQSTRC`` maps constants back to their names.
 """
 
 from tpfemu.errors import MQMIError
+from tpfemu.errors import TpfEmuError as Error
+from tpfemu.mq.connstructs import CD, CNO, CSP, SCO
 from tpfemu.mq.headers import DLH, TM, TMC2, XQH
 from tpfemu.mq.structs import GMO, MD, OD, PMO
-from tpfemu.mqi import CMQC
+from tpfemu.mqi import CMQC, CMQSTRC, CMQXC
 from tpfemu.mqi.api import (
     PYIFError,
     Queue,
@@ -24,8 +30,9 @@ from tpfemu.mqi.api import (
 )
 
 # pymqi's lower-case aliases of the structures
-md, gmo, pmo, od = MD, GMO, PMO, OD
+md, gmo, pmo, od, cd, sco = MD, GMO, PMO, OD, CD, SCO
 
-__all__ = ["CMQC", "DLH", "GMO", "MD", "MQMIError", "OD", "PMO", "PYIFError", "Queue",
-           "QueueManager", "TM", "TMC2", "XQH", "connect", "gmo", "md", "od", "pmo",
-           "tx_begin", "tx_commit", "tx_rollback"]
+__all__ = ["CD", "CMQC", "CMQSTRC", "CMQXC", "CNO", "CSP", "DLH", "Error", "GMO", "MD",
+           "MQMIError", "OD", "PMO", "PYIFError", "Queue", "QueueManager", "SCO", "TM", "TMC2",
+           "XQH", "cd", "connect", "gmo", "md", "od", "pmo", "sco", "tx_begin", "tx_commit",
+           "tx_rollback"]

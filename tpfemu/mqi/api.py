@@ -11,18 +11,26 @@ local queue manager runs with ``import tpfemu.mqi as pymqi``:
 - ``put`` of a ``str`` encodes it (UTF-8) and marks it MQFMT_STRING, CCSID 1208.
 - Every completion code but MQCC_OK raises :class:`MQMIError`, warnings included; a
   truncated get's warning carries ``.message`` and ``.original_length``.
-- Client connections (``channel=``/``conn_info=``) need the channel support of a later
-  issue: they fail with MQRC_Q_MGR_NOT_AVAILABLE (2059) and say so.
+- Every connect form (``connect(name, channel, conn_info, user, password)``,
+  ``QueueManager(name)``, ``connect_tcp_client``, ``connect_with_options(name, cd=,
+  sco=, csp=, opts=)``, ``MQSERVER``) goes through :func:`tpfemu.mqi.binding.open_connection`,
+  which chooses in-process or client; a client connection needs the TCP client transport
+  (a later issue) and fails MQRC_HOST_NOT_AVAILABLE (2538) until it is installed.
+- ``inquire`` takes one selector (returns its value) or a list (returns a dict selector ->
+  value); ``set`` takes a selector and a value, or a dict of them (all set, or none).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from tpfemu import errors
-from tpfemu.mq import cmqc
+from tpfemu.mq import cmqc, cmqxc
+from tpfemu.mq.connstructs import CD
 from tpfemu.mq.structs import OD
-from tpfemu.qmgr import mqget, mqput, plans, registry
+from tpfemu.mqi.binding import open_connection
+from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.units import scopes
 
@@ -57,22 +65,55 @@ class QueueManager:
 
     def connect(self, name: str | bytes, user: str | None = None,
                 password: str | None = None) -> None:
-        """MQCONN to queue manager ``name``.
+        """MQCONN to queue manager ``name`` (in this process, or as ``MQSERVER`` says
+        when none of that name runs here: see :mod:`tpfemu.mqi.binding`).
 
         :raises MQMIError: 2058 no such queue manager running here, 2002 if connected.
         """
+        self._open(_text(name), user=user, password=password if user else None)
+
+    def _open(self, name: str, **how: Any) -> None:
         if self._conn is not None and self._conn.connected:
             raise errors.error_for(cmqc.MQRC_ALREADY_CONNECTED, call="MQCONN",
                                    comp=errors.MQCC_WARNING)
-        qmgr = registry.lookup(_text(name))
-        self._conn = qmgr.connect(appl_name="python", user=user or "")
+        self._conn = open_connection(name, **how)
 
-    def connect_tcp_client(self, name: str, cd: Any = None, channel: Any = None,
-                           conn_info: Any = None, user: Any = None, password: Any = None) -> None:
-        """Client connections need channels (a later issue): MQRC_Q_MGR_NOT_AVAILABLE."""
-        err = errors.error_for(cmqc.MQRC_Q_MGR_NOT_AVAILABLE, call="MQCONNX", obj=_text(name))
-        err.hint = "client (channel) connections are not available yet; use a local name"
-        raise err
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+        """MQCONNX (pymqi's ``connect_with_options``): ``connect_with_options(name,
+        cd=, sco=, csp=, opts=, cno=, user=, password=)``, or the old form
+        ``connect_with_options(name, cd, sco)``.
+
+        :raises TypeError: unknown keywords, or more than two positional arguments.
+        :raises MQMIError: as :func:`tpfemu.mqi.binding.open_connection`.
+        """
+        if len(args) > 2:
+            raise TypeError("too many positional arguments: expected (name, cd, sco)")
+        known = {"cd", "sco", "csp", "opts", "cno", "user", "password", "bno"}
+        unknown = set(kwargs) - known
+        if unknown:
+            raise TypeError(f"connect_with_options got unknown keywords: {sorted(unknown)}")
+        for key, value in zip(("cd", "sco"), args, strict=False):
+            kwargs[key] = value
+        kwargs.pop("bno", None)  # balancing options: nothing to balance here
+        self._open(_text(name), **kwargs)
+
+    connectWithOptions = connect_with_options  # noqa: N815 - pymqi's old name
+
+    def connect_tcp_client(self, name: str | bytes, cd: Any, channel: Any, conn_name: Any,
+                           user: Any = None, password: Any = None, cno: Any = None,
+                           csp: Any = None, sco: Any = None, bno: Any = None) -> None:
+        """A client connection over TCP (pymqi's ``connect_tcp_client``): ``cd`` (a
+        :class:`CD`, or None for a new one) gets ``channel``, ``conn_name``
+        (``host(port)``), MQCHT_CLNTCONN and MQXPT_TCP, then MQCONNX with the rest."""
+        cd = CD() if cd is None else cd
+        cd.ChannelName = channel
+        cd.ConnectionName = conn_name
+        cd.ChannelType = cmqxc.MQCHT_CLNTCONN
+        cd.TransportType = cmqxc.MQXPT_TCP
+        self.connect_with_options(name, cd=cd, user=user, password=password, cno=cno,
+                                  csp=csp, sco=sco, opts=cmqc.MQCNO_CLIENT_BINDING)
+
+    connectTCPClient = connect_tcp_client  # noqa: N815 - pymqi's old name
 
     @property
     def connection(self) -> Connection:
@@ -120,12 +161,12 @@ class QueueManager:
         mqput.put1(self.connection, _text(od.ObjectName), data, md, pmo,
                       _text(od.ObjectQMgrName))
 
-    def inquire(self, attribute: int) -> int | bytes:
-        """MQINQ of a queue-manager attribute."""
+    def inquire(self, attribute: int | list[int]) -> Any:
+        """MQINQ of a queue-manager attribute, or of a list of them (a dict back)."""
         conn = self.connection
         handle = conn.open("", cmqc.MQOO_INQUIRE, object_type=cmqc.MQOT_Q_MGR)
         try:
-            return conn.inquire(handle, attribute)
+            return _inquire(conn, handle, attribute)
         finally:
             conn.close(handle)
 
@@ -151,12 +192,27 @@ def connect(queue_manager: str | bytes, channel: Any = None, conn_info: Any = No
             user: str | None = None, password: str | None = None,
             disconnect_on_exit: bool = True, bytes_encoding: str = "utf8",
             default_ccsid: int = 1208) -> QueueManager:
-    """Connect to a queue manager (pymqi.connect): local bindings to one running here."""
+    """Connect to a queue manager (pymqi.connect): with ``channel`` and ``conn_info``
+    (``host(port)``) as a client, else to the one of that name running here (or, when
+    none is, as ``MQSERVER`` says)."""
     qm = QueueManager(None, disconnect_on_exit, bytes_encoding, default_ccsid)
-    if channel is not None or conn_info is not None:
-        qm.connect_tcp_client(_text(queue_manager), None, channel, conn_info, user, password)
-    qm.connect(queue_manager, user, password)
+    if channel is not None and conn_info is not None:
+        qm.connect_tcp_client(queue_manager, CD(), channel, conn_info, user, password)
+    elif channel is not None or conn_info is not None:  # half a channel: refused, 2277
+        qm._open(_text(queue_manager), channel=channel, conn_info=conn_info)
+    else:
+        qm.connect(queue_manager, user, password)
     return qm
+
+
+def _inquire(conn: Connection, handle: Handle, attribute: int | list[int]) -> Any:
+    """One selector: its value; a list or tuple of them: a dict selector -> value."""
+    if isinstance(attribute, list | tuple):
+        if not attribute:
+            raise errors.error_for(cmqc.MQRC_SELECTOR_COUNT_ERROR, call="MQINQ",
+                                   obj=handle.name)
+        return {selector: conn.inquire(handle, selector) for selector in attribute}
+    return conn.inquire(handle, attribute)
 
 
 def _make_od(q_desc: Any) -> Any:
@@ -276,13 +332,22 @@ class Queue:
         # As pymqi: the descriptor is forgotten too; open() names the queue again.
         self._handle = self._od = self._open_opts = None
 
-    def inquire(self, attribute: int) -> int | bytes:
-        """MQINQ of one queue attribute (opens for MQOO_INQUIRE if not open)."""
-        return self._qmgr.connection.inquire(self._ensure_open(cmqc.MQOO_INQUIRE), attribute)
+    def inquire(self, attribute: int | list[int]) -> Any:
+        """MQINQ of one queue attribute, or of a list of them (a dict selector -> value
+        back, as ibmmq); opens for MQOO_INQUIRE if not open."""
+        return _inquire(self._qmgr.connection, self._ensure_open(cmqc.MQOO_INQUIRE), attribute)
 
-    def set(self, attribute: int, arg: Any) -> None:
-        """MQSET of one queue attribute (opens for MQOO_SET if not open)."""
-        self._qmgr.connection.set(self._ensure_open(cmqc.MQOO_SET), attribute, arg)
+    def set(self, attribute: int | Mapping[int, Any], arg: Any = None) -> None:
+        """MQSET of one queue attribute (``set(selector, value)``) or of several
+        (``set({selector: value, ...})``: all change, or none); opens for MQOO_SET if
+        not open."""
+        handle = self._ensure_open(cmqc.MQOO_SET)
+        if isinstance(attribute, Mapping):
+            if arg is not None:
+                raise TypeError("set() takes a dict of selectors, or one selector and a value")
+            self._qmgr.connection.set_many(handle, attribute)
+        else:
+            self._qmgr.connection.set(handle, attribute, arg)
 
     def get_handle(self) -> Handle | None:
         """The open handle (pymqi's get_handle)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 import ecb as ecb_pkg
@@ -354,4 +355,16 @@ class Connection:
         from tpfemu.qmgr.attributes import set_attribute
 
         set_attribute(self.qmgr, handle, self._object_of(handle), selector, value)
+
+    def set_many(self, h: Handle | int, values: Mapping[int, int | bytes | str]) -> None:
+        """MQSET of several attributes (selector -> value): all change, or none.
+
+        :raises MQMIError: as :meth:`set`; 2065 MQRC_SELECTOR_COUNT_ERROR for none.
+        """
+        handle = self.handle(h, "MQSET")
+        if not handle.options & cmqc.MQOO_SET:
+            raise _fail(cmqc.MQRC_NOT_OPEN_FOR_SET, "MQSET", handle.name)
+        from tpfemu.qmgr.attributes import set_attributes
+
+        set_attributes(self.qmgr, handle, self._object_of(handle), values)
 

@@ -559,8 +559,13 @@ class QueueManager:
         from tpfemu.qmgr.mqmd import date_time as _date_time
 
         date, clock = _date_time(now_us())
+        # The DLH describes the data after it: the original MQMD's Encoding, CCSID and
+        # Format (a CCSID of 0, "the queue manager's", becomes MQCCSI_INHERIT: the same as
+        # this header's, whose MQMD keeps the original CCSID).
+        ccsid = fields.get("CodedCharSetId", cmqc.MQCCSI_Q_MGR) or cmqc.MQCCSI_INHERIT
         dlh = DLH(Reason=reason, DestQName=dest_q.encode(), DestQMgrName=(dest_qmgr or
                   self.name).encode(), Format=fields.get("Format", cmqc.MQFMT_NONE),
+                  Encoding=fields.get("Encoding", cmqc.MQENC_NATIVE), CodedCharSetId=ccsid,
                   PutApplType=cmqc.MQAT_QMGR, PutApplName=self.name.encode()[:28],
                   PutDate=date, PutTime=clock)  # IBM: the queue manager is the putter
         dl_fields = dict(fields, Format=cmqc.MQFMT_DEAD_LETTER_HEADER)

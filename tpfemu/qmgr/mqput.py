@@ -252,8 +252,10 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     if md is not None:
         _write_put_outputs(md, new_id, correl_id, values, put_time or now, options)
     if pmo is not None:
-        set_field(pmo, "ResolvedQName", (resolved.remote_q or queue.name).encode())
-        set_field(pmo, "ResolvedQMgrName", (resolved.remote_qmgr or qm.name).encode())
+        # blank-padded to 48, as pymqi returns the fields of the C structure
+        set_field(pmo, "ResolvedQName", (resolved.remote_q or queue.name).encode().ljust(48))
+        set_field(pmo, "ResolvedQMgrName",
+                  (resolved.remote_qmgr or qm.name).encode().ljust(48))
     if qm.events.active:
         qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
                  persistent=persistent, expiry=expiry_tenths, length=len(data),

@@ -66,7 +66,7 @@ class PutPlan(NamedTuple):
     put_md: Callable[..., int]   #: ``queue.core.put_md``, for a put with an MD
     settings: tuple              #: put_md's settings
     events: Any                  #: the event bus: ``active``, ``capture``
-    resolved: tuple[bytes, bytes]  #: the PMO's ResolvedQName, ResolvedQMgrName
+    resolved: tuple[bytes, bytes]  #: the PMO's ResolvedQName, ResolvedQMgrName (padded to 48)
     join: Callable[[], int]      #: the unit of work a put in syncpoint joins (0: full)
     joined: Callable[[Any], None]  #: counts a put made in it (given the queue)
 
@@ -103,7 +103,8 @@ def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: i
         generation, queue, first.defprty, limit, defpsist, queue.core.put, queue.core.put_md,
         (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
          conn.put_initial_names),
-        qm.events, (queue.name.encode(), qm.name.encode()), conn.plan_uow, conn.plan_joined)
+        qm.events, (queue.name.encode().ljust(48), qm.name.encode().ljust(48)), conn.plan_uow,
+        conn.plan_joined)
 
 
 def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:

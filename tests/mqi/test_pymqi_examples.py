@@ -1,0 +1,281 @@
+"""Programs in the style of pymqi's documented examples, run unchanged with
+``import tpfemu.mqi as pymqi`` (issue 26).
+
+Each example is written as a pymqi user writes one (connect, open, call, close,
+disconnect), taking only the module and a way to connect. The ``route`` fixture says how
+the example reaches the queue manager: ``in-process`` today; the TCP client adds an
+``over-tcp`` parameter to the same fixture and every example runs twice, from the same code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import tpfemu.mqi as pymqi
+from tpfemu.mqi import CMQC
+
+QUEUE = "DEV.QUEUE.1"
+
+
+@pytest.fixture
+def names(qmgr):
+    """The queue manager and a local queue the examples use (persistent by default)."""
+    qmgr.catalog.define("QL", QUEUE, defpsist="YES", descr="pymqi examples")
+    return qmgr.name
+
+
+@pytest.fixture(params=["in-process"])
+def route(request, names):
+    """How an example connects: a function returning a connected pymqi.QueueManager.
+
+    Each route is one of pymqi's connect forms; a client route (``over-tcp``) is added here
+    when the TCP transport exists."""
+    if request.param == "in-process":
+        return lambda: pymqi.connect(names)
+    raise AssertionError(request.param)  # pragma: no cover
+
+
+# -- the example programs ---------------------------------------------------------------------
+
+
+def example_put_message(pymqi, connect, message):
+    """pymqi's put_message.py."""
+    qmgr = connect()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    queue.put(message)
+    queue.close()
+    qmgr.disconnect()
+
+
+def example_get_message(pymqi, connect):
+    """pymqi's get_message.py."""
+    qmgr = connect()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    message = queue.get()
+    queue.close()
+    qmgr.disconnect()
+    return message
+
+
+def example_get_wait_multiple(pymqi, connect):
+    """pymqi's get_wait_multiple_messages.py, ending at 2033 instead of looping forever."""
+    qmgr = connect()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    got = []
+    while True:
+        md = pymqi.MD()
+        gmo = pymqi.GMO()
+        gmo.Options = CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING
+        gmo.WaitInterval = 50
+        try:
+            got.append(queue.get(None, md, gmo))
+            md.MsgId = CMQC.MQMI_NONE
+            md.CorrelId = CMQC.MQCI_NONE
+            md.GroupId = CMQC.MQGI_NONE
+        except pymqi.MQMIError as e:
+            if e.comp == CMQC.MQCC_FAILED and e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                break
+            raise
+    queue.close()
+    qmgr.disconnect()
+    return got
+
+
+def example_browse(pymqi, connect):
+    """A browse loop as in ibmmq's hdr_browse.py: every message and its MQMD, left in place."""
+    qmgr = connect()
+    queue = pymqi.Queue(qmgr, QUEUE, CMQC.MQOO_BROWSE)
+    seen = []
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
+    while True:
+        md = pymqi.MD()
+        try:
+            seen.append((queue.get(None, md, gmo), md.Priority))
+        except pymqi.MQMIError as e:
+            if e.reason == CMQC.MQRC_NO_MSG_AVAILABLE:
+                break
+            raise
+        gmo.Options = CMQC.MQGMO_BROWSE_NEXT
+    queue.close()
+    qmgr.disconnect()
+    return seen
+
+
+def example_inquire_list(pymqi, connect):
+    """ibmmq's inquire with a list of selectors: a dict back."""
+    qmgr = connect()
+    queue = pymqi.Queue(qmgr, QUEUE, CMQC.MQOO_INQUIRE)
+    attrs = queue.inquire([CMQC.MQIA_CURRENT_Q_DEPTH, CMQC.MQCA_Q_DESC,
+                           CMQC.MQCA_BACKOUT_REQ_Q_NAME, CMQC.MQIA_BACKOUT_THRESHOLD])
+    qm_attrs = qmgr.inquire([CMQC.MQCA_Q_MGR_NAME, CMQC.MQIA_COMMAND_LEVEL,
+                             CMQC.MQCA_VERSION, CMQC.MQIA_PLATFORM])
+    queue.close()
+    qmgr.disconnect()
+    return attrs, qm_attrs
+
+
+def example_set_dict(pymqi, connect):
+    """ibmmq's set with a dict: inhibit puts and switch triggering on in one MQSET."""
+    qmgr = connect()
+    queue = pymqi.Queue(qmgr, QUEUE, CMQC.MQOO_SET | CMQC.MQOO_INQUIRE)
+    queue.set({CMQC.MQIA_INHIBIT_PUT: CMQC.MQQA_PUT_INHIBITED,
+               CMQC.MQIA_TRIGGER_CONTROL: CMQC.MQTC_ON})
+    result = queue.inquire([CMQC.MQIA_INHIBIT_PUT, CMQC.MQIA_TRIGGER_CONTROL])
+    queue.set(CMQC.MQIA_INHIBIT_PUT, CMQC.MQQA_PUT_ALLOWED)  # pymqi's single form
+    queue.close()
+    qmgr.disconnect()
+    return result
+
+
+def example_checking_cc_and_rc(pymqi, connect):
+    """pymqi's checking_cc_and_rc.py with ibmmq's accessors."""
+    qmgr = connect()
+    try:
+        pymqi.Queue(qmgr, "NO.SUCH.QUEUE", CMQC.MQOO_OUTPUT)
+    except pymqi.MQMIError as e:
+        found = (e.comp, e.reason, e.errorAsString(), e.error_as_string(), e.get("reason"),
+                 pymqi.CMQSTRC.MQRC_DICT[e.reason])
+    else:  # pragma: no cover - the open must fail
+        found = None
+    qmgr.disconnect()
+    return found
+
+
+def example_dead_letter_parsing(pymqi, connect, payload):
+    """Put a message with a DLH as an application forwarding it would, then read the
+    header back with get_header/to_string, as ibmmq's hdr_browse.py does."""
+    qmgr = connect()
+    dlh = pymqi.DLH(Reason=CMQC.MQRC_Q_FULL, DestQName=b"TARGET.Q", DestQMgrName=b"QM2",
+                    Format=CMQC.MQFMT_STRING, CodedCharSetId=1208)
+    md = pymqi.MD(Format=CMQC.MQFMT_DEAD_LETTER_HEADER)
+    queue = pymqi.Queue(qmgr, QUEUE)
+    queue.put(dlh.pack() + payload, md)
+    queue.close()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    msg = queue.get()
+    header = pymqi.DLH().get_header(msg)
+    text = pymqi.DLH().get_header(msg).to_string()
+    queue.close()
+    qmgr.disconnect()
+    return header, text, msg[CMQC.MQDLH_CURRENT_LENGTH:]
+
+
+def example_xqh_parsing(pymqi, connect):
+    """Build a transmission-queue message and read its embedded MQMD with
+    get_embedded_md(msg), as a channel monitor does."""
+    qmgr = connect()
+    xqh = pymqi.XQH(RemoteQName=b"FAR.Q", RemoteQMgrName=b"FARQM")
+    xqh.MsgDesc.Priority = 7
+    xqh.MsgDesc.PutApplName = b"sender"
+    queue = pymqi.Queue(qmgr, QUEUE)
+    queue.put(xqh.pack() + b"body", pymqi.MD(Format=CMQC.MQFMT_XMIT_Q_HEADER))
+    queue.close()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    msg = queue.get()
+    header = pymqi.XQH().get_header(msg)
+    embedded = header.get_embedded_md(msg)
+    queue.close()
+    qmgr.disconnect()
+    return header, embedded, msg[CMQC.MQXQH_CURRENT_LENGTH:]
+
+
+def example_put1_with_context(pymqi, connect):
+    """pymqi's put1 with an MD and PMO; the PMO's ResolvedQName comes back as pymqi's does."""
+    qmgr = connect()
+    md = pymqi.MD(Priority=4)
+    pmo = pymqi.PMO()
+    qmgr.put1(QUEUE, b"one shot", md, pmo)
+    qmgr.disconnect()
+    return md, pmo
+
+
+# -- the tests --------------------------------------------------------------------------------
+
+
+def test_put_then_get(route):
+    """put_message.py then get_message.py move one message through the queue."""
+    example_put_message(pymqi, route, b"Hello from Python!")
+    assert example_get_message(pymqi, route) == b"Hello from Python!"
+
+
+def test_str_message_is_put_as_utf8_string(route):
+    """A str put as pymqi 1.12 puts it comes back UTF-8 encoded."""
+    example_put_message(pymqi, route, "Grüße")
+    assert example_get_message(pymqi, route) == "Grüße".encode()
+
+
+def test_get_wait_multiple_messages_in_order(route):
+    """get_wait_multiple_messages.py gets every message in order and ends on 2033."""
+    for text in (b"one", b"two", b"three"):
+        example_put_message(pymqi, route, text)
+    assert example_get_wait_multiple(pymqi, route) == [b"one", b"two", b"three"]
+
+
+def test_browse_sees_every_message_and_leaves_them(route):
+    """The browse example sees each message with its MQMD and leaves them to be got."""
+    example_put_message(pymqi, route, b"first")
+    example_put_message(pymqi, route, b"second")
+    assert example_browse(pymqi, route) == [(b"first", 0), (b"second", 0)]
+    assert example_get_wait_multiple(pymqi, route) == [b"first", b"second"]
+
+
+def test_inquire_list_returns_dict_of_values(route, names):
+    """inquire([...]) returns {selector: value}, strings blank-padded as pymqi returns them."""
+    example_put_message(pymqi, route, b"x")
+    attrs, qm_attrs = example_inquire_list(pymqi, route)
+    assert attrs == {CMQC.MQIA_CURRENT_Q_DEPTH: 1,
+                     CMQC.MQCA_Q_DESC: b"pymqi examples".ljust(64),
+                     CMQC.MQCA_BACKOUT_REQ_Q_NAME: b" " * 48,
+                     CMQC.MQIA_BACKOUT_THRESHOLD: 0}
+    assert qm_attrs[CMQC.MQCA_Q_MGR_NAME] == names.encode().ljust(48)
+    assert qm_attrs[CMQC.MQIA_COMMAND_LEVEL] == CMQC.MQCMDL_LEVEL_530
+    assert qm_attrs[CMQC.MQIA_PLATFORM] == CMQC.MQPL_TPF
+    version = qm_attrs[CMQC.MQCA_VERSION]
+    assert len(version) == CMQC.MQ_VERSION_LENGTH and version.isdigit()
+
+
+def test_set_dict_changes_both_attributes(route):
+    """set({...}) changes every attribute given; the single form still works after it."""
+    assert example_set_dict(pymqi, route) == {CMQC.MQIA_INHIBIT_PUT: CMQC.MQQA_PUT_INHIBITED,
+                                             CMQC.MQIA_TRIGGER_CONTROL: CMQC.MQTC_ON}
+    example_put_message(pymqi, route, b"allowed again")  # the single set re-allowed puts
+
+
+def test_error_accessors_of_pymqi_and_ibmmq(route):
+    """checking_cc_and_rc.py reads comp/reason, errorAsString, error_as_string, get() and
+    the CMQSTRC name of an unknown queue's 2085."""
+    assert example_checking_cc_and_rc(pymqi, route) == (
+        CMQC.MQCC_FAILED, CMQC.MQRC_UNKNOWN_OBJECT_NAME,
+        "FAILED: MQRC_UNKNOWN_OBJECT_NAME", "FAILED: MQRC_UNKNOWN_OBJECT_NAME",
+        CMQC.MQRC_UNKNOWN_OBJECT_NAME, "MQRC_UNKNOWN_OBJECT_NAME")
+
+
+def test_dead_letter_header_parsed_from_message(route):
+    """DLH().get_header(msg) reads the header at the front of a message; to_string() makes
+    its text fields str; the payload follows the 172 bytes."""
+    header, text, rest = example_dead_letter_parsing(pymqi, route, b"undeliverable")
+    assert header.Reason == CMQC.MQRC_Q_FULL
+    assert header.DestQName == b"TARGET.Q".ljust(48)
+    assert header.CodedCharSetId == 1208
+    assert (text.DestQName, text.DestQMgrName, text.Format) == ("TARGET.Q", "QM2", "MQSTR")
+    assert rest == b"undeliverable"
+
+
+def test_transmission_header_and_embedded_md_parsed_from_message(route):
+    """XQH().get_header(msg) and get_embedded_md(msg) read the destination and the
+    original MQMD (version 1) from a transmission-queue message."""
+    header, embedded, rest = example_xqh_parsing(pymqi, route)
+    assert header.RemoteQName.rstrip() == b"FAR.Q"
+    assert header.RemoteQMgrName.rstrip() == b"FARQM"
+    assert (embedded.Version, embedded.Priority) == (1, 7)
+    assert embedded.PutApplName.rstrip() == b"sender"
+    assert rest == b"body"
+
+
+def test_put1_fills_md_and_pmo_as_pymqi(route, names):
+    """put1 fills MsgId and the PMO's ResolvedQName/ResolvedQMgrName, blank-padded to 48
+    as pymqi returns them."""
+    md, pmo = example_put1_with_context(pymqi, route)
+    assert md.MsgId != CMQC.MQMI_NONE
+    assert pmo.ResolvedQName == QUEUE.encode().ljust(48)
+    assert pmo.ResolvedQMgrName == names.encode().ljust(48)
