@@ -241,3 +241,36 @@ def test_clear_of_a_shared_queue_sees_the_handles_of_its_own_processor_only(comp
     c.expect(r"MQSC0030I C QL SHR.CLR CLEARED - 2 MESSAGE")
     assert b.qmgr.local_queue("SHR.CLR").core.depth == 0
     q.close()
+
+
+def test_a_definition_made_while_the_stored_set_is_read_is_not_undone(tmp_path):
+    """The follower of the stored definitions does not adopt a set read before a local
+    DEFINE reached the store: the new queue stays (with its messages), and the next
+    poll adopts the set that holds it."""
+    b = tpfemu.System.start(QMGR, tmp_path, "B", journal="off")
+    try:
+        b.console("ZMQSC DEF MQP")
+        qm = b.qmgr
+        qm._defs_stop.set()  # this test drives sync_definitions itself
+        qm._defs_thread.join(5)
+        store = qm.definitions
+        read = store.load
+
+        def load_then_define_here():
+            stored = read()  # another processor's change is in it, QL-NEW is not
+            assert "DEFINED" in b.console("ZMQSC DEF QL-NEW")
+            return stored
+
+        # Another processor of the complex defines a process: the set has changed.
+        store.save({"type": "PROC", "name": "OTHER.P", "applid": "QZZ1"}, "C")
+        store.load = load_then_define_here
+        try:
+            assert qm.sync_definitions() is False  # read before DEF QL-NEW was stored
+        finally:
+            store.load = read
+        assert qm.catalog.find_queue("NEW") is not None
+        assert qm.sync_definitions() is True
+        assert qm.catalog.find_queue("NEW") is not None
+        assert qm.catalog.find_process("OTHER.P") is not None
+    finally:
+        b.stop()

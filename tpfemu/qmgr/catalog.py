@@ -384,7 +384,8 @@ class Catalog:
                 ],
             )
 
-    def adopt(self, definitions: Iterable[ObjectDef | Mapping[str, Any]]) -> list[str]:
+    def adopt(self, definitions: Iterable[ObjectDef | Mapping[str, Any]],
+              still_current: Callable[[], bool] | None = None) -> list[str] | None:  # fmt: skip
         """Make the catalog equal ``definitions``: the stored set, changed by another
         processor of the complex (definitions are common to the complex, seed 004).
 
@@ -392,10 +393,17 @@ class Catalog:
         missing ones deleted, in the order restore uses. An object this processor cannot
         let go of now (``in_use``: open handles, messages on its memory queue) is kept;
         the returned lines say which, for the console.
+
+        ``still_current`` is asked under the catalog's lock, where no change of this
+        catalog is half made (every change tells its listeners, which store it, before
+        the lock is let go): if it answers False, the set may lack a change made here
+        since it was read, and nothing is adopted (returns None).
         """
         objects = [d if isinstance(d, ObjectDef) else ObjectDef.from_dict(d) for d in definitions]
         notes: list[str] = []
         with self._lock:
+            if still_current is not None and not still_current():
+                return None
             profile = next((d for d in objects if isinstance(d, ProfileDef)), None)
             if self._profile is None:
                 if profile is not None:

@@ -216,7 +216,8 @@ class QueueManager:
 
     def sync_definitions(self) -> bool:
         """Adopt the stored definitions now if another processor changed them; True if
-        they had changed. (The follower thread does this every quarter second.)"""
+        they were adopted. (The follower thread does this every quarter second; a set
+        read while this processor changed a definition is left for the next poll.)"""
         store = self.definitions
         if store is None:
             return False
@@ -224,13 +225,17 @@ class QueueManager:
             version = store.version()
             if version == self._defs_version:
                 return False
-            self._defs_version = version
             stored = store.load()
             self._adopting = threading.get_ident()
             try:
-                notes = self.catalog.adopt(stored)
+                # A change made here meanwhile is in the catalog but not in `stored`:
+                # adopting that set would undo it. The next poll reads it back.
+                notes = self.catalog.adopt(stored, lambda: store.version() == version)
             finally:
                 self._adopting = None
+            if notes is None:
+                return False
+            self._defs_version = version
         for note in notes:
             self.console(f"MQSC0093W {self.cpu} {note}")
         return True
