@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from ecb import Dispatcher, Programs
 from tpfemu import errors
+from tpfemu.cprog.programs import SharedPrograms
 from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.ports import Service
 
@@ -99,7 +100,7 @@ class System:
         self.log: deque[str] = deque(maxlen=10_000)
         self._echo = console
         self._log_lock = threading.Lock()
-        self.programs = Programs()
+        self.programs = SharedPrograms()  # Python callables and C programs (load_shared)
         self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
         self.services: list = []  # started services (Internet daemon, monitors) to stop
         # With a home, definitions and persistent messages survive a restart (issue 7).
