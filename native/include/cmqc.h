@@ -70,9 +70,18 @@ typedef MQHOBJ *PMQHOBJ;
 #define MQENTRY
 #define MQPOINTER *
 
+/* The MQCHARn fields are fixed-length, blank-padded, not null-terminated: programs fill
+ * them with strncpy(field, name, MQ_Q_NAME_LENGTH) as IBM's samples do, which GCC 8 and
+ * later would flag (-Wstringop-truncation) without this attribute on the members. */
+#if defined(__GNUC__) && __GNUC__ >= 8
+#define MQ_NONSTRING __attribute__((__nonstring__))
+#else
+#define MQ_NONSTRING
+#endif
+
 /* -- MQMD: message descriptor (324 bytes at version 1, 364 at version 2) --------------- */
 typedef struct tagMQMD1 {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Report;
     MQLONG MsgType;
@@ -80,27 +89,27 @@ typedef struct tagMQMD1 {
     MQLONG Feedback;
     MQLONG Encoding;
     MQLONG CodedCharSetId;
-    MQCHAR8 Format;
+    MQCHAR8 Format MQ_NONSTRING;
     MQLONG Priority;
     MQLONG Persistence;
     MQBYTE24 MsgId;
     MQBYTE24 CorrelId;
     MQLONG BackoutCount;
-    MQCHAR48 ReplyToQ;
-    MQCHAR48 ReplyToQMgr;
-    MQCHAR12 UserIdentifier;
+    MQCHAR48 ReplyToQ MQ_NONSTRING;
+    MQCHAR48 ReplyToQMgr MQ_NONSTRING;
+    MQCHAR12 UserIdentifier MQ_NONSTRING;
     MQBYTE32 AccountingToken;
-    MQCHAR32 ApplIdentityData;
+    MQCHAR32 ApplIdentityData MQ_NONSTRING;
     MQLONG PutApplType;
-    MQCHAR28 PutApplName;
-    MQCHAR8 PutDate;
-    MQCHAR8 PutTime;
-    MQCHAR4 ApplOriginData;
+    MQCHAR28 PutApplName MQ_NONSTRING;
+    MQCHAR8 PutDate MQ_NONSTRING;
+    MQCHAR8 PutTime MQ_NONSTRING;
+    MQCHAR4 ApplOriginData MQ_NONSTRING;
 } MQMD1;
 typedef MQMD1 *PMQMD1;
 
 typedef struct tagMQMD {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Report;
     MQLONG MsgType;
@@ -108,22 +117,22 @@ typedef struct tagMQMD {
     MQLONG Feedback;
     MQLONG Encoding;
     MQLONG CodedCharSetId;
-    MQCHAR8 Format;
+    MQCHAR8 Format MQ_NONSTRING;
     MQLONG Priority;
     MQLONG Persistence;
     MQBYTE24 MsgId;
     MQBYTE24 CorrelId;
     MQLONG BackoutCount;
-    MQCHAR48 ReplyToQ;
-    MQCHAR48 ReplyToQMgr;
-    MQCHAR12 UserIdentifier;
+    MQCHAR48 ReplyToQ MQ_NONSTRING;
+    MQCHAR48 ReplyToQMgr MQ_NONSTRING;
+    MQCHAR12 UserIdentifier MQ_NONSTRING;
     MQBYTE32 AccountingToken;
-    MQCHAR32 ApplIdentityData;
+    MQCHAR32 ApplIdentityData MQ_NONSTRING;
     MQLONG PutApplType;
-    MQCHAR28 PutApplName;
-    MQCHAR8 PutDate;
-    MQCHAR8 PutTime;
-    MQCHAR4 ApplOriginData;
+    MQCHAR28 PutApplName MQ_NONSTRING;
+    MQCHAR8 PutDate MQ_NONSTRING;
+    MQCHAR8 PutTime MQ_NONSTRING;
+    MQCHAR4 ApplOriginData MQ_NONSTRING;
     MQBYTE24 GroupId;
     MQLONG MsgSeqNumber;
     MQLONG Offset;
@@ -152,13 +161,13 @@ typedef struct tagMQCHARV {
 #define MQCHARV_DEFAULT NULL, 0, 0, 0, MQCCSI_APPL
 
 typedef struct tagMQOD {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG ObjectType;
-    MQCHAR48 ObjectName;
-    MQCHAR48 ObjectQMgrName;
-    MQCHAR48 DynamicQName;
-    MQCHAR12 AlternateUserId;
+    MQCHAR48 ObjectName MQ_NONSTRING;
+    MQCHAR48 ObjectQMgrName MQ_NONSTRING;
+    MQCHAR48 DynamicQName MQ_NONSTRING;
+    MQCHAR12 AlternateUserId MQ_NONSTRING;
     MQLONG RecsPresent;          /* version 2 */
     MQLONG KnownDestCount;
     MQLONG UnknownDestCount;
@@ -168,8 +177,8 @@ typedef struct tagMQOD {
     MQPTR ObjectRecPtr;
     MQPTR ResponseRecPtr;
     MQBYTE40 AlternateSecurityId; /* version 3 */
-    MQCHAR48 ResolvedQName;
-    MQCHAR48 ResolvedQMgrName;
+    MQCHAR48 ResolvedQName MQ_NONSTRING;
+    MQCHAR48 ResolvedQMgrName MQ_NONSTRING;
     MQCHARV ObjectString;        /* version 4 */
     MQCHARV SelectionString;
     MQCHARV ResObjectString;
@@ -183,7 +192,7 @@ typedef MQOD *PMQOD;
 
 /* -- MQPMO: put-message options ---------------------------------------------------------- */
 typedef struct tagMQPMO {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Options;
     MQLONG Timeout;
@@ -191,8 +200,8 @@ typedef struct tagMQPMO {
     MQLONG KnownDestCount;
     MQLONG UnknownDestCount;
     MQLONG InvalidDestCount;
-    MQCHAR48 ResolvedQName;
-    MQCHAR48 ResolvedQMgrName;
+    MQCHAR48 ResolvedQName MQ_NONSTRING;
+    MQCHAR48 ResolvedQMgrName MQ_NONSTRING;
     MQLONG RecsPresent;          /* version 2 */
     MQLONG PutMsgRecFields;
     MQLONG PutMsgRecOffset;
@@ -211,13 +220,13 @@ typedef MQPMO *PMQPMO;
 
 /* -- MQGMO: get-message options (72/80/100/112 bytes at versions 1-4) ------------------ */
 typedef struct tagMQGMO {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Options;
     MQLONG WaitInterval;
     MQLONG Signal1;
     MQLONG Signal2;
-    MQCHAR48 ResolvedQName;
+    MQCHAR48 ResolvedQName MQ_NONSTRING;
     MQLONG MatchOptions;         /* version 2 */
     MQCHAR GroupStatus;
     MQCHAR SegmentStatus;
@@ -236,7 +245,7 @@ typedef MQGMO *PMQGMO;
 
 /* -- MQCNO: connect options (version 1) --------------------------------------------------- */
 typedef struct tagMQCNO {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Options;
 } MQCNO;
@@ -246,15 +255,15 @@ typedef MQCNO *PMQCNO;
 
 /* -- MQTM: trigger message (684 bytes) ------------------------------------------------- */
 typedef struct tagMQTM {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
-    MQCHAR48 QName;
-    MQCHAR48 ProcessName;
-    MQCHAR64 TriggerData;
+    MQCHAR48 QName MQ_NONSTRING;
+    MQCHAR48 ProcessName MQ_NONSTRING;
+    MQCHAR64 TriggerData MQ_NONSTRING;
     MQLONG ApplType;
-    MQCHAR256 ApplId;
-    MQCHAR128 EnvData;
-    MQCHAR128 UserData;
+    MQCHAR256 ApplId MQ_NONSTRING;
+    MQCHAR128 EnvData MQ_NONSTRING;
+    MQCHAR128 UserData MQ_NONSTRING;
 } MQTM;
 typedef MQTM *PMQTM;
 
@@ -262,16 +271,16 @@ typedef MQTM *PMQTM;
 
 /* -- MQTMC2: trigger message, character form (732 bytes) -------------------------------- */
 typedef struct tagMQTMC2 {
-    MQCHAR4 StrucId;
-    MQCHAR4 Version;
-    MQCHAR48 QName;
-    MQCHAR48 ProcessName;
-    MQCHAR64 TriggerData;
-    MQCHAR4 ApplType;
-    MQCHAR256 ApplId;
-    MQCHAR128 EnvData;
-    MQCHAR128 UserData;
-    MQCHAR48 QMgrName;
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQCHAR4 Version MQ_NONSTRING;
+    MQCHAR48 QName MQ_NONSTRING;
+    MQCHAR48 ProcessName MQ_NONSTRING;
+    MQCHAR64 TriggerData MQ_NONSTRING;
+    MQCHAR4 ApplType MQ_NONSTRING;
+    MQCHAR256 ApplId MQ_NONSTRING;
+    MQCHAR128 EnvData MQ_NONSTRING;
+    MQCHAR128 UserData MQ_NONSTRING;
+    MQCHAR48 QMgrName MQ_NONSTRING;
 } MQTMC2;
 typedef MQTMC2 *PMQTMC2;
 
@@ -280,10 +289,10 @@ typedef MQTMC2 *PMQTMC2;
 
 /* -- MQXQH: transmission-queue header (428 bytes) ---------------------------------------- */
 typedef struct tagMQXQH {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
-    MQCHAR48 RemoteQName;
-    MQCHAR48 RemoteQMgrName;
+    MQCHAR48 RemoteQName MQ_NONSTRING;
+    MQCHAR48 RemoteQMgrName MQ_NONSTRING;
     MQMD1 MsgDesc;
 } MQXQH;
 typedef MQXQH *PMQXQH;
@@ -292,18 +301,18 @@ typedef MQXQH *PMQXQH;
 
 /* -- MQDLH: dead-letter header (172 bytes) ----------------------------------------------- */
 typedef struct tagMQDLH {
-    MQCHAR4 StrucId;
+    MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Reason;
-    MQCHAR48 DestQName;
-    MQCHAR48 DestQMgrName;
+    MQCHAR48 DestQName MQ_NONSTRING;
+    MQCHAR48 DestQMgrName MQ_NONSTRING;
     MQLONG Encoding;
     MQLONG CodedCharSetId;
-    MQCHAR8 Format;
+    MQCHAR8 Format MQ_NONSTRING;
     MQLONG PutApplType;
-    MQCHAR28 PutApplName;
-    MQCHAR8 PutDate;
-    MQCHAR8 PutTime;
+    MQCHAR28 PutApplName MQ_NONSTRING;
+    MQCHAR8 PutDate MQ_NONSTRING;
+    MQCHAR8 PutTime MQ_NONSTRING;
 } MQDLH;
 typedef MQDLH *PMQDLH;
 
