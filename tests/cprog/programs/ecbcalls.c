@@ -104,10 +104,9 @@ void QREL(void)
     report("AFTER RELCC", 11);
 }
 
-/* Held storage at exit is released; a getcc without relcc is fine on TPF. */
+/* A triggered process program: the MQTMC2 on D0 is reported. */
 void QTRG(void)
 {
-    /* A triggered process program: the MQTMC2 on D0 is reported. */
     struct tpf_cbrw *d0 = &ecbptr()->ce1cr[D0];
     MQTMC2 *tmc = d0->ce1crx;
     report(tmc, sizeof *tmc);
