@@ -130,3 +130,19 @@ def test_tpf_headers_compile_pedantic_with_the_ecb_layout(tmp_path):
                     f"-I{INCLUDE}", "-o", str(exe), str(source)], check=True)
     out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     assert out == f"8 120 256 104 15 {0x51}"
+
+
+def test_runtime_refuses_a_layout_that_differs_from_cmqc_h():
+    """The runtime checks tpfemu.mq.structs' layouts against cmqc.h when it starts: a
+    field at another offset is refused, naming it."""
+    from tpfemu._lowlevel import cprog as runtime
+    from tpfemu.cprog import calls, loader
+
+    fields = [loader._fields(c) for c in (structs.MD, structs.GMO, structs.PMO)]
+    fields[0][9] = ("Priority", 44, 4, 1)  # one field moved
+    try:
+        with pytest.raises(TypeError, match="MQMD.Priority"):
+            runtime.setup(calls, (structs.MD, structs.GMO, structs.PMO), tuple(fields))
+    finally:
+        loader._ready = False
+        loader.ensure_runtime()

@@ -33,4 +33,8 @@ def execute(system: ConsoleHost, text: str) -> str:
         from tpfemu.console.zinet import zinet
 
         return zinet(system, rest)
+    if verb == "ZOLDR":  # C programs' loader (ours: docs/console.md)
+        from tpfemu.console.zoldr import zoldr
+
+        return zoldr(system, rest)
     return f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC AND ZINET ARE KNOWN"
