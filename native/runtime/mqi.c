@@ -10,7 +10,9 @@
  *
  * MQGET takes the plan only when the buffer holds the longest message the queue
  * accepts (its MAXMSGL and the profile's), since a plan gets whole messages; a shorter
- * buffer takes the full path, which truncates as IBM's MQGET does.
+ * buffer takes the full path, which truncates as IBM's MQGET does. (A message put before
+ * MAXMSGL was lowered below its length can still come whole from the plan: it is then
+ * returned truncated with MQRC_TRUNCATED_MSG_ACCEPTED, see docs/deviations.md.)
  */
 #include "runtime.h"
 
@@ -380,8 +382,15 @@ static void get_done(PyObject *got, PyObject *md, PyObject *gmo, PMQVOID pMsgDes
     }
     if (got != NULL) {
         Py_ssize_t n = PyBytes_GET_SIZE(got);
+        if (n > BufferLength && cc == MQCC_OK) {
+            /* The plan got a message longer than MAXMSGL: one put before MAXMSGL was
+             * lowered (docs/deviations.md). It is gone from the queue: say so as 2079. */
+            full = (MQLONG)n;
+            cc = MQCC_WARNING;
+            rc = MQRC_TRUNCATED_MSG_ACCEPTED;
+        }
         if (n > BufferLength)
-            n = BufferLength; /* (never: the plan serves buffers of MAXMSGL and more) */
+            n = BufferLength;
         if (n > 0)
             memcpy(pBuffer, PyBytes_AS_STRING(got), (size_t)n);
         if (full < 0)

@@ -15,7 +15,7 @@ MD2 = 364
 @pytest.fixture
 def mqcalls(system, build):
     path = build("mqcalls")
-    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD"):
+    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML"):
         system.programs.load_shared(name, path)
     system.console("ZMQSC DEF QL-C.IN")
     system.console("ZMQSC DEF QL-C.UOW")
@@ -143,3 +143,20 @@ def test_c_mqi_argument_errors(mqcalls, results):
     assert results.rc() == ("BADHOBJ", CMQC.MQCC_FAILED, CMQC.MQRC_HOBJ_ERROR)
     assert results.rc() == ("BADMD", CMQC.MQCC_FAILED, CMQC.MQRC_MD_ERROR)
     assert results.rc() == ("CONNAGAIN", CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+
+
+def test_message_longer_than_a_lowered_maxmsgl_is_truncated_with_a_warning(mqcalls, results):
+    """Deviation: a C MQGET whose buffer holds MAXMSGL takes the handle's plan, which gets
+    whole messages; a message put before MAXMSGL was lowered below its length comes back
+    truncated to the buffer with MQRC_TRUNCATED_MSG_ACCEPTED (2079) and its full length,
+    and is gone (IBM: 2080 and the message kept, without ACCEPT_TRUNCATED_MSG)."""
+    q = pymqi.Queue(results.qm, "C.IN")
+    q.put(b"s" * 50)  # a get with a short buffer makes the handle's plan first
+    q.put(b"L" * 300)
+    mqcalls.console("ZMQSC ALT QL-C.IN MAXMSGL-100")
+    mqcalls.dispatcher.cremc("QSML")
+    assert results.rc() == ("SMALL", CMQC.MQCC_OK, 0)
+    assert long_at(results.next(), 0) == 50
+    assert results.rc() == ("SMALL", CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert long_at(results.next(), 0) == 300
+    assert mqcalls.qmgr.queues["C.IN"].core.depth == 0

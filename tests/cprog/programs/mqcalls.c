@@ -194,3 +194,23 @@ void QBAD(void)
     report_rc("CONNAGAIN", cc, rc);
     MQDISC(&hc, &cc, &rc);
 }
+
+/* A get with a 100-byte buffer from C.IN (whose MAXMSGL the test lowers to 100). */
+void QSML(void)
+{
+    MQMD md = {MQMD_DEFAULT};
+    MQGMO gmo = {MQGMO_DEFAULT};
+    MQLONG cc, rc, length = -1;
+    char buffer[100];
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INPUT_SHARED);
+    for (int i = 0; i < 2; i++) {
+        MQGET(hc, ho, &md, &gmo, sizeof buffer, buffer, &length, &cc, &rc);
+        memcpy(md.MsgId, MQMI_NONE, sizeof md.MsgId);
+        memcpy(md.CorrelId, MQCI_NONE, sizeof md.CorrelId);
+        report_rc("SMALL", cc, rc);
+        report(&length, sizeof length);
+    }
+    MQDISC(&hc, &cc, &rc);
+}
