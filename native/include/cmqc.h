@@ -8,7 +8,7 @@
  * Where the numbers come from:
  *   - tpf/mqdefs.h: the reason codes and options the compiled core acts on;
  *   - tpf/cmqc_values.h: every other constant, generated from tpfemu.mq.cmqc (run
- *     `python -m tpfemu.cprog.genheader`); tests/cprog/test_headers.py compiles a
+ *     `python -m tpfemu.cprog.genheader`); tests/cprog/test_cprog_headers.py compiles a
  *     program printing every constant, size and offset and compares them with Python.
  *
  * Layouts are those of x86-64 Linux (MQENC_NATIVE 0x222, 8-byte MQPTR, as IBM's 64-bit

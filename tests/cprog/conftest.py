@@ -9,13 +9,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from cprog_helpers import PROGRAMS
 
 import tpfemu
 import tpfemu.mqi as pymqi
 from tpfemu.cprog.build import compile_program
 from tpfemu.mqi import CMQC
 
-PROGRAMS = Path(__file__).parent / "programs"
 _ids = itertools.count(1)
 
 
@@ -72,12 +72,3 @@ class Results:
 def results(system) -> Results:
     return Results(system)
 
-
-def long_at(data: bytes, offset: int) -> int:
-    """The MQLONG at ``offset`` (MQENC_NATIVE: little-endian)."""
-    return int.from_bytes(data[offset:offset + 4], "little", signed=True)
-
-
-def blank(text: str, width: int) -> bytes:
-    """``text`` as an MQCHARn field: blank-padded to ``width``."""
-    return text.encode().ljust(width, b" ")

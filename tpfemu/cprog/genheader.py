@@ -2,7 +2,7 @@
 as a C ``#define``, so that C programs and Python read one definition.
 
 Run ``python -m tpfemu.cprog.genheader`` after adding a constant to ``tpfemu.mq.cmqc``;
-``tests/cprog/test_headers.py`` fails while the committed header differs from what this
+``tests/cprog/test_cprog_headers.py`` fails while the committed header differs from what this
 module writes.
 
 What is written:

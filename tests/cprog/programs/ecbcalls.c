@@ -1,4 +1,4 @@
-/* ecbcalls.c - TPF API test programs (tests/cprog/test_tpfapi.py). Results go back to
+/* ecbcalls.c - TPF API test programs (tests/cprog/test_cprog_tpfapi.py). Results go back to
  * the test as messages on RESULT.Q. */
 #include <stdlib.h>
 #include <string.h>

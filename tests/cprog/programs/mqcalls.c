@@ -1,4 +1,4 @@
-/* mqcalls.c - MQ test programs (tests/cprog/test_mqi.py), each an entry function named
+/* mqcalls.c - MQ test programs (tests/cprog/test_cprog_mqi.py), each an entry function named
  * as its program. Results go back to the test as messages on RESULT.Q. */
 #include <string.h>
 

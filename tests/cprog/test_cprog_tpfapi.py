@@ -4,7 +4,7 @@ programs, triggered programs and CUIR in C, crashes, exit() and system errors.""
 from __future__ import annotations
 
 import pytest
-from conftest import blank, long_at
+from cprog_helpers import blank, long_at
 
 import tpfemu.mqi as pymqi
 from ecb import BlockType, Level

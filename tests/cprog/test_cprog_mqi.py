@@ -4,7 +4,7 @@ against the shipped headers, run as entries of a System; they report on RESULT.Q
 from __future__ import annotations
 
 import pytest
-from conftest import blank, long_at
+from cprog_helpers import blank, long_at
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC

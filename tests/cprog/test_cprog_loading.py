@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PROGRAMS
+from cprog_helpers import PROGRAMS
 
 from tpfemu.cprog.build import BuildError, compile_program, compiler_line
 from tpfemu.cprog.execute import program_name
@@ -118,11 +118,11 @@ def _tpfemu(*args: str, stdin: str = "", cwd: Path) -> subprocess.CompletedProce
 
 
 def test_tpfemu_cc_and_exec_put_stdin_lines_and_get_them_back(tmp_path):
-    """`tpfemu cc` builds two main() programs written like IBM's samples; `tpfemu exec`
-    runs the first with a home and a script, putting the lines of its stdin; a second
-    `tpfemu exec` on the home gets them back in order on its stdout; exit codes are
-    main's (2: no message left)."""
-    for name in ("sput", "sget"):
+    """`tpfemu cc` builds main() programs written like IBM's samples; `tpfemu exec` runs
+    the first with a home and a script, putting the lines of its stdin; on the same home a
+    browse prints them (and leaves them), then a get prints them back in order on its
+    stdout; exit codes are main's (2: no message left)."""
+    for name in ("sput", "sget", "sbcg"):
         done = _tpfemu("cc", "-o", str(tmp_path / f"{name}.so"), str(PROGRAMS / f"{name}.c"),
                        cwd=tmp_path)
         assert done.returncode == 0, done.stderr
@@ -134,6 +134,12 @@ def test_tpfemu_cc_and_exec_put_stdin_lines_and_get_them_back(tmp_path):
     assert put.returncode == 0, put.stderr
     assert put.stdout == "sput: 3 message(s) put\n"
     assert "QL APP.LINES DEFINED" in put.stderr
+    browsed = _tpfemu("exec", "--home", home, "sbcg.so", "APP.LINES", cwd=tmp_path)
+    assert browsed.returncode == 0, browsed.stderr
+    assert browsed.stdout.count("message ") == 3
+    assert "  Format         : 'MQSTR   '\n" in browsed.stdout
+    assert "  PutApplName    : 'SPUT" in browsed.stdout
+    assert "  data           : 'the third'\n" in browsed.stdout
     got = _tpfemu("exec", "--home", home, "sget.so", "APP.LINES", cwd=tmp_path)
     assert got.returncode == 0, got.stderr
     assert got.stdout == ("message <first line>\nmessage <second line>\n"
