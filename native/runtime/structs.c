@@ -60,22 +60,49 @@ static field_t pmo_fields[] = {
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
+#define SLOTS 64 /* the pointer map: a power of two above every table's field count */
+
 typedef struct {
     const char *sname;
     field_t *f;
     int n;
     int max_version;
+    const void *c_default;         /**< the ..._DEFAULT initializer of cmqc.h */
     PyTypeObject *type;
     PyObject *index;               /**< {name: field index} */
-    unsigned char dflt[sizeof(MQMD)]; /**< the initial values in C layout */
+    unsigned char dflt[sizeof(MQMD)]; /**< the initial values in C layout (blank-padded) */
     int vlen[5];                   /**< bytes of each version's fields */
+    PyObject *slot_key[SLOTS];     /**< field names by address (the interned strings) */
+    int slot_field[SLOTS];
 } table_t;
 
+static const MQMD md_default = {MQMD_DEFAULT};
+static const MQGMO gmo_default = {MQGMO_DEFAULT};
+static const MQPMO pmo_default = {MQPMO_DEFAULT};
+
 static table_t T[ST_COUNT] = {
-    {"MQMD", md_fields, N(md_fields), 2, NULL, NULL, {0}, {0}},
-    {"MQGMO", gmo_fields, N(gmo_fields), 4, NULL, NULL, {0}, {0}},
-    {"MQPMO", pmo_fields, N(pmo_fields), 3, NULL, NULL, {0}, {0}},
+    {"MQMD", md_fields, N(md_fields), 2, &md_default, NULL, NULL, {0}, {0}, {0}, {0}},
+    {"MQGMO", gmo_fields, N(gmo_fields), 4, &gmo_default, NULL, NULL, {0}, {0}, {0}, {0}},
+    {"MQPMO", pmo_fields, N(pmo_fields), 3, &pmo_default, NULL, NULL, {0}, {0}, {0}, {0}},
 };
+
+static unsigned slot_of(PyObject *key)
+{
+    return (unsigned)(((uintptr_t)key >> 4) * 2654435761u) & (SLOTS - 1);
+}
+
+/* The field index of `key` (a field name) by its address, or -1 when it is not one of
+ * the interned names (then the index dict decides). */
+static int field_by_address(const table_t *t, PyObject *key)
+{
+    for (unsigned i = slot_of(key), n = 0; n < SLOTS; i = (i + 1) & (SLOTS - 1), n++) {
+        if (t->slot_key[i] == key)
+            return t->slot_field[i];
+        if (t->slot_key[i] == NULL)
+            return -1;
+    }
+    return -1;
+}
 
 static void put_value(const field_t *f, unsigned char *at, PyObject *v)
 {
@@ -148,6 +175,11 @@ static int setup_one(table_t *t, PyObject *cls, PyObject *fields)
             return -1;
         }
         Py_DECREF(idx);
+        unsigned slot = slot_of(f->pyname);
+        while (t->slot_key[slot] != NULL && t->slot_key[slot] != f->pyname)
+            slot = (slot + 1) & (SLOTS - 1);
+        t->slot_key[slot] = f->pyname; /* (interned, kept by the field for good) */
+        t->slot_field[slot] = i;
         PyObject *initial = PyObject_GetAttr(cls, f->pyname);
         if (initial == NULL)
             return -1;
@@ -255,6 +287,9 @@ PyObject *st_to_py(int which, const void *c, int version)
     PyObject *obj = PyObject_CallNoArgs((PyObject *)t->type);
     if (obj == NULL)
         return NULL;
+    const unsigned char *c_default = t->c_default;
+    if (memcmp(base, c_default, (size_t)t->vlen[version]) == 0)
+        return obj; /* the ..._DEFAULT structure: nothing to set */
     PyObject *dict = PyObject_GenericGetDict(obj, NULL);
     if (dict == NULL) {
         Py_DECREF(obj);
@@ -262,7 +297,9 @@ PyObject *st_to_py(int which, const void *c, int version)
     }
     for (int i = 0; i < t->n; i++) {
         const field_t *f = &t->f[i];
-        if (f->since > version || is_initial(f, base + f->offset, t->dflt + f->offset))
+        if (f->since > version ||
+            memcmp(base + f->offset, c_default + f->offset, (size_t)f->size) == 0 ||
+            is_initial(f, base + f->offset, t->dflt + f->offset))
             continue;
         PyObject *v = value_of(f, base + f->offset);
         if (v == NULL || PyDict_SetItem(dict, f->pyname, v) < 0) {
@@ -288,15 +325,19 @@ int st_from_py(int which, PyObject *obj, void *c, int version)
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(dict, &pos, &key, &value)) {
-        PyObject *idx = PyDict_GetItemWithError(t->index, key);
-        if (idx == NULL) {
-            if (PyErr_Occurred()) {
-                Py_DECREF(dict);
-                return -1;
+        int at = field_by_address(t, key);
+        if (at < 0) {
+            PyObject *idx = PyDict_GetItemWithError(t->index, key);
+            if (idx == NULL) {
+                if (PyErr_Occurred()) {
+                    Py_DECREF(dict);
+                    return -1;
+                }
+                continue;
             }
-            continue;
+            at = (int)PyLong_AsLong(idx);
         }
-        const field_t *f = &t->f[PyLong_AsLong(idx)];
+        const field_t *f = &t->f[at];
         if (f->since <= version)
             put_value(f, base + f->offset, value);
     }
