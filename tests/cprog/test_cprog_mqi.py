@@ -15,7 +15,7 @@ MD2 = 364
 @pytest.fixture
 def mqcalls(system, build):
     path = build("mqcalls")
-    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML"):
+    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ"):
         system.programs.load_shared(name, path)
     system.console("ZMQSC DEF QL-C.IN")
     system.console("ZMQSC DEF QL-C.UOW")
@@ -160,3 +160,20 @@ def test_message_longer_than_a_lowered_maxmsgl_is_truncated_with_a_warning(mqcal
     assert results.rc() == ("SMALL", CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
     assert long_at(results.next(), 0) == 300
     assert mqcalls.qmgr.queues["C.IN"].core.depth == 0
+
+
+def test_c_mqconnx_mqset_and_mqinq(mqcalls, results):
+    """MQCONNX with MQCNO_DEFAULT connects; MQSET changes TriggerControl and TriggerData;
+    MQINQ returns integer and character attributes in selector order (character ones
+    concatenated, blank-padded), and warns 2022 when IntAttrs are too few."""
+    mqcalls.console("ZMQSC ALT QL-C.IN MAXDEPTH-777")
+    mqcalls.dispatcher.cremc("QINQ")
+    assert results.rc() == ("MQCONNX", CMQC.MQCC_OK, 0)
+    assert results.rc() == ("MQSET", CMQC.MQCC_OK, 0)
+    assert results.rc() == ("MQINQ", CMQC.MQCC_OK, 0)
+    ints = results.next()
+    assert (long_at(ints, 0), long_at(ints, 4)) == (CMQC.MQTC_ON, 777)
+    assert results.next() == blank("C.IN", 48) + blank("SET FROM C", 64)
+    assert results.rc() == ("MQINQ short", CMQC.MQCC_WARNING,
+                            CMQC.MQRC_INT_ATTR_COUNT_TOO_SMALL)
+    assert mqcalls.qmgr.catalog.find_queue("C.IN").trigger == "YES"

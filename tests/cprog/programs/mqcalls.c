@@ -214,3 +214,34 @@ void QSML(void)
     }
     MQDISC(&hc, &cc, &rc);
 }
+
+/* MQCONNX, then MQSET of TriggerControl and TriggerData on C.IN and MQINQ of them with
+ * the queue's name and MAXDEPTH: the attributes are reported. */
+void QINQ(void)
+{
+    MQCNO cno = {MQCNO_DEFAULT};
+    MQLONG cc, rc;
+    MQCONNX("", &cno, &hc, &cc, &rc);
+    report_rc("MQCONNX", cc, rc);
+    if (cc != MQCC_OK)
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INQUIRE | MQOO_SET);
+    MQLONG set_selectors[2] = {MQIA_TRIGGER_CONTROL, MQCA_TRIGGER_DATA};
+    MQLONG on = MQTC_ON;
+    char data[MQ_TRIGGER_DATA_LENGTH];
+    memset(data, ' ', sizeof data);
+    memcpy(data, "SET FROM C", 10);
+    MQSET(hc, ho, 2, set_selectors, 1, &on, sizeof data, data, &cc, &rc);
+    report_rc("MQSET", cc, rc);
+    MQLONG selectors[4] = {MQCA_Q_NAME, MQIA_TRIGGER_CONTROL, MQCA_TRIGGER_DATA,
+                           MQIA_MAX_Q_DEPTH};
+    MQLONG ints[2] = {-1, -1};
+    char chars[MQ_Q_NAME_LENGTH + MQ_TRIGGER_DATA_LENGTH];
+    MQINQ(hc, ho, 4, selectors, 2, ints, sizeof chars, chars, &cc, &rc);
+    report_rc("MQINQ", cc, rc);
+    report(ints, sizeof ints);
+    report(chars, sizeof chars);
+    MQINQ(hc, ho, 4, selectors, 1, ints, sizeof chars, chars, &cc, &rc);
+    report_rc("MQINQ short", cc, rc);
+    MQDISC(&hc, &cc, &rc);
+}
