@@ -52,6 +52,22 @@ def test_unresolved_symbol_is_a_load_error_naming_the_file(system, build):
         system.programs.load_shared("QUNR", path)
 
 
+def test_missing_library_is_a_load_error_naming_the_file_and_the_library(system, tmp_path):
+    """A program linked against a shared library that is gone: the error names the
+    program's file and the missing library."""
+    (tmp_path / "dep.c").write_text("int tpf_dep_value(void);\n"
+                                    "int tpf_dep_value(void) { return 1; }\n")
+    compile_program([tmp_path / "dep.c"], tmp_path / "libtpfdep.so")
+    (tmp_path / "qdep.c").write_text("int tpf_dep_value(void);\n"
+                                     "void QDEP(void);\n"
+                                     "void QDEP(void) { (void)tpf_dep_value(); }\n")
+    program = compile_program([tmp_path / "qdep.c"], tmp_path / "qdep.so",
+                              [f"-L{tmp_path}", "-ltpfdep"])
+    (tmp_path / "libtpfdep.so").unlink()
+    with pytest.raises(ProgramLoadError, match=rf"{program}.*libtpfdep\.so"):
+        system.programs.load_shared("QDEP", program)
+
+
 def test_reloading_a_rebuilt_file_gives_a_new_version(system, tmp_path, results):
     """Loading a program again from a rebuilt file runs the new code (version 2)."""
     source = tmp_path / "qver.c"

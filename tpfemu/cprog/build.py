@@ -4,7 +4,7 @@ The compiler line (what ``tpfemu cc -o qzz1.so qzz1.c`` runs; ``compiler_line`` 
 for a makefile)::
 
     cc -std=gnu11 -fPIC -shared -O2 -g -Wall -Wextra -Werror -I<tpfemu>/native/include \\
-       -Wl,--wrap=exit -Wl,--wrap=abort -o qzz1.so qzz1.c
+       -Wl,--wrap=exit -Wl,--wrap=abort -o qzz1.so qzz1.c [extra flags, -lLIB ...]
 
 - ``-I``: the shipped headers (``<cmqc.h>``, ``<tpf/cmqc.h>``, ``<tpf/tpfapi.h>``);
 - ``-shared -fPIC``: a shared object; the MQI and TPF symbols stay undefined in it and
@@ -41,10 +41,11 @@ class BuildError(errors.TpfEmuError):
 
 def compiler_line(sources: Sequence[str | os.PathLike[str]], output: str | os.PathLike[str],
                   extra: Sequence[str] = ()) -> list[str]:
-    """The command that builds ``sources`` into the shared object ``output``."""
+    """The command that builds ``sources`` into the shared object ``output``; ``extra``
+    flags come last, where libraries (``-lname``) must be."""
     cc = shlex.split(os.environ.get("CC", "cc"))
-    return [*cc, *FLAGS, f"-I{INCLUDE}", *extra, *LINK, "-o", str(output),
-            *map(str, sources)]
+    return [*cc, *FLAGS, f"-I{INCLUDE}", *LINK, "-o", str(output), *map(str, sources),
+            *extra]
 
 
 def compile_program(sources: Sequence[str | os.PathLike[str]],
