@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
-NATIVE := $(wildcard native/src/*.c native/include/tpf/*.h native/python/*.c native/python/*.h) native/build_ffi.py setup.py
+NATIVE := $(wildcard native/src/*.c native/include/tpf/*.h native/python/*.c native/python/*.h native/runtime/*.c native/runtime/*.h native/include/*.h) native/build_ffi.py setup.py
 
 .PHONY: all venv native demo test lint bench clean
 

@@ -24,6 +24,16 @@ setup(
                      "native/src/putrules.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
-        )
+        ),
+        # The runtime C programs link against (docs/cprograms.md): the MQI of cmqc.h and
+        # TPF's C API of tpf/tpfapi.h, calling into the running system in this process.
+        Extension(
+            "tpfemu._cprog",
+            sources=["native/runtime/module.c", "native/runtime/structs.c",
+                     "native/runtime/mqi.c", "native/runtime/tpfapi.c"],
+            include_dirs=["native/include", "native/runtime"],
+            extra_compile_args=CFLAGS,
+            libraries=["dl"],
+        ),
     ],
 )

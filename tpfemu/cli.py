@@ -78,9 +78,11 @@ cpu_option = click.option("--cpu", default="B", show_default=True, type=cv.CPU,
               help="Do not echo the commands of scripts and piped input (runmqsc -e).")
 @click.option("-v", "--verify", is_flag=True,
               help="Check the syntax of ZMQSC commands; run nothing (runmqsc -v).")
+@click.option("--load", "loads", multiple=True, metavar="NAME=FILE",
+              help="Load the C program NAME from the shared object FILE (repeatable).")
 @_translate_errors
 def run(scripts, home: str | None, create: bool, name: str, cpu: str, journal: str,
-        no_echo: bool, verify: bool) -> None:
+        no_echo: bool, verify: bool, loads: tuple[str, ...] = ()) -> None:
     """Boot a TPF system, run command SCRIPTS, then take commands from the console.
 
     \b
@@ -98,6 +100,7 @@ def run(scripts, home: str | None, create: bool, name: str, cpu: str, journal: s
     with System.start(name=name, home=path, cpu=cpu, console=click.echo,
                       journal=journal) as system:
         session = Session(system, click.echo, echo=not no_echo, verify=verify)
+        _load_programs(system, loads)
         for script in scripts:
             if not session.run_lines(script):
                 return
@@ -265,3 +268,84 @@ for _command in _shell_tools:
 
 # Every command's --cpu and --name are checked alike, before it runs.
 cv.check_common_options(main)
+
+# -- C programs (docs/cprograms.md) ------------------------------------------------------------
+
+
+def _load_programs(system, loads: tuple[str, ...]) -> None:
+    """Load each NAME=FILE C program into the system's program table."""
+    for spec in loads:
+        pgm, sep, path = spec.partition("=")
+        if not sep or not path:
+            raise click.BadParameter(f"{spec!r}: expected NAME=FILE", param_hint="--load")
+        try:
+            system.programs.load_shared(pgm.strip().upper(), path)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--load") from None
+
+
+@main.command("cc", context_settings={"ignore_unknown_options": True})
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The shared object to write.")
+@click.option("--show", is_flag=True, help="Print the compiler line instead of running it.")
+@click.argument("sources", nargs=-1, required=True)
+@_translate_errors
+def cc(output: str, show: bool, sources: tuple[str, ...]) -> None:
+    """Build a C program (SOURCES, and compiler flags) into a shared object to load.
+
+    \b
+    It compiles against tpfemu's headers (cmqc.h, tpf/tpfapi.h) with -Wall -Wextra
+    -Werror, and links exit() as EXITC. Example: tpfemu cc -o qzz1.so qzz1.c
+    """
+    import shlex
+
+    from tpfemu.cprog.build import compile_program, compiler_line
+
+    files = [s for s in sources if not s.startswith("-")]
+    flags = [s for s in sources if s.startswith("-")]
+    if show:
+        click.echo(shlex.join(compiler_line(files, output, flags)))
+        return
+    compile_program(files, output, flags)
+
+
+@main.command("exec", context_settings={"ignore_unknown_options": True})
+@click.argument("program", type=click.Path(exists=True, dir_okay=False))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@home_option
+@name_option
+@cpu_option
+@click.option("--script", "scripts", multiple=True, type=click.File("r"),
+              help="Run this command script before the program (repeatable).")
+@click.option("--load", "loads", multiple=True, metavar="NAME=FILE",
+              help="Load the C program NAME from the shared object FILE (repeatable).")
+@click.option("--program", "program_name", default=None,
+              help="The entry's 4-character program name (default: from the file name).")
+@_translate_errors
+def exec_command(program: str, args: tuple[str, ...], home: str | None, name: str, cpu: str,
+                 scripts, loads: tuple[str, ...], program_name: str | None) -> None:
+    """Run the main() of a C PROGRAM (a shared object) in an entry of a TPF system.
+
+    \b
+    The program reads standard input and writes standard output; console lines go to
+    standard error. The exit status is main's. Example:
+      tpfemu exec --script setup.mqsc sput.so APP.Q < lines.txt
+    """
+    import sys
+
+    from tpfemu.console.interactive import Session
+    from tpfemu.cprog.execute import exec_program
+    from tpfemu.system import System
+
+    def say(line: str) -> None:
+        click.echo(line, err=True)
+
+    with System.start(name=name, home=home, cpu=cpu, console=say) as system:
+        _load_programs(system, loads)
+        session = Session(system, say)
+        for script in scripts:
+            if not session.run_lines(script):
+                break
+        code = exec_program(system, program, args, program=program_name, say=say)
+    sys.stdout.flush()
+    raise SystemExit(code)

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 
 from ecb import Dispatcher, Programs
 from tpfemu import errors
+from tpfemu.cprog.programs import SharedPrograms
 from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.ports import Service
 
@@ -150,7 +151,7 @@ class System:
         self._log_lock = threading.Lock()
         self._failures: dict[str, Failure] = {}
         self._dump_counts: dict[str, int] = {}
-        self.programs = Programs()
+        self.programs = SharedPrograms()  # Python callables and C programs (load_shared)
         self.dispatcher = Dispatcher(self.programs, istreams=istreams, console=self.say)
         self.services: list = []  # started services (Internet daemon, monitors) to stop
         # With a home, definitions and persistent messages survive a restart (issue 7).

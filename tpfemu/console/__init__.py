@@ -40,6 +40,10 @@ def execute(system: ConsoleHost, text: str) -> str:
         from tpfemu.console.zinet import zinet
 
         return zinet(system, rest)
+    if verb == "ZOLDR":  # C programs' loader (ours: docs/console.md)
+        from tpfemu.console.zoldr import zoldr
+
+        return zoldr(system, rest)
     from tpfemu.console.mqsc import hint_line
 
     hint = hint_line(system.cpu, text)

@@ -1,0 +1,351 @@
+/* cmqc.h - the MQI for C programs run by tpfemu (ISO C)
+ *
+ * Written for tpfemu from IBM's published definitions of the MQI: the names, values,
+ * structure layouts and call signatures are IBM's (facts); the text is ours. Programs
+ * written for IBM's cmqc.h (TPF's <tpf/cmqc.h>, the MQ sample programs) compile
+ * against it unchanged as far as they use what a TPF local queue manager offers.
+ *
+ * Where the numbers come from:
+ *   - tpf/mqdefs.h: the reason codes and options the compiled core acts on;
+ *   - tpf/cmqc_values.h: every other constant, generated from tpfemu.mq.cmqc (run
+ *     `python -m tpfemu.cprog.genheader`); tests/cprog/test_cprog_headers.py compiles a
+ *     program printing every constant, size and offset and compares them with Python.
+ *
+ * Layouts are those of x86-64 Linux (MQENC_NATIVE 0x222, 8-byte MQPTR, as IBM's 64-bit
+ * header): MQMD, MQGMO, MQTM, MQTMC2, MQXQH, MQDLH and MQCNO have IBM's byte layout at
+ * every version; MQOD and MQPMO from version 2 (the versions with pointers) have the
+ * 64-bit lengths MQOD_LENGTH_2..4 = 208/344/424 and MQPMO_LENGTH_2..3 = 160/184.
+ * MQCNO is version 1 only (no client connections: there is no network client here).
+ *
+ * Character fields of the ..._DEFAULT initializers are null strings, as in IBM's C
+ * header: the runtime reads a character field up to its first null and treats the rest
+ * as blanks, and writes character fields back padded with blanks.
+ */
+#ifndef TPFEMU_CMQC_H
+#define TPFEMU_CMQC_H
+
+#include <stdint.h>
+
+#include "tpf/mqdefs.h"
+#include "tpf/cmqc_values.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* -- elementary types ------------------------------------------------------------------ */
+typedef int32_t MQLONG;
+typedef uint32_t MQULONG;
+typedef int64_t MQINT64;
+typedef uint64_t MQUINT64;
+typedef char MQCHAR;
+typedef unsigned char MQBYTE;
+typedef void *MQPTR;
+typedef void *PMQVOID;
+typedef MQLONG MQHCONN;
+typedef MQLONG MQHOBJ;
+typedef MQINT64 MQHMSG;
+typedef MQLONG MQBOOL;
+
+typedef MQCHAR MQCHAR4[4];
+typedef MQCHAR MQCHAR8[8];
+typedef MQCHAR MQCHAR12[12];
+typedef MQCHAR MQCHAR28[28];
+typedef MQCHAR MQCHAR32[32];
+typedef MQCHAR MQCHAR48[48];
+typedef MQCHAR MQCHAR64[64];
+typedef MQCHAR MQCHAR128[128];
+typedef MQCHAR MQCHAR256[256];
+typedef MQBYTE MQBYTE16[16];
+typedef MQBYTE MQBYTE24[24];
+typedef MQBYTE MQBYTE32[32];
+typedef MQBYTE MQBYTE40[40];
+
+typedef MQLONG *PMQLONG;
+typedef MQCHAR *PMQCHAR;
+typedef MQBYTE *PMQBYTE;
+typedef MQHCONN *PMQHCONN;
+typedef MQHOBJ *PMQHOBJ;
+
+#define MQENTRY
+#define MQPOINTER *
+
+/* The MQCHARn fields are fixed-length, blank-padded, not null-terminated: programs fill
+ * them with strncpy(field, name, MQ_Q_NAME_LENGTH) as IBM's samples do, which GCC 8 and
+ * later would flag (-Wstringop-truncation) without this attribute on the members. */
+#if defined(__GNUC__) && __GNUC__ >= 8
+#define MQ_NONSTRING __attribute__((__nonstring__))
+#else
+#define MQ_NONSTRING
+#endif
+
+/* -- MQMD: message descriptor (324 bytes at version 1, 364 at version 2) --------------- */
+typedef struct tagMQMD1 {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG Report;
+    MQLONG MsgType;
+    MQLONG Expiry;
+    MQLONG Feedback;
+    MQLONG Encoding;
+    MQLONG CodedCharSetId;
+    MQCHAR8 Format MQ_NONSTRING;
+    MQLONG Priority;
+    MQLONG Persistence;
+    MQBYTE24 MsgId;
+    MQBYTE24 CorrelId;
+    MQLONG BackoutCount;
+    MQCHAR48 ReplyToQ MQ_NONSTRING;
+    MQCHAR48 ReplyToQMgr MQ_NONSTRING;
+    MQCHAR12 UserIdentifier MQ_NONSTRING;
+    MQBYTE32 AccountingToken;
+    MQCHAR32 ApplIdentityData MQ_NONSTRING;
+    MQLONG PutApplType;
+    MQCHAR28 PutApplName MQ_NONSTRING;
+    MQCHAR8 PutDate MQ_NONSTRING;
+    MQCHAR8 PutTime MQ_NONSTRING;
+    MQCHAR4 ApplOriginData MQ_NONSTRING;
+} MQMD1;
+typedef MQMD1 *PMQMD1;
+
+typedef struct tagMQMD {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG Report;
+    MQLONG MsgType;
+    MQLONG Expiry;
+    MQLONG Feedback;
+    MQLONG Encoding;
+    MQLONG CodedCharSetId;
+    MQCHAR8 Format MQ_NONSTRING;
+    MQLONG Priority;
+    MQLONG Persistence;
+    MQBYTE24 MsgId;
+    MQBYTE24 CorrelId;
+    MQLONG BackoutCount;
+    MQCHAR48 ReplyToQ MQ_NONSTRING;
+    MQCHAR48 ReplyToQMgr MQ_NONSTRING;
+    MQCHAR12 UserIdentifier MQ_NONSTRING;
+    MQBYTE32 AccountingToken;
+    MQCHAR32 ApplIdentityData MQ_NONSTRING;
+    MQLONG PutApplType;
+    MQCHAR28 PutApplName MQ_NONSTRING;
+    MQCHAR8 PutDate MQ_NONSTRING;
+    MQCHAR8 PutTime MQ_NONSTRING;
+    MQCHAR4 ApplOriginData MQ_NONSTRING;
+    MQBYTE24 GroupId;
+    MQLONG MsgSeqNumber;
+    MQLONG Offset;
+    MQLONG MsgFlags;
+    MQLONG OriginalLength;
+} MQMD;
+typedef MQMD MQMD2;
+typedef MQMD *PMQMD;
+
+#define MQMD1_DEFAULT {MQMD_STRUC_ID_ARRAY}, MQMD_VERSION_1, MQRO_NONE, MQMT_DATAGRAM, \
+    MQEI_UNLIMITED, MQFB_NONE, MQENC_NATIVE, MQCCSI_Q_MGR, {MQFMT_NONE_ARRAY}, \
+    MQPRI_PRIORITY_AS_Q_DEF, MQPER_PERSISTENCE_AS_Q_DEF, {MQMI_NONE_ARRAY}, \
+    {MQCI_NONE_ARRAY}, 0, {""}, {""}, {""}, {MQACT_NONE_ARRAY}, {""}, MQAT_NO_CONTEXT, \
+    {""}, {""}, {""}, {""}
+#define MQMD_DEFAULT MQMD1_DEFAULT, {MQGI_NONE_ARRAY}, 1, 0, MQMF_NONE, MQOL_UNDEFINED
+#define MQMD2_DEFAULT MQMD_DEFAULT
+
+/* -- MQOD: object descriptor ------------------------------------------------------------ */
+typedef struct tagMQCHARV {
+    MQPTR VSPtr;
+    MQLONG VSOffset;
+    MQLONG VSBufSize;
+    MQLONG VSLength;
+    MQLONG VSCCSID;
+} MQCHARV;
+#define MQCHARV_DEFAULT NULL, 0, 0, 0, MQCCSI_APPL
+
+typedef struct tagMQOD {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG ObjectType;
+    MQCHAR48 ObjectName MQ_NONSTRING;
+    MQCHAR48 ObjectQMgrName MQ_NONSTRING;
+    MQCHAR48 DynamicQName MQ_NONSTRING;
+    MQCHAR12 AlternateUserId MQ_NONSTRING;
+    MQLONG RecsPresent;          /* version 2 */
+    MQLONG KnownDestCount;
+    MQLONG UnknownDestCount;
+    MQLONG InvalidDestCount;
+    MQLONG ObjectRecOffset;
+    MQLONG ResponseRecOffset;
+    MQPTR ObjectRecPtr;
+    MQPTR ResponseRecPtr;
+    MQBYTE40 AlternateSecurityId; /* version 3 */
+    MQCHAR48 ResolvedQName MQ_NONSTRING;
+    MQCHAR48 ResolvedQMgrName MQ_NONSTRING;
+    MQCHARV ObjectString;        /* version 4 */
+    MQCHARV SelectionString;
+    MQCHARV ResObjectString;
+    MQLONG ResolvedType;
+} MQOD;
+typedef MQOD *PMQOD;
+
+#define MQOD_DEFAULT {MQOD_STRUC_ID_ARRAY}, MQOD_VERSION_1, MQOT_Q, {""}, {""}, \
+    {'A', 'M', 'Q', '.', '*'}, {""}, 0, 0, 0, 0, 0, 0, NULL, NULL, {MQSID_NONE_ARRAY}, \
+    {""}, {""}, {MQCHARV_DEFAULT}, {MQCHARV_DEFAULT}, {MQCHARV_DEFAULT}, MQOT_NONE
+
+/* -- MQPMO: put-message options ---------------------------------------------------------- */
+typedef struct tagMQPMO {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG Options;
+    MQLONG Timeout;
+    MQHOBJ Context;
+    MQLONG KnownDestCount;
+    MQLONG UnknownDestCount;
+    MQLONG InvalidDestCount;
+    MQCHAR48 ResolvedQName MQ_NONSTRING;
+    MQCHAR48 ResolvedQMgrName MQ_NONSTRING;
+    MQLONG RecsPresent;          /* version 2 */
+    MQLONG PutMsgRecFields;
+    MQLONG PutMsgRecOffset;
+    MQLONG ResponseRecOffset;
+    MQPTR PutMsgRecPtr;
+    MQPTR ResponseRecPtr;
+    MQHMSG OriginalMsgHandle;    /* version 3 */
+    MQHMSG NewMsgHandle;
+    MQLONG Action;
+    MQLONG PubLevel;
+} MQPMO;
+typedef MQPMO *PMQPMO;
+
+#define MQPMO_DEFAULT {MQPMO_STRUC_ID_ARRAY}, MQPMO_VERSION_1, MQPMO_NONE, (-1), 0, 0, 0, 0, \
+    {""}, {""}, 0, 0, 0, 0, NULL, NULL, MQHM_NONE, MQHM_NONE, MQACTP_NEW, 9
+
+/* -- MQGMO: get-message options (72/80/100/112 bytes at versions 1-4) ------------------ */
+typedef struct tagMQGMO {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG Options;
+    MQLONG WaitInterval;
+    MQLONG Signal1;
+    MQLONG Signal2;
+    MQCHAR48 ResolvedQName MQ_NONSTRING;
+    MQLONG MatchOptions;         /* version 2 */
+    MQCHAR GroupStatus;
+    MQCHAR SegmentStatus;
+    MQCHAR Segmentation;
+    MQCHAR Reserved1;
+    MQBYTE16 MsgToken;           /* version 3 */
+    MQLONG ReturnedLength;
+    MQLONG Reserved2;            /* version 4 */
+    MQHMSG MsgHandle;
+} MQGMO;
+typedef MQGMO *PMQGMO;
+
+#define MQGMO_DEFAULT {MQGMO_STRUC_ID_ARRAY}, MQGMO_VERSION_1, MQGMO_NO_WAIT, 0, 0, 0, {""}, \
+    (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID), MQGS_NOT_IN_GROUP, MQSS_NOT_A_SEGMENT, \
+    MQSEG_INHIBITED, ' ', {MQMTOK_NONE_ARRAY}, MQRL_UNDEFINED, 0, MQHM_NONE
+
+/* -- MQCNO: connect options (version 1) --------------------------------------------------- */
+typedef struct tagMQCNO {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG Options;
+} MQCNO;
+typedef MQCNO *PMQCNO;
+
+#define MQCNO_DEFAULT {MQCNO_STRUC_ID_ARRAY}, MQCNO_VERSION_1, MQCNO_NONE
+
+/* -- MQTM: trigger message (684 bytes) ------------------------------------------------- */
+typedef struct tagMQTM {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQCHAR48 QName MQ_NONSTRING;
+    MQCHAR48 ProcessName MQ_NONSTRING;
+    MQCHAR64 TriggerData MQ_NONSTRING;
+    MQLONG ApplType;
+    MQCHAR256 ApplId MQ_NONSTRING;
+    MQCHAR128 EnvData MQ_NONSTRING;
+    MQCHAR128 UserData MQ_NONSTRING;
+} MQTM;
+typedef MQTM *PMQTM;
+
+#define MQTM_DEFAULT {MQTM_STRUC_ID_ARRAY}, MQTM_VERSION_1, {""}, {""}, {""}, 0, {""}, {""}, {""}
+
+/* -- MQTMC2: trigger message, character form (732 bytes) -------------------------------- */
+typedef struct tagMQTMC2 {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQCHAR4 Version MQ_NONSTRING;
+    MQCHAR48 QName MQ_NONSTRING;
+    MQCHAR48 ProcessName MQ_NONSTRING;
+    MQCHAR64 TriggerData MQ_NONSTRING;
+    MQCHAR4 ApplType MQ_NONSTRING;
+    MQCHAR256 ApplId MQ_NONSTRING;
+    MQCHAR128 EnvData MQ_NONSTRING;
+    MQCHAR128 UserData MQ_NONSTRING;
+    MQCHAR48 QMgrName MQ_NONSTRING;
+} MQTMC2;
+typedef MQTMC2 *PMQTMC2;
+
+#define MQTMC2_DEFAULT {MQTMC_STRUC_ID_ARRAY}, {MQTMC_VERSION_2_ARRAY}, {""}, {""}, {""}, \
+    {""}, {""}, {""}, {""}, {""}
+
+/* -- MQXQH: transmission-queue header (428 bytes) ---------------------------------------- */
+typedef struct tagMQXQH {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQCHAR48 RemoteQName MQ_NONSTRING;
+    MQCHAR48 RemoteQMgrName MQ_NONSTRING;
+    MQMD1 MsgDesc;
+} MQXQH;
+typedef MQXQH *PMQXQH;
+
+#define MQXQH_DEFAULT {MQXQH_STRUC_ID_ARRAY}, MQXQH_VERSION_1, {""}, {""}, {MQMD1_DEFAULT}
+
+/* -- MQDLH: dead-letter header (172 bytes) ----------------------------------------------- */
+typedef struct tagMQDLH {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG Reason;
+    MQCHAR48 DestQName MQ_NONSTRING;
+    MQCHAR48 DestQMgrName MQ_NONSTRING;
+    MQLONG Encoding;
+    MQLONG CodedCharSetId;
+    MQCHAR8 Format MQ_NONSTRING;
+    MQLONG PutApplType;
+    MQCHAR28 PutApplName MQ_NONSTRING;
+    MQCHAR8 PutDate MQ_NONSTRING;
+    MQCHAR8 PutTime MQ_NONSTRING;
+} MQDLH;
+typedef MQDLH *PMQDLH;
+
+#define MQDLH_DEFAULT {MQDLH_STRUC_ID_ARRAY}, MQDLH_VERSION_1, MQRC_NONE, {""}, {""}, 0, \
+    MQCCSI_UNDEFINED, {MQFMT_NONE_ARRAY}, 0, {""}, {""}, {""}
+
+/* -- the calls: void, results in CompCode and Reason ------------------------------------ */
+void MQCONN(PMQCHAR pName, PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason);
+void MQCONNX(PMQCHAR pName, PMQVOID pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
+             PMQLONG pReason);
+void MQDISC(PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason);
+void MQOPEN(MQHCONN Hconn, PMQVOID pObjDesc, MQLONG Options, PMQHOBJ pHobj,
+            PMQLONG pCompCode, PMQLONG pReason);
+void MQCLOSE(MQHCONN Hconn, PMQHOBJ pHobj, MQLONG Options, PMQLONG pCompCode,
+             PMQLONG pReason);
+void MQPUT(MQHCONN Hconn, MQHOBJ Hobj, PMQVOID pMsgDesc, PMQVOID pPutMsgOpts,
+           MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pCompCode, PMQLONG pReason);
+void MQPUT1(MQHCONN Hconn, PMQVOID pObjDesc, PMQVOID pMsgDesc, PMQVOID pPutMsgOpts,
+            MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pCompCode, PMQLONG pReason);
+void MQGET(MQHCONN Hconn, MQHOBJ Hobj, PMQVOID pMsgDesc, PMQVOID pGetMsgOpts,
+           MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pDataLength, PMQLONG pCompCode,
+           PMQLONG pReason);
+void MQINQ(MQHCONN Hconn, MQHOBJ Hobj, MQLONG SelectorCount, PMQLONG pSelectors,
+           MQLONG IntAttrCount, PMQLONG pIntAttrs, MQLONG CharAttrLength, PMQCHAR pCharAttrs,
+           PMQLONG pCompCode, PMQLONG pReason);
+void MQSET(MQHCONN Hconn, MQHOBJ Hobj, MQLONG SelectorCount, PMQLONG pSelectors,
+           MQLONG IntAttrCount, PMQLONG pIntAttrs, MQLONG CharAttrLength, PMQCHAR pCharAttrs,
+           PMQLONG pCompCode, PMQLONG pReason);
+void MQCMIT(MQHCONN Hconn, PMQLONG pCompCode, PMQLONG pReason);
+void MQBACK(MQHCONN Hconn, PMQLONG pCompCode, PMQLONG pReason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TPFEMU_CMQC_H */

@@ -1,0 +1,95 @@
+/* tpf/tpfapi.h - the part of TPF's C API that applications call, for tpfemu
+ *
+ * Written for tpfemu from IBM's published function descriptions (tpf-facts.md §1; facts
+ * only). Every call acts on the ECB of the entry that runs the calling C program; the
+ * runtime library (tpfemu's, linked in by `tpfemu cc`) carries it out in the running
+ * system, in the same process (docs/cprograms.md).
+ *
+ * Misuse is TPF's system error, as for a Python program: GETCC on a level holding a
+ * block, RELCC on an empty level, an unknown program name, a commit call with no scope,
+ * ... The call does not return: the entry ends with a system-error dump on the console.
+ *
+ * Ours (docs/deviations.md): the create calls and entrc take the program as its
+ * 4-character name (a string), the __CREMC-style form of TPF's C API, because the
+ * program may be a Python one that no linker can resolve; getcc takes its optional fill
+ * byte only with GETCC_FILL. routc is declared but not yet served (it comes with the
+ * ROUTC bridge): it returns -1 and writes a console line.
+ */
+#ifndef TPF_TPFAPI_H
+#define TPF_TPFAPI_H
+
+#include "c_eb0eb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The 16 data levels. */
+enum t_lvl { D0, D1, D2, D3, D4, D5, D6, D7, D8, D9, DA, DB, DC, DD, DE, DF };
+
+/** Block types (CE1CTx), as getcc takes them with GETCC_TYPE and levtest returns them. */
+#define L0 0x0011  /**< 127 bytes */
+#define L1 0x0021  /**< 381 bytes */
+#define L2 0x0031  /**< 1055 bytes */
+#define L4 0x0051  /**< 4095 bytes */
+
+/** getcc's format: the third argument is a block type, or a byte count (the smallest
+ * block holding it is taken); GETCC_FILL may be or-ed in, then a fourth argument is the
+ * byte the block is filled with (blocks are zero-filled otherwise). */
+enum t_getfmt { GETCC_TYPE = 0, GETCC_SIZE = 1, GETCC_FILL = 0x100 };
+
+/** creec's priority. */
+#define CREEC_IMMEDIATE 0
+#define CREEC_DEFERRED 1
+
+/** The calling entry's ECB. */
+struct eb0eb *ecbptr(void);
+
+/** GETCC: get a core block on `level`; returns its address (also in the level's CBRW). */
+void *getcc(enum t_lvl level, enum t_getfmt format, int value, ...);
+/** RELCC: release the core block on `level`. */
+void relcc(enum t_lvl level);
+/** LEVTA: the type of the block on `level` (L0 ... L4), or 0 when it holds none. */
+int levtest(enum t_lvl level);
+
+/** CREMC / CREDC / CREXC: create an entry for program `segname` with `length` (0-104)
+ * bytes of `parm` in its EBW000. CREXC is low priority and refused while storage is
+ * short (a system error). */
+void cremc(int length, const void *parm, const char *segname);
+void credc(int length, const void *parm, const char *segname);
+void crexc(int length, const void *parm, const char *segname);
+/** CREEC: as cremc, and the block on `level` moves to D0 of the new entry. */
+void creec(int length, const void *parm, const char *segname, enum t_lvl level,
+           int priority);
+/** TPF's string forms of the same calls. */
+#define __CREMC(length, parm, segname) cremc((length), (parm), (segname))
+#define __CREDC(length, parm, segname) credc((length), (parm), (segname))
+#define __CREXC(length, parm, segname) crexc((length), (parm), (segname))
+#define __CREEC(length, parm, segname, level, prio) \
+    creec((length), (parm), (segname), (level), (prio))
+
+/** ENTRC: enter program `segname` (C or Python) and return here when it returns
+ * (BACKC). EBW000-EBW103 and the data levels are the entry's, shared with the callee. */
+void entrc(const char *segname);
+
+/* EXITC is exit(): `tpfemu cc` links every program with -Wl,--wrap=exit, so exit(rc)
+ * ends the entry (in a main() program run by `tpfemu exec`, it ends main with rc).
+ * Returning from a program's entry function is BACKC after entrc, else EXITC. */
+
+/** TPF commit scopes (TXBGC, TXCMC, TXRBC): MQ work in a scope joins it. Return TX_OK;
+ * misuse (commit with no scope) is a system error. */
+#define TX_OK 0
+#define TX_PROTOCOL_ERROR (-5)
+#define TX_FAIL (-7)
+int tx_begin(void);
+int tx_commit(void);
+int tx_rollback(void);
+
+/** ROUTC: not served yet (the ROUTC bridge brings it): returns -1. */
+int routc(const void *rcpl, enum t_lvl level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TPF_TPFAPI_H */

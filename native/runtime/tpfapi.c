@@ -1,0 +1,181 @@
+/* tpfapi.c - TPF's C API (tpf/tpfapi.h) on the calling entry's ECB
+ *
+ * Each call takes the GIL and calls tpfemu.cprog.calls, which calls the entry's ecb.Ecb
+ * as a Python program would; a system error it raises ends the C program at its guard
+ * (runtime.h) and reaches the dispatcher as the Python one would. After a call that
+ * changes a data level, the mirror's CBRW is refreshed; before a call that leaves C
+ * (entrc, the create calls), EBW000-EBW103 are copied to the Ecb, and after entrc
+ * copied back with every CBRW (the entered program shares the entry's ECB).
+ */
+#include "runtime.h"
+
+#include <stdarg.h>
+
+/* The calling entry's guard; outside any C program call, a RuntimeError (as a system
+ * error would, it ends the program). */
+static rt_guard_t *entry_guard(const char *call)
+{
+    rt_guard_t *g = rt_guard;
+    if (g == NULL) {
+        PyErr_Format(PyExc_RuntimeError, "%s: called outside an entry", call);
+        PyErr_WriteUnraisable(NULL);
+    }
+    return g;
+}
+
+/* End a runtime call whose Python part returned `r`: DECREF it, or abandon. */
+static void finish(PyObject *r)
+{
+    if (r == NULL)
+        rt_abandon();
+    Py_XDECREF(r);
+}
+
+struct eb0eb *ecbptr(void)
+{
+    return rt_guard != NULL ? rt_guard->ecb : NULL;
+}
+
+void *getcc(enum t_lvl level, enum t_getfmt format, int value, ...)
+{
+    int fill = -1;
+    if (format & GETCC_FILL) {
+        va_list va;
+        va_start(va, value);
+        fill = va_arg(va, int);
+        va_end(va);
+    }
+    rt_enter();
+    rt_guard_t *g = entry_guard("getcc");
+    void *address = NULL;
+    if (g != NULL) {
+        PyObject *r = rt_call("getcc", "(Oiiii)", g->pyecb, (int)level, value,
+                              (format & GETCC_SIZE) != 0, fill);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+        if ((unsigned)level < 16)
+            address = g->ecb->ce1cr[level].ce1crx;
+    }
+    rt_leave();
+    return address;
+}
+
+void relcc(enum t_lvl level)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("relcc");
+    if (g != NULL) {
+        PyObject *r = rt_call("relcc", "(Oi)", g->pyecb, (int)level);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+int levtest(enum t_lvl level)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("levtest");
+    long type = 0;
+    if (g != NULL) {
+        PyObject *r = rt_call("levtest", "(Oi)", g->pyecb, (int)level);
+        if (r != NULL)
+            type = PyLong_AsLong(r);
+        finish(r);
+    }
+    rt_leave();
+    return (int)type;
+}
+
+static void create(const char *macro, int length, const void *parm, const char *segname,
+                   int level, int priority)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard(macro);
+    if (g != NULL) {
+        PyObject *r = NULL;
+        if (rt_sync_ebw(g, 1) == 0)
+            r = rt_call("create", "(Osy#zii)", g->pyecb, macro,
+                        parm != NULL ? (const char *)parm : "",
+                        (Py_ssize_t)(parm != NULL && length > 0 ? length : 0), segname, level,
+                        priority);
+        if (r != NULL && level >= 0 && rt_sync_levels(g, level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void cremc(int length, const void *parm, const char *segname)
+{
+    create("CREMC", length, parm, segname, -1, 0);
+}
+
+void credc(int length, const void *parm, const char *segname)
+{
+    create("CREDC", length, parm, segname, -1, 0);
+}
+
+void crexc(int length, const void *parm, const char *segname)
+{
+    create("CREXC", length, parm, segname, -1, 0);
+}
+
+void creec(int length, const void *parm, const char *segname, enum t_lvl level,
+           int priority)
+{
+    create("CREEC", length, parm, segname, (int)level, priority);
+}
+
+void entrc(const char *segname)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("entrc");
+    if (g != NULL) {
+        PyObject *r = NULL;
+        if (rt_sync_ebw(g, 1) == 0)
+            r = rt_call("entrc", "(Oz)", g->pyecb, segname);
+        if (r != NULL && (rt_sync_ebw(g, 0) < 0 || rt_sync_levels(g, -1) < 0))
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+static int tx(const char *op)
+{
+    rt_enter();
+    PyObject *r = rt_call("tx", "(s)", op);
+    finish(r);
+    rt_leave();
+    return TX_OK;
+}
+
+int tx_begin(void)
+{
+    return tx("begin");
+}
+
+int tx_commit(void)
+{
+    return tx("commit");
+}
+
+int tx_rollback(void)
+{
+    return tx("rollback");
+}
+
+int routc(const void *rcpl, enum t_lvl level)
+{
+    (void)rcpl;
+    rt_enter();
+    PyObject *r = rt_call("routc", "(i)", (int)level);
+    Py_XDECREF(r);
+    if (r == NULL)
+        PyErr_Clear();
+    rt_leave();
+    return -1;
+}

@@ -1,0 +1,132 @@
+/* ecbcalls.c - TPF API test programs (tests/cprog/test_cprog_tpfapi.py). Results go back to
+ * the test as messages on RESULT.Q. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tpf/cmqc.h>
+#include <tpf/tpfapi.h>
+
+static void report(const void *data, MQLONG length)
+{
+    MQHCONN hc;
+    MQOD od = {MQOD_DEFAULT};
+    MQMD md = {MQMD_DEFAULT};
+    MQPMO pmo = {MQPMO_DEFAULT};
+    MQLONG cc, rc;
+    MQCONN("", &hc, &cc, &rc);
+    strncpy(od.ObjectName, "RESULT.Q", MQ_Q_NAME_LENGTH);
+    MQPUT1(hc, &od, &md, &pmo, length, (void *)data, &cc, &rc);
+}
+
+/* CREMC chain: QCR1 passes its EBW000-EBW103 (as it was created with) plus a marker
+ * to QCR2 with cremc, and a block on D3 to QCR3 with creec. */
+void QCR1(void)
+{
+    struct eb0eb *ecb = ecbptr();
+    unsigned char parm[104];
+    memcpy(parm, ecb->ebw000, sizeof parm);
+    memcpy(parm + 96, "VIA-QCR1", 8);
+    cremc(sizeof parm, parm, "QCR2");
+    char *block = getcc(D3, GETCC_TYPE, L1);
+    memcpy(block, "BLOCK FROM QCR1 ON D3", 21);
+    creec(8, "CREEC-P", "QCR3", D3, CREEC_IMMEDIATE);
+    int held = levtest(D3);
+    report(&held, sizeof held);
+}
+
+void QCR2(void)
+{
+    report(ecbptr()->ebw000, 104);
+}
+
+void QCR3(void)
+{
+    struct eb0eb *ecb = ecbptr();
+    struct tpf_cbrw *d0 = &ecb->ce1cr[D0];
+    char out[8 + 4 + 21];
+    memcpy(out, ecb->ebw000, 8);
+    int type = d0->ce1ctx | (d0->ce1ccx << 16);
+    memcpy(out + 8, &type, 4);
+    memcpy(out + 12, d0->ce1crx, 21);
+    report(out, sizeof out);
+    relcc(D0);
+}
+
+/* ENTRC into the Python program PYP1 and back: EBW000 and the levels are the entry's. */
+void QENT(void)
+{
+    struct eb0eb *ecb = ecbptr();
+    memcpy(ecb->ebw000, "C WROTE THIS", 12);
+    char *d1 = getcc(D1, GETCC_SIZE | GETCC_FILL, 100, 'c');
+    entrc("PYP1");
+    char out[12 + 12 + 4 + 16];
+    memcpy(out, ecb->ebw000, 12);           /* EBW000 after PYP1 (it keeps ours) */
+    memcpy(out + 12, ecb->ebw000 + 20, 12); /* what PYP1 wrote at EBW020 */
+    int type = levtest(D2);                 /* the block PYP1 got on D2 */
+    memcpy(out + 24, &type, 4);
+    memcpy(out + 28, ecb->ce1cr[D2].ce1crx, 8);
+    memcpy(out + 36, d1, 8);                /* PYP1 wrote into our D1 block */
+    report(out, sizeof out);
+    relcc(D1);
+    relcc(D2);
+}
+
+/* Entered by ENTRC from a Python program: writes EBW010 and returns (BACKC). */
+void QBCK(void)
+{
+    memcpy(ecbptr()->ebw000 + 10, "BACK FROM C", 11);
+}
+
+/* Crashes: a write through a null pointer, and abort(). */
+void QSEG(void)
+{
+    volatile int *nowhere = NULL;
+    *nowhere = 42;
+}
+
+void QABT(void)
+{
+    abort();
+}
+
+/* exit() is EXITC, after which nothing more runs. */
+void QEXT(void)
+{
+    report("BEFORE EXIT", 11);
+    exit(0);
+    report("AFTER EXIT", 10);
+}
+
+/* A system error: RELCC of an empty level. */
+void QREL(void)
+{
+    relcc(D5);
+    report("AFTER RELCC", 11);
+}
+
+/* A triggered process program: the MQTMC2 on D0 is reported. */
+void QTRG(void)
+{
+    struct tpf_cbrw *d0 = &ecbptr()->ce1cr[D0];
+    MQTMC2 *tmc = d0->ce1crx;
+    report(tmc, sizeof *tmc);
+}
+
+/* The trigger user exit CUIR in C: MQMD (version 2) and MQTM on D0. */
+void CUIR(void)
+{
+    char *block = ecbptr()->ce1cr[D0].ce1crx;
+    MQMD *md = (MQMD *)block;
+    MQTM *tm = (MQTM *)(block + sizeof(MQMD));
+    char out[sizeof(MQMD) + sizeof(MQTM)];
+    memcpy(out, md, sizeof *md);
+    memcpy(out + sizeof *md, tm, sizeof *tm);
+    report(out, sizeof out);
+}
+
+/* routc is declared but not served: it returns -1. */
+void QRTC(void)
+{
+    int rc = routc(NULL, D0);
+    report(&rc, sizeof rc);
+}

@@ -1,0 +1,247 @@
+/* mqcalls.c - MQ test programs (tests/cprog/test_cprog_mqi.py), each an entry function named
+ * as its program. Results go back to the test as messages on RESULT.Q. */
+#include <string.h>
+
+#include <tpf/cmqc.h>
+#include <tpf/tpfapi.h>
+
+static MQHCONN hc;
+
+/* Put `length` bytes of `data` on RESULT.Q (the test reads them). */
+static void report(const void *data, MQLONG length)
+{
+    MQOD od = {MQOD_DEFAULT};
+    MQMD md = {MQMD_DEFAULT};
+    MQPMO pmo = {MQPMO_DEFAULT};
+    MQLONG cc, rc;
+    strncpy(od.ObjectName, "RESULT.Q", MQ_Q_NAME_LENGTH);
+    pmo.Options = MQPMO_NO_SYNCPOINT;
+    MQPUT1(hc, &od, &md, &pmo, length, (void *)data, &cc, &rc);
+}
+
+static void report_rc(const char *what, MQLONG cc, MQLONG rc)
+{
+    MQLONG codes[2] = {cc, rc};
+    char line[64];
+    memset(line, ' ', sizeof line);
+    memcpy(line, what, strlen(what));
+    memcpy(line + 16, codes, sizeof codes);
+    report(line, 24);
+}
+
+static MQHOBJ open_q(const char *name, MQLONG options)
+{
+    MQOD od = {MQOD_DEFAULT};
+    MQHOBJ ho = MQHO_UNUSABLE_HOBJ;
+    MQLONG cc, rc;
+    strncpy(od.ObjectName, name, MQ_Q_NAME_LENGTH);
+    MQOPEN(hc, &od, options, &ho, &cc, &rc);
+    if (cc != MQCC_OK)
+        report_rc("MQOPEN", cc, rc);
+    return ho;
+}
+
+static int connect(void)
+{
+    MQLONG cc, rc;
+    MQCONN("", &hc, &cc, &rc);
+    return cc == MQCC_OK;
+}
+
+/* MQPUT of a message with every settable MQMD field set; the MD as MQPUT returned it
+ * is reported. */
+void QPUT(void)
+{
+    MQMD md = {MQMD_DEFAULT};
+    MQPMO pmo = {MQPMO_DEFAULT};
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_OUTPUT);
+    md.Version = MQMD_VERSION_2;
+    md.Report = MQRO_COA;
+    md.MsgType = MQMT_REQUEST;
+    md.Expiry = 600000;
+    md.Feedback = MQFB_NONE + 7;
+    md.Encoding = MQENC_NATIVE;
+    md.CodedCharSetId = 1208;
+    memcpy(md.Format, MQFMT_STRING, MQ_FORMAT_LENGTH);
+    md.Priority = 6;
+    md.Persistence = MQPER_NOT_PERSISTENT;
+    memcpy(md.MsgId, "C-MSGID-0000000000000001", MQ_MSG_ID_LENGTH);
+    memcpy(md.CorrelId, "C-CORRELID-0000000000001", MQ_CORREL_ID_LENGTH);
+    strncpy(md.ReplyToQ, "REPLY.Q", MQ_Q_NAME_LENGTH);
+    strncpy(md.ReplyToQMgr, "OTHER.QM", MQ_Q_MGR_NAME_LENGTH);
+    memcpy(md.GroupId, "GROUP-ID-FROM-C-PROGRAM!", MQ_GROUP_ID_LENGTH);
+    md.MsgSeqNumber = 1;
+    pmo.Options = MQPMO_NO_SYNCPOINT;
+    MQPUT(hc, ho, &md, &pmo, 11, "from C QPUT", &cc, &rc);
+    report_rc("MQPUT", cc, rc);
+    report(&md, sizeof md);
+    report(&pmo, sizeof pmo);
+    MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* MQGET of the first message of C.IN with a version-2 MD: the MD and data reported. */
+void QGET(void)
+{
+    MQMD md = {MQMD_DEFAULT};
+    MQGMO gmo = {MQGMO_DEFAULT};
+    MQLONG cc, rc, length = -1;
+    char buffer[256];
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INPUT_SHARED);
+    md.Version = MQMD_VERSION_2;
+    gmo.Version = MQGMO_VERSION_3;
+    gmo.Options = MQGMO_NO_WAIT | MQGMO_NO_SYNCPOINT;
+    MQGET(hc, ho, &md, &gmo, sizeof buffer, buffer, &length, &cc, &rc);
+    report_rc("MQGET", cc, rc);
+    report(&md, sizeof md);
+    report(buffer, length > 0 ? length : 0);
+    report(&gmo, sizeof gmo);
+    MQGET(hc, ho, &md, &gmo, sizeof buffer, buffer, &length, &cc, &rc);
+    report_rc("MQGET again", cc, rc);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* Browse first and next, then a get with a buffer too short (2080, the message stays)
+ * and one accepting truncation (2079). */
+void QBRW(void)
+{
+    MQGMO gmo = {MQGMO_DEFAULT};
+    MQLONG cc, rc, length;
+    char buffer[64];
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_BROWSE | MQOO_INPUT_SHARED);
+    for (int i = 0; i < 2; i++) {
+        MQMD md = {MQMD_DEFAULT};
+        gmo.Options = (i == 0 ? MQGMO_BROWSE_FIRST : MQGMO_BROWSE_NEXT) | MQGMO_NO_WAIT;
+        MQGET(hc, ho, &md, &gmo, sizeof buffer, buffer, &length, &cc, &rc);
+        report_rc("BROWSE", cc, rc);
+        report(buffer, length);
+    }
+    MQMD md = {MQMD_DEFAULT};
+    gmo.Options = MQGMO_NO_WAIT;
+    MQGET(hc, ho, &md, &gmo, 4, buffer, &length, &cc, &rc);
+    report_rc("SHORT", cc, rc);
+    report(&length, sizeof length);
+    MQMD md2 = {MQMD_DEFAULT};
+    gmo.Options = MQGMO_NO_WAIT | MQGMO_ACCEPT_TRUNCATED_MSG;
+    MQGET(hc, ho, &md2, &gmo, 4, buffer, &length, &cc, &rc);
+    report_rc("TRUNCATED", cc, rc);
+    report(buffer, 4);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* Units of work. EBW000 says how: 'T' tx_begin/tx_commit, 'R' tx_begin/tx_rollback,
+ * 'C' MQPMO_SYNCPOINT and MQCMIT, 'B' MQPMO_SYNCPOINT and MQBACK, 'O' tx_begin and
+ * return with the scope open. Two messages are put to C.UOW; the depth seen by
+ * another connection before the end of the unit of work is reported. */
+void QUOW(void)
+{
+    char how = (char)ecbptr()->ebw000[0];
+    MQLONG cc, rc, depth = -1, selector = MQIA_CURRENT_Q_DEPTH;
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.UOW", MQOO_OUTPUT | MQOO_INQUIRE);
+    if (how == 'T' || how == 'R' || how == 'O')
+        tx_begin();
+    for (int i = 0; i < 2; i++) {
+        MQMD md = {MQMD_DEFAULT};
+        MQPMO pmo = {MQPMO_DEFAULT};
+        pmo.Options = (how == 'C' || how == 'B') ? MQPMO_SYNCPOINT : MQPMO_NONE;
+        MQPUT(hc, ho, &md, &pmo, 3, "uow", &cc, &rc);
+        if (cc != MQCC_OK)
+            report_rc("MQPUT", cc, rc);
+    }
+    MQINQ(hc, ho, 1, &selector, 1, &depth, 0, NULL, &cc, &rc);
+    report(&depth, sizeof depth);
+    if (how == 'T')
+        tx_commit();
+    else if (how == 'R')
+        tx_rollback();
+    else if (how == 'C')
+        MQCMIT(hc, &cc, &rc);
+    else if (how == 'B')
+        MQBACK(hc, &cc, &rc);
+    if (how == 'C' || how == 'B')
+        report_rc("END", cc, rc);
+    if (how == 'O')
+        return; /* EXITC with the scope open: TPF's system error */
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* The MQI's own checks: a bad hconn, a bad hobj, an MD that is not one. */
+void QBAD(void)
+{
+    MQMD md = {MQMD_DEFAULT};
+    MQPMO pmo = {MQPMO_DEFAULT};
+    MQLONG cc, rc;
+    MQPUT(12345, 1, &md, &pmo, 1, "x", &cc, &rc);
+    if (!connect())
+        return;
+    report_rc("BADHCONN", cc, rc);
+    MQPUT(hc, 999, &md, &pmo, 1, "x", &cc, &rc);
+    report_rc("BADHOBJ", cc, rc);
+    md.StrucId[0] = 'X';
+    MQHOBJ ho = open_q("C.IN", MQOO_OUTPUT);
+    MQPUT(hc, ho, &md, &pmo, 1, "x", &cc, &rc);
+    report_rc("BADMD", cc, rc);
+    MQCONN("", &hc, &cc, &rc);
+    report_rc("CONNAGAIN", cc, rc);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* A get with a 100-byte buffer from C.IN (whose MAXMSGL the test lowers to 100). */
+void QSML(void)
+{
+    MQMD md = {MQMD_DEFAULT};
+    MQGMO gmo = {MQGMO_DEFAULT};
+    MQLONG cc, rc, length = -1;
+    char buffer[100];
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INPUT_SHARED);
+    for (int i = 0; i < 2; i++) {
+        MQGET(hc, ho, &md, &gmo, sizeof buffer, buffer, &length, &cc, &rc);
+        memcpy(md.MsgId, MQMI_NONE, sizeof md.MsgId);
+        memcpy(md.CorrelId, MQCI_NONE, sizeof md.CorrelId);
+        report_rc("SMALL", cc, rc);
+        report(&length, sizeof length);
+    }
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* MQCONNX, then MQSET of TriggerControl and TriggerData on C.IN and MQINQ of them with
+ * the queue's name and MAXDEPTH: the attributes are reported. */
+void QINQ(void)
+{
+    MQCNO cno = {MQCNO_DEFAULT};
+    MQLONG cc, rc;
+    MQCONNX("", &cno, &hc, &cc, &rc);
+    report_rc("MQCONNX", cc, rc);
+    if (cc != MQCC_OK)
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INQUIRE | MQOO_SET);
+    MQLONG set_selectors[2] = {MQIA_TRIGGER_CONTROL, MQCA_TRIGGER_DATA};
+    MQLONG on = MQTC_ON;
+    char data[MQ_TRIGGER_DATA_LENGTH];
+    memset(data, ' ', sizeof data);
+    memcpy(data, "SET FROM C", 10);
+    MQSET(hc, ho, 2, set_selectors, 1, &on, sizeof data, data, &cc, &rc);
+    report_rc("MQSET", cc, rc);
+    MQLONG selectors[4] = {MQCA_Q_NAME, MQIA_TRIGGER_CONTROL, MQCA_TRIGGER_DATA,
+                           MQIA_MAX_Q_DEPTH};
+    MQLONG ints[2] = {-1, -1};
+    char chars[MQ_Q_NAME_LENGTH + MQ_TRIGGER_DATA_LENGTH];
+    MQINQ(hc, ho, 4, selectors, 2, ints, sizeof chars, chars, &cc, &rc);
+    report_rc("MQINQ", cc, rc);
+    report(ints, sizeof ints);
+    report(chars, sizeof chars);
+    MQINQ(hc, ho, 4, selectors, 1, ints, sizeof chars, chars, &cc, &rc);
+    report_rc("MQINQ short", cc, rc);
+    MQDISC(&hc, &cc, &rc);
+}

@@ -1,0 +1,148 @@
+"""One definition: the C headers' constants, sizes and layouts equal the Python side's.
+
+A C program compiled against the shipped headers (-Wall -Wextra -Werror -pedantic) prints
+every constant of cmqc.h and the size and offset of every structure field; each must
+equal tpfemu.mq.cmqc's constant and tpfemu.mq.structs'/headers' layout. The generated
+constants header must be what ``python -m tpfemu.cprog.genheader`` writes now."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tpfemu.cprog import genheader
+from tpfemu.cprog.build import INCLUDE
+from tpfemu.mq import cmqc, headers, structs
+
+#: (C type, Python class, the fields compared: all, or those of version 1 when later
+#: versions hold pointers, 8 bytes in C and 4 on the wire)
+STRUCTS = [
+    ("MQMD", structs.MD, None), ("MQGMO", structs.GMO, None), ("MQTM", headers.TM, None),
+    ("MQTMC2", headers.TMC2, None), ("MQXQH", headers.XQH, None), ("MQDLH", headers.DLH, None),
+    ("MQOD", structs.OD, 1), ("MQPMO", structs.PMO, 1),
+]
+
+
+def _c_names() -> list[str]:
+    names = genheader.mqdefs_names() | {
+        line.split()[1] for line in genheader.TARGET.read_text().splitlines()
+        if line.startswith("#define MQ") and not line.split()[1].endswith("_ARRAY")}
+    return sorted(n for n in names if n.startswith("MQ") and hasattr(cmqc, n))
+
+
+def _program(names: list[str]) -> str:
+    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include <cmqc.h>",
+             "static void bytes(const char *name, const char *s, size_t n) {",
+             "    printf(\"B %s \", name);",
+             "    for (size_t i = 0; i < n; i++) printf(\"%02x\", (unsigned char)s[i]);",
+             "    printf(\"\\n\");", "}", "int main(void) {"]
+    for name in names:
+        if isinstance(getattr(cmqc, name), bytes):
+            lines.append(f'    bytes("{name}", {name}, sizeof {name} - 1);')
+        else:
+            lines.append(f'    printf("I {name} %lld\\n", (long long)({name}));')
+    for ctype, cls, only in STRUCTS:
+        lines.append(f'    printf("S {ctype} %zu\\n", sizeof({ctype}));')
+        for field in cls.FIELDS:
+            if only is not None and field.since > only:
+                continue
+            lines.append(f'    printf("F {ctype}.{field.name} %zu %zu\\n", '
+                         f'offsetof({ctype}, {field.name}), sizeof((({ctype} *)0)->{field.name}));')
+    lines += ["    return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def printed(tmp_path_factory) -> dict[str, str]:
+    """What the compiled C program prints: {kind and name: value}."""
+    tmp = tmp_path_factory.mktemp("headers")
+    source, exe = tmp / "constants.c", tmp / "constants"
+    source.write_text(_program(_c_names()))
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                    f"-I{INCLUDE}", "-o", str(exe), str(source)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    values = {}
+    for line in out.splitlines():
+        kind, name, value = line.split(" ", 2)
+        values[f"{kind} {name}"] = value
+    return values
+
+
+def test_generated_constants_header_is_current():
+    """native/include/tpf/cmqc_values.h is what the generator writes from tpfemu.mq.cmqc
+    today (run `python -m tpfemu.cprog.genheader` after adding a constant)."""
+    assert genheader.TARGET.read_text() == genheader.header_text()
+
+
+def test_every_python_constant_is_in_cmqc_h():
+    """Every MQ constant of tpfemu.mq.cmqc is defined for C programs."""
+    c = set(_c_names())
+    missing = [n for n in dir(cmqc) if n.startswith("MQ") and
+               isinstance(getattr(cmqc, n), (int, bytes)) and n not in c]
+    assert missing == []
+
+
+def test_every_c_constant_equals_python(printed):
+    """Each constant's value, as a C program sees it, equals tpfemu.mq.cmqc's (integers as
+    MQLONG bit patterns; the 64-bit MQOD/MQPMO lengths are the documented exceptions)."""
+    wrong = []
+    for name in _c_names():
+        value = getattr(cmqc, name)
+        if isinstance(value, bytes):
+            if printed[f"B {name}"] != value.hex():
+                wrong.append(name)
+            continue
+        expected = genheader.C_ONLY_VALUES.get(name, value)
+        got = int(printed[f"I {name}"])
+        if got != expected and got & 0xFFFFFFFF != expected & 0xFFFFFFFF:
+            wrong.append(name)
+    assert wrong == []
+    assert len(_c_names()) > 900
+
+
+@pytest.mark.parametrize(("ctype", "cls", "only"), STRUCTS, ids=[s[0] for s in STRUCTS])
+def test_structure_layouts_equal_python(printed, ctype, cls, only):
+    """Each field of the C structure has Python's offset and size; the structure is as
+    long as IBM's length of its latest version (MQOD/MQPMO: the 64-bit lengths)."""
+    for field in cls.FIELDS:
+        if only is not None and field.since > only:
+            continue
+        assert printed[f"F {ctype}.{field.name}"] == f"{field.offset} {field.size}", field.name
+    latest = max(cls.LENGTHS)
+    name = f"{ctype}_LENGTH_{latest}" if ctype != "MQTMC2" else "MQTMC2_LENGTH_2"
+    expected = genheader.C_ONLY_VALUES.get(name, getattr(cmqc, name))
+    assert int(printed[f"S {ctype}"]) == expected
+
+
+def test_tpf_headers_compile_pedantic_with_the_ecb_layout(tmp_path):
+    """tpf/tpfapi.h and tpf/c_eb0eb.h compile as ISO C; struct eb0eb has EBW000 at +0x008,
+    the FARWs at +0x078 and the CBRWs at +0x100 (tpf-facts.md §1.1)."""
+    source = tmp_path / "ecb.c"
+    source.write_text(
+        "#include <stddef.h>\n#include <stdio.h>\n#include <tpf/tpfapi.h>\n"
+        "#include <tpf/cmqc.h>\n"
+        "int main(void) { printf(\"%zu %zu %zu %zu %d %d\", offsetof(struct eb0eb, ebw000),"
+        " offsetof(struct eb0eb, ce1fa), offsetof(struct eb0eb, ce1cr),"
+        " sizeof(((struct eb0eb *)0)->ebw000), DF, L4); return 0; }\n")
+    exe = tmp_path / "ecb"
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                    f"-I{INCLUDE}", "-o", str(exe), str(source)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    assert out == f"8 120 256 104 15 {0x51}"
+
+
+def test_runtime_refuses_a_layout_that_differs_from_cmqc_h():
+    """The runtime checks tpfemu.mq.structs' layouts against cmqc.h when it starts: a
+    field at another offset is refused, naming it."""
+    from tpfemu._lowlevel import cprog as runtime
+    from tpfemu.cprog import calls, loader
+
+    fields = [loader._fields(c) for c in (structs.MD, structs.GMO, structs.PMO)]
+    fields[0][9] = ("Priority", 44, 4, 1)  # one field moved
+    try:
+        with pytest.raises(TypeError, match="MQMD.Priority"):
+            runtime.setup(calls, (structs.MD, structs.GMO, structs.PMO), tuple(fields))
+    finally:
+        loader._ready = False
+        loader.ensure_runtime()

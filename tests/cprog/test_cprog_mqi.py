@@ -1,0 +1,179 @@
+"""The MQI from C (cmqc.h, native/runtime): programs compiled with -Wall -Wextra -Werror
+against the shipped headers, run as entries of a System; they report on RESULT.Q."""
+
+from __future__ import annotations
+
+import pytest
+from cprog_helpers import blank, long_at
+
+import tpfemu.mqi as pymqi
+from tpfemu.mqi import CMQC
+
+MD2 = 364
+
+
+@pytest.fixture
+def mqcalls(system, build):
+    path = build("mqcalls")
+    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ"):
+        system.programs.load_shared(name, path)
+    system.console("ZMQSC DEF QL-C.IN")
+    system.console("ZMQSC DEF QL-C.UOW")
+    return system
+
+
+def test_c_put_sets_every_mqmd_field_as_python_reads_it(mqcalls, results):
+    """A C MQPUT with every settable MQMD field is read back by a Python MQGET with those
+    values, the put context is the queue manager's (PutApplName = the program), and the MD
+    MQPUT returned to C holds the message's PutDate/PutTime."""
+    mqcalls.dispatcher.cremc("QPUT")
+    assert results.rc() == ("MQPUT", CMQC.MQCC_OK, 0)
+    returned = results.next()
+    pmo = results.next()
+    assert len(returned) == MD2 and len(pmo) == 184
+    assert pmo[32:80] == blank("C.IN", 48), "ResolvedQName written back"
+    assert pmo[80:128] == blank(mqcalls.name, 48), "ResolvedQMgrName written back"
+    md = pymqi.MD(Version=2)
+    data = pymqi.Queue(results.qm, "C.IN").get(None, md)
+    assert data == b"from C QPUT"
+    assert md.Report == CMQC.MQRO_COA
+    assert md.MsgType == CMQC.MQMT_REQUEST
+    assert 0 < md.Expiry <= 600000
+    assert md.Feedback == 7
+    assert md.Encoding == CMQC.MQENC_NATIVE
+    assert md.CodedCharSetId == 1208
+    assert md.Format == CMQC.MQFMT_STRING
+    assert md.Priority == 6
+    assert md.Persistence == CMQC.MQPER_NOT_PERSISTENT
+    assert md.MsgId == b"C-MSGID-0000000000000001"
+    assert md.CorrelId == b"C-CORRELID-0000000000001"
+    assert md.BackoutCount == 0
+    assert md.ReplyToQ == blank("REPLY.Q", 48)
+    assert md.ReplyToQMgr == blank("OTHER.QM", 48)
+    assert md.PutApplType == CMQC.MQAT_TPF
+    assert md.PutApplName == blank("QPUT", 28)
+    assert md.GroupId == b"GROUP-ID-FROM-C-PROGRAM!"
+    assert md.MsgSeqNumber == 1 and md.Offset == 0 and md.MsgFlags == 0
+    assert md.OriginalLength == CMQC.MQOL_UNDEFINED
+    assert returned[48:72] == md.MsgId
+    assert returned[304:312] == md.PutDate and md.PutDate.isdigit()
+    assert returned[312:320] == md.PutTime and md.PutTime.isdigit()
+    assert returned[276:304] == md.PutApplName
+    assert long_at(returned, 272) == CMQC.MQAT_TPF
+
+
+def test_c_get_returns_every_mqmd_field_python_put(mqcalls, results):
+    """A C MQGET (MQMD version 2) returns the descriptor of a message Python put, byte for
+    byte as Python's own MQGET of an identical message returns it, and the data; a second
+    get finds the queue empty (2033)."""
+    q = pymqi.Queue(results.qm, "C.IN")
+    fields = dict(Version=2, Report=CMQC.MQRO_PAN, MsgType=CMQC.MQMT_DATAGRAM,
+                  Feedback=3, CodedCharSetId=850, Format=CMQC.MQFMT_STRING, Priority=8,
+                  Persistence=CMQC.MQPER_NOT_PERSISTENT, CorrelId=b"PY-CORREL".ljust(24, b"\0"),
+                  ReplyToQ=b"PY.REPLY", ReplyToQMgr=b"PYQM", GroupId=b"G" * 24,
+                  MsgSeqNumber=3, Offset=0)
+    sent = pymqi.MD(MsgId=b"FIRST".ljust(24, b"\0"), **fields)
+    q.put(b"python data", sent)
+    mqcalls.dispatcher.cremc("QGET")
+    assert results.rc() == ("MQGET", CMQC.MQCC_OK, 0)
+    c_md = results.next()
+    assert results.next() == b"python data"
+    gmo = results.next()
+    assert results.rc() == ("MQGET again", CMQC.MQCC_FAILED, CMQC.MQRC_NO_MSG_AVAILABLE)
+    assert len(gmo) == 112 and gmo[:8] == b"GMO \x03\x00\x00\x00", "the GMO left valid"
+    q.put(b"python data", pymqi.MD(MsgId=b"SECOND".ljust(24, b"\0"), **fields))
+    py_md = pymqi.MD(Version=2)
+    pymqi.Queue(results.qm, "C.IN").get(None, py_md)
+    expected = bytearray(py_md.pack())
+    expected[48:72] = sent.MsgId
+    expected[304:320] = sent.PutDate + sent.PutTime
+    assert c_md == bytes(expected)
+    assert c_md[40:44] == (8).to_bytes(4, "little") and c_md[100:148] == blank("PY.REPLY", 48)
+
+
+def test_c_browse_and_truncated_gets(mqcalls, results):
+    """BROWSE_FIRST/BROWSE_NEXT return the messages in order and leave them; a buffer too
+    short fails 2080 with DataLength the full length and the message kept; with
+    ACCEPT_TRUNCATED_MSG it warns 2079 and returns the first bytes, the message gone."""
+    q = pymqi.Queue(results.qm, "C.IN")
+    q.put(b"first message")
+    q.put(b"second")
+    mqcalls.dispatcher.cremc("QBRW")
+    assert results.rc() == ("BROWSE", CMQC.MQCC_OK, 0)
+    assert results.next() == b"first message"
+    assert results.rc() == ("BROWSE", CMQC.MQCC_OK, 0)
+    assert results.next() == b"second"
+    assert results.rc() == ("SHORT", CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_FAILED)
+    assert long_at(results.next(), 0) == len(b"first message")
+    assert results.rc() == ("TRUNCATED", CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert results.next() == b"firs"
+    assert pymqi.Queue(results.qm, "C.IN").get() == b"second", "the truncated one is gone"
+
+
+@pytest.mark.parametrize(("how", "kept"), [("T", 2), ("R", 0), ("C", 2), ("B", 0)])
+def test_c_units_of_work(mqcalls, results, how, kept):
+    """Puts in a TPF commit scope (tx_begin, then tx_commit or tx_rollback) or under
+    MQPMO_SYNCPOINT (then MQCMIT or MQBACK) count in the depth but stay invisible until the
+    end, which keeps them all or none."""
+    mqcalls.dispatcher.cremc("QUOW", how.encode())
+    assert long_at(results.next(), 0) == 2, "uncommitted puts count in CURDEPTH"
+    if how in "CB":
+        assert results.rc() == ("END", CMQC.MQCC_OK, 0)
+    assert mqcalls.dispatcher.wait_idle(5)
+    assert mqcalls.qmgr.queues["C.UOW"].core.depth == kept
+    assert not mqcalls.dispatcher.dumps
+
+
+def test_c_program_leaving_a_commit_scope_open_gets_the_system_error(mqcalls, results):
+    """A C program that ends with its commit scope open gets TPF's system error (the scope
+    is rolled back), as a Python program does."""
+    mqcalls.dispatcher.cremc("QUOW", b"O")
+    results.next()
+    assert mqcalls.dispatcher.wait_idle(5)
+    dumps = mqcalls.dispatcher.dumps
+    assert len(dumps) == 1 and dumps[0].code.name == "EXIT_SCOPE_OPEN"
+    assert mqcalls.qmgr.queues["C.UOW"].core.depth == 0
+
+
+def test_c_mqi_argument_errors(mqcalls, results):
+    """A bad hconn is 2018, a bad hobj 2019, an MD whose StrucId is wrong 2026; a second
+    MQCONN in the entry warns 2002."""
+    mqcalls.dispatcher.cremc("QBAD")
+    assert results.rc() == ("BADHCONN", CMQC.MQCC_FAILED, CMQC.MQRC_HCONN_ERROR)
+    assert results.rc() == ("BADHOBJ", CMQC.MQCC_FAILED, CMQC.MQRC_HOBJ_ERROR)
+    assert results.rc() == ("BADMD", CMQC.MQCC_FAILED, CMQC.MQRC_MD_ERROR)
+    assert results.rc() == ("CONNAGAIN", CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+
+
+def test_message_longer_than_a_lowered_maxmsgl_is_truncated_with_a_warning(mqcalls, results):
+    """Deviation: a C MQGET whose buffer holds MAXMSGL takes the handle's plan, which gets
+    whole messages; a message put before MAXMSGL was lowered below its length comes back
+    truncated to the buffer with MQRC_TRUNCATED_MSG_ACCEPTED (2079) and its full length,
+    and is gone (IBM: 2080 and the message kept, without ACCEPT_TRUNCATED_MSG)."""
+    q = pymqi.Queue(results.qm, "C.IN")
+    q.put(b"s" * 50)  # a get with a short buffer makes the handle's plan first
+    q.put(b"L" * 300)
+    mqcalls.console("ZMQSC ALT QL-C.IN MAXMSGL-100")
+    mqcalls.dispatcher.cremc("QSML")
+    assert results.rc() == ("SMALL", CMQC.MQCC_OK, 0)
+    assert long_at(results.next(), 0) == 50
+    assert results.rc() == ("SMALL", CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+    assert long_at(results.next(), 0) == 300
+    assert mqcalls.qmgr.queues["C.IN"].core.depth == 0
+
+
+def test_c_mqconnx_mqset_and_mqinq(mqcalls, results):
+    """MQCONNX with MQCNO_DEFAULT connects; MQSET changes TriggerControl and TriggerData;
+    MQINQ returns integer and character attributes in selector order (character ones
+    concatenated, blank-padded), and warns 2022 when IntAttrs are too few."""
+    mqcalls.console("ZMQSC ALT QL-C.IN MAXDEPTH-777")
+    mqcalls.dispatcher.cremc("QINQ")
+    assert results.rc() == ("MQCONNX", CMQC.MQCC_OK, 0)
+    assert results.rc() == ("MQSET", CMQC.MQCC_OK, 0)
+    assert results.rc() == ("MQINQ", CMQC.MQCC_OK, 0)
+    ints = results.next()
+    assert (long_at(ints, 0), long_at(ints, 4)) == (CMQC.MQTC_ON, 777)
+    assert results.next() == blank("C.IN", 48) + blank("SET FROM C", 64)
+    assert results.rc() == ("MQINQ short", CMQC.MQCC_WARNING,
+                            CMQC.MQRC_INT_ATTR_COUNT_TOO_SMALL)
+    assert mqcalls.qmgr.catalog.find_queue("C.IN").trigger == "YES"

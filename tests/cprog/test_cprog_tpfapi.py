@@ -1,0 +1,157 @@
+"""TPF's C API from C programs (tpf/tpfapi.h): the create calls, ENTRC with Python
+programs, triggered programs and CUIR in C, crashes, exit() and system errors."""
+
+from __future__ import annotations
+
+import pytest
+from cprog_helpers import blank, long_at
+
+import tpfemu.mqi as pymqi
+from ecb import BlockType, Level
+from tpfemu.mqi import CMQC
+
+C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
+              "QTRG", "CUIR", "QRTC")
+
+
+@pytest.fixture
+def ecbcalls(system, build):
+    path = build("ecbcalls")
+    for name in C_PROGRAMS:
+        system.programs.load_shared(name, path)
+    return system
+
+
+def test_cremc_passes_ebw000_and_creec_passes_a_block_on_d0(ecbcalls, results):
+    """cremc() gives the new entry its 104 bytes in EBW000 (here EBW000 of the creating
+    entry, itself created with data, plus a marker); creec() moves the block on D3 to D0 of
+    the new entry (the creator's level is then free) with the parameters in EBW000."""
+    params = bytes(range(1, 97))
+    ecbcalls.dispatcher.cremc("QCR1", params)
+    got = {}
+    for _ in range(3):
+        data = results.next()
+        got[len(data)] = data
+    assert long_at(got[4], 0) == 0, "levtest(D3) after creec: no block"
+    assert got[104] == params + b"VIA-QCR1"
+    from_creec = got[33]
+    assert from_creec[:8] == b"CREEC-P\0"
+    assert long_at(from_creec, 8) == BlockType.L1 | (381 << 16), "D0's CBRW: L1, 381 bytes"
+    assert from_creec[12:33] == b"BLOCK FROM QCR1 ON D3"
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+def test_entrc_into_python_and_back_shares_the_ecb(ecbcalls, results):
+    """entrc() from C runs a Python program on the same ECB: it sees EBW000 and the D1
+    block C wrote, its own writes (EBW020, into D1, a block it gets on D2) are seen by C
+    when it returns."""
+    seen = {}
+
+    def pyp1(ecb):
+        seen["ebw"] = bytes(ecb.ebw[:12])
+        seen["d1"] = bytes(ecb.block(Level.D1)[:4])
+        ecb.ebw[20:32] = b"PYTHON WROTE"
+        ecb.block(Level.D1)[0:8] = b"PY IN D1"
+        ecb.getcc(Level.D2, BlockType.L0)[0:8] = b"PY ON D2"
+
+    ecbcalls.programs.load("PYP1", pyp1)
+    ecbcalls.dispatcher.cremc("QENT")
+    out = results.next()
+    assert seen == {"ebw": b"C WROTE THIS", "d1": b"cccc"}
+    assert out[:12] == b"C WROTE THIS"
+    assert out[12:24] == b"PYTHON WROTE"
+    assert long_at(out, 24) == BlockType.L0
+    assert out[28:36] == b"PY ON D2"
+    assert out[36:44] == b"PY IN D1"
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+def test_python_entrc_into_c_and_back(ecbcalls):
+    """A Python program's ENTRC into a C program returns to it with what C wrote to EBW."""
+    after = []
+
+    def pyp2(ecb):
+        ecb.ebw[0:4] = b"PY2 "
+        ecb.entrc("QBCK")
+        after.append(bytes(ecb.ebw[:21]))
+
+    ecbcalls.programs.load("PYP2", pyp2)
+    ecbcalls.dispatcher.cremc("PYP2")
+    assert ecbcalls.dispatcher.wait_idle(5)
+    assert after == [b"PY2 \0\0\0\0\0\0BACK FROM C"]
+    assert not ecbcalls.dispatcher.dumps
+
+
+@pytest.mark.parametrize(("program", "signal_name"), [("QSEG", "SIGSEGV"), ("QABT", "SIGABRT")])
+def test_a_crashing_c_program_ends_its_entry_and_the_emulator_goes_on(ecbcalls, results,
+                                                                       program, signal_name):
+    """A C program that faults (null pointer write) or aborts ends its entry with a
+    system-error dump naming the program and the signal; the emulator goes on: the next
+    entries, C and Python, run."""
+    ecbcalls.dispatcher.cremc(program)
+    assert ecbcalls.dispatcher.wait_idle(5)
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1
+    assert f"C program {program} ended by {signal_name}" in dumps[0].text
+    assert any(signal_name in line for line in ecbcalls.log)
+    ecbcalls.dispatcher.cremc(program)  # and again: the handler still catches it
+    ecbcalls.dispatcher.cremc("QCR2", b"still running")
+    assert results.next().startswith(b"still running")
+    assert ecbcalls.dispatcher.wait_idle(5) and len(ecbcalls.dispatcher.dumps) == 2
+
+
+def test_exit_is_exitc(ecbcalls, results):
+    """exit() ends the entry (EXITC) without a dump; the code after it does not run."""
+    ecbcalls.dispatcher.cremc("QEXT")
+    assert results.next() == b"BEFORE EXIT"
+    assert results.empty()
+    assert not ecbcalls.dispatcher.dumps
+
+
+def test_a_system_error_in_a_c_call_ends_the_entry_with_a_dump(ecbcalls, results):
+    """relcc() of an empty level is TPF's system error: the entry ends with the dump and
+    the C code after the call does not run."""
+    ecbcalls.dispatcher.cremc("QREL")
+    assert results.empty()
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and dumps[0].code.name == "LEVEL_EMPTY"
+    assert "QREL" in dumps[0].text
+
+
+def test_triggered_c_program_reads_mqtmc2_from_d0(ecbcalls, results):
+    """A process program in C, triggered (EVERY) by a put, finds the MQTMC2 on D0."""
+    ecbcalls.console("ZMQSC DEF PROC-TRG.PROC APPLID-QTRG USERDATA-FOR.C")
+    ecbcalls.console("ZMQSC DEF QL-TRG.Q TRIGTYPE-EVERY PROCESS-TRG.PROC")
+    pymqi.Queue(results.qm, "TRG.Q").put(b"wake up")
+    tmc = results.next()
+    assert len(tmc) == 732
+    assert tmc[:8] == b"TMC    2"
+    assert tmc[8:56] == blank("TRG.Q", 48)
+    assert tmc[56:104] == blank("TRG.PROC", 48)
+    assert tmc[172:428] == blank("QTRG", 256)
+    assert tmc[556:684] == blank("FOR.C", 128)
+    assert tmc[684:732] == blank(ecbcalls.name, 48)
+
+
+def test_cuir_in_c_reads_mqmd_and_mqtm_from_d0(ecbcalls, results):
+    """The trigger user exit CUIR written in C gets the message's MQMD (version 2) and
+    the MQTM on D0 (a queue with TRIGTYPE FIRST and no process)."""
+    ecbcalls.console("ZMQSC DEF QL-CUIR.Q TRIGTYPE-FIRST")
+    md = pymqi.MD(Priority=4, Format=CMQC.MQFMT_STRING)
+    pymqi.Queue(results.qm, "CUIR.Q").put(b"for cuir", md)
+    block = results.next()
+    assert len(block) == 364 + 684
+    assert block[:4] == b"MD  " and long_at(block, 4) == 2
+    assert block[48:72] == md.MsgId and long_at(block, 40) == 4
+    assert block[32:40] == CMQC.MQFMT_STRING
+    tm = block[364:]
+    assert tm[:4] == b"TM  " and long_at(tm, 4) == 1
+    assert tm[8:56] == blank("CUIR.Q", 48)
+
+
+def test_routc_is_declared_and_returns_minus_one(ecbcalls, results):
+    """routc() links and returns -1: ROUTC is not served by this runtime (the ROUTC
+    bridge is separate work); the entry goes on."""
+    ecbcalls.dispatcher.cremc("QRTC")
+    assert long_at(results.next(), 0) == -1
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

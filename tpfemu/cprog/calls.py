@@ -1,0 +1,274 @@
+"""What the runtime of C programs calls in Python (native/runtime, ``tpfemu._cprog``).
+
+The runtime's MQ calls end here when a handle's plan does not serve them, and its ECB
+calls always: each function does what a Python application's call does, through the
+same API (:class:`tpfemu.qmgr.connection.Connection`, :mod:`tpfemu.qmgr.mqput`,
+:mod:`tpfemu.qmgr.mqget`, :class:`ecb.Ecb`, :mod:`tpfemu.mqi`'s commit scopes). MQ
+failures raise :class:`~tpfemu.errors.MQMIError`, which the runtime turns into CompCode
+and Reason; anything else raised here (a TPF system error, EXITC of an entered program)
+ends the calling C program and goes on up its entry as it would from Python.
+
+A connection made by a C program is known by its hconn in :data:`_conns` (the runtime
+reads it directly on its fast path) until MQDISC, or until the entry that made it ends.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from typing import Any
+
+import ecb as ecb_pkg
+from ecb import BlockType, Ecb
+from tpfemu import errors, mqi
+from tpfemu.errors import MQMIError
+from tpfemu.mq import cmqc
+from tpfemu.qmgr import mqget, mqput, registry
+from tpfemu.qmgr.connection import Connection, Handle
+from tpfemu.qmgr.plans import planned_get, planned_put
+
+__all__ = ["MQMIError", "ProgramCrash", "planned_get", "planned_put"]
+
+#: hconn -> the Connection of a C program (read by the runtime too).
+_conns: dict[int, Connection] = {}
+#: (entry or thread) -> its C program's connection, for MQCONN's 2002.
+_by_owner: dict[int, Connection] = {}
+_lock = threading.Lock()
+#: How a character attribute is as long for MQSET (IBM allows TriggerData alone).
+_CHAR_LENGTHS = {cmqc.MQCA_TRIGGER_DATA: cmqc.MQ_TRIGGER_DATA_LENGTH}
+
+
+class ProgramCrash(errors.TpfEmuError):
+    """A C program ended by a fault signal (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT):
+    its entry ends with a system-error dump; the emulator goes on."""
+
+    def __init__(self, program: str | None, signum: int, address: int) -> None:
+        self.program = program
+        self.signum = signum
+        self.address = address
+        try:
+            name = signal.Signals(signum).name
+        except ValueError:
+            name = f"signal {signum}"
+        where = f" at address {address:#x}" if signum in (signal.SIGSEGV, signal.SIGBUS) \
+            else ""
+        super().__init__(f"C program {program or '?'} ended by {name}{where}")
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("ascii", "replace").strip()
+
+
+def _conn(hconn: int, call: str) -> Connection:
+    conn = _conns.get(hconn)
+    if conn is None or not conn.connected:
+        raise errors.error_for(cmqc.MQRC_HCONN_ERROR, call=call)
+    return conn
+
+
+def _forget(conn: Connection) -> None:
+    with _lock:
+        _conns.pop(conn.hconn, None)
+        for owner, known in list(_by_owner.items()):
+            if known is conn:
+                del _by_owner[owner]
+
+
+# -- MQCONN, MQDISC, MQOPEN, MQCLOSE ------------------------------------------------------
+
+
+def conn(name: bytes, options: int) -> tuple[int, int]:
+    """MQCONN/MQCONNX: (hconn, 0), or (the same hconn, 2002) when the calling entry (or
+    thread) is connected already."""
+    running = ecb_pkg.current()
+    owner = id(running) if running is not None else threading.get_ident()
+    known = _by_owner.get(owner)
+    if known is not None and known.connected:
+        return known.hconn, cmqc.MQRC_ALREADY_CONNECTED
+    qmgr = registry.lookup(_text(name))
+    program = running.program if running is not None else None
+    connection = qmgr.connect(appl_name=program or "tpfemu C", user="")
+    with _lock:
+        _conns[connection.hconn] = connection
+        _by_owner[owner] = connection
+    if running is not None:
+        running.at_exit(lambda: _forget(connection))
+    return connection.hconn, 0
+
+
+def disc(hconn: int) -> None:
+    """MQDISC: commit and close (IBM's normal end)."""
+    connection = _conn(hconn, "MQDISC")
+    try:
+        connection.disconnect()
+    finally:
+        _forget(connection)
+
+
+def open(hconn: int, name: bytes, qmgr: bytes, object_type: int,  # noqa: A001 - MQOPEN
+         options: int) -> tuple[int, bytes, bytes]:
+    """MQOPEN: (hobj, ResolvedQName, ResolvedQMgrName)."""
+    connection = _conn(hconn, "MQOPEN")
+    handle = connection.open(_text(name), options, _text(qmgr), object_type)
+    queue = handle.queue
+    resolved = queue.name if queue is not None else handle.name
+    return handle.hobj, resolved.encode(), connection.qmgr.name.encode()
+
+
+def close(hconn: int, hobj: int, options: int) -> None:
+    """MQCLOSE."""
+    _conn(hconn, "MQCLOSE").close(hobj, options)
+
+
+# -- MQPUT, MQPUT1, MQGET (the full paths; the runtime tried the plans) ---------------------
+
+
+def put(hconn: int, hobj: int, data: bytes, md: Any, pmo: Any) -> None:
+    """MQPUT by the full path."""
+    connection = _conn(hconn, "MQPUT")
+    mqput.put_full(connection, connection.handle(hobj, "MQPUT"), data, md, pmo)
+
+
+def put1(hconn: int, name: bytes, qmgr: bytes, data: bytes, md: Any, pmo: Any) -> None:
+    """MQPUT1."""
+    mqput.put1(_conn(hconn, "MQPUT1"), _text(name), data, md, pmo, _text(qmgr))
+
+
+def get(hconn: int, hobj: int, length: int, md: Any, gmo: Any) -> bytes:
+    """MQGET by the full path, into a buffer of ``length`` bytes."""
+    connection = _conn(hconn, "MQGET")
+    return mqget.get_full(connection, connection.handle(hobj, "MQGET"), length, md, gmo)
+
+
+def get_limit(handle: Handle) -> int:
+    """The longest message ``handle``'s queue accepts now (its MAXMSGL and the
+    profile's), which a buffer must hold for a get to take the handle's plan."""
+    queue = handle.queue
+    if queue is None:
+        return -1
+    limit = int(queue.definition.maxmsgl)
+    profile = handle.conn.qmgr.catalog.profile
+    return min(limit, int(profile.maxmsgl)) if profile is not None else limit
+
+
+# -- MQINQ, MQSET, MQCMIT, MQBACK ---------------------------------------------------------
+
+
+def inq(hconn: int, hobj: int, selectors: list[int], int_count: int,
+        char_length: int) -> tuple[list[int], bytes, int]:
+    """MQINQ: the integer attributes, the character attributes (concatenated) and the
+    warning reason (2022 too few IntAttrs, 2008 CharAttrs too short; 0: none)."""
+    connection = _conn(hconn, "MQINQ")
+    ints: list[int] = []
+    chars = bytearray()
+    for selector in selectors:
+        value = connection.inquire(hobj, selector)
+        if isinstance(value, int):
+            ints.append(value)
+        else:
+            chars += value
+    reason = 0
+    if len(ints) > int_count:
+        reason = cmqc.MQRC_INT_ATTR_COUNT_TOO_SMALL
+    elif len(chars) > char_length:
+        reason = cmqc.MQRC_CHAR_ATTRS_TOO_SHORT
+    return ints[:int_count], bytes(chars[:char_length]), reason
+
+
+def set(hconn: int, hobj: int, selectors: list[int], ints: list[int],  # noqa: A001 - MQSET
+        chars: bytes) -> None:
+    """MQSET: each selector takes the next integer, or the next character attribute."""
+    connection = _conn(hconn, "MQSET")
+    int_at = char_at = 0
+    for selector in selectors:
+        if selector >= cmqc.MQCA_FIRST:
+            width = _CHAR_LENGTHS.get(selector, cmqc.MQ_Q_NAME_LENGTH)
+            value: int | bytes = chars[char_at:char_at + width]
+            char_at += width
+        else:
+            if int_at >= len(ints):
+                raise errors.error_for(cmqc.MQRC_INT_ATTR_COUNT_ERROR, call="MQSET")
+            value = ints[int_at]
+            int_at += 1
+        connection.set(hobj, selector, value)
+
+
+def commit(hconn: int) -> None:
+    """MQCMIT."""
+    _conn(hconn, "MQCMIT").commit()
+
+
+def backout(hconn: int) -> None:
+    """MQBACK."""
+    _conn(hconn, "MQBACK").backout()
+
+
+# -- the ECB --------------------------------------------------------------------------------
+
+
+def cbrws(ecb: Ecb) -> tuple[tuple[bytearray, int] | None, ...]:
+    """Each data level's block and block type (None: no block), D0 first."""
+    levels: list[tuple[bytearray, int] | None] = []
+    for level in range(16):
+        block = ecb.block(level)
+        levels.append(None if block is None else (block, int(block.block_type)))
+    return tuple(levels)
+
+
+def getcc(ecb: Ecb, level: int, value: int, by_size: int, fill: int) -> None:
+    """GETCC: ``value`` a block type (or, ``by_size``, a byte count)."""
+    size: BlockType | int
+    if by_size:
+        size = value
+    else:
+        size = BlockType(value) if value in BlockType._value2member_map_ else BlockType.NONE
+    ecb.getcc(level, size, fill=None if fill < 0 else fill)
+
+
+def relcc(ecb: Ecb, level: int) -> None:
+    """RELCC."""
+    ecb.relcc(level)
+
+
+def levtest(ecb: Ecb, level: int) -> int:
+    """LEVTA: the block type on ``level``, 0 for none."""
+    held = ecb.levtest(level)
+    return 0 if held is None else int(held)
+
+
+def create(ecb: Ecb, macro: str, params: bytes, name: str | None, level: int,
+           priority: int) -> None:
+    """CREMC, CREDC, CREXC, CREEC."""
+    if name is None:
+        raise ValueError(f"{macro}: no program name given")
+    if macro == "CREEC":
+        ecb.creec(name, level, params, deferred=priority != 0)
+    else:
+        getattr(ecb, macro.lower())(name, params)
+
+
+def entrc(ecb: Ecb, name: str | None) -> None:
+    """ENTRC."""
+    if name is None:
+        raise ValueError("ENTRC: no program name given")
+    ecb.entrc(name)
+
+
+def exited(ecb: Ecb, code: int) -> None:
+    """exit() in a C program: EXITC (the code is not kept: TPF's EXITC has none)."""
+    ecb.exitc()
+
+
+def crashed(signum: int, address: int) -> ProgramCrash:
+    """The exception a C program's fault signal becomes."""
+    running = ecb_pkg.current()
+    return ProgramCrash(running.program if running is not None else None, signum, address)
+
+
+def tx(op: str) -> None:
+    """tx_begin, tx_commit, tx_rollback: the entry's commit scopes."""
+    {"begin": mqi.tx_begin, "commit": mqi.tx_commit, "rollback": mqi.tx_rollback}[op]()
+
+
+def routc(level: int) -> None:
+    """ROUTC is not served yet (the ROUTC bridge brings it): the runtime returns -1."""
