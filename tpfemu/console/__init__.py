@@ -1,4 +1,5 @@
-"""The operator console: ZMQSC (MQ) and ZINET (Internet daemon) commands.
+"""The operator console: ZMQSC (MQ), ZINET (Internet daemon) and ZBRDG (ROUTC bridge)
+commands.
 
 :func:`execute` runs one command line against a host (a
 :class:`~tpfemu.console.host.ConsoleHost`, which a :class:`~tpfemu.system.System` is) and
@@ -33,4 +34,9 @@ def execute(system: ConsoleHost, text: str) -> str:
         from tpfemu.console.zinet import zinet
 
         return zinet(system, rest)
-    return f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC AND ZINET ARE KNOWN"
+    if verb == "ZBRDG":
+        from tpfemu.console.zbrdg import zbrdg
+
+        return zbrdg(system, rest)
+    return (f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC, ZINET AND ZBRDG "
+            "ARE KNOWN")
