@@ -96,6 +96,7 @@ def test_cuiw_parameters_are_byte_exact():
     assert raw[96:104] == bytes.fromhex("0A0102" "C2C1D3F1" "00")
     assert CuiwParams.unpack(raw) == CuiwParams("REPLY.Q", "QM2", LNI, "BAL1")
     assert CuiwParams("Q", "M").pack()[96:104] == bytes(8)
+    assert CuiwParams("", "", LNI, "BAL1").results() == raw[96:104]
 
 
 @given(st.binary(max_size=AM0SG_MAX_TEXT), st.binary(min_size=3, max_size=3), st.booleans())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from bridge_helpers import WAIT, dead_letters, depth, echo_app, get_all
 
@@ -158,3 +160,22 @@ def test_routc_to_a_program_is_refused(system):
     [dump] = system.dispatcher.dumps
     assert dump.error.code == ErrorCode.ROUTC_UNKNOWN_DESTINATION
     assert "BAL9 is a program" in str(dump.error)
+
+
+def test_reply_queue_stays_open_between_replies_then_is_closed(bal1, deliver, qm,
+                                                               monkeypatch):
+    """Replies to one queue share one open handle (OPPROCS 1); once it is unused for the
+    idle time the bridge closes it, so the operator may delete the queue."""
+    from tpfemu.bridge import bridge as bridge_module
+
+    for n in range(3):
+        deliver(b"Q%d" % n, ReplyToQMgr=b"TPF1")
+    q = bal1.qmgr.local_queue("REPLY.Q")
+    assert q.output_count == 1
+    monkeypatch.setattr(bridge_module, "REPLY_HANDLE_IDLE", 0.2)
+    deadline = time.monotonic() + WAIT
+    while q.output_count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert q.output_count == 0
+    assert [d for d, _ in get_all(qm, "REPLY.Q")] == [b"OK Q0", b"OK Q1", b"OK Q2"]
+    assert bal1.console("ZMQSC DEL QL-REPLY.Q").startswith("MQSC0013I")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -39,7 +40,9 @@ from tpfemu.bridge.layouts import (
     AM0LNI,
     AM0SG_MAX_TEXT,
     BLOCK_SIZE,
+    CUIW_PARAMS,
     NO_LNIATA,
+    RCPL_SIZE,
     Am0sg,
     CuiwParams,
     LayoutError,
@@ -58,6 +61,11 @@ INPUT_PROGRAM = "CMQB"
 ROUTER_PROGRAM = "COA4"
 EXIT_PROGRAM = "CUIW"
 DLQ_NAME = "DEAD.LETTER.QUEUE"
+#: The reply queues the bridge keeps open (least recently used closed first), and how long
+#: one may stay open unused (closed at the next reply after that).
+REPLY_HANDLES = 64
+REPLY_HANDLE_IDLE = 2.0
+_CLEAR = bytes(CUIW_PARAMS - RCPL_SIZE)
 
 #: DLH reasons of messages the bridge dead-letters (ours, in the application feedback range).
 CUIW_FAILED = cmqc.MQFB_APPL_FIRST + 1
@@ -77,6 +85,7 @@ MESSAGES = {
     "MQSC0944E": "a ROUTC reply could not be put; it went to the dead-letter queue",
     "MQSC0945E": "a message could not be dead-lettered either and is lost (named)",
     "MQSC0946E": "the bridge refused a persistent message (only nonpersistent ones bridge)",
+    "MQSC0947E": "the bridge's table (with its counts) could not be saved at stop",
 }
 
 
@@ -130,6 +139,13 @@ class BridgeOrigin:
         return f"LNIATA {self.lniata} (MQ)"
 
 
+def _close(queue: Any) -> None:
+    try:
+        queue.close()
+    except errors.TpfEmuError:
+        pass  # already closed, or the connection is gone: nothing left to release
+
+
 def _reply_context(channel: str, md: MD) -> ReplyContext:
     return ReplyContext(_text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId),
                         bytes(md.CorrelId), md.Report, md.Persistence, md.Priority,
@@ -161,6 +177,10 @@ class Bridge:
         self.operator = BridgeOperator(self.terminals)
         self._mq: Any = None  # the bridge's MQI connection (tpfemu.mqi.QueueManager)
         self._mq_lock = threading.Lock()
+        #: (ReplyToQ, ReplyToQMgr) -> (open mqi.Queue, last use): reply queues kept open.
+        self._handles: OrderedDict[tuple[str, str], tuple[Any, float]] = OrderedDict()
+        self._stopping = threading.Event()
+        self._sweeper: threading.Thread | None = None
         self.delivered = self.replies = self.outputs = self.dead_letters = 0
 
     def start(self) -> Bridge:
@@ -174,12 +194,24 @@ class Bridge:
                 self.programs.load(name, fn)
         self._mq = mqi.connect(self.qmgr.name)  # outside any entry: it lasts
         self.dispatcher.router = self
+        self._sweeper = threading.Thread(target=self._sweep_loop, daemon=True,
+                                         name=f"bridge {self.qmgr.name} reply handles")
+        self._sweeper.start()
         return self
 
     def stop(self) -> None:
         """Stop routing ROUTC and disconnect (after the entries have finished)."""
         if self.dispatcher.router is self:
             self.dispatcher.router = None
+        try:
+            self.terminals.save()
+        except OSError as exc:
+            self._say("MQSC0947E", f"BRIDGE TABLE NOT SAVED AT STOP: {exc}")
+        self._stopping.set()
+        if self._sweeper is not None:
+            self._sweeper.join(5)
+        with self._mq_lock:
+            self._close_handles(float("inf"))
         mq, self._mq = self._mq, None
         if mq is not None and mq.is_connected:
             try:
@@ -222,7 +254,8 @@ class Bridge:
             return
         reply = request.reply
         ebw = ecb.ebw
-        ebw[0:104] = CuiwParams(reply.reply_to_q, reply.reply_to_qmgr).pack()
+        area = memoryview(ebw)  # our own writes: the work area's checks are not needed
+        area[0:CUIW_PARAMS] = CuiwParams(reply.reply_to_q, reply.reply_to_qmgr).pack()
         try:
             ecb.entrc(EXIT_PROGRAM)
             params = CuiwParams.unpack(ebw)
@@ -239,11 +272,10 @@ class Bridge:
             return
         block = ecb.block(Level.D0)
         assert block is not None  # CREEC put the AM0SG there
-        block[AM0LNI:AM0LNI + 3] = lniata
+        memoryview(block)[AM0LNI:AM0LNI + 3] = lniata
         self.terminals.mark_mq(lniata, reply, params.application)
         ecb.origin = BridgeOrigin(lniata, request)
-        ebw[0:104] = bytes(104)
-        ebw[0:16] = Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack()
+        area[0:CUIW_PARAMS] = Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack() + _CLEAR
         self._journal("bridge-in", "", lniata, request, channel=request.channel)
         ecb.entnc(ROUTER_PROGRAM)
 
@@ -271,7 +303,7 @@ class Bridge:
             self._dead_letter(origin.request, NO_APPLICATION, "MQSC0943E",
                               f"COA4 FOUND {what} FOR LNIATA {lniata}", lniata)
             return
-        ecb.ebw[0:16] = Rcpl(application, lniata, from_mq=rcpl.from_mq).pack()
+        memoryview(ecb.ebw)[0:RCPL_SIZE] = Rcpl(application, lniata, from_mq=rcpl.from_mq).pack()
         if isinstance(origin, BridgeOrigin):
             self._journal("bridge-route", "", lniata, origin.request, application=application)
         ecb.entnc(application)
@@ -334,11 +366,8 @@ class Bridge:
             md.MsgId = reply.msg_id
         else:
             options |= cmqc.MQPMO_NEW_MSG_ID
-        od = OD(ObjectName=reply.reply_to_q.encode("ascii"),
-                ObjectQMgrName=reply.reply_to_qmgr.encode("ascii"))
         try:
-            with self._mq_lock:
-                self._connection().put1(od, text, md, PMO(Options=options))
+            self._put_reply(reply, text, md, options)
         except errors.MQMIError as exc:
             self._dead_letter_reply(lniata, reply, text, md, exc)
             return
@@ -347,6 +376,43 @@ class Bridge:
         self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
                       msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
                       reply_to_qmgr=reply.reply_to_qmgr)
+
+    def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
+        """MQPUT the reply on the open handle of its queue (opened on first use, kept
+        for the next replies to it). :raises MQMIError: from MQOPEN or MQPUT."""
+        from tpfemu import mqi
+
+        key = (reply.reply_to_q, reply.reply_to_qmgr)
+        with self._mq_lock:
+            cached = self._handles.pop(key, None)
+            if cached is None:
+                od = OD(ObjectName=key[0].encode("ascii"), ObjectQMgrName=key[1].encode("ascii"))
+                queue = mqi.Queue(self._connection(), od, cmqc.MQOO_OUTPUT)
+            else:
+                queue = cached[0]
+            try:
+                queue.put(text, md, PMO(Options=options))
+            except errors.MQMIError:
+                _close(queue)
+                raise
+            self._handles[key] = (queue, time.monotonic())
+            if len(self._handles) > REPLY_HANDLES:
+                _close(self._handles.popitem(last=False)[1][0])
+
+    def _close_handles(self, idle: float) -> None:
+        """Close the reply queues unused for ``idle`` seconds (under the MQ lock)."""
+        now = time.monotonic()
+        for key, (queue, used) in list(self._handles.items()):
+            if now - used >= idle:
+                del self._handles[key]
+                _close(queue)
+
+    def _sweep_loop(self) -> None:
+        """Close reply queues left unused, so that they do not stay open (and in use for
+        the operator's DELETE) longer than :data:`REPLY_HANDLE_IDLE` seconds or so."""
+        while not self._stopping.wait(REPLY_HANDLE_IDLE / 2):
+            with self._mq_lock:
+                self._close_handles(REPLY_HANDLE_IDLE)
 
     # -- dead letters, journal, console ------------------------------------------------------
 

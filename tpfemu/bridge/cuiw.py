@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tpfemu.bridge.layouts import CUIW_PARAMS, CuiwParams, LayoutError, Lniata
+from tpfemu.bridge.layouts import CUIW_OUT, CUIW_PARAMS, CuiwParams, LayoutError, Lniata
 
 if TYPE_CHECKING:
     from ecb import Ecb
@@ -61,8 +61,7 @@ def assign_lniata(fn: AssignFunction) -> Callable[[Ecb], None]:
         if isinstance(answer, tuple):
             answer, application = answer
         lniata = Lniata(b"\0\0\0") if answer is None else _lniata(answer)
-        ecb.ebw[0:CUIW_PARAMS] = CuiwParams(params.reply_to_q, params.reply_to_qmgr, lniata,
-                                            application).pack()
+        ecb.ebw[CUIW_OUT:CUIW_PARAMS] = CuiwParams("", "", lniata, application).results()
 
     cuiw.__qualname__ = f"CUIW({getattr(fn, '__qualname__', fn)!s})"
     return cuiw

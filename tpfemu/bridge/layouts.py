@@ -54,6 +54,7 @@ CUIW parameters (EBW000-EBW103 of the bridge entry while CUIW runs)::
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -64,6 +65,7 @@ __all__ = [
     "AM0SG_HEADER_SIZE",
     "AM0SG_MAX_TEXT",
     "BLOCK_SIZE",
+    "CUIW_OUT",
     "CUIW_PARAMS",
     "LayoutError",
     "Lniata",
@@ -100,6 +102,7 @@ WGTA_POOL = 0x20
 
 _CUIW = struct.Struct(">48s48s3s4sB")
 CUIW_PARAMS = _CUIW.size  # 104
+CUIW_OUT = 96  # where CUIW's results start (EBW096)
 
 _NAME = re.compile(r"[A-Z][A-Z0-9]{3}")
 _BLANK_NAME = b"\x40" * 4
@@ -117,17 +120,40 @@ def program_name(name: str) -> str:
     return name
 
 
+@functools.lru_cache(maxsize=1024)
+def _padded(name: str) -> bytes:
+    """An MQ name as the MQMD holds it: ASCII, blank-padded to 48 bytes."""
+    return name.encode("ascii").ljust(48)[:48]
+
+
+_ENCODED: dict[str, bytes] = {}  # program name -> its 4 EBCDIC bytes (checked once)
+_DECODED: dict[bytes, str] = {}
+
+
 def _name_bytes(name: str | None) -> bytes:
-    return _BLANK_NAME if name is None else program_name(name).encode(EBCDIC)
+    if name is None:
+        return _BLANK_NAME
+    raw = _ENCODED.get(name)
+    if raw is None:
+        raw = program_name(name).encode(EBCDIC)
+        if len(_ENCODED) < 4096:
+            _ENCODED[name] = raw
+    return raw
 
 
 def _name_of(raw: bytes, field: str) -> str | None:
+    name = _DECODED.get(raw)
+    if name is not None:
+        return name
     if raw in (_BLANK_NAME, b"\0\0\0\0"):
         return None
     try:
-        return program_name(raw.decode(EBCDIC))
+        name = program_name(raw.decode(EBCDIC))
     except LayoutError:
         raise LayoutError(f"{field} X'{raw.hex().upper()}' is not a program name") from None
+    if len(_DECODED) < 4096:
+        _DECODED[raw] = name
+    return name
 
 
 class Lniata(bytes):
@@ -218,7 +244,20 @@ def _address(value: Address, field: str) -> tuple[bytes, bool]:
     return _name_bytes(value), True
 
 
+_ADDRESSES: dict[bytes, Address] = {}  # RCPL address bytes + flag -> address (read once)
+
+
 def _address_of(raw: bytes, is_program: bool, field: str) -> Address:
+    key = raw + (b"P" if is_program else b"T")
+    found = _ADDRESSES.get(key)
+    if found is None:
+        found = _read_address(raw, is_program, field)
+        if len(_ADDRESSES) < 65536:
+            _ADDRESSES[key] = found
+    return found
+
+
+def _read_address(raw: bytes, is_program: bool, field: str) -> Address:
     if is_program:
         name = _name_of(raw, field)
         if name is None:
@@ -308,12 +347,16 @@ class CuiwParams:
     lniata: Lniata = NO_LNIATA
     application: str | None = None
 
+    def results(self) -> bytes:
+        """EBW096-EBW103 alone: what CUIW writes back."""
+        app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
+        return self.lniata + app + b"\0"
+
     def pack(self) -> bytes:
         """The 104 bytes (names blank-padded ASCII, as the MQMD holds them)."""
         app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
-        return _CUIW.pack(self.reply_to_q.encode("ascii").ljust(48)[:48],
-                          self.reply_to_qmgr.encode("ascii").ljust(48)[:48],
-                          self.lniata, app, 0)
+        return _CUIW.pack(_padded(self.reply_to_q), _padded(self.reply_to_qmgr), self.lniata,
+                          app, 0)
 
     @classmethod
     def unpack(cls, raw: bytes | bytearray | memoryview) -> CuiwParams:

@@ -58,7 +58,7 @@ class BridgeOperator:
 
     def _row(self, lniata: Lniata) -> dict[str, Any]:
         t = self._t
-        entry = t.wgta[lniata]
+        entry = t.entry(lniata)
         reply = t.replies.get(lniata)
         return {
             "lniata": str(lniata), "application": entry.application or "", "mq": entry.mq,

@@ -103,6 +103,9 @@ class Terminals:
         self.pool = Pool()
         self.allocated: dict[tuple[str, str], Lniata] = {}
         self.replies: dict[Lniata, ReplyContext] = {}
+        #: [inputs, outputs] per terminal; kept apart from the WGTA entries (which hold
+        #: what the operator and CUIW set) so that counting does not rebuild an entry.
+        self.counts: dict[Lniata, list[int]] = {}
         self.logs: dict[Lniata, deque[TerminalOutput]] = {}
         if self.path is not None and self.path.exists():
             self._load(self.path)
@@ -122,6 +125,7 @@ class Terminals:
                              pool["application"]).check()
             self.allocated = {(a["rq"], a["rqm"]): Lniata.parse(a["lniata"])
                               for a in data["allocated"]}
+            self.counts = {k: [e.inputs, e.outputs] for k, e in self.wgta.items()}
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise LayoutError(f"{path} is not a readable bridge table: {exc}") from None
 
@@ -131,7 +135,7 @@ class Terminals:
             return
         data: dict[str, Any] = {
             "version": 1,
-            "wgta": [self.wgta[k].pack().hex().upper() for k in sorted(self.wgta)],
+            "wgta": [self.entry(k).pack().hex().upper() for k in sorted(self.wgta)],
             "routes": [{"rq": q, "rqm": m, "lniata": str(v)}
                        for (q, m), v in sorted(self.routes.items())],
             "pool": {"first": str(self.pool.first), "count": self.pool.count,
@@ -151,6 +155,12 @@ class Terminals:
             Path(temp).unlink(missing_ok=True)
             raise
 
+    def save(self) -> None:
+        """Write the tables now, counts included (the bridge does at stop; changes are
+        saved as they are made, counts alone are not). :raises OSError: not written."""
+        with self.lock:
+            self._save()
+
     def _change(self, apply: Any) -> None:
         """Apply a change to the tables and save it; on a failed save, undo it."""
         with self.lock:
@@ -161,6 +171,13 @@ class Terminals:
             except BaseException:
                 self.wgta, self.routes, self.pool, self.allocated = saved
                 raise
+
+    def entry(self, lniata: Lniata) -> WgtaEntry:
+        """The WGTA entry of ``lniata`` with its current counts. :raises KeyError: none."""
+        with self.lock:
+            entry = self.wgta[lniata]
+            counts = self.counts.get(lniata)
+            return replace(entry, inputs=counts[0], outputs=counts[1]) if counts else entry
 
     # -- operator changes -------------------------------------------------------------------
 
@@ -202,6 +219,7 @@ class Terminals:
             self._change(apply)
             self.replies.pop(lniata, None)
             self.logs.pop(lniata, None)
+            self.counts.pop(lniata, None)
 
     def add_route(self, reply_to_q: str, reply_to_qmgr: str, lniata: Lniata) -> None:
         """Have CUIW give ``lniata`` to messages with this ReplyToQ (``*``: any) and
@@ -264,25 +282,28 @@ class Terminals:
         """Mark ``lniata`` an MQ terminal owing ``reply`` (creating its entry if CUIW
         named an undefined terminal); ``application`` (from CUIW) replaces its route."""
         with self.lock:
-            old = self.wgta.get(lniata)
-            entry = old if old is not None else WgtaEntry(lniata)
-            changed = old is None or not entry.mq or (
-                application is not None and application != entry.application)
-            entry = replace(entry, mq=True, inputs=entry.inputs + 1,
-                            application=application or entry.application)
-            if changed:  # a new mark or route is saved; counters alone are not
-                self._change(lambda: self.wgta.__setitem__(lniata, entry))
-            else:
-                self.wgta[lniata] = entry
+            entry = self.wgta.get(lniata)
+            if entry is None or not entry.mq or (
+                    application is not None and application != entry.application):
+                base = entry if entry is not None else WgtaEntry(lniata)
+                marked = replace(base, mq=True, application=application or base.application)
+                self._change(lambda: self.wgta.__setitem__(lniata, marked))  # saved
+                entry = marked
+            counts = self.counts.get(lniata)
+            if counts is None:
+                counts = self.counts[lniata] = [0, 0]
+            counts[0] += 1
             self.replies[lniata] = reply
             return entry
 
     def count_output(self, lniata: Lniata) -> None:
         """Count one ROUTC output to ``lniata``."""
         with self.lock:
-            entry = self.wgta.get(lniata)
-            if entry is not None:
-                self.wgta[lniata] = replace(entry, outputs=entry.outputs + 1)
+            if lniata in self.wgta:
+                counts = self.counts.get(lniata)
+                if counts is None:
+                    counts = self.counts[lniata] = [0, 0]
+                counts[1] += 1
 
     def log_output(self, lniata: Lniata, text: bytes, ecb_id: int, program: str | None) -> None:
         """Append one message to ``lniata``'s terminal log."""

@@ -284,4 +284,5 @@ QMGR_MESSAGES = {
     "MQSC0944E": "a ROUTC reply could not be put; it went to the dead-letter queue",
     "MQSC0945E": "a bridged message or reply could not be dead-lettered and is lost",
     "MQSC0946E": "the ROUTC bridge refused a persistent message",
+    "MQSC0947E": "the ROUTC bridge's table (with its counts) could not be saved at stop",
 }
