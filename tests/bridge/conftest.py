@@ -18,6 +18,18 @@ from tpfemu import mqi
 from tpfemu.mqi import CMQC
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _running_ecb_watcher() -> None:
+    """Install the journal's running-ECB watcher before any bridge test runs an entry, as
+    a journal started first in the process does. (tests/journal/test_capture.py's
+    test_an_event_that_cannot_be_recorded_is_counted_not_raised needs the watcher to have
+    been installed before the first entry of the process; these tests run entries early.)"""
+    from ecb import linkage
+    from tpfemu._lowlevel import follow_running_ecbs
+
+    follow_running_ecbs(linkage.watch_running)
+
+
 @pytest.fixture
 def system() -> Iterator[tpfemu.System]:
     """A running in-memory system with the profile and a reply queue REPLY.Q."""
