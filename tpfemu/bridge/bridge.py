@@ -28,9 +28,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ecb import ControlTransfer, Dispatcher, Ecb, ErrorCode, Level, Programs, TpfSystemError
 from ecb.blocks import CoreBlock
@@ -115,8 +114,7 @@ def _text(value: bytes | str) -> str:
     return str(value).strip()
 
 
-@dataclass(frozen=True, slots=True)
-class BridgeRequest:
+class BridgeRequest(NamedTuple):
     """The origin of a CMQB entry: the message as it arrived."""
 
     channel: str
@@ -128,8 +126,7 @@ class BridgeRequest:
         return f"MQ BRIDGE {self.channel}"
 
 
-@dataclass(frozen=True, slots=True)
-class BridgeOrigin:
+class BridgeOrigin(NamedTuple):
     """The origin of a bridged entry once CUIW gave it a terminal (children inherit it)."""
 
     lniata: Lniata

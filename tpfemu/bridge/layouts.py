@@ -58,6 +58,7 @@ import functools
 import re
 import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "AM0LNI",
@@ -199,8 +200,7 @@ class Lniata(bytes):
 NO_LNIATA = Lniata(b"\0\0\0")
 
 
-@dataclass(frozen=True, slots=True)
-class Am0sg:
+class Am0sg(NamedTuple):
     """An AM0SG: the text of one message and the terminal it belongs to."""
 
     text: bytes
@@ -269,8 +269,7 @@ def _read_address(raw: bytes, is_program: bool, field: str) -> Address:
     return Lniata(raw[1:])
 
 
-@dataclass(frozen=True, slots=True)
-class Rcpl:
+class Rcpl(NamedTuple):
     """A routing control parameter list: where a message goes, where it came from."""
 
     destination: Address
@@ -286,7 +285,9 @@ class Rcpl:
                  | (RCPL_AM0SG if self.am0sg else 0) | (RCPL_FROM_MQ if self.from_mq else 0))
         return _RCPL.pack(des, org, flags, bytes(3), bytes(4))
 
-    __bytes__ = pack
+    def __bytes__(self) -> bytes:
+        """The 16-byte extended form (so ``bytes(rcpl)`` and ``ecb.routc(rcpl, ...)`` work)."""
+        return self.pack()
 
     @classmethod
     def unpack(cls, raw: bytes | bytearray | memoryview) -> Rcpl:
@@ -337,8 +338,7 @@ class WgtaEntry:
                    bool(flags & WGTA_OPERATOR), bool(flags & WGTA_POOL), inputs, outputs)
 
 
-@dataclass(frozen=True, slots=True)
-class CuiwParams:
+class CuiwParams(NamedTuple):
     """CUIW's parameter area at EBW000: ReplyToQ and ReplyToQMgr in, LNIATA (and
     optionally an application) out."""
 

@@ -30,7 +30,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tpfemu.bridge.layouts import LayoutError, Lniata, WgtaEntry, program_name
 
@@ -43,8 +43,7 @@ DEFAULT_POOL_COUNT = 256
 ANY_QUEUE = "*"
 
 
-@dataclass(frozen=True, slots=True)
-class ReplyContext:
+class ReplyContext(NamedTuple):
     """What an MQ terminal's reply needs from the request it answers."""
 
     reply_to_q: str
