@@ -255,13 +255,12 @@ class Bridge:
         area[0:CUIW_PARAMS] = CuiwParams(reply.reply_to_q, reply.reply_to_qmgr).pack()
         try:
             ecb.entrc(EXIT_PROGRAM)
-            params = CuiwParams.unpack(ebw)
+            lniata, application = CuiwParams.results_of(ebw)
         except (Exception, ControlTransfer) as exc:
             self._dead_letter(request, CUIW_FAILED, "MQSC0941E",
                               f"CUIW FAILED FOR REPLYTOQ {reply.reply_to_q} REPLYTOQMGR "
                               f"{reply.reply_to_qmgr}: {exc!r}")
             return
-        lniata = params.lniata
         if lniata == NO_LNIATA:
             self._dead_letter(request, NO_LNIATA_ASSIGNED, "MQSC0942E",
                               f"CUIW ASSIGNED NO LNIATA TO REPLYTOQ {reply.reply_to_q} "
@@ -270,7 +269,7 @@ class Bridge:
         block = ecb.block(Level.D0)
         assert block is not None  # CREEC put the AM0SG there
         memoryview(block)[AM0LNI:AM0LNI + 3] = lniata
-        self.terminals.mark_mq(lniata, reply, params.application)
+        self.terminals.mark_mq(lniata, reply, application)
         ecb.origin = BridgeOrigin(lniata, request)
         area[0:CUIW_PARAMS] = Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack() + _CLEAR
         self._journal("bridge-in", "", lniata, request, channel=request.channel)

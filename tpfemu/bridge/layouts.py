@@ -269,6 +269,16 @@ def _read_address(raw: bytes, is_program: bool, field: str) -> Address:
     return Lniata(raw[1:])
 
 
+@functools.lru_cache(maxsize=4096)
+def _rcpl_bytes(destination: Address, origin: Address, am0sg: bool, from_mq: bool) -> bytes:
+    """An RCPL's 16 bytes (the same few routes recur: each is packed once)."""
+    des, des_pgm = _address(destination, "destination")
+    org, org_pgm = _address(origin, "origin")
+    flags = ((RCPL_DEST_PROGRAM if des_pgm else 0) | (RCPL_ORIGIN_PROGRAM if org_pgm else 0)
+             | (RCPL_AM0SG if am0sg else 0) | (RCPL_FROM_MQ if from_mq else 0))
+    return _RCPL.pack(des, org, flags, bytes(3), bytes(4))
+
+
 class Rcpl(NamedTuple):
     """A routing control parameter list: where a message goes, where it came from."""
 
@@ -279,11 +289,7 @@ class Rcpl(NamedTuple):
 
     def pack(self) -> bytes:
         """The 16-byte extended form."""
-        des, des_pgm = _address(self.destination, "destination")
-        org, org_pgm = _address(self.origin, "origin")
-        flags = ((RCPL_DEST_PROGRAM if des_pgm else 0) | (RCPL_ORIGIN_PROGRAM if org_pgm else 0)
-                 | (RCPL_AM0SG if self.am0sg else 0) | (RCPL_FROM_MQ if self.from_mq else 0))
-        return _RCPL.pack(des, org, flags, bytes(3), bytes(4))
+        return _rcpl_bytes(*self)
 
     def __bytes__(self) -> bytes:
         """The 16-byte extended form (so ``bytes(rcpl)`` and ``ecb.routc(rcpl, ...)`` work)."""
@@ -357,6 +363,15 @@ class CuiwParams(NamedTuple):
         app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
         return _CUIW.pack(_padded(self.reply_to_q), _padded(self.reply_to_qmgr), self.lniata,
                           app, 0)
+
+    @staticmethod
+    def results_of(raw: bytes | bytearray | memoryview) -> tuple[Lniata, str | None]:
+        """Only what CUIW wrote back (EBW096-EBW102): the LNIATA and the application.
+
+        :raises LayoutError: a bad application name.
+        """
+        out = bytes(raw[CUIW_OUT:CUIW_PARAMS])
+        return Lniata(out[0:3]), _name_of(out[3:7], "CUIW application (EBW099)")
 
     @classmethod
     def unpack(cls, raw: bytes | bytearray | memoryview) -> CuiwParams:
