@@ -149,6 +149,9 @@ def test_journal_records_bridge_in_route_and_out_with_the_lniata(tmp_path):
         system.console("ZMQSC DEF QL-REPLY.Q")
         system.programs.load("BAL1", echo_app())
         system.console("ZBRDG DEF LN-0A0101 APPL-BAL1 RQ-REPLY.Q RQM-TPF1")
+        # The home's definition follower may be adopting a snapshot taken before DEF
+        # QL-REPLY.Q (the queue then vanishes for a moment: reported); adopt the latest.
+        system.qmgr.sync_definitions()
         system.bridge.deliver(FAST_CHANNEL, mqi.MD(ReplyToQ=b"REPLY.Q", ReplyToQMgr=b"TPF1",
                                                    MsgId=b"R" * 24), b"X")
         assert system.dispatcher.wait_idle(WAIT)

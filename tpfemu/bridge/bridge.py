@@ -297,7 +297,7 @@ class Bridge:
             what = "NO APPLICATION" if application is None else \
                 f"APPLICATION {application} NOT LOADED"
             self._dead_letter(origin.request, NO_APPLICATION, "MQSC0943E",
-                              f"COA4 FOUND {what} FOR LNIATA {lniata}", lniata)
+                              f"COA4 FOUND {what} FOR LNIATA {lniata}")
             return
         memoryview(ecb.ebw)[0:RCPL_SIZE] = Rcpl(application, lniata, from_mq=rcpl.from_mq).pack()
         if isinstance(origin, BridgeOrigin):
@@ -419,8 +419,8 @@ class Bridge:
                                    obj=self.qmgr.name)
         return mq
 
-    def _dead_letter(self, request: BridgeRequest, reason: int, message_id: str, text: str,
-                     lniata: Lniata | None = None) -> None:
+    def _dead_letter(self, request: BridgeRequest, reason: int, message_id: str,
+                     text: str) -> None:
         """Put a bridged request on the dead-letter queue with an MQDLH (``reason``)."""
         reply = request.reply
         md = MD(Format=cmqc.MQFMT_DEAD_LETTER_HEADER, CodedCharSetId=reply.ccsid,
