@@ -45,6 +45,7 @@ TXBGC/TXCMC/      ``ecb.tx_begin/tx_commit/tx_rollback``,       nested scopes
 TXRBC             ``ecb.tx_enlist(participant)``
 record hold       ``ecb.hold(resource)``, ``ecb.unhold``        checked by EXITC
 SERRC / SNAPC     ``ecb.serrc(text)``, ``ecb.snapc(text)``
+ROUTC             ``ecb.routc(rcpl, level)``                    via ``disp.router``
 ================  ============================================  ==========================
 
 Misuse raises :class:`TpfSystemError` (codes in :mod:`ecb.errors`); an error escaping an
@@ -77,6 +78,7 @@ from ecb.levels import (
 from ecb.linkage import DEFAULT_MAX_NESTING, ControlTransfer, current, run_entry
 from ecb.programs import PROGRAM_NAME_RULE, Program, Programs, check_name
 from ecb.resources import CommitParticipant
+from ecb.routc import MessageRouter
 from ecb.storage import DEFAULT_LIMITS, DEFAULT_SHORT_FRACTION, Storage
 
 __all__ = [
@@ -104,6 +106,7 @@ __all__ = [
     "Farw",
     "Level",
     "LevelDump",
+    "MessageRouter",
     "Program",
     "Programs",
     "Stats",

@@ -70,6 +70,7 @@ from ecb.levels import MAX_BLOCK_SIZE, MAX_PARAMS, BlockType
 from ecb.linkage import DEFAULT_MAX_NESTING, run_entry
 from ecb.programs import Programs, check_name
 from ecb.programs import _valid as _known_names
+from ecb.routc import MessageRouter
 from ecb.storage import Storage
 from ecb.timers import Timers
 
@@ -175,6 +176,9 @@ class Dispatcher:
         self._discarded = 0
         self._dumps: collections.deque[Dump] = collections.deque(maxlen=dump_history)
         self._timers = Timers(self._timer_fired, self._timer_failed)
+        #: ROUTC's message router (:class:`ecb.routc.MessageRouter`), installed by the
+        #: layer above; None until then (ROUTC is then a system error, E0601).
+        self.router: MessageRouter | None = None
 
     # -- life cycle -------------------------------------------------------------------------
 

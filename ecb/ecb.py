@@ -528,6 +528,39 @@ class Ecb(Linkage, ResourceMixin):
         except TpfSystemError as exc:
             raise self._enrich(exc) from None
 
+    # -- output -------------------------------------------------------------------------------
+
+    def routc(self, rcpl: bytes | bytearray | memoryview | object, level: Level | int) -> None:
+        """Send the message on ``level`` where ``rcpl`` routes it; release the level.
+
+        Equivalent to ROUTC (C ``routc(rcpl, level)``). ``rcpl`` is the routing control
+        parameter list as bytes (or any object ``bytes()`` accepts, such as tpfemu's
+        ``Rcpl``); its layout belongs to the installed router (:mod:`ecb.routc`), which
+        the dispatcher holds as :attr:`~ecb.Dispatcher.router`. On return the level is
+        free, as after TPF's ROUTC; on a system error it still holds the block (the dump
+        shows it).
+
+        :raises TpfSystemError: E0108 bad level, E0102 empty level, E0601 no router, and
+            what the router raises: E0602 unknown destination, E0603 unreadable message.
+        """
+        index = self._level(level, "ROUTC")
+        block = self._blocks[index]
+        if block is None:
+            raise self._error(ErrorCode.LEVEL_EMPTY, "ROUTC", "level holds no message", index)
+        dispatcher = self._ctx.dispatcher
+        router = dispatcher.router if dispatcher is not None else None
+        if router is None:
+            raise self._error(ErrorCode.ROUTC_NO_ROUTER, "ROUTC",
+                              "no message router is installed", index)
+        try:
+            data = rcpl if isinstance(rcpl, bytes) else bytes(rcpl)  # type: ignore[call-overload]
+            router.routc(self, data, block)
+        except TpfSystemError as exc:
+            raise self._enrich(exc, index) from None
+        self._blocks[index] = None
+        self._held -= 1
+        self._ctx.storage.release(block)
+
     # -- dumps --------------------------------------------------------------------------------
 
     def serrc(self, detail: str) -> None:

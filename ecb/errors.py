@@ -45,6 +45,9 @@ E0404  RESOURCE_NOT_HELD            UNHOLD of a resource this ECB does not hold
 E0405  NO_COMMIT_SCOPE              TXCMC/TXRBC with no commit scope open
 E0501  PROGRAM_EXCEPTION            a Python exception escaped a program
 E0502  APPLICATION_SERRC            a program issued SERRC itself
+E0601  ROUTC_NO_ROUTER              ROUTC with no message router installed (ecb.routc)
+E0602  ROUTC_UNKNOWN_DESTINATION    ROUTC to a destination the router does not know
+E0603  ROUTC_BAD_MESSAGE            ROUTC of a message or RCPL the router cannot read
 ====== ============================ =====================================================
 """
 
@@ -86,6 +89,9 @@ class ErrorCode(enum.IntEnum):
     NO_COMMIT_SCOPE = 0x0405
     PROGRAM_EXCEPTION = 0x0501
     APPLICATION_SERRC = 0x0502
+    ROUTC_NO_ROUTER = 0x0601
+    ROUTC_UNKNOWN_DESTINATION = 0x0602
+    ROUTC_BAD_MESSAGE = 0x0603
 
     @property
     def label(self) -> str:

@@ -52,6 +52,7 @@ from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.ports import Service
 
 if TYPE_CHECKING:
+    from tpfemu.bridge import Bridge
     from tpfemu.inetd.daemon import InternetDaemon
 
 __all__ = ["Failure", "LOGGER_NAME", "System"]
@@ -166,6 +167,10 @@ class System:
         #: The Internet daemon (ZINET), once :meth:`internet_daemon` created it.
         self.inetd: InternetDaemon | None = None
         self._inetd_lock = threading.Lock()
+        #: The ROUTC bridge (:class:`tpfemu.bridge.Bridge`), from :meth:`start` on: the
+        #: fast receiver's delivery port (``system.bridge.deliver(channel, md, data)``),
+        #: ROUTC's router and the LNIATA table (docs/bridge.md).
+        self.bridge: Bridge | None = None
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -192,6 +197,14 @@ class System:
                 system.dispatcher.stop(1)
                 raise
         system.running = True
+        from tpfemu.bridge import Bridge
+
+        try:
+            system.bridge = Bridge(system.qmgr, system.programs, system.dispatcher,
+                                   system.say, system.home).start()
+        except BaseException:
+            system.stop(1)
+            raise
         from tpfemu.console.monitor import DepthMonitor
 
         system.depth_monitor = DepthMonitor(system).start()  # QDEPTHHI console warnings
@@ -217,6 +230,8 @@ class System:
         self.services.clear()
         self.dispatcher.stop(timeout)
         self._repeat_summary()
+        if self.bridge is not None:  # after the entries: they may still ROUTC
+            self.bridge.stop()
         self.qmgr.stop()
         if self.journal is not None:  # last: it records the backouts of the stop too
             self.journal.stop()

@@ -98,7 +98,7 @@ def test_completion_offers_verbs_objects_keywords_values_and_names(mqp):
     """Completion of each word: command, verb, object type, object name, keyword, value."""
     mqp.console("ZMQSC DEF QL-APP.IN")
     mqp.console("ZMQSC DEF QL-APP.OUT")
-    assert candidates(mqp, "") == ["END", "EXIT", "HELP", "ZINET", "ZMQSC", "ZOLDR"]
+    assert candidates(mqp, "") == ["END", "EXIT", "HELP", "ZBRDG", "ZINET", "ZMQSC", "ZOLDR"]
     assert candidates(mqp, "zm") == ["ZMQSC"]
     assert candidates(mqp, "ZMQSC DIS") == ["DIS", "DISP", "DISPLAY"]
     assert candidates(mqp, "ZMQSC CLEAR ") == ["QL-"]

@@ -1,4 +1,5 @@
-"""The operator console: ZMQSC (MQ) and ZINET (Internet daemon) commands.
+"""The operator console: ZMQSC (MQ), ZINET (Internet daemon) and ZBRDG (ROUTC bridge)
+commands.
 
 :func:`execute` runs one command line against a host (a
 :class:`~tpfemu.console.host.ConsoleHost`, which a :class:`~tpfemu.system.System` is) and
@@ -40,6 +41,10 @@ def execute(system: ConsoleHost, text: str) -> str:
         from tpfemu.console.zinet import zinet
 
         return zinet(system, rest)
+    if verb == "ZBRDG":
+        from tpfemu.console.zbrdg import zbrdg
+
+        return zbrdg(system, rest)
     if verb == "ZOLDR":  # C programs' loader (ours: docs/console.md)
         from tpfemu.console.zoldr import zoldr
 
@@ -49,4 +54,5 @@ def execute(system: ConsoleHost, text: str) -> str:
     hint = hint_line(system.cpu, text)
     if hint is not None:  # runmqsc's form: answered with the ZMQSC form
         return hint
-    return f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC AND ZINET ARE KNOWN"
+    return (f"CONS0002E {system.cpu} UNKNOWN COMMAND {words[0]!r} - ZMQSC, ZINET, ZBRDG AND "
+            "ZOLDR ARE KNOWN")

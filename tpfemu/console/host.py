@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from tpfemu.qmgr.manager import QueueManager
 
-__all__ = ["ConsoleHost", "InternetDaemonPort", "ServerDefinition", "ServerStatus"]
+__all__ = ["BridgeOperatorPort", "BridgePort", "ConsoleHost", "InternetDaemonPort",
+           "ServerDefinition", "ServerStatus"]
 
 
 class ServerDefinition(Protocol):
@@ -89,6 +90,49 @@ class InternetDaemonPort(Protocol):
         """Forget servers whose listener failed."""
 
 
+class BridgeOperatorPort(Protocol):
+    """The ROUTC bridge's operator facade (tpfemu.bridge.operator.BridgeOperator), as the
+    ZBRDG command drives it: ValueError for a bad value, KeyError for an unknown terminal,
+    OSError when the table cannot be saved."""
+
+    def terminals(self) -> list[dict[str, Any]]:
+        """Every terminal: lniata, application, mq, kind, inputs, outputs, routes, reply,
+        logged, wgta."""
+
+    def terminal(self, lniata: str) -> dict[str, Any]:
+        """One terminal, as a row of :meth:`terminals`."""
+
+    def define(self, lniata: str, application: str | None = None, mq: bool | None = None,
+               reply_to_q: str | None = None, reply_to_qmgr: str | None = None) -> None:
+        """Define a terminal, optionally with a route to it."""
+
+    def alter(self, lniata: str, application: str | None = None, mq: bool | None = None,
+              reply_to_q: str | None = None, reply_to_qmgr: str | None = None) -> None:
+        """Change a defined terminal (application "" = none)."""
+
+    def delete(self, lniata: str) -> None:
+        """Delete a terminal and its routes."""
+
+    def pool(self) -> dict[str, Any]:
+        """The default allocation: first, count, application, allocated."""
+
+    def set_pool(self, first: str | None = None, count: int | None = None,
+                 application: str | None = None) -> None:
+        """Change the default allocation."""
+
+    def log(self, lniata: str) -> list[str]:
+        """A terminal's output log, oldest first."""
+
+    def clear_log(self, lniata: str) -> int:
+        """Empty a terminal's log; how many messages it held."""
+
+
+class BridgePort(Protocol):
+    """The ROUTC bridge of one processor, as the console sees it."""
+
+    operator: BridgeOperatorPort
+
+
 class ConsoleHost(Protocol):
     """The processor a console command runs on (a :class:`~tpfemu.system.System`).
 
@@ -111,3 +155,7 @@ class ConsoleHost(Protocol):
 
     def internet_daemon(self) -> InternetDaemonPort:
         """The processor's Internet daemon (created on first use)."""
+
+    @property
+    def bridge(self) -> BridgePort | None:
+        """The processor's ROUTC bridge (None before the system has started)."""

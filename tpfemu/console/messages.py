@@ -231,6 +231,37 @@ TRIGMON_LIST = _msg(83, "I", "TRIGMON {name} RUNNING - {count} ENTRIES STARTED",
                     "DISPLAY TRIGMON: one line per running trigger monitor.")
 TRIGMON_NONE = _msg(84, "I", "NO TRIGGER MONITOR IS RUNNING",
                     "DISPLAY TRIGMON when none runs.")
+# -- ZBRDG: the ROUTC bridge's LNIATA table and WGTA (ours; docs/bridge.md) --------------------
+
+BRIDGE_SYNTAX = _msg(140, "E", "ZBRDG {problem} - VERBS ARE {verbs}",
+                     "The ZBRDG command could not be read: no verb, an unknown verb or "
+                     "keyword, a token that is not KEYWORD-VALUE, a keyword given twice. "
+                     "Nothing changed.")
+BRIDGE_REFUSED = _msg(141, "E", "ZBRDG {verb} REFUSED: {detail}",
+                      "A value is not valid (the text names it), or the table could not be "
+                      "saved. Nothing changed.")
+BRIDGE_DEFINED = _msg(142, "I", "LNIATA {lniata} DEFINED",
+                      "DEF made (or redefined) the terminal's WGTA entry.")
+BRIDGE_ALTERED = _msg(143, "I", "LNIATA {lniata} ALTERED", "ALT changed the terminal.")
+BRIDGE_DELETED = _msg(144, "I", "LNIATA {lniata} DELETED",
+                      "DEL removed the terminal, its routes and its log.")
+BRIDGE_NOT_FOUND = _msg(145, "E", "LNIATA {lniata} NOT FOUND",
+                        "No terminal has that LNIATA in the WGTA.")
+BRIDGE_ROW = _msg(146, "I", "  {row}", "One row of a ZBRDG display.")
+BRIDGE_COUNT = _msg(147, "I", "{count} TERMINAL(S) DISPLAYED",
+                    "Last line of ZBRDG DISP: how many terminals the WGTA holds.")
+BRIDGE_POOL = _msg(148, "I", "POOL FIRST-{first} COUNT-{count} APPL-{application} - "
+                   "{allocated} ALLOCATED",
+                   "The default allocation CUIW uses when no route matches.")
+BRIDGE_LOG = _msg(149, "I", "TERMINAL {lniata} LOG - {count} MESSAGE(S)",
+                  "ZBRDG LOG: the messages ROUTC sent to an ordinary terminal follow, one "
+                  "row each, oldest first, as EBCDIC text.")
+BRIDGE_LOG_CLEARED = _msg(150, "I", "TERMINAL {lniata} LOG CLEARED - {count} MESSAGE(S) "
+                          "REMOVED", "ZBRDG LOG ... CLEAR-YES emptied the terminal's log.")
+BRIDGE_DOWN = _msg(151, "E", "THE ROUTC BRIDGE IS NOT RUNNING - START THE SYSTEM",
+                   "The system has not started (or has stopped) its bridge.")
+BRIDGE_TERMINAL = _msg(152, "I", "LNIATA {lniata}",
+                       "First line of one terminal's display; rows follow.")
 INTERNAL = _msg(99, "E", "COMMAND FAILED ON AN INTERNAL ERROR: {detail}",
                 "A defect in tpfemu; the command may not have been carried out. Please "
                 "report it with the command.")
@@ -245,4 +276,13 @@ QMGR_MESSAGES = {
     "MQSC0920E": "the trigger monitor failed to start a program",
     "MQSC0921W": "the trigger monitor stopped serving its initiation queue",
     "MQSC0930E": "the SWQ forwarder failed to move messages of a swung queue (it keeps running)",
+    # the ROUTC bridge (tpfemu.bridge.bridge.MESSAGES)
+    "MQSC0940E": "the ROUTC bridge refused a message too long for one AM0SG block",
+    "MQSC0941E": "CUIW failed; the bridged message went to the dead-letter queue",
+    "MQSC0942E": "CUIW assigned no LNIATA; the message went to the dead-letter queue",
+    "MQSC0943E": "COA4 found no application; the message went to the dead-letter queue",
+    "MQSC0944E": "a ROUTC reply could not be put; it went to the dead-letter queue",
+    "MQSC0945E": "a bridged message or reply could not be dead-lettered and is lost",
+    "MQSC0946E": "the ROUTC bridge refused a persistent message",
+    "MQSC0947E": "the ROUTC bridge's table (with its counts) could not be saved at stop",
 }

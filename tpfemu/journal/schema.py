@@ -66,11 +66,14 @@ LEVELS = ("off", "events", "payload")
 #: Event types a journal may hold. Message events: put, get, browse, expire (the
 #: discarded message), report (a report message the queue manager made), trigger.
 #: Unit-of-work events: commit, backout. Monitoring: depth-high, depth-ok. Object
-#: changes: define, alter, delete. Later layers add channel-* and bridge-* events.
+#: changes: define, alter, delete. The ROUTC bridge: bridge-in (a message bridged to
+#: an LNIATA), bridge-route (COA4 routed it), bridge-out (ROUTC output). Later layers add
+#: channel-* events.
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
     "define", "alter", "delete",
+    "bridge-in", "bridge-route", "bridge-out",
 )
 
 SCHEMA = pa.schema(

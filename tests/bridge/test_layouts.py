@@ -1,0 +1,106 @@
+"""Our AM0SG, RCPL, WGTA entry and CUIW parameter layouts, byte by byte (docs/bridge.md)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tpfemu.bridge import Am0sg, CuiwParams, LayoutError, Lniata, Rcpl, WgtaEntry
+from tpfemu.bridge.layouts import AM0SG_MAX_TEXT, BLOCK_SIZE
+
+LNI = Lniata.parse("0A0102")
+
+
+def test_lniata_is_three_bytes_shown_as_hex():
+    """An LNIATA parses from 6 hex digits, is the 3 bytes LN, IA, TA, and prints as hex."""
+    assert LNI == b"\x0a\x01\x02" and (LNI.line, LNI.interchange, LNI.terminal) == (10, 1, 2)
+    assert str(Lniata.parse("fe00ff")) == "FE00FF"
+    for bad in ("0A01", "0A01020", "XYZXYZ", ""):
+        with pytest.raises(LayoutError, match="6 hexadecimal digits"):
+            Lniata.parse(bad)
+
+
+def test_am0sg_block_is_byte_exact():
+    """An AM0SG fills one 381-byte block: id X'C1D4', program stamp in EBCDIC, zero chains,
+    the text count, the LNIATA, the MQ flag, then the text and zeros."""
+    block = Am0sg(b"BAL 1234", LNI, from_mq=True, program="CMQB").pack()
+    assert len(block) == BLOCK_SIZE == 381
+    assert block[:22] == bytes.fromhex(
+        "C1D4" "00" "00" "C3D4D8C2" "00000000" "00000000" "0008" "0A0102" "80")
+    assert block[22:30] == b"BAL 1234" and block[30:] == bytes(381 - 30)
+    assert Am0sg.unpack(block) == Am0sg(b"BAL 1234", LNI, True, "CMQB")
+
+
+def test_am0sg_holds_at_most_359_bytes_of_text():
+    """359 bytes of text fit the block; 360 are refused, naming the limit."""
+    assert len(Am0sg(b"x" * AM0SG_MAX_TEXT).pack()) == 381
+    with pytest.raises(LayoutError, match="at most 359"):
+        Am0sg(b"x" * 360).pack()
+
+
+@pytest.mark.parametrize(("patch", "problem"), [
+    ((0, b"XX"), "AM0BID"),
+    ((8, b"\x00\x00\x00\x01"), "chained"),
+    ((16, b"\x01\x68"), "AM0CCT 360"),
+])
+def test_unreadable_am0sg_is_refused(patch, problem):
+    """A block with a wrong id, a forward chain or a count past its end is not an AM0SG."""
+    block = bytearray(Am0sg(b"hi").pack())
+    offset, raw = patch
+    block[offset:offset + len(raw)] = raw
+    with pytest.raises(LayoutError, match=problem):
+        Am0sg.unpack(block)
+
+
+def test_rcpl_is_byte_exact():
+    """The 16-byte RCPL: destination program in EBCDIC, origin X'00'+LNIATA, control flags
+    X'80' program destination | X'20' AM0SG | X'10' from MQ, then zeros."""
+    raw = Rcpl("BAL1", LNI, am0sg=True, from_mq=True).pack()
+    assert raw == bytes.fromhex("C2C1D3F1" "000A0102" "B0000000" "00000000")
+    assert Rcpl.unpack(raw) == Rcpl("BAL1", LNI, True, True)
+
+
+def test_rcpl_reply_swaps_destination_and_origin():
+    """An answer's RCPL goes back to the origin terminal; the basic 12-byte form reads too."""
+    reply = Rcpl("BAL1", LNI, from_mq=True).reply()
+    assert reply.destination == LNI and reply.origin == "BAL1"
+    assert bytes(reply)[:8] == bytes.fromhex("000A0102C2C1D3F1")
+    assert Rcpl.unpack(bytes(reply)[:12]) == reply
+
+
+def test_rcpl_that_contradicts_its_flags_is_refused():
+    """A terminal address must start X'00'; an RCPL shorter than 12 bytes is refused."""
+    raw = bytearray(Rcpl(LNI, "BAL1").pack())
+    raw[0] = 0x01
+    with pytest.raises(LayoutError, match="does not start X'00'"):
+        Rcpl.unpack(raw)
+    with pytest.raises(LayoutError, match="at least 12"):
+        Rcpl.unpack(b"\0" * 11)
+
+
+def test_wgta_entry_is_byte_exact():
+    """A WGTA entry: LNIATA, flags (X'80' MQ, X'40' operator), application, two counts."""
+    entry = WgtaEntry(LNI, "BAL1", mq=True, operator=True, inputs=3, outputs=2)
+    assert entry.pack() == bytes.fromhex("0A0102" "C0" "C2C1D3F1" "00000003" "00000002")
+    assert WgtaEntry.unpack(entry.pack()) == entry
+    assert WgtaEntry(LNI).pack()[4:8] == b"\x40" * 4  # no application: blanks
+
+
+def test_cuiw_parameters_are_byte_exact():
+    """CUIW's area: ReplyToQ (48) and ReplyToQMgr (48) blank-padded, LNIATA at EBW096,
+    application at EBW099 (X'00' when none), 104 bytes in all."""
+    raw = CuiwParams("REPLY.Q", "QM2", LNI, "BAL1").pack()
+    assert len(raw) == 104
+    assert raw[:48] == b"REPLY.Q".ljust(48) and raw[48:96] == b"QM2".ljust(48)
+    assert raw[96:104] == bytes.fromhex("0A0102" "C2C1D3F1" "00")
+    assert CuiwParams.unpack(raw) == CuiwParams("REPLY.Q", "QM2", LNI, "BAL1")
+    assert CuiwParams("Q", "M").pack()[96:104] == bytes(8)
+    assert CuiwParams("", "", LNI, "BAL1").results() == raw[96:104]
+
+
+@given(st.binary(max_size=AM0SG_MAX_TEXT), st.binary(min_size=3, max_size=3), st.booleans())
+def test_am0sg_round_trips(text, lni, from_mq):
+    """Any text that fits comes back from the block unchanged, with its LNIATA and flag."""
+    message = Am0sg(text, Lniata(lni), from_mq, "QZZ1")
+    assert Am0sg.unpack(message.pack()) == message
