@@ -58,6 +58,9 @@ def test_both_sides_empty_are_identical(spark, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.output.startswith("identical: expected 0, actual 0, matched 0")
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["identical"] is True
+    for kind in compare.KINDS:  # every table is there, empty, with its columns
+        frame = pd.read_parquet(tmp_path / "out" / kind)
+        assert frame.empty and "expected_msg_id" in frame.columns, kind
 
 
 def test_one_side_empty_is_all_missing(spark, tmp_path):

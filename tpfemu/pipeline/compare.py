@@ -570,6 +570,7 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
 
     from tpfemu.pipeline import report
     from tpfemu.pipeline.output import AtomicDir
@@ -605,6 +606,9 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
                                                                  strict=True)])
             ds.write_dataset(batches, tmp / kind, format="parquet", schema=schema,
                              basename_template="part-{i}.parquet")
+            if not any((tmp / kind).glob("*.parquet")):  # none of this kind: an empty table
+                (tmp / kind).mkdir(exist_ok=True)
+                pq.write_table(schema.empty_table(), tmp / kind / "part-0.parquet")
             examples[kind] = _examples(
                 chosen.sort_by([("queue", "ascending"), ("e_t", "ascending"),
                                 ("a_t", "ascending")]).head(_EXAMPLES), kind)
