@@ -364,3 +364,60 @@ def test_growth_1m_to_10m(spark, workdir, external):
         external("pipeline growth (one run per size)", f"analyze {label}: {a:.1f} s",
                  a * 1e9 / n, f"1M time x {n // 1_000_000} (linear): "
                  f"{first['a'] * n:.1f} s", first["a"] * 1e9)
+
+
+# -- against the floors of the same run (issue: close to Spark's floors) ----------------
+
+#: compare may take at most this many times the bare full outer join on its real keys.
+COMPARE_FLOOR_RATIO = 2.5
+#: analyze must run at least this fraction of the rate of its bare put->get match.
+ANALYZE_FLOOR_FRACTION = 0.5
+
+
+def _floor(spark, workdir: Path, n: int, name: str) -> float:
+    """Seconds of one bare step of spark_floors.py (``name`` starts its label) at ``n``."""
+    import spark_floors
+
+    expected, actual, _ = _captures(workdir, n)
+    steps = spark_floors.floors(spark, expected, actual, _journal(workdir, n))
+    fn = next(fn for label, fn in steps if label.startswith(name))
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def _floors_case(spark, workdir, external, n: int) -> None:
+    expected, actual, planted = _captures(workdir, n)
+    join = _floor(spark, workdir, n, "compare: full outer join on (correl_id, queue)")
+    seconds, summary = time_compare(spark, expected, actual, workdir / "out-floor")
+    assert all(summary["counts"][k] == v for k, v in planted.items())
+    match = _floor(spark, workdir, n, "analyze: put->get match")
+    a_seconds = time_analyze(spark, _journal(workdir, n), workdir / "out-floor-a")
+    label = f"{n / 1e6:g}M"
+    external(f"compare {label} against its floor (same run)",
+             f"tpfemu compare: {seconds:.1f} s = {seconds / join:.2f}x the floor",
+             seconds * 1e9 / n, f"bare full outer join on the real keys: {join:.1f} s",
+             join * 1e9 / n, goal_ns=COMPARE_FLOOR_RATIO * join * 1e9 / n)
+    external(f"analyze {label} against its floor (same run)",
+             f"tpfemu analyze: {n / a_seconds / 1e6:.2f} M rows/s = "
+             f"{match / a_seconds:.2f}x the floor's rate", a_seconds * 1e9 / n,
+             f"bare put->get match: {n / match / 1e6:.2f} M rows/s", match * 1e9 / n,
+             goal_ns=match / ANALYZE_FLOOR_FRACTION * 1e9 / n)
+
+
+
+def test_floors_1m(spark, workdir, external):
+    """compare and analyze at 1M beside the bare steps they cannot skip, same session."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    _floors_case(spark, workdir, external, SIZES["1M"])
+
+
+@pytest.mark.slow
+def test_floors_10m(spark, workdir, external):
+    """The issue's case: compare <= 2.5x the bare join, analyze >= 0.5x the match's rate."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    _floors_case(spark, workdir, external, SIZES["10M"])

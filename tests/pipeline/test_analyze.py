@@ -149,3 +149,26 @@ def test_report_is_complete(result):
     assert "![Queue depth over time](charts/depth.png)" in (out / "report.md").read_text()
     assert json.loads((out / "summary.json").read_text())["queues"] == 2
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_peak_depth_and_pairing_whatever_the_record_order(spark, tmp_path):
+    """Five puts then five gets inside one minute: the end-of-minute depth is 0 but the
+    peak is 5, and max_depth says 5. A get recorded before its put (by 1 ms) still pairs,
+    with latency 0, so every got message counts in the latency table."""
+    rows = []
+    for i in range(5):
+        rows.append(row("put", "P.Q", BASE + 1_000 + i, msg_id=ident(f"p{i}"), data=b"x"))
+        rows.append(row("get", "P.Q", BASE + 2_000_000 + i, msg_id=ident(f"p{i}"),
+                        data=b"x", ecb=1, program="PRG1"))
+    rows.append(row("get", "P.Q", BASE + MINUTE + 5_000, msg_id=ident("late"), data=b"x",
+                    ecb=1, program="PRG1"))
+    rows.append(row("put", "P.Q", BASE + MINUTE + 6_000, msg_id=ident("late"), data=b"x"))
+    write(rows, tmp_path / "j.parquet")
+    analyze.run(spark, Inputs([tmp_path / "j.parquet"]), tmp_path / "out")
+    qm = pd.read_parquet(tmp_path / "out" / "queue_minute").sort_values("minute")
+    assert list(qm["depth"]) == [0, 0] and list(qm["peak_depth"]) == [5, 0]
+    queues = pd.read_parquet(tmp_path / "out" / "queues").set_index("queue")
+    assert queues.loc["P.Q", "max_depth"] == 5 and queues.loc["P.Q", "messages"] == 6
+    latency = pd.read_parquet(tmp_path / "out" / "latency")
+    late = latency[latency["minute"].notna()].sort_values("minute").iloc[-1]
+    assert late["messages"] == 1 and late["max_us"] == 0

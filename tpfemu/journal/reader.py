@@ -118,20 +118,27 @@ def _open(path: Path) -> pa.ipc.RecordBatchStreamReader | None:
     return reader
 
 
-def _batches(path: Path) -> Iterator[pa.RecordBatch]:
+def _batches(path: Path, torn: list[str] | None = None) -> Iterator[pa.RecordBatch]:
     """The complete record batches of one segment, conformed to SCHEMA (a version-1
-    segment's payload_hash null); stops quietly at a torn last batch."""
+    segment's payload_hash null); stops at a torn last batch, quietly, or, with a
+    ``torn`` list, appending a line that names the file and what was left out."""
     reader = _open(path)
     if reader is None:
         return
     stale = stale_hashes(reader.schema)
+    rows = 0
     while True:
         try:
             batch = reader.read_next_batch()
         except StopIteration:
             return
-        except (pa.ArrowInvalid, OSError, EOFError):
-            return  # torn: the writer died in the middle of this batch
+        except (pa.ArrowInvalid, OSError, EOFError) as exc:
+            # torn: the writer died in the middle of this batch (or the file was cut)
+            if torn is not None:
+                torn.append(f"{path}: truncated or damaged after its first {rows:,} rows; "
+                            f"the rest is left out ({exc})")
+            return
+        rows += batch.num_rows
         batch = _conform(batch, str(path))
         yield _without_hashes(batch) if stale else batch
 
@@ -202,12 +209,15 @@ def read_events(source: str | Path | Iterable[str | Path], *, queue: str | None 
                 yield JournalEvent(**row)
 
 
-def to_parquet(sources: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
+def to_parquet(sources: Sequence[str | Path], out_dir: str | Path, *,
+               torn: list[str] | None = None) -> list[Path]:
     """Convert journals to Parquet: one file per segment, named after it, in ``out_dir``.
 
     Every segment's schema is checked before anything is written. Each file appears
     atomically (written under a temporary name, then renamed); an existing file of the
-    same name is replaced. Returns the files written, in segment order.
+    same name is replaced. Returns the files written, in segment order. A segment that
+    ends in a torn batch is converted up to it; with a ``torn`` list, a line naming it is
+    appended.
 
     :raises SchemaMismatch: a segment's columns are not the journal's (names file, field).
     :raises JournalError: a source is missing, holds no segments, or a file is not an
@@ -240,7 +250,7 @@ def to_parquet(sources: Sequence[str | Path], out_dir: str | Path) -> list[Path]
         temp = out / f".{name}.parquet.{os.getpid()}.tmp"
         try:
             with pq.ParquetWriter(temp, SCHEMA) as writer:
-                for batch in _batches(path):
+                for batch in _batches(path, torn):
                     writer.write_batch(batch)
             os.replace(temp, target)
         except BaseException:

@@ -115,10 +115,10 @@ def check_schema(found: pa.Schema, source: str) -> None:
 
     :param source: the file or path, named in the error.
     """
-    version = (found.metadata or {}).get(b"tpfemu.journal.version")
-    if version is not None and int(version) > SCHEMA_VERSION:
+    version = _version(found, source)
+    if version is not None and version > SCHEMA_VERSION:
         raise SchemaMismatch(
-            f"{source}: journal schema version {int(version)} is newer than this "
+            f"{source}: journal schema version {version} is newer than this "
             f"tpfemu reads ({SCHEMA_VERSION})"
         )
     names = set(found.names)
@@ -147,11 +147,26 @@ def _compatible(got: pa.DataType, want: pa.DataType) -> bool:
     return False
 
 
+def _version(found: pa.Schema, source: str) -> int | None:
+    """The version in ``found``'s metadata (None: none); a value that is not a positive
+    whole number raises :class:`SchemaMismatch` naming ``source``."""
+    raw = (found.metadata or {}).get(b"tpfemu.journal.version")
+    if raw is None:
+        return None
+    text = raw.decode("utf-8", "replace")
+    if not text.strip().isdigit() or int(text) < 1:
+        raise SchemaMismatch(f"{source}: journal schema version {text!r} is not a version "
+                             f"number (this tpfemu reads 1 to {SCHEMA_VERSION})")
+    return int(text)
+
+
 def schema_version(found: pa.Schema) -> int | None:
     """The journal schema version in a file's schema metadata, or None when it has none
-    (a file not written by tpfemu, or rewritten by a tool that drops the metadata)."""
-    version = (found.metadata or {}).get(b"tpfemu.journal.version")
-    return int(version) if version is not None else None
+    (a file not written by tpfemu, or rewritten by a tool that drops the metadata).
+
+    :raises SchemaMismatch: the metadata holds something that is not a version number.
+    """
+    return _version(found, "journal")
 
 
 def stale_hashes(found: pa.Schema) -> bool:

@@ -6,13 +6,16 @@ Tables (all times UTC; ``minute`` is the start of the minute, a timestamp):
     queue, minute: ``puts``, ``gets`` (destructive), ``browses``, ``expiries``,
     ``triggers``, ``reports``, ``net`` (puts - gets - expiries) and ``depth``: the running
     sum of ``net`` at the end of the minute, counted from the start of the journal (a
-    journal that starts with messages already queued shows depth relative to them).
+    journal that starts with messages already queued shows depth relative to them), and
+    ``peak_depth``: the highest depth reached inside the minute, event by event in
+    recorded order (event_time_us, seq).
 ``latency``
     queue, minute (of the get; null on the per-queue total row): ``messages``,
     ``p50_us``, ``p95_us``, ``p99_us``, ``mean_us``, ``max_us`` of put->get latency. A
-    message is matched by (queue, MsgId): its first put and its first get; messages
-    never got (or got before they were put, i.e. put before the journal began) are left
-    out. Percentile p is the smallest latency L with at least p of the latencies <= L
+    message is matched by (queue, MsgId): its first put and its first get, whatever
+    the order of their records (a get recorded before its put counts with latency 0);
+    messages never got, or whose put the journal does not hold (put before it began),
+    are left out. Percentile p is the smallest latency L with at least p of the latencies <= L
     (nearest rank), exact up to 10 000 messages per row and within 1/10 000 of the rank
     above that (Spark's ``percentile_approx``).
 ``uow``
@@ -21,8 +24,8 @@ Tables (all times UTC; ``minute`` is the start of the minute, a timestamp):
     program, minute: ``entries`` (distinct ECBs that made a call), ``calls`` (events
     with that program), ``puts``, ``gets``. Plus a per-program total row (minute null).
 ``queues``
-    one row per queue: totals of ``queue_minute``, the highest ``depth`` and the latency
-    percentiles over the whole journal.
+    one row per queue: totals of ``queue_minute``, ``max_depth`` (the highest
+    ``peak_depth``), ``final_depth`` and the latency percentiles over the whole journal.
 """
 
 from __future__ import annotations
@@ -56,24 +59,42 @@ def analyze(journal) -> dict:
 
     counted = ("put", "get", "browse", "expire", "trigger", "report")
     names = ("puts", "gets", "browses", "expiries", "triggers", "reports")
+    # The depth after each event, relative to the start of its minute: a running sum, in
+    # recorded order, of +1 a put and -1 a get or expiry. Partitioned like the group-by
+    # that follows (queue, minute), so Spark shuffles once.
+    delta = (F.when(F.col("event") == "put", 1)
+             .when(F.col("event").isin("get", "expire"), -1).otherwise(0))
+    within = (Window.partitionBy("queue", "minute").orderBy("event_time_us", "seq")
+              .rowsBetween(Window.unboundedPreceding, Window.currentRow))
     per_minute = (
         j.where((F.col("queue") != "") & F.col("event").isin(*counted))
+        .withColumn("rel", F.sum(delta).over(within))
         .groupBy("queue", "minute")
-        .agg(*[_count(e).alias(n) for e, n in zip(counted, names, strict=True)])
+        .agg(*[_count(e).alias(n) for e, n in zip(counted, names, strict=True)],
+             F.max("rel").alias("peak_rel"))
         .withColumn("net", F.col("puts") - F.col("gets") - F.col("expiries"))
     )
     running = (Window.partitionBy("queue").orderBy("minute")
                .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    queue_minute = per_minute.withColumn("depth", F.sum("net").over(running))
+    depth = F.sum("net").over(running)
+    queue_minute = (per_minute.withColumn("depth", depth)
+                    # the highest depth in the minute: the depth it began with, or that
+                    # plus the highest running sum inside it
+                    .withColumn("peak_depth", F.greatest(
+                        F.col("depth") - F.col("net"),
+                        F.col("depth") - F.col("net") + F.col("peak_rel")))
+                    .drop("peak_rel"))
 
     firsts = (
         j.where(F.col("event").isin("put", "get") & F.col("msg_id").isNotNull())
         .groupBy("queue", "msg_id")
         .agg(F.min(F.when(F.col("event") == "put", F.col("event_time_us"))).alias("put_us"),
              F.min(F.when(F.col("event") == "get", F.col("event_time_us"))).alias("get_us"))
-        .where(F.col("get_us") >= F.col("put_us"))
+        # A put and its get pair whatever the order of their records: a get recorded
+        # before its put (two threads' records, a clock step) counts with latency 0.
+        .where(F.col("get_us").isNotNull() & F.col("put_us").isNotNull())
         .select("queue", _minute(F.col("get_us")).alias("minute"),
-                (F.col("get_us") - F.col("put_us")).alias("latency_us"))
+                F.greatest(F.col("get_us") - F.col("put_us"), F.lit(0)).alias("latency_us"))
     )
     pct = F.percentile_approx("latency_us", [0.5, 0.95, 0.99], _ACCURACY)
     latency_all = (
@@ -115,13 +136,26 @@ def queues_table(queue_minute, latency):
                                      "messages", "p50_us", "p95_us", "p99_us"])
     ordered = queue_minute.sort_values(["queue", "minute"])
     totals = ordered.groupby("queue", as_index=False)[sums].sum()
-    depth = ordered.groupby("queue").agg(max_depth=("depth", "max"),
+    depth = ordered.groupby("queue").agg(max_depth=("peak_depth", "max"),
                                          final_depth=("depth", "last")).reset_index()
     whole = latency[latency["minute"].isna()][
         ["queue", "messages", "p50_us", "p95_us", "p99_us"]]
     out = totals.merge(depth, on="queue").merge(whole, on="queue", how="left")
     out["messages"] = out["messages"].fillna(0).astype("int64")
     return out.sort_values("queue").reset_index(drop=True)
+
+
+def _busiest(queues, n: int = 10) -> list[dict]:
+    """The ``n`` queues with the most puts and gets, for the terminal's summary."""
+    if queues.empty:
+        return []
+    ranked = queues.assign(volume=queues["puts"] + queues["gets"]).sort_values(
+        ["volume", "queue"], ascending=[False, True]).head(n)
+    return [{"queue": r.queue, "puts": int(r.puts), "gets": int(r.gets),
+             "max_depth": int(r.max_depth),
+             "p95_ms": None if r.p95_us is None or r.p95_us != r.p95_us
+             else round(float(r.p95_us) / 1000.0, 3)}
+            for r in ranked.itertuples(index=False)]
 
 
 def run(spark, inputs, out) -> dict:
@@ -161,7 +195,9 @@ def run(spark, inputs, out) -> dict:
             if not local["queue_minute"].empty else 0,
             "queues": len(local["queues"]),
             "programs": int(local["programs"]["minute"].isna().sum()),
+            "busiest_queues": _busiest(local["queues"]),
             "tables": [*TABLES],
+            "warnings": list(inputs.warnings),
             "seconds": round(time.perf_counter() - started, 3),
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -30,6 +32,15 @@ inbound_option = click.option(
 outbound_option = click.option(
     "--outbound-queue", "outbound", multiple=True, metavar="QUEUE",
     help="A queue whose puts are outbound (every other queue is inbound); repeatable.")
+
+verbose_option = click.option(
+    "--verbose", "-v", is_flag=True,
+    help="Show Spark's, log4j's and the JVM's messages on the terminal (by default they "
+         "go to OUT.log, next to the output directory).")
+progress_option = click.option(
+    "--progress/--no-progress", default=None,
+    help="Show Spark's stages and tasks while the job runs (default: when stderr is a "
+         "terminal).")
 
 
 #: The distributions of the ``pipeline`` extra, by the module each provides.
@@ -69,6 +80,7 @@ def _clean_errors(command: str) -> Callable:
                 _missing_extra(command, missing)
             from tpfemu import errors
             from tpfemu.journal.schema import SchemaMismatch
+            from tpfemu.pipeline.output import OutputError
             from tpfemu.pipeline.sources import InputError
 
             try:
@@ -78,7 +90,7 @@ def _clean_errors(command: str) -> Callable:
                 if root not in (*PIPELINE_EXTRA, "py4j"):
                     raise
                 _missing_extra(command, [root])
-            except (InputError, SchemaMismatch) as exc:
+            except (InputError, SchemaMismatch, OutputError) as exc:
                 _fail(command, str(exc))
             except errors.TpfEmuError as exc:  # the journal's JournalError, replay errors
                 if isinstance(exc, ValueError):
@@ -88,6 +100,8 @@ def _clean_errors(command: str) -> Callable:
                 spark_error = _spark_error(exc)
                 if spark_error is None:
                     raise
+                if "not a readable Parquet file" in spark_error:
+                    _fail(command, spark_error)
                 _fail(command, f"Spark could not run the job: {spark_error}")
 
         return wrapper
@@ -95,13 +109,47 @@ def _clean_errors(command: str) -> Callable:
     return wrap
 
 
+_FAILED_FILE = re.compile(r"error while reading file (?:file:/*)?(/?\S+?)\.?\s")
+_CAUSE = re.compile(r"Caused by: [\w.$]+: (.+)")
+
+
 def _spark_error(exc: BaseException) -> str | None:
-    """The first line of a Spark/Py4J error, or None for any other exception."""
+    """A Spark/Py4J error in one line, or None for any other exception. A file Spark
+    failed to read is named, with the deepest cause Spark gives."""
     names = {cls.__module__.split(".")[0] for cls in type(exc).__mro__}
     if not names & {"pyspark", "py4j"}:
         return None
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = str(exc)
+    failed = _FAILED_FILE.search(text)
+    if failed:
+        causes = _CAUSE.findall(text)
+        why = f" ({causes[-1].strip()})" if causes else ""
+        return f"/{failed.group(1).lstrip('/')}: not a readable Parquet file{why}"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[0] if lines else type(exc).__name__
+
+
+def _warn(command: str, summary: dict) -> None:
+    """Print the job's warnings (inputs read in part) on stderr."""
+    for line in summary.get("warnings", ()):
+        click.echo(f"tpfemu {command}: warning: {line}", err=True)
+
+
+def _log_of(out: str, verbose: bool) -> Path | None:
+    """Where the JVM's messages go: ``OUT.log`` beside the output, or None (--verbose)."""
+    if verbose:
+        return None
+    target = Path(out).resolve()
+    return target.parent / f"{target.name}.log"
+
+
+def _progress(spark, enabled: bool | None):
+    from tpfemu.pipeline.progress import StageProgress
+
+    stream = sys.stderr
+    if enabled is None:
+        enabled = stream.isatty()
+    return StageProgress(spark, stream, enabled=bool(enabled))
 
 
 def _rule(inbound, outbound):
@@ -118,20 +166,29 @@ def _rule(inbound, outbound):
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Output directory (replaced atomically when complete).")
 @master_option
+@verbose_option
+@progress_option
 @_clean_errors("analyze")
-def analyze(journal: tuple[str, ...], out: str, master: str | None) -> None:
+def analyze(journal: tuple[str, ...], out: str, master: str | None, verbose: bool,
+            progress: bool | None) -> None:
     """Per-queue, per-minute traffic of JOURNAL (journal homes, segment files, Parquet
     files or directories, or any URI Spark reads): Parquet tables plus report.html and
     report.md with charts, in OUT."""
     from tpfemu.pipeline import analyze as job
+    from tpfemu.pipeline import report
+    from tpfemu.pipeline.output import check_out
     from tpfemu.pipeline.session import get_session
     from tpfemu.pipeline.sources import Inputs
 
+    check_out(out, list(journal))
     inputs = Inputs(journal)
-    spark = get_session(master)
-    summary = job.run(spark, inputs, out)
+    spark = get_session(master, log=_log_of(out, verbose))
+    with _progress(spark, progress):
+        summary = job.run(spark, inputs, out)
+    _warn("analyze", summary)
     click.echo(f"analyzed {summary['events']:,} message events on {summary['queues']} "
                f"queues in {summary['seconds']:.1f} s: {out}/report.html")
+    click.echo(report.analyze_text(summary))
 
 
 @click.command()
@@ -145,14 +202,19 @@ def analyze(journal: tuple[str, ...], out: str, master: str | None) -> None:
 @inbound_option
 @outbound_option
 @master_option
+@verbose_option
+@progress_option
 @_clean_errors("compare")
 def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
-            inbound: tuple[str, ...], outbound: tuple[str, ...], master: str | None) -> None:
+            inbound: tuple[str, ...], outbound: tuple[str, ...], master: str | None,
+            verbose: bool, progress: bool | None) -> None:
     """Compare the outbound messages of EXPECTED and ACTUAL (captures or journals): missing,
     extra, payload-changed, descriptor-changed and reordered messages, into OUT.
 
     Exit status 0 when they match, 1 when they differ, 2 on bad input."""
     from tpfemu.pipeline import compare as job
+    from tpfemu.pipeline import report
+    from tpfemu.pipeline.output import check_out
     from tpfemu.pipeline.session import get_session
     from tpfemu.pipeline.sources import Inputs
 
@@ -161,9 +223,13 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
         raise click.BadParameter(f"unknown field(s) {', '.join(sorted(unknown))}; fields "
                                  f"are {', '.join(job.DESCRIPTOR_FIELDS)}", param_hint="--ignore")
     rule = _rule(inbound, outbound)
+    check_out(out, [expected, actual])
     expected_inputs, actual_inputs = Inputs([expected]), Inputs([actual])
-    spark = get_session(master)
-    summary = job.run(spark, expected_inputs, actual_inputs, out, rule=rule, ignore=ignore)
+    spark = get_session(master, log=_log_of(out, verbose))
+    with _progress(spark, progress):
+        summary = job.run(spark, expected_inputs, actual_inputs, out, rule=rule,
+                          ignore=ignore)
+    _warn("compare", summary)
     c = summary["counts"]
     verdict = "identical" if summary["identical"] else "DIFFERENT"
     click.echo(f"{verdict}: expected {c['expected']:,}, actual {c['actual']:,}, "
@@ -171,6 +237,7 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
                f"payload changed {c['payload_changed']:,}, descriptor changed "
                f"{c['descriptor_changed']:,}, reordered {c['reordered']:,} "
                f"({summary['seconds']:.1f} s): {out}/report.html")
+    click.echo(report.compare_text(summary))
     if not summary["identical"]:
         sys.exit(1)
 
@@ -219,6 +286,11 @@ def replay_command(split_script: Callable[[list[str]], list[str]]) -> click.Comm
         click.echo(f"replayed {result.inbound:,} inbound messages in {result.seconds:.2f} s; "
                    f"{result.entries:,} entries ran, {result.failed} failed; journal: "
                    f"{result.journal}")
+        if result.full_waits:
+            click.echo(f"waited {result.waited:.2f} s for full queues to drain "
+                       f"({result.full_waits:,} puts found their queue full)")
+        for hint in result.hints or ():
+            click.echo(f"hint: {hint}", err=True)
         if not result.quiescent:
             click.echo(f"tpfemu replay: the system did not go quiet within {timeout:g} s",
                        err=True)

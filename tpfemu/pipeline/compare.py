@@ -41,9 +41,11 @@ Output directory (appears atomically): ``missing/``, ``extra/``, ``payload_chang
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 __all__ = ["DESCRIPTOR_FIELDS", "KINDS", "compare", "run"]
 
@@ -254,9 +256,20 @@ def _differs(ignore: set[str]):
     out = F.col("e_fp") != F.col("a_fp")
     for name in ("msg_id", "correl_id"):
         if name not in ignore:
-            out = out | ((F.col("matched_by") != name)
-                         & ~F.col(f"e_{name}").eqNullSafe(F.col(f"a_{name}")))
+            out = out | ((F.col("matched_by") != name) & _ids_differ(name))
     return F.when(F.col("matched_by").isNotNull(), out)
+
+
+def _ids_differ(name: str):
+    """Whether the two sides' ``name`` (MsgId or CorrelId) differ, null and 24 zero bytes
+    being the same: no id (MQMI_NONE, MQCI_NONE). (Stage 1 hands its left-overs on with
+    an all-zero CorrelId as null, so only this comparison sees them alike everywhere.)"""
+    from pyspark.sql import functions as F
+
+    def some(col):
+        return F.when(~_none_id(col), col)
+
+    return ~some(F.col(f"e_{name}")).eqNullSafe(some(F.col(f"a_{name}")))
 
 
 def _flags(rows, ignore: set[str]):
@@ -274,7 +287,7 @@ def _flags(rows, ignore: set[str]):
             continue
         differs = ~F.col(f"e_{name}").eqNullSafe(F.col(f"a_{name}"))
         if name in ("msg_id", "correl_id"):
-            differs = differs & (F.col("matched_by") != name)
+            differs = _ids_differ(name) & (F.col("matched_by") != name)
         changed.append(F.when(paired & differs, F.lit(name)))
     fields = (F.array_compact(F.array(*changed)) if changed
               else F.array().cast("array<string>"))
@@ -324,8 +337,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     unknown = ignore - set(DESCRIPTOR_FIELDS)
     if unknown:
         raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
-    # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
-    spark.conf.set("spark.sql.requireAllClusterKeysForCoPartition", "false")
+    # (settings it needs are made by :func:`run`, through :func:`_settings`)
     e_base, a_base = _based(expected, rule), _based(actual, rule)
     e, a = _narrow(e_base), _narrow(a_base)
 
@@ -333,9 +345,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     # come out of the join unmatched (one scan of each side, not two).
     stage1 = _match_on(e, a, "correl_id")
     # Stored once, in two parts: pairs and left-overs (which stages 2 and 3 read, several
-    # times: they are few, normally). Concurrent writers, one per part: without them Spark
-    # sorts every row by its part before writing.
-    spark.conf.set("spark.sql.maxConcurrentOutputFileWriters", "2")
+    # times: they are few, normally). Concurrent writers, one per part (see _SETTINGS).
     # A pair's ids and fingerprints are not stored, only whether they differ (what the
     # candidates need); the left-overs keep them, for stages 2 and 3.
     pair = F.col("matched_by").isNotNull()
@@ -419,6 +429,75 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
                       | F.col("descriptor_changed") | F.col("reordered"))
 
 
+#: The session settings compare runs with, restored afterwards (:func:`_settings`).
+_SETTINGS = {
+    # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
+    "spark.sql.requireAllClusterKeysForCoPartition": "false",
+    # One concurrent writer per part of stage 1's output: without them Spark sorts every
+    # row by its part before writing.
+    "spark.sql.maxConcurrentOutputFileWriters": "2",
+}
+
+
+@contextlib.contextmanager
+def _settings(spark, settings: dict[str, str]) -> Iterator[None]:
+    """Run with ``settings`` in the session's SQL configuration, then put back what the
+    caller had (a key the caller had not set is unset again)."""
+    before = {key: spark.conf.get(key, None) for key in settings}
+    try:
+        for key, value in settings.items():
+            spark.conf.set(key, value)
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
+
+
+def _arrow_schema(frame):
+    """A Spark DataFrame's schema as a pyarrow schema."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(frame.schema)
+
+
+def _dataset(path: Path, schema, **options):
+    """The Parquet files under ``path`` as a pyarrow dataset; when Spark wrote none (an
+    empty result), an empty dataset of ``schema``."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    if any(path.rglob("*.parquet")):
+        return ds.dataset(str(path), format="parquet", **options)
+    return ds.dataset(pa.Table.from_batches([], schema=schema))
+
+
+def _puts_of(spark, frame) -> int:
+    """How many put rows a side has, whatever their direction."""
+    from pyspark.sql import functions as F
+
+    return frame.where(F.col("event") == "put").count()
+
+
+def _check_some_outbound(spark, expected, actual, totals) -> None:
+    """Neither side has an outbound message, yet one has puts: every put was taken as
+    inbound. Raise an :class:`~.sources.InputError` that says so and names the option
+    that decides it. (Two sides without any put compare as identical.)"""
+    from tpfemu.pipeline.sources import InputError
+
+    if len(totals) and (totals["expected"].sum() or totals["actual"].sum()):
+        return
+    puts = _puts_of(spark, expected) + _puts_of(spark, actual)
+    if puts:
+        raise InputError(
+            f"no outbound messages on either side: all {puts:,} puts were taken as "
+            "inbound (a put made outside a TPF entry counts as inbound). Name the queues "
+            "the system wrote to with --outbound-queue QUEUE (repeatable, a trailing * is "
+            "a prefix), or give the rows a 'direction' column")
+
+
 def _renamed_names(names: list[str]) -> list[str]:
     """e_/a_ column names as expected_/actual_ (``t`` as ``event_time_us``)."""
     out = []
@@ -441,6 +520,16 @@ def _hex(value) -> str:
     return bytes(value).hex().upper() if value is not None else ""
 
 
+def _shown(preview: bytes | None, length: int | None) -> str:
+    """The first bytes of a message's data as text: UTF-8, other bytes as \\xNN, and
+    how many bytes are not shown."""
+    if preview is None:
+        return "(no data captured)"
+    text = bytes(preview).decode("utf-8", "backslashreplace")
+    rest = (length or 0) - len(preview)
+    return text + (f" ... (+{rest:,} bytes)" if rest > 0 else "")
+
+
 def _examples(table, kind: str):
     """A few rows of one kind (a pyarrow table of them) as a small pandas frame."""
     import pandas as pd
@@ -454,16 +543,14 @@ def _examples(table, kind: str):
                 continue
             item[f"{word} CorrelId"] = _hex(r[f"{prefix}_correl_id"])
             item[f"{word} MsgId"] = _hex(r[f"{prefix}_msg_id"])
+            preview = r[f"{prefix}_preview"]
+            item[f"{word} data"] = _shown(preview, r[f"{prefix}_length"])
             if kind == "payload_changed":
                 item[f"{word} hash"] = _hex(r[f"{prefix}_payload_hash"])
-                preview = r[f"{prefix}_preview"]
-                item[f"{word} data"] = (preview.decode("utf-8", "replace")
-                                        if preview is not None else "")
             if kind == "descriptor_changed":
                 for f in ("priority", "persistent", "expiry", "length"):
                     item[f"{word} {f}"] = r[f"{prefix}_{f}"]
-            if kind in ("reordered", "missing", "extra"):
-                item[f"{word} seq"] = r[f"{prefix}_seq"]
+            item[f"{word} seq"] = r[f"{prefix}_seq"]
         if kind == "descriptor_changed":
             item["fields"] = ", ".join(r["changed_fields"] or [])
         out.append(item)
@@ -483,6 +570,7 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
 
     from tpfemu.pipeline import report
     from tpfemu.pipeline.output import AtomicDir
@@ -490,21 +578,25 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
 
     started = time.perf_counter()
     ignore = tuple(ignore)
-    with expected_inputs, actual_inputs, AtomicDir(out) as tmp:
+    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, _settings(spark, _SETTINGS):
         expected = read_journal(spark, expected_inputs)
         actual = read_journal(spark, actual_inputs)
         flagged = compare(spark, expected, actual, tmp / "_stage1", rule=rule,
-                          ignore=ignore)
+                          ignore=ignore).select(*_KEEP)
         scratch = tmp / "_differences"
-        flagged.select(*_KEEP).write.parquet(str(scratch))
+        flagged.write.parquet(str(scratch))
         # Every outbound message is in stage 1's output once (as a pair or left over).
-        seen = ds.dataset(str(tmp / "_stage1"), format="parquet", partitioning="hive")
+        seen = _dataset(tmp / "_stage1", pa.schema([("queue", pa.string()),
+                                                     ("e_t", pa.int64()),
+                                                     ("a_t", pa.int64())]),
+                        partitioning="hive")
         totals = (seen.to_table(columns=["queue", "e_t", "a_t"]).group_by("queue")
                   .aggregate([("e_t", "count"), ("a_t", "count")])
                   .select(["queue", "e_t_count", "a_t_count"])
                   .rename_columns(["queue", "expected", "actual"]).to_pandas())
+        _check_some_outbound(spark, expected, actual, totals)
 
-        diffs = ds.dataset(str(scratch), format="parquet")
+        diffs = _dataset(scratch, _arrow_schema(flagged))
         names = _renamed_names(diffs.schema.names)
         examples = {}
         for kind in KINDS:
@@ -514,6 +606,9 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
                                                                  strict=True)])
             ds.write_dataset(batches, tmp / kind, format="parquet", schema=schema,
                              basename_template="part-{i}.parquet")
+            if not any((tmp / kind).glob("*.parquet")):  # none of this kind: an empty table
+                (tmp / kind).mkdir(exist_ok=True)
+                pq.write_table(schema.empty_table(), tmp / kind / "part-0.parquet")
             examples[kind] = _examples(
                 chosen.sort_by([("queue", "ascending"), ("e_t", "ascending"),
                                 ("a_t", "ascending")]).head(_EXAMPLES), kind)
@@ -546,6 +641,7 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
             "queues": len(per_queue),
             "expected_sources": _names(expected_inputs),
             "actual_sources": _names(actual_inputs),
+            "warnings": [*expected_inputs.warnings, *actual_inputs.warnings],
             "seconds": 0.0,
         }
         report.compare_report(tmp, summary, per_queue, examples)

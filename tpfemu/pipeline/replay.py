@@ -14,14 +14,22 @@ it produces.
    MsgType, Format, ReplyToQ and ReplyToQMgr from the row's ``detail`` JSON when it has
    them (or ``reply_to`` for requests that name no reply queue). With ``speed``, the puts
    follow the recorded timing scaled (2.0: twice as fast); without, back to back.
+   A put that finds its queue full (MQRC_Q_FULL) waits for the programs to drain it and
+   is retried, with a line saying so at the first wait of each episode; a queue that
+   stays full for ``timeout`` seconds ends the replay with an error.
 5. The run waits for quiescence (no entry queued or running, nothing changing, for
    ``settle`` seconds), flushes the journal and stops the system.
+
+The console is echoed with repeated identical system-error dumps folded: the first is
+shown whole, the next ones only counted, and the count shown when another line comes or
+the replay ends (:class:`DumpFolder`).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,7 +38,7 @@ from typing import Any
 
 from tpfemu import errors
 
-__all__ = ["ReplayResult", "load_programs", "read_inbound", "replay"]
+__all__ = ["DumpFolder", "ReplayResult", "load_programs", "read_inbound", "replay"]
 
 
 @dataclass
@@ -43,6 +51,58 @@ class ReplayResult:
     quiescent: bool  #: False if ``timeout`` passed before the system went quiet
     entries: int  #: ECBs the dispatcher ran
     failed: int  #: entries that ended in a dump or an error
+    full_waits: int = 0  #: puts that found their queue full and waited
+    waited: float = 0.0  #: seconds spent waiting on full queues
+    hints: list[str] | None = None  #: what may explain failed entries, one line each
+
+
+#: The parts of a dump's header that change from one entry to the next.
+_VARYING = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?|\bIS-\d+|\bECB-\d+|0x[0-9a-fA-F]+")
+
+
+class DumpFolder:
+    """A console echo that folds repeated identical system-error dumps: the first is
+    passed on whole; a later one whose header and ERROR line are the same (but for the
+    time, I-stream and ECB number) is counted, and the count is passed on as one line
+    (``... the same dump N more times``) before the next other line, or by :meth:`close`.
+    Other lines pass through unchanged."""
+
+    def __init__(self, echo: Callable[[str], None]) -> None:
+        self.echo = echo
+        self._last: str | None = None
+        self._repeats = 0
+        self.dumps = 0  #: dumps seen, folded or not
+
+    @staticmethod
+    def key(text: str) -> str | None:
+        """What makes two dumps the same, or None when ``text`` is not a dump."""
+        lines = text.splitlines()
+        if not lines or ("SYSTEM ERROR" not in lines[0] and "SNAPSHOT DUMP" not in lines[0]):
+            return None
+        error = next((line for line in lines if line.strip().startswith("ERROR")), "")
+        return _VARYING.sub("#", lines[0]) + "\n" + _VARYING.sub("#", error)
+
+    def __call__(self, text: str) -> None:
+        key = self.key(text)
+        if key is not None:
+            self.dumps += 1
+            if key == self._last:
+                self._repeats += 1
+                return
+        self._flush()
+        self._last = key
+        self.echo(text)
+
+    def _flush(self) -> None:
+        if self._repeats:
+            self.echo(f"... the same dump {self._repeats} more "
+                      f"time{'s' if self._repeats > 1 else ''}")
+        self._repeats = 0
+
+    def close(self) -> None:
+        """Pass on the count of repeats not yet shown."""
+        self._flush()
+        self._last = None
 
 
 def read_inbound(paths: Sequence[str], rule=None):
@@ -182,6 +242,69 @@ def _md_of(r: dict[str, Any], reply_to: str | None) -> Any:
     return md
 
 
+class _Putter:
+    """Puts the inbound rows, waiting and retrying while a queue is full."""
+
+    def __init__(self, qm, say: Callable[[str], None], timeout: float) -> None:
+        self.qm = qm
+        self.say = say
+        self.timeout = timeout
+        self.opened: dict[str, Any] = {}
+        self.full_waits = 0
+        self.waited = 0.0
+
+    def put(self, queue_name: str, data: bytes, md, pmo) -> None:
+        import tpfemu.mqi as mqi
+        from tpfemu.mqi import CMQC
+
+        queue = self.opened.get(queue_name)
+        if queue is None:
+            queue = self.opened[queue_name] = mqi.Queue(self.qm, queue_name,
+                                                        CMQC.MQOO_OUTPUT)
+        started = None
+        pause = 0.001
+        while True:
+            try:
+                queue.put(data, md, pmo)
+                break
+            except errors.MQMIError as exc:
+                if exc.reason != CMQC.MQRC_Q_FULL:
+                    raise
+            now = time.monotonic()
+            if started is None:
+                started = now
+                self.full_waits += 1
+                if self.full_waits == 1 or self.full_waits % 100 == 0:
+                    self.say(f"replay: {queue_name} is full; waiting for the programs to "
+                             f"drain it (full {self.full_waits} time(s) so far)")
+            elif now - started > self.timeout:
+                raise errors.TpfEmuError(
+                    f"replay: {queue_name} stayed full for {self.timeout:g} s: are its "
+                    "programs loaded and triggered? (see --programs, --script)")
+            time.sleep(pause)
+            pause = min(0.05, pause * 2)
+        if started is not None:
+            self.waited += time.monotonic() - started
+
+    def close(self) -> None:
+        for queue in self.opened.values():
+            queue.close()
+        self.opened.clear()
+
+
+def _hints(rows: list[dict[str, Any]], reply_to: str | None, failed: int) -> list[str]:
+    """Likely causes of failed entries that the capture shows."""
+    from tpfemu.pipeline.capture import detail_of
+
+    if not failed or reply_to:
+        return []
+    unnamed = sum(1 for r in rows if not detail_of(r["detail"]).get("reply_to_q"))
+    if not unnamed:
+        return []
+    return [f"{unnamed:,} of {len(rows):,} inbound messages name no ReplyToQ in the "
+            "capture; if the programs reply to requests, give --reply-to QUEUE"]
+
+
 def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu: str = "B",
            script: Sequence[str] = (), programs: str | None = None,
            speed: float | None = None, rule=None, reply_to: str | None = None,
@@ -203,12 +326,13 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
     if speed is not None and speed <= 0:
         raise ValueError("speed must be positive")
     rows = _inbound_rows(capture, rule)
-    say = echo or (lambda line: None)
+    folder = DumpFolder(echo or (lambda line: None))
+    say = folder
     started = time.perf_counter()
     home = Path(home)
     more = {} if istreams is None else {"istreams": istreams}
-    system = System.start(name=name, home=home, cpu=cpu, journal="payload", console=echo,
-                          **more)
+    system = System.start(name=name, home=home, cpu=cpu, journal="payload",
+                          console=folder if echo is not None else None, **more)
     try:
         for command in script:
             say(f"{system.cpu}> {command}")
@@ -216,7 +340,7 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
         if programs:
             load_programs(programs, system)
         qm = mqi.connect(name)
-        opened: dict[str, mqi.Queue] = {}
+        putter = _Putter(qm, say, timeout)
         t0 = rows[0]["event_time_us"]
         clock = time.monotonic()
         try:
@@ -226,14 +350,10 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
                     wait = due - time.monotonic()
                     if wait > 0:
                         time.sleep(wait)
-                queue = opened.get(r["queue"])
-                if queue is None:
-                    queue = opened[r["queue"]] = mqi.Queue(qm, r["queue"], CMQC.MQOO_OUTPUT)
                 pmo = mqi.PMO(Options=CMQC.MQPMO_NO_SYNCPOINT)
-                queue.put(r["payload"], _md_of(r, reply_to), pmo)
+                putter.put(r["queue"], r["payload"], _md_of(r, reply_to), pmo)
         finally:
-            for queue in opened.values():
-                queue.close()
+            putter.close()
             qm.disconnect()
         quiet = _wait_quiet(system, timeout, settle)
         stats = system.dispatcher.stats()
@@ -241,6 +361,9 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
             system.journal.flush()
     finally:
         system.stop()
+        folder.close()
     return ReplayResult(inbound=len(rows), journal=home / "journal",
                         seconds=time.perf_counter() - started, quiescent=quiet,
-                        entries=stats.completed, failed=stats.failed)
+                        entries=stats.completed, failed=stats.failed,
+                        full_waits=putter.full_waits, waited=putter.waited,
+                        hints=_hints(rows, reply_to, stats.failed))

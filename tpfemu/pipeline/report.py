@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-__all__ = ["analyze_report", "compare_report"]
+__all__ = ["analyze_report", "analyze_text", "compare_report", "compare_text", "text_table"]
 
 _MAX_QUEUES = 8
 
@@ -21,6 +21,9 @@ th { background: #f3f3f3; } td.l, th.l { text-align: left; }
 .bad b { color: #b00; } .good b { color: #070; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.5em 0; }
 code { background: #f6f6f6; padding: 0 0.2em; }
+table.ex { table-layout: fixed; width: 100%; } table.ex td, table.ex th { text-align: left; }
+table.ex td { overflow-wrap: anywhere; font-family: ui-monospace, monospace; }
+table.ex col.f { width: 11em; } td.d { background: #fff0f0; }
 """
 
 
@@ -86,8 +89,10 @@ def _top_queues(queues, n: int = _MAX_QUEUES) -> list[str]:
                 ["queue"].head(n))
 
 
-def _line_chart(path: Path, title: str, ylabel: str, series) -> bool:
-    """``series``: (label, x, y) triples. Returns False (no file) when there is nothing."""
+def _line_chart(path: Path, title: str, ylabel: str, series,
+                xlabel: str = "minute (UTC)") -> bool:
+    """``series``: (label, x, y) triples. Returns False (no file) when there is nothing.
+    Both axes are labelled, with their units."""
     series = [s for s in series if len(s[1])]
     if not series:
         return False
@@ -97,6 +102,7 @@ def _line_chart(path: Path, title: str, ylabel: str, series) -> bool:
         ax.plot(x, y, marker="o" if len(x) < 40 else None, markersize=3, label=label)
     ax.set_title(title)
     ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.autofmt_xdate()
@@ -106,7 +112,9 @@ def _line_chart(path: Path, title: str, ylabel: str, series) -> bool:
     return True
 
 
-def _bar_chart(path: Path, title: str, labels, groups: dict[str, list]) -> bool:
+def _bar_chart(path: Path, title: str, labels, groups: dict[str, list],
+               ylabel: str = "count", xlabel: str = "") -> bool:
+    """Grouped bars, one group per label; both axes labelled."""
     if not len(labels):
         return False
     plt = _plt()
@@ -119,6 +127,9 @@ def _bar_chart(path: Path, title: str, labels, groups: dict[str, list]) -> bool:
         ax.bar(x + i * width - 0.4 + width / 2, values, width, label=name)
     ax.set_xticks(x, [str(label) for label in labels], rotation=30, ha="right")
     ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    if xlabel:
+        ax.set_xlabel(xlabel)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -143,8 +154,10 @@ def _analyze_charts(charts: Path, tables: dict) -> list[tuple[str, str]]:
     if _line_chart(charts / "gets.png", "Gets per minute", "messages / minute",
                    [(q, rows(qm, q)["minute"], rows(qm, q)["gets"]) for q in top]):
         made.append(("Gets per minute", "gets.png"))
-    if _line_chart(charts / "depth.png", "Queue depth (end of minute)", "messages",
-                   [(q, rows(qm, q)["minute"], rows(qm, q)["depth"]) for q in top]):
+    depth_col = "peak_depth" if "peak_depth" in qm.columns else "depth"
+    if _line_chart(charts / "depth.png", "Queue depth (highest in each minute)",
+                   "messages on the queue",
+                   [(q, rows(qm, q)["minute"], rows(qm, q)[depth_col]) for q in top]):
         made.append(("Queue depth over time", "depth.png"))
     timed = lat[lat["minute"].notna()]
     for q in top[:4]:
@@ -156,15 +169,17 @@ def _analyze_charts(charts: Path, tables: dict) -> list[tuple[str, str]]:
             made.append((f"Latency on {q}", name))
     if not queues.empty and _bar_chart(
             charts / "events.png", "Events per queue", list(queues.head(20)["queue"]),
-            {k: list(queues.head(20)[k]) for k in ("puts", "gets", "expiries", "triggers")}):
+            {k: list(queues.head(20)[k]) for k in ("puts", "gets", "expiries", "triggers")},
+            ylabel="events", xlabel="queue"):
         made.append(("Events per queue", "events.png"))
     totals = progs[progs["minute"].isna()].sort_values("entries", ascending=False).head(20)
     if _bar_chart(charts / "programs.png", "Entries per program", list(totals["program"]),
-                  {"entries": list(totals["entries"])}):
+                  {"entries": list(totals["entries"])}, ylabel="entries (ECBs)",
+                  xlabel="program"):
         made.append(("Entries per program", "programs.png"))
     if not uow.empty:
         u = uow.groupby("minute", as_index=False)[["commits", "backouts"]].sum()
-        if _line_chart(charts / "uow.png", "Units of work per minute", "per minute",
+        if _line_chart(charts / "uow.png", "Units of work per minute", "units of work / minute",
                        [("commits", u["minute"], u["commits"]),
                         ("backouts", u["minute"], u["backouts"])]):
             made.append(("Units of work", "uow.png"))
@@ -212,6 +227,27 @@ def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
     return [out / "report.html", out / "report.md"]
 
 
+def _example_html(example: dict) -> str:
+    """One example as a table of field | expected | actual, so that long ids and data
+    wrap inside the page; a field whose sides differ is highlighted."""
+    head = [f"{k}: {_fmt(v)}" for k, v in example.items()
+            if not k.startswith(("expected ", "actual "))]
+    fields: list[str] = []
+    for key in example:
+        for word in ("expected ", "actual "):
+            if key.startswith(word) and key[len(word):] not in fields:
+                fields.append(key[len(word):])
+    rows = []
+    for name in fields:
+        e, a = (example.get(f"{w} {name}") for w in ("expected", "actual"))
+        differ = " class='d'" if e is not None and a is not None and e != a else ""
+        rows.append(f"<tr><th>{html.escape(name)}</th><td{differ}>{html.escape(_fmt(e))}"
+                    f"</td><td{differ}>{html.escape(_fmt(a))}</td></tr>")
+    return (f"<p>{html.escape('; '.join(head))}</p><table class='ex'><col class='f'><col>"
+            "<col><tr><th>field</th><th>expected</th><th>actual</th></tr>"
+            + "".join(rows) + "</table>")
+
+
 def compare_report(out: Path, summary: dict, per_queue, examples: dict) -> list[Path]:
     """``report.html`` + ``report.md`` + a chart for a compare result."""
     charts = out / "charts"
@@ -222,7 +258,8 @@ def compare_report(out: Path, summary: dict, per_queue, examples: dict) -> list[
     if not differing.empty and _bar_chart(
             charts / "differences.png", "Differences per queue",
             list(differing.head(20)["queue"]),
-            {k: list(differing.head(20)[k]) for k in kinds}):
+            {k: list(differing.head(20)[k]) for k in kinds}, ylabel="messages",
+            xlabel="queue"):
         chart = "charts/differences.png"
     verdict = "identical" if summary["identical"] else "DIFFERENT"
     cls = "good" if summary["identical"] else "bad"
@@ -241,7 +278,7 @@ def compare_report(out: Path, summary: dict, per_queue, examples: dict) -> list[
     for kind, frame in examples.items():
         if not frame.empty:
             body.append(f"<h2>Examples: {kind.replace('_', ' ')}</h2>"
-                        + _html_table(frame, left=tuple(frame.columns)))
+                        + "".join(_example_html(r) for r in frame.to_dict("records")))
     (out / "report.html").write_text(_page("tpfemu compare", "".join(body)))
     md = [f"# tpfemu compare: {verdict}\n",
           f"Expected: {', '.join(summary['expected_sources'])}  \n"
@@ -260,3 +297,38 @@ def compare_report(out: Path, summary: dict, per_queue, examples: dict) -> list[
             md.append(f"## Examples: {kind.replace('_', ' ')}\n\n" + _md_table(frame))
     (out / "report.md").write_text("\n".join(md))
     return [out / "report.html", out / "report.md"]
+
+
+def text_table(headers: list[str], rows: list[list]) -> str:
+    """A plain-text table for the terminal: the first column left-aligned, the others
+    right-aligned, numbers with thousands separators."""
+    cells = [[_fmt(v) for v in row] for row in rows]
+    widths = [max([len(h), *[len(r[i]) for r in cells]]) for i, h in enumerate(headers)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+                         for i, (v, w) in enumerate(zip(values, widths, strict=True)))
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]),
+                      *[line(r) for r in cells]])
+
+
+def compare_text(summary: dict) -> str:
+    """The terminal's summary table of a compare: each kind with its count."""
+    counts = summary["counts"]
+    names = {"expected": "expected messages", "actual": "actual messages",
+             "matched": "matched pairs", "identical_pairs": "identical pairs"}
+    rows = [[names.get(k, k.replace("_", " ")), counts[k]]
+            for k in ("expected", "actual", "matched", "identical_pairs", "missing",
+                      "extra", "payload_changed", "descriptor_changed", "reordered")]
+    rows += [[f"  {field} changed", n] for field, n in summary["descriptor_fields"].items()]
+    return text_table(["what", "count"], rows)
+
+
+def analyze_text(summary: dict) -> str:
+    """The terminal's summary table of an analyze: the busiest queues."""
+    rows = [[q["queue"], q["puts"], q["gets"], q["max_depth"], q["p95_ms"]]
+            for q in summary.get("busiest_queues", [])]
+    table = text_table(["queue", "puts", "gets", "peak depth", "p95 latency ms"], rows)
+    failed = summary.get("failed_runs")
+    return table + (f"\nfailed program runs: {failed:,}" if failed is not None else "")

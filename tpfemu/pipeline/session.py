@@ -9,10 +9,14 @@ GC): good for test suites, bad for long jobs.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_MASTER", "get_session", "stop_session"]
+__all__ = ["DEFAULT_MASTER", "get_session", "jvm_output_to", "stop_session"]
 
 DEFAULT_MASTER = "local[*]"
 
@@ -45,9 +49,38 @@ def _local_memory() -> str:
     return f"{min(8, max(3, total // 3 >> 30))}g"
 
 
+@contextlib.contextmanager
+def jvm_output_to(log: str | os.PathLike | None) -> Iterator[None]:
+    """While inside, this process's stdout and stderr (file descriptors 1 and 2) are
+    appended to ``log``; a JVM started meanwhile keeps them, so everything Spark, log4j and
+    the JVM print goes to that file for the JVM's life, and Python's own output is back
+    on the terminal afterwards. ``None``: nothing is redirected."""
+    if log is None:
+        yield
+        return
+    path = Path(log)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(target, 1)
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, target):
+            os.close(fd)
+
+
 def get_session(master: str | None = None, *, test: bool = False,
                 shuffle_partitions: int | None = None,
-                conf: dict[str, Any] | None = None, app_name: str = "tpfemu-pipeline"):
+                conf: dict[str, Any] | None = None, app_name: str = "tpfemu-pipeline",
+                log: str | os.PathLike | None = None):
     """Return the active SparkSession, or build one.
 
     :param master: Spark master URL; default ``local[*]`` (or ``$TPFEMU_SPARK_MASTER``).
@@ -57,6 +90,9 @@ def get_session(master: str | None = None, *, test: bool = False,
         core (adaptive execution coalesces them further), or Spark's 200 on a cluster.
     :param conf: further Spark settings, applied last. A local session's driver memory
         is a third of the machine's, from 3 to 8 GiB, unless given here.
+    :param log: a file that gets the JVM's output (Spark's and log4j's messages, the
+        JVM's warnings) instead of the terminal; None leaves them on the terminal.
+        Only a session started here is affected.
     """
     from pyspark.sql import SparkSession
 
@@ -93,8 +129,9 @@ def get_session(master: str | None = None, *, test: bool = False,
     settings.update(conf or {})
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    with jvm_output_to(log):
+        spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN" if log is not None else "ERROR")
     return spark
 
 

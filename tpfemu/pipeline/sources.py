@@ -121,6 +121,8 @@ class Inputs:
         self.stale: set[str] = set()
         self.uris: list[str] = []
         self.journals: list[Path] = []
+        #: Warnings about inputs read in part (a journal segment cut short), one line each.
+        self.warnings: list[str] = []
         self._tmp: tempfile.TemporaryDirectory | None = None
         self._scratch = scratch
         for raw in paths:
@@ -149,7 +151,7 @@ class Inputs:
             self._tmp = tempfile.TemporaryDirectory(prefix="tpfemu-journal-",
                                                     dir=self._scratch)
             try:
-                made = to_parquet(self.journals, self._tmp.name)
+                made = to_parquet(self.journals, self._tmp.name, torn=self.warnings)
             except (OSError, pa.ArrowException) as exc:
                 self._tmp.cleanup()
                 raise InputError(f"{', '.join(map(str, self.journals))}: {exc}") from None
