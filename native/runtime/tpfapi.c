@@ -5,11 +5,15 @@
  * (runtime.h) and reaches the dispatcher as the Python one would. After a call that
  * changes a data level, the mirror's CBRW is refreshed; before a call that leaves C
  * (entrc, the create calls), EBW000-EBW103 are copied to the Ecb, and after entrc
- * copied back with every CBRW (the entered program shares the entry's ECB).
+ * copied back with every CBRW (the entered program shares the entry's ECB). routc
+ * reads its RCPL from the pointer it is given and hands it to the entry's Ecb.routc, the
+ * dispatcher's router (the ROUTC bridge); the level it releases is refreshed after.
  */
 #include "runtime.h"
 
 #include <stdarg.h>
+
+#include "tpf/c_rc0pl.h"
 
 /* The calling entry's guard; outside any C program call, a RuntimeError (as a system
  * error would, it ends the program). */
@@ -170,12 +174,18 @@ int tx_rollback(void)
 
 int routc(const void *rcpl, enum t_lvl level)
 {
-    (void)rcpl;
     rt_enter();
-    PyObject *r = rt_call("routc", "(i)", (int)level);
-    Py_XDECREF(r);
-    if (r == NULL)
-        PyErr_Clear();
+    rt_guard_t *g = entry_guard("routc");
+    if (g != NULL) {
+        /* The RCPL is read here, 16 bytes (our extended form, tpf/c_rc0pl.h); a null
+         * pointer is an empty RCPL, which the router refuses (E0603). */
+        PyObject *r = rt_call("routc", "(Oy#i)", g->pyecb,
+                              rcpl != NULL ? (const char *)rcpl : "",
+                              (Py_ssize_t)(rcpl != NULL ? RCPL_SIZE : 0), (int)level);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
     rt_leave();
-    return -1;
+    return 0;
 }

@@ -146,3 +146,142 @@ def test_runtime_refuses_a_layout_that_differs_from_cmqc_h():
     finally:
         loader._ready = False
         loader.ensure_runtime()
+
+
+# -- the ROUTC bridge's layouts: tpf/c_am0sg.h and tpf/c_rc0pl.h equal tpfemu.bridge.layouts --
+
+#: (C structure, Python struct of its header, C field names in order, the text field)
+_BRIDGE_STRUCTS = [
+    ("am0sg", "_AM0SG", ["am0bid", "am0chk", "am0ctl", "am0pgm", "am0fch", "am0bch", "am0cct",
+                         "am0lni", "am0flg"], ("am0txt", "AM0SG_MAX_TEXT")),
+    ("rc0pl", "_RCPL", ["rcpldes", "rcplorg", "rcplctl", "rcplrsv", "rcplext"], None),
+]
+#: C constant -> tpfemu.bridge.layouts' name
+_BRIDGE_CONSTANTS = {
+    "AM0SG_BLOCK_SIZE": "BLOCK_SIZE", "AM0SG_HEADER_SIZE": "AM0SG_HEADER_SIZE",
+    "AM0SG_MAX_TEXT": "AM0SG_MAX_TEXT", "AM0SG_FROM_MQ": "AM0SG_FROM_MQ",
+    "RCPL_BASIC_SIZE": "RCPL_BASIC_SIZE", "RCPL_SIZE": "RCPL_SIZE",
+    "RCPL_DEST_PROGRAM": "RCPL_DEST_PROGRAM", "RCPL_ORIGIN_PROGRAM": "RCPL_ORIGIN_PROGRAM",
+    "RCPL_AM0SG": "RCPL_AM0SG", "RCPL_FROM_MQ": "RCPL_FROM_MQ",
+}
+
+_BRIDGE_PROGRAM = r"""
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tpf/c_am0sg.h>
+#include <tpf/c_rc0pl.h>
+#include <tpf/tpfapi.h>
+
+static void dump(const char *what, const void *p, size_t n) {
+    printf("%s ", what);
+    for (size_t i = 0; i < n; i++) printf("%02x", ((const unsigned char *)p)[i]);
+    printf("\n");
+}
+
+int main(int argc, char **argv) {
+    (void)argc;
+    struct rc0pl in;
+    for (size_t i = 0; i < sizeof in; i++) {
+        char two[3] = {argv[1][2 * i], argv[1][2 * i + 1], 0};
+        ((unsigned char *)&in)[i] = (unsigned char)strtoul(two, NULL, 16);
+    }
+    struct rc0pl reply = rcpl_reply(&in);
+    dump("R", &reply, sizeof reply);
+    struct am0sg m;
+    memset(&m, 0xFF, sizeof m);
+    if (am0sg_build(&m, argv[2], strlen(argv[2]), argv[3]) != 0) return 1;
+    dump("A", &m, sizeof m);
+    printf("L %zu %d\n", am0sg_length(&m), am0sg_valid(&m));
+    static char big[AM0SG_MAX_TEXT + 1];
+    printf("X %d\n", am0sg_build(&m, big, sizeof big, NULL));
+    unsigned char be[4];
+    tpf_set_be32(be, 0x01020304u);
+    tpf_set_be16(be, tpf_be16(be) + 1);
+    printf("E %lu\n", (unsigned long)tpf_be32(be));
+"""
+
+
+def _bridge_program() -> str:
+    lines = [_BRIDGE_PROGRAM]
+    for c_name in _BRIDGE_CONSTANTS:
+        lines.append(f'    printf("I {c_name} %ld\\n", (long)({c_name}));')
+    lines.append('    printf("I AM0SG_ID %02x%02x\\n", AM0SG_ID0, AM0SG_ID1);')
+    for ctype, _, fields, text in _BRIDGE_STRUCTS:
+        lines.append(f'    printf("S {ctype} %zu\\n", sizeof(struct {ctype}));')
+        for name in fields + ([text[0]] if text else []):
+            lines.append(f'    printf("F {ctype}.{name} %zu %zu\\n", offsetof(struct {ctype}, '
+                         f'{name}), sizeof(((struct {ctype} *)0)->{name}));')
+    lines += ["    return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _bridge_run(tmp_path, *args: str) -> dict[str, str]:
+    source, exe = tmp_path / "bridge.c", tmp_path / "bridge"
+    source.write_text(_bridge_program())
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                    f"-I{INCLUDE}", "-o", str(exe), str(source)], check=True)
+    out = subprocess.run([str(exe), *args], check=True, capture_output=True, text=True).stdout
+    values = {}
+    for line in out.splitlines():
+        kind, rest = line.split(" ", 1)
+        if kind in ("I", "S", "F"):  # "KIND NAME VALUE"
+            name, rest = rest.split(" ", 1)
+            kind = f"{kind} {name}"
+        values[kind] = rest
+    return values
+
+
+def _python_fields(struct_name: str) -> list[tuple[int, int]]:
+    """(offset, size) of each field of one of tpfemu.bridge.layouts' struct formats."""
+    import re
+    import struct
+
+    from tpfemu.bridge import layouts
+
+    fmt = getattr(layouts, struct_name).format
+    assert fmt.startswith(">")
+    out, offset = [], 0
+    for count, code in re.findall(r"(\d*)([a-zA-Z])", fmt[1:]):
+        size = struct.calcsize(f">{count}{code}")
+        out.append((offset, size))
+        offset += size
+    return out
+
+
+def test_bridge_layout_headers_equal_tpfemu_bridge_layouts(tmp_path):
+    """tpf/c_am0sg.h and tpf/c_rc0pl.h compile as ISO C and equal tpfemu/bridge/layouts.py,
+    the one definition: every constant, every field's offset and size, each structure's
+    size (the AM0SG a whole 381-byte block, the RCPL 16 bytes)."""
+    from tpfemu.bridge import layouts
+
+    printed = _bridge_run(tmp_path, "00" * 16, "", "CBAL")
+    for c_name, py_name in _BRIDGE_CONSTANTS.items():
+        assert int(printed[f"I {c_name}"]) == getattr(layouts, py_name), c_name
+    assert bytes.fromhex(printed["I AM0SG_ID"]) == layouts.AM0SG_ID
+    assert int(printed["S am0sg"]) == layouts.BLOCK_SIZE
+    assert int(printed["S rc0pl"]) == layouts.RCPL_SIZE
+    for ctype, py_struct, fields, text in _BRIDGE_STRUCTS:
+        expected = dict(zip(fields, _python_fields(py_struct), strict=True))
+        if text is not None:
+            expected[text[0]] = (layouts.AM0SG_HEADER_SIZE, getattr(layouts, text[1]))
+        for name, (offset, size) in expected.items():
+            assert printed[f"F {ctype}.{name}"] == f"{offset} {size}", name
+    assert int(printed["F am0sg.am0lni"].split()[0]) == layouts.AM0LNI
+
+
+def test_bridge_header_helpers_build_what_python_reads(tmp_path):
+    """rcpl_reply() gives Rcpl.reply()'s bytes, am0sg_build() Am0sg(...).pack()'s block
+    (with the program stamp in EBCDIC), a text longer than 359 bytes is refused, and
+    the big-endian helpers read and write z/Architecture's byte order."""
+    from tpfemu.bridge import Am0sg, Lniata, Rcpl
+
+    request = Rcpl("CBAL", Lniata.parse("0A0101"), from_mq=True)
+    printed = _bridge_run(tmp_path, request.pack().hex(), "SEAT 12A", "QZ9A")
+    assert bytes.fromhex(printed["R"]) == request.reply().pack()
+    block = bytes.fromhex(printed["A"])
+    assert block == Am0sg(b"SEAT 12A", program="QZ9A").pack()
+    assert Am0sg.unpack(block) == Am0sg(b"SEAT 12A", program="QZ9A")
+    assert printed["L"] == "8 1" and printed["X"] == "-1"
+    assert printed["E"] == str(0x01030304)

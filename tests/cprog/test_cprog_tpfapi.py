@@ -11,7 +11,7 @@ from ecb import BlockType, Level
 from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
-              "QTRG", "CUIR", "QRTC")
+              "QTRG", "CUIR")
 
 
 @pytest.fixture
@@ -148,10 +148,3 @@ def test_cuir_in_c_reads_mqmd_and_mqtm_from_d0(ecbcalls, results):
     assert tm[:4] == b"TM  " and long_at(tm, 4) == 1
     assert tm[8:56] == blank("CUIR.Q", 48)
 
-
-def test_routc_is_declared_and_returns_minus_one(ecbcalls, results):
-    """routc() links and returns -1: ROUTC is not served by this runtime (the ROUTC
-    bridge is separate work); the entry goes on."""
-    ecbcalls.dispatcher.cremc("QRTC")
-    assert long_at(results.next(), 0) == -1
-    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

@@ -270,5 +270,9 @@ def tx(op: str) -> None:
     {"begin": mqi.tx_begin, "commit": mqi.tx_commit, "rollback": mqi.tx_rollback}[op]()
 
 
-def routc(level: int) -> None:
-    """ROUTC is not served yet (the ROUTC bridge brings it): the runtime returns -1."""
+def routc(ecb: Ecb, rcpl: bytes, level: int) -> None:
+    """ROUTC: the message on ``level`` goes where ``rcpl`` (the bytes the C program's
+    pointer holds, 16; empty for a null pointer) routes it, by the dispatcher's router
+    (the ROUTC bridge), and the level is released. What the router refuses (an unknown
+    LNIATA E0602, an unreadable RCPL or message E0603) is the entry's system error."""
+    ecb.routc(rcpl, level)

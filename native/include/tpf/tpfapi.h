@@ -12,8 +12,8 @@
  * Ours (docs/deviations.md): the create calls and entrc take the program as its
  * 4-character name (a string), the __CREMC-style form of TPF's C API, because the
  * program may be a Python one that no linker can resolve; getcc takes its optional fill
- * byte only with GETCC_FILL. routc is declared but not yet served (it comes with the
- * ROUTC bridge): it returns -1 and writes a console line.
+ * byte only with GETCC_FILL. routc returns int (always 0: a failure does not return),
+ * where IBM's returns void; a program that ignores the result compiles either way.
  */
 #ifndef TPF_TPFAPI_H
 #define TPF_TPFAPI_H
@@ -85,7 +85,14 @@ int tx_begin(void);
 int tx_commit(void);
 int tx_rollback(void);
 
-/** ROUTC: not served yet (the ROUTC bridge brings it): returns -1. */
+/** ROUTC: send the message in the block on `level` where the RCPL at `rcpl` routes it
+ * (a struct rc0pl of tpf/c_rc0pl.h: RCPL_SIZE bytes are read; the AM0SG layout is
+ * tpf/c_am0sg.h) and release the level. The router is the ROUTC bridge: to an MQ
+ * terminal the text becomes the MQ reply to the request the terminal owes, to an
+ * ordinary terminal it goes to that terminal's log (docs/bridge.md). Returns 0. An
+ * empty level, an unknown LNIATA (E0602), an unreadable RCPL or message, or a null
+ * `rcpl` (E0603) is a system error: the call does not return, the entry ends with a
+ * dump and the level still holds the block. */
 int routc(const void *rcpl, enum t_lvl level);
 
 #ifdef __cplusplus

@@ -123,10 +123,3 @@ void CUIR(void)
     memcpy(out + sizeof *md, tm, sizeof *tm);
     report(out, sizeof out);
 }
-
-/* routc is declared but not served: it returns -1. */
-void QRTC(void)
-{
-    int rc = routc(NULL, D0);
-    report(&rc, sizeof rc);
-}
