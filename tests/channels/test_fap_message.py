@@ -1,0 +1,169 @@
+"""MESSAGE_DATA: MSH + MQXQH + MQMD (+ MQMDE) + data, segmentation, reassembly
+(tpfemu.channels.fap.message)."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from tpfemu.channels.fap import (
+    MDE,
+    XMIT_OVERHEAD,
+    ControlFlags,
+    FapError,
+    Reassembler,
+    Segment,
+    SegmentType,
+    StatusCode,
+    build_transmission,
+    decode_message,
+    encode_message,
+    split_message,
+)
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD
+
+
+def _md(**kw: object) -> MD:
+    return MD(Persistence=CMQC.MQPER_PERSISTENT, Format=CMQC.MQFMT_STRING, MsgId=b"M" * 24,
+              ReplyToQ=b"REPLY.Q", Priority=3, **kw)
+
+
+def test_msh_layout() -> None:
+    """The MSH is 'MSH ', sequence number, DataLength, 0, MsgLength, then the XQH."""
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(), b"hi")
+    body = encode_message(5, xmit)
+    assert struct.unpack_from("<4sIIII", body) == (b"MSH ", 5, len(xmit), 0, len(xmit))
+    assert body[20:24] == b"XQH " and body[20:] == xmit
+
+
+def test_message_without_v2_fields_has_no_mde() -> None:
+    """An MQMD whose version-2 fields are defaults travels as XQH + MD v1 + data."""
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(), b"data")
+    assert len(xmit) == CMQC.MQXQH_LENGTH_1 + 4
+    got = decode_message(encode_message(1, xmit), False)
+    assert not got.has_mde and got.data == b"data"
+    assert got.md.Version == 1 and got.md.Persistence == 1 and got.md.MsgId == b"M" * 24
+    assert got.xqh.RemoteQName.rstrip() == b"LOCAL.Q"
+
+
+def test_v2_fields_travel_in_an_mde_and_are_merged_back() -> None:
+    """GroupId etc. go in an MQMDE after the XQH (XQH's MD Format MQHMDE) and come back
+    merged into a version-2 MQMD with the data's real Format."""
+    md = _md(Version=2, GroupId=b"G" * 24, MsgSeqNumber=4, Offset=10,
+             MsgFlags=CMQC.MQMF_LAST_MSG_IN_GROUP)
+    xmit = build_transmission("LOCAL.Q", "QMB", md, b"data")
+    assert xmit[CMQC.MQXQH_LENGTH_1:CMQC.MQXQH_LENGTH_1 + 4] == b"MDE "
+    got = decode_message(encode_message(1, xmit), False)
+    assert got.has_mde and got.xqh.MsgDesc.Format == CMQC.MQFMT_MD_EXTENSION
+    assert got.md.Version == 2 and got.md.Format == CMQC.MQFMT_STRING
+    assert (got.md.GroupId, got.md.MsgSeqNumber, got.md.Offset) == (b"G" * 24, 4, 10)
+    assert got.data == b"data"
+
+
+def test_big_endian_message_converts_headers() -> None:
+    """In big-endian the MSH, XQH, MD and MDE integers are big-endian; data is untouched."""
+    md = _md(Version=2, MsgSeqNumber=2)
+    xmit = build_transmission("LOCAL.Q", "QMB", md, b"\x01\x02")
+    body = encode_message(9, xmit, big_endian=True)
+    assert struct.unpack_from(">I", body, 4)[0] == 9
+    assert struct.unpack_from(">I", body, 20 + 4)[0] == 1  # XQH Version
+    assert struct.unpack_from(">I", body, 20 + 104 + 40)[0] == 3  # MD Priority
+    got = decode_message(body, True)
+    assert got.md.Priority == 3 and got.md.MsgSeqNumber == 2 and got.data == b"\x01\x02"
+
+
+def test_ebcdic_headers_decode() -> None:
+    """An XQH and MD in EBCDIC (a TPF peer's) decode to our character set."""
+    from tpfemu.channels.fap.byteorder import pack_wire
+
+    xqh = XQH(RemoteQName=b"LOCAL.Q", RemoteQMgrName=b"QMB", MsgDesc=_md())
+    wire = pack_wire(xqh, big_endian=True, ebcdic=True)
+    assert wire[:4] == "XQH ".encode("cp500")
+    body = struct.pack(">4sIIII", b"MSH ", 1, len(wire) + 1, 0, len(wire) + 1) + wire + b"z"
+    got = decode_message(body, True, ebcdic=True)
+    assert got.xqh.RemoteQName.rstrip() == b"LOCAL.Q" and got.md.ReplyToQ.rstrip() == b"REPLY.Q"
+
+
+@pytest.mark.parametrize(("body", "status"), [
+    (b"MSH " + bytes(10), StatusCode.PROTOCOL_MSH_ERROR),
+    (struct.pack("<4sIIII", b"MSX ", 1, 0, 0, 0), StatusCode.PROTOCOL_MSH_ERROR),
+    (struct.pack("<4sIIII", b"MSH ", 1, 9, 0, 9) + b"x" * 8, StatusCode.PROTOCOL_MSH_ERROR),
+    (struct.pack("<4sIIII", b"MSH ", 1, 4, 0, 4) + b"XQH ", StatusCode.PROTOCOL_INVALID_DATA),
+    (struct.pack("<4sIIII", b"MSH ", 1, 500, 0, 500) + bytes(500),
+     StatusCode.PROTOCOL_INVALID_DATA),
+])  # fmt: skip
+def test_bad_message_bodies_are_refused(body: bytes, status: StatusCode) -> None:
+    """A short or wrong MSH, lengths that do not fit, or no XQH: FapError with a status."""
+    with pytest.raises(FapError) as info:
+        decode_message(body, False)
+    assert info.value.status == status
+
+
+def test_one_segment_when_it_fits() -> None:
+    """A message within the transmission size is one FIRST|LAST segment; confirm adds
+    CONFIRM_REQ (0x31, the end of a batch)."""
+    body = encode_message(1, build_transmission("Q", "QM", _md(), b"x" * 100))
+    (seg,) = split_message(body, 32768, confirm=True, luwid=b"L" * 8)
+    assert seg.control_flags == 0x31 and seg.payload == body and seg.luwid == b"L" * 8
+
+
+def test_split_and_reassemble() -> None:
+    """A long message is cut into segments no longer than max_trans, each with an MSH,
+    FIRST on the first and LAST on the last, and reassembles to the same body."""
+    body = encode_message(3, build_transmission("Q", "QM", _md(), bytes(range(256)) * 40))
+    segs = split_message(body, 2048, confirm=True)
+    assert len(segs) > 4
+    assert all(28 + len(s.payload) <= 2048 for s in segs)
+    assert all(s.payload[:4] == b"MSH " for s in segs)
+    assert segs[0].first and not segs[0].last and segs[-1].last and segs[-1].confirm_requested
+    assert not any(s.first or s.last for s in segs[1:-1])
+    ra = Reassembler(20000)
+    outs = [ra.feed(s) for s in segs]
+    assert outs[:-1] == [None] * (len(segs) - 1) and outs[-1] == body
+    assert decode_message(outs[-1], False).data == bytes(range(256)) * 40
+
+
+def test_reassembler_refuses_a_message_too_long_at_its_first_segment() -> None:
+    """A first segment announcing more than max_msg_len + headers is refused at once."""
+    body = encode_message(1, build_transmission("Q", "QM", _md(), bytes(5000)))
+    segs = split_message(body, 1024)
+    ra = Reassembler(5000 - XMIT_OVERHEAD)
+    with pytest.raises(FapError, match="longer") as info:
+        ra.feed(segs[0])
+    assert info.value.status == StatusCode.MESSAGE_LENGTH_ERROR
+    assert not ra.in_progress
+
+
+def test_reassembler_refuses_out_of_order_segments() -> None:
+    """A segment without FIRST first, a FIRST inside a message, or a different sequence
+    number are each refused."""
+    body = encode_message(1, build_transmission("Q", "QM", _md(), bytes(3000)))
+    segs = split_message(body, 1024)
+    with pytest.raises(FapError, match="without FIRST"):
+        Reassembler(10000).feed(segs[1])
+    ra = Reassembler(10000)
+    ra.feed(segs[0])
+    with pytest.raises(FapError, match="FIRST segment inside"):
+        ra.feed(segs[0])
+    other = split_message(encode_message(2, build_transmission("Q", "QM", _md(), bytes(3000))),
+                          1024)
+    ra = Reassembler(10000)
+    ra.feed(segs[0])
+    with pytest.raises(FapError, match="differs"):
+        ra.feed(other[1])
+
+
+def test_reassembler_refuses_other_segment_types() -> None:
+    """Only MESSAGE_DATA is reassembled."""
+    with pytest.raises(FapError) as info:
+        Reassembler(100).feed(Segment(SegmentType.STATUS_DATA, ControlFlags.NONE, bytes(12)))
+    assert info.value.status == StatusCode.PROTOCOL_SEGMENT_TYPE
+
+
+def test_mde_structure_is_72_bytes() -> None:
+    """MQMDE packs to IBM's 72 bytes with StrucId 'MDE ' and Version 2."""
+    raw = MDE().pack()
+    assert len(raw) == 72 and raw[:4] == b"MDE " and struct.unpack_from("<ii", raw, 4) == (2, 72)

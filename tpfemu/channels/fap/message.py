@@ -1,0 +1,322 @@
+"""MESSAGE_DATA on a message channel: MSH + MQXQH + MQMD v1 (+ MQMDE) + data, its
+segmentation at the transmission size, and its reassembly.
+
+Layout of a MESSAGE_DATA body (``reference/channels-bridge-clusters.md`` §1.5)::
+
+    MSH   20 bytes: 'MSH ', SequenceNumber, DataLength, 0, MsgLength (TSH byte order)
+    XQH   428 bytes: the MQXQH with the message's MQMD version 1
+    MDE   72 bytes, when the MQMD's version-2 fields are not their defaults
+    data
+
+The MSH lengths are ours where IBM publishes nothing: DataLength is the length of the whole
+message after its MSH (all segments together), MsgLength the bytes after the MSH in this
+segment; for a message in one segment the two are equal, which is what tshark decodes.
+A message longer than one segment is cut into segments that each start with an MSH (same
+sequence number); the first has FIRST, the last LAST.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
+from tpfemu.channels.fap.constants import ENC_S390, ControlFlags, SegmentType, StatusCode
+from tpfemu.channels.fap.errors import FapError
+from tpfemu.channels.fap.tsh import FORMS, Segment
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD, Byte, Char, Long, MQStruct
+
+__all__ = [
+    "MDE", "MSH_SIZE", "XMIT_OVERHEAD", "MessageHeader", "Reassembler", "TransmittedMessage",
+    "build_transmission", "decode_message", "decode_msh", "encode_message", "split_message",
+]  # fmt: skip
+
+MSH_SIZE = 20
+_MSH_ID = b"MSH "
+_MSH = {False: struct.Struct("<4sIIII"), True: struct.Struct(">4sIIII")}
+#: Bytes a transmitted message may carry beyond its data: an MQXQH and an MQMDE.
+XMIT_OVERHEAD = CMQC.MQXQH_LENGTH_1 + CMQC.MQMDE_LENGTH_2
+_XQH_SIZE = CMQC.MQXQH_LENGTH_1
+_MDE_ID = b"MDE "
+_V2_FIELDS = ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
+
+
+class MDE(MQStruct):
+    """MQMDE, the message-descriptor extension: 72 bytes. It carries an MQMD's version-2
+    fields where only a version-1 MQMD fits (after an MQXQH); Encoding, CodedCharSetId
+    and Format describe the data after it."""
+
+    STRUC_NAME = "MQMDE"
+    LENGTHS = {2: CMQC.MQMDE_LENGTH_2}
+    FIELDS = (
+        Char("StrucId", 4, CMQC.MQMDE_STRUC_ID),
+        Long("Version", CMQC.MQMDE_VERSION_2),
+        Long("StrucLength", CMQC.MQMDE_LENGTH_2),
+        Long("Encoding", CMQC.MQENC_NATIVE),
+        Long("CodedCharSetId", CMQC.MQCCSI_UNDEFINED),
+        Char("Format", 8, CMQC.MQFMT_NONE),
+        Long("Flags", 0),
+        Byte("GroupId", 24, CMQC.MQGI_NONE),
+        Long("MsgSeqNumber", 1),
+        Long("Offset", 0),
+        Long("MsgFlags", CMQC.MQMF_NONE),
+        Long("OriginalLength", CMQC.MQOL_UNDEFINED),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MessageHeader:
+    """The MSH: the message's sequence number on the channel, DataLength (the whole
+    message after the MSH) and MsgLength (the bytes after the MSH in this segment)."""
+
+    seq: int
+    data_length: int
+    msg_length: int
+
+
+@dataclass(slots=True)
+class TransmittedMessage:
+    """A message as a MESSAGE_DATA body carries it. ``md`` is the message's own MQMD: the
+    XQH's version-1 MQMD, made version 2 with the MQMDE merged in when one is present
+    (then Format, Encoding and CodedCharSetId are the MQMDE's). ``xqh`` is the MQXQH as
+    sent. ``data`` is what follows the headers."""
+
+    seq: int
+    xqh: XQH
+    md: MD
+    data: bytes
+    has_mde: bool = False
+
+
+def _msh(seq: int, data_length: int, msg_length: int, big_endian: bool) -> bytes:
+    return _MSH[big_endian].pack(_MSH_ID, seq, data_length, 0, msg_length)
+
+
+def decode_msh(payload: bytes | memoryview, big_endian: bool, *, ebcdic: bool = False
+               ) -> MessageHeader:
+    """The MSH at the start of a MESSAGE_DATA body (its StrucId in ASCII or EBCDIC;
+    ``ebcdic`` is accepted for symmetry and changes nothing).
+
+    :raises FapError: too short, not an MSH, or a MsgLength that is not the rest of the
+        body (status PROTOCOL_MSH_ERROR).
+    """
+    if len(payload) < MSH_SIZE:
+        raise FapError(f"MESSAGE_DATA body is {len(payload)} bytes, shorter than an MSH",
+                       StatusCode.PROTOCOL_MSH_ERROR)
+    sid, seq, data_length, _, msg_length = _MSH[big_endian].unpack_from(payload)
+    if sid != _MSH_ID and text_of(sid, True) != _MSH_ID:
+        raise FapError(f"not an MSH: StrucId is {sid!r}", StatusCode.PROTOCOL_MSH_ERROR)
+    if msg_length != len(payload) - MSH_SIZE or data_length < msg_length:
+        raise FapError(f"MSH lengths (DataLength {data_length}, MsgLength {msg_length}) do "
+                       f"not fit a body of {len(payload) - MSH_SIZE} bytes after the MSH",
+                       StatusCode.PROTOCOL_MSH_ERROR)
+    return MessageHeader(seq, data_length, msg_length)
+
+
+def _has_mde(xqh: XQH, rest: bytes | memoryview, ebcdic: bool) -> bool:
+    return (bytes(xqh.MsgDesc.Format) == CMQC.MQFMT_MD_EXTENSION
+            and text_of(bytes(rest[:4]), ebcdic) == _MDE_ID)
+
+
+def _to_big(body: bytes) -> bytes:
+    """An MQXQH(+MQMDE)+data from our byte order to big-endian. With an MQMDE, the MQMD's
+    Encoding (which describes the structure after it) becomes big-endian too; the
+    MQMDE's own Encoding, describing the data, is kept."""
+    xqh = from_wire(XQH, body, big_endian=False)
+    rest = memoryview(body)[_XQH_SIZE:]
+    mde = b""
+    if _has_mde(xqh, rest, False):
+        mde = pack_wire(from_wire(MDE, rest, big_endian=False), big_endian=True)
+        rest = rest[CMQC.MQMDE_LENGTH_2:]
+        xqh.MsgDesc.Encoding = ENC_S390
+    return pack_wire(xqh, big_endian=True) + mde + bytes(rest)
+
+
+def _mde_big_endian(md: MD, tsh_big_endian: bool) -> bool:
+    """The byte order of an MQMDE: what the MQMD's Encoding says of the structure after
+    it (integers normal = big-endian, reversed = little-endian), else the TSH's."""
+    integers = md.Encoding & 0xF
+    if integers == CMQC.MQENC_INTEGER_NORMAL:
+        return True
+    if integers == CMQC.MQENC_INTEGER_REVERSED:
+        return False
+    return tsh_big_endian
+
+
+def encode_message(seq: int, xqh_and_md_and_data: bytes, *, big_endian: bool = False) -> bytes:
+    """A MESSAGE_DATA body: the MSH for sequence number ``seq`` and the transmission-queue
+    message (MQXQH with its MQMD, an MQMDE if any, and the data, as our queue manager
+    stores them). For ``big_endian`` the MQXQH and MQMDE are converted to that byte order.
+
+    :raises FapError: ``big_endian`` and the bytes do not start with an MQXQH.
+    """
+    body = _to_big(xqh_and_md_and_data) if big_endian else xqh_and_md_and_data
+    n = len(body)
+    return _msh(seq, n, n, big_endian) + body
+
+
+def build_transmission(remote_q: str | bytes, remote_qmgr: str | bytes, md: MD, data: bytes
+                       ) -> bytes:
+    """A transmission-queue message: MQXQH (with ``md`` as version 1) + MQMDE when the
+    MQMD's version-2 fields differ from their defaults (IBM's MQMDE rule) + ``data``."""
+    inner = md.copy()
+    inner.Version = CMQC.MQMD_VERSION_1
+    parts = []
+    v2 = {name: getattr(md, name) for name in _V2_FIELDS}
+    if v2 != {name: getattr(MD, name) for name in _V2_FIELDS}:
+        parts.append(MDE(Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId,
+                         Format=md.Format, **v2).pack())
+        inner.Format = CMQC.MQFMT_MD_EXTENSION
+        inner.Encoding = CMQC.MQENC_NATIVE  # the MQMD's Encoding describes the MQMDE
+    xqh = XQH(RemoteQName=remote_q, RemoteQMgrName=remote_qmgr, MsgDesc=inner)
+    return xqh.pack() + b"".join(parts) + data
+
+
+def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False
+                   ) -> TransmittedMessage:
+    """The message in a whole MESSAGE_DATA body (one segment's, or :class:`Reassembler`'s).
+
+    :raises FapError: a bad MSH (PROTOCOL_MSH_ERROR), or a bad MQXQH or MQMDE
+        (PROTOCOL_INVALID_DATA).
+    """
+    msh = decode_msh(payload, big_endian, ebcdic=ebcdic)
+    if msh.data_length != msh.msg_length:
+        raise FapError(f"MESSAGE_DATA holds {msh.msg_length} of the message's "
+                       f"{msh.data_length} bytes: reassemble its segments first",
+                       StatusCode.PROTOCOL_MSH_ERROR)
+    view = memoryview(payload)[MSH_SIZE:]
+    xqh = from_wire(XQH, view, big_endian=big_endian, ebcdic=ebcdic)
+    md = xqh.MsgDesc.copy()
+    rest = view[_XQH_SIZE:]
+    has_mde = _has_mde(xqh, rest, ebcdic)
+    if has_mde:
+        mde = from_wire(MDE, rest, big_endian=_mde_big_endian(md, big_endian), ebcdic=ebcdic)
+        if not CMQC.MQMDE_LENGTH_2 <= mde.StrucLength <= len(rest):
+            raise FapError(f"MQMDE StrucLength {mde.StrucLength} does not fit",
+                           StatusCode.PROTOCOL_INVALID_DATA)
+        md.Version = CMQC.MQMD_VERSION_2
+        md.set(Format=mde.Format, Encoding=mde.Encoding, CodedCharSetId=mde.CodedCharSetId,
+               **{name: getattr(mde, name) for name in _V2_FIELDS})
+        rest = rest[mde.StrucLength:]
+    return TransmittedMessage(msh.seq, xqh, md, bytes(rest), has_mde)
+
+
+def split_message(payload: bytes, max_trans: int, *, big_endian: bool = False,
+                  luwid: bytes = bytes(8), confirm: bool = False, form: str = "TSH",
+                  ebcdic: bool = False) -> list[Segment]:
+    """``payload`` (a whole MESSAGE_DATA body from :func:`encode_message`) as segments of
+    at most ``max_trans`` bytes each, TSH included. One segment (FIRST | LAST) when it
+    fits; otherwise each segment repeats the MSH with its own MsgLength. ``confirm`` sets
+    CONFIRM_REQ on the last segment (the end of a batch).
+
+    :raises ValueError: ``max_trans`` leaves no room for data after the TSH and MSH.
+    :raises FapError: ``payload`` does not start with a whole message's MSH.
+    """
+    header = FORMS[form]
+    room = max_trans - header - MSH_SIZE
+    if room < 1:
+        raise ValueError(f"max_trans {max_trans} leaves no room after a {header}-byte TSH "
+                         f"and the {MSH_SIZE}-byte MSH")
+    end = ControlFlags.LAST | (ControlFlags.CONFIRM_REQ if confirm else ControlFlags.NONE)
+    if header + len(payload) <= max_trans:
+        return [Segment(SegmentType.MESSAGE_DATA, ControlFlags.FIRST | end, payload,
+                        big_endian, luwid=luwid, form=form)]
+    msh = decode_msh(payload, big_endian, ebcdic=ebcdic)
+    body = memoryview(payload)[MSH_SIZE:]
+    sid = text_to(_MSH_ID, ebcdic)
+    out = []
+    for start in range(0, len(body), room):
+        piece = body[start:start + room]
+        flags = ControlFlags.FIRST if start == 0 else ControlFlags.NONE
+        if start + room >= len(body):
+            flags |= end
+        head = _MSH[big_endian].pack(sid, msh.seq, msh.data_length, 0, len(piece))
+        out.append(Segment(SegmentType.MESSAGE_DATA, flags, head + bytes(piece), big_endian,
+                           luwid=luwid, form=form))
+    return out
+
+
+class Reassembler:
+    """Puts a message's segments back together.
+
+    ``feed`` returns the whole MESSAGE_DATA body (one MSH, then the message) when the
+    segment with LAST arrives, else ``None``. A message longer than ``max_msg_len`` plus
+    :data:`XMIT_OVERHEAD` (its MQXQH and MQMDE) is refused when its first segment
+    announces it, before anything is kept; the reassembler never holds more than that.
+    """
+
+    __slots__ = ("max_msg_len", "_parts", "_have", "_seq", "_total", "_big")
+
+    def __init__(self, max_msg_len: int) -> None:
+        self.max_msg_len = max_msg_len
+        self._parts: list[bytes] = []
+        self._have = 0
+        self._seq = 0
+        self._total = -1
+        self._big = False
+
+    @property
+    def in_progress(self) -> bool:
+        """A message has started and not yet ended."""
+        return self._total >= 0
+
+    def reset(self) -> None:
+        """Forget a message in progress (the channel is closing)."""
+        self._parts, self._have, self._total = [], 0, -1
+
+    def feed(self, seg: Segment) -> bytes | None:
+        """The whole body once ``seg`` completes a message, else None.
+
+        :raises FapError: not MESSAGE_DATA (PROTOCOL_SEGMENT_TYPE); a segment out of
+            order (SEGMENT_NUMBER_ERROR); an MSH that disagrees with the message's
+            (PROTOCOL_MSH_ERROR); a message too long (MESSAGE_LENGTH_ERROR).
+        """
+        if seg.seg_type != SegmentType.MESSAGE_DATA:
+            raise FapError(f"{seg.seg_type.name} is not a message segment",
+                           StatusCode.PROTOCOL_SEGMENT_TYPE)
+        msh = decode_msh(seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+        if seg.first == self.in_progress:
+            self.reset()
+            why = "a FIRST segment inside a message" if seg.first else "a segment without FIRST"
+            raise FapError(f"{why} (sequence number {msh.seq})", StatusCode.SEGMENT_NUMBER_ERROR)
+        if seg.first:
+            limit = self.max_msg_len + XMIT_OVERHEAD
+            if msh.data_length > limit:
+                raise FapError(f"message of {msh.data_length} bytes is longer than the "
+                               f"{limit} accepted", StatusCode.MESSAGE_LENGTH_ERROR)
+            if seg.last:
+                return self._whole(seg.payload, msh)
+            self._seq, self._total, self._big = msh.seq, msh.data_length, seg.big_endian
+        return self._add(seg, msh)
+
+    def _whole(self, payload: bytes, msh: MessageHeader) -> bytes:
+        if msh.data_length != msh.msg_length:
+            raise FapError(f"one-segment message has DataLength {msh.data_length} but "
+                           f"MsgLength {msh.msg_length}", StatusCode.PROTOCOL_MSH_ERROR)
+        return payload
+
+    def _add(self, seg: Segment, msh: MessageHeader) -> bytes | None:
+        if msh.seq != self._seq or msh.data_length != self._total:
+            self.reset()
+            raise FapError(f"segment's MSH (sequence {msh.seq}, DataLength "
+                           f"{msh.data_length}) differs from its message's",
+                           StatusCode.PROTOCOL_MSH_ERROR)
+        if self._have + msh.msg_length > self._total:
+            self.reset()
+            raise FapError("segments carry more than the message's DataLength",
+                           StatusCode.PROTOCOL_MSH_ERROR)
+        self._parts.append(bytes(memoryview(seg.payload)[MSH_SIZE:]))
+        self._have += msh.msg_length
+        if not seg.last:
+            return None
+        if self._have != self._total:
+            have, total = self._have, self._total
+            self.reset()
+            raise FapError(f"last segment ends the message at {have} of {total} bytes",
+                           StatusCode.PROTOCOL_MSH_ERROR)
+        body = b"".join(self._parts)
+        seq, big = self._seq, self._big
+        self.reset()
+        return _msh(seq, len(body), len(body), big) + body

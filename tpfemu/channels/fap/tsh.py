@@ -1,0 +1,265 @@
+"""The transmission segment header (TSH, TSHC, TSHM) and the framing of a byte stream.
+
+Every FAP unit on a socket is one *segment*: a TSH and a body. Layout (M = 8 for TSHM,
+else 0; ``reference/channels-bridge-clusters.md`` §1.1)::
+
+    0    StrucId      'TSH ' / 'TSHC' / 'TSHM', ASCII or EBCDIC
+    4    SegmLength   u32 big-endian, the whole segment including this header
+    8    (TSHM) ConversationId, RequestId: u32 big-endian each
+    8+M  ByteOrder    1 = big-endian, 2 = little-endian: every later integer
+    9+M  SegmType     (:class:`SegmentType`)
+    10+M ControlFlags1, ControlFlags2
+    12+M LUWID        8 bytes, the batch's logical unit of work id
+    20+M Encoding     u32, MQENC of the sending end
+    24+M CCSID        u16
+    26+M reserved     2 bytes (zero)
+
+TSHC has TSH's layout (the dissector treats the two alike); only TSHM carries the
+conversation fields. Message channels use ``TSH``, SVRCONN conversations ``TSHM``.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+from tpfemu.channels.fap.constants import (
+    ASCII_CCSID,
+    ENC_NATIVE,
+    ENC_S390,
+    ControlFlags,
+    SegmentType,
+    StatusCode,
+)
+from tpfemu.channels.fap.errors import FapError
+
+__all__ = [
+    "FORMS", "HEADER_SIZE", "MAX_HEADER", "FrameReader", "Segment", "decode_segment",
+    "encode_segment", "header_size",
+]  # fmt: skip
+
+_EBCDIC_TO_FORM = {b"\xe3\xe2\xc8\x40": "TSH", b"\xe3\xe2\xc8\xc3": "TSHC",
+                   b"\xe3\xe2\xc8\xd4": "TSHM"}
+_ASCII_TO_FORM = {b"TSH ": "TSH", b"TSHC": "TSHC", b"TSHM": "TSHM"}
+_FORM_TO_ID = {form: sid for sid, form in _ASCII_TO_FORM.items()}
+#: The header forms: StrucId text -> header size.
+FORMS = {"TSH": 28, "TSHC": 28, "TSHM": 36}
+#: Size of a TSH or TSHC; a TSHM is :data:`MAX_HEADER`.
+HEADER_SIZE = 28
+MAX_HEADER = 36
+_KNOWN_TYPES = frozenset(int(t) for t in SegmentType)
+_ZERO_LUWID = bytes(8)
+
+# The part after StrucId/length/(conversation): byte order, type, flags, LUWID, encoding,
+# CCSID, reserved.
+_TAIL = {False: struct.Struct("<BBBB8sIH2x"), True: struct.Struct(">BBBB8sIH2x")}
+_LEN = struct.Struct(">I")
+_CONV = struct.Struct(">II")
+
+
+def header_size(form: str) -> int:
+    """The header size of ``form`` ("TSH", "TSHC" or "TSHM").
+
+    :raises ValueError: an unknown form.
+    """
+    try:
+        return FORMS[form]
+    except KeyError:
+        raise ValueError(f"unknown TSH form {form!r} (known: TSH, TSHC, TSHM)") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One segment: its header's fields and its body (``payload``, without the header).
+
+    ``big_endian`` is the byte order the segment came in or goes out in (TSH ByteOrder;
+    it governs every integer after the TSH's length). ``encoding`` defaults to the MQENC
+    matching that order (0x222 little-endian, 0x311 big-endian). ``conversation_id`` and
+    ``request_id`` are set only for a TSHM (``None`` otherwise). ``form`` is the header the
+    segment came in; ``ebcdic`` whether its StrucId was EBCDIC.
+    """
+
+    seg_type: SegmentType
+    control_flags: ControlFlags = ControlFlags.NONE
+    payload: bytes = b""
+    big_endian: bool = False
+    encoding: int = -1
+    ccsid: int = ASCII_CCSID
+    conversation_id: int | None = None
+    request_id: int | None = None
+    luwid: bytes = _ZERO_LUWID
+    control_flags2: int = 0
+    form: str = "TSH"
+    ebcdic: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.encoding == -1:
+            object.__setattr__(self, "encoding", ENC_S390 if self.big_endian else ENC_NATIVE)
+        if len(self.luwid) != 8:
+            raise ValueError(f"a LUWID is 8 bytes, got {len(self.luwid)}")
+
+    @property
+    def first(self) -> bool:
+        """The FIRST flag: this segment starts a message."""
+        return bool(self.control_flags & ControlFlags.FIRST)
+
+    @property
+    def last(self) -> bool:
+        """The LAST flag: this segment ends a message."""
+        return bool(self.control_flags & ControlFlags.LAST)
+
+    @property
+    def confirm_requested(self) -> bool:
+        """The CONFIRM_REQ flag: end of a batch (or a heartbeat that wants its answer)."""
+        return bool(self.control_flags & ControlFlags.CONFIRM_REQ)
+
+    @property
+    def length(self) -> int:
+        """The SegmLength this segment has in its own form."""
+        return FORMS.get(self.form, HEADER_SIZE) + len(self.payload)
+
+
+def encode_segment(seg: Segment, *, form: str = "TSH") -> bytes:
+    """The bytes of ``seg`` behind a ``form`` header ("TSH", "TSHC" or "TSHM").
+
+    A TSHM carries ``seg.conversation_id``/``request_id`` (0 where ``None``); the other
+    forms carry neither. The StrucId is always written in ASCII.
+
+    :raises ValueError: an unknown form, or a field out of range.
+    """
+    size = header_size(form)
+    head = _FORM_TO_ID[form] + _LEN.pack(size + len(seg.payload))
+    if size == MAX_HEADER:
+        head += _CONV.pack(seg.conversation_id or 0, seg.request_id or 0)
+    order = 1 if seg.big_endian else 2
+    try:
+        tail = _TAIL[seg.big_endian].pack(order, seg.seg_type, seg.control_flags,
+                                          seg.control_flags2, seg.luwid, seg.encoding,
+                                          seg.ccsid)
+    except struct.error as exc:
+        raise ValueError(f"TSH field out of range: {exc}") from None
+    return head + tail + seg.payload
+
+
+def _form_of(struc_id: bytes) -> tuple[str, bool]:
+    """(form, ebcdic) of a StrucId, or FapError."""
+    form = _ASCII_TO_FORM.get(struc_id)
+    if form is not None:
+        return form, False
+    form = _EBCDIC_TO_FORM.get(struc_id)
+    if form is not None:
+        return form, True
+    raise FapError(f"not a TSH: StrucId is {struc_id!r}", StatusCode.PROTOCOL_SEGMENT_ERROR)
+
+
+def _check_length(length: int, size: int, max_segment: int) -> None:
+    if length < size:
+        raise FapError(f"TSH SegmLength {length} is below the {size}-byte header",
+                       StatusCode.PROTOCOL_LENGTH_ERROR)
+    if length > max_segment:
+        raise FapError(f"TSH SegmLength {length} is above the largest segment accepted "
+                       f"({max_segment})", StatusCode.PROTOCOL_LENGTH_ERROR)
+
+
+def _decode(data: bytes | bytearray | memoryview, form: str, ebcdic: bool) -> Segment:
+    """A whole segment (header and body, exactly SegmLength bytes) to a Segment."""
+    m = FORMS[form] - HEADER_SIZE
+    conv = req = None
+    if m:
+        conv, req = _CONV.unpack_from(data, 8)
+    order = data[8 + m]
+    if order not in (1, 2):
+        raise FapError(f"TSH ByteOrder is {order}, expected 1 (big) or 2 (little)",
+                       StatusCode.ENCODING_INVALID)
+    big = order == 1
+    _, seg_type, flags1, flags2, luwid, encoding, ccsid = _TAIL[big].unpack_from(data, 8 + m)
+    if seg_type not in _KNOWN_TYPES:
+        raise FapError(f"unknown TSH segment type 0x{seg_type:02X}",
+                       StatusCode.PROTOCOL_SEGMENT_TYPE)
+    return Segment(SegmentType(seg_type), ControlFlags(flags1), bytes(data[FORMS[form]:]),
+                   big, encoding, ccsid, conv, req, luwid, flags2, form, ebcdic)
+
+
+def decode_segment(data: bytes | bytearray | memoryview, *, max_segment: int = 0x7FFFFFFF
+                   ) -> Segment:
+    """One whole segment (``data`` is exactly one TSH and its body) to a :class:`Segment`.
+
+    :raises FapError: a bad StrucId or ByteOrder, a SegmLength that is not ``len(data)``
+        or is out of range, or an unknown segment type.
+    """
+    if len(data) < 8:
+        raise FapError(f"a segment needs at least 8 bytes, got {len(data)}",
+                       StatusCode.PROTOCOL_LENGTH_ERROR)
+    form, ebcdic = _form_of(bytes(data[:4]))
+    length = _LEN.unpack_from(data, 4)[0]
+    _check_length(length, FORMS[form], max_segment)
+    if length != len(data):
+        raise FapError(f"TSH SegmLength {length} but the segment has {len(data)} bytes",
+                       StatusCode.PROTOCOL_LENGTH_ERROR)
+    return _decode(data, form, ebcdic)
+
+
+class FrameReader:
+    """Cuts a byte stream into segments, refusing bad framing as soon as it is seen.
+
+    ``feed`` takes whatever the socket returned and gives back every segment it completes.
+    The reader holds at most one segment in progress and never more than ``max_segment``
+    bytes (a segment's declared length is checked against ``max_segment`` as soon as its
+    first 8 bytes are in, before any of its body is kept). After a :class:`FapError` the
+    stream is mis-framed for good: every later ``feed`` raises again.
+    """
+
+    __slots__ = ("max_segment", "_buf", "_need", "_form", "_ebcdic", "_broken")
+
+    def __init__(self, max_segment: int) -> None:
+        if max_segment < MAX_HEADER:
+            raise ValueError(f"max_segment {max_segment} is below the {MAX_HEADER}-byte TSHM")
+        self.max_segment = max_segment
+        self._buf = bytearray()
+        self._need = 8  # bytes the current segment has, once known (8 = StrucId + length)
+        self._form = "TSH"
+        self._ebcdic = False
+        self._broken: FapError | None = None
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held of the segment in progress."""
+        return len(self._buf)
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Segment]:
+        """The segments ``data`` completes, in order.
+
+        :raises FapError: a bad StrucId, a length below the header or above
+            ``max_segment``, a bad ByteOrder or an unknown segment type.
+        """
+        if self._broken is not None:
+            raise FapError(f"stream already refused: {self._broken}", self._broken.status)
+        try:
+            return self._feed(memoryview(data).cast("B"))
+        except FapError as exc:
+            self._broken = exc
+            self._buf = bytearray()
+            raise
+
+    def _feed(self, view: memoryview) -> list[Segment]:
+        out: list[Segment] = []
+        pos, end = 0, len(view)
+        buf = self._buf
+        while pos < end:
+            take = min(self._need - len(buf), end - pos)
+            buf += view[pos:pos + take]
+            pos += take
+            if len(buf) >= 4 and len(buf) - take < 4:
+                self._form, self._ebcdic = _form_of(bytes(buf[:4]))
+            if len(buf) < self._need:
+                continue
+            if self._need == 8:
+                length = _LEN.unpack_from(buf, 4)[0]
+                _check_length(length, FORMS[self._form], self.max_segment)
+                self._need = length
+                if len(buf) < length:
+                    continue
+            out.append(_decode(buf, self._form, self._ebcdic))
+            buf.clear()
+            self._need = 8
+        return out
