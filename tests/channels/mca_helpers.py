@@ -44,13 +44,13 @@ def receiving(system, channels: tuple[str, ...] = (), *, speed: str = "NORMAL") 
 
 
 def sending(system, channel: str, port: int, xmitq: str, *, speed: str = "NORMAL",
-            batchsz: int = 50, extra: str = "") -> None:
+            batchsz: int = 50, extra: str = "SHORTTMR-0") -> None:
     """Define transmission queue ``xmitq`` (if need be) and sender ``channel`` to
-    127.0.0.1(port)."""
+    127.0.0.1(port), with ``extra`` keywords (retrying at once by default)."""
     if system.qmgr.catalog.find_queue(xmitq) is None:
         ok(system, f"ZMQSC DEF QL-{xmitq} USAGE-XMITQ")
     ok(system, f"ZMQSC DEF CHL-{channel} CHLTYPE-SDR CONNAME-'127.0.0.1({port})' "
-               f"XMITQ-{xmitq} SPEED-{speed} BATCHSZ-{batchsz} SHORTTMR-0 {extra}")
+               f"XMITQ-{xmitq} SPEED-{speed} BATCHSZ-{batchsz} {extra}")
 
 
 def start(name: str, home=None) -> tpfemu.System:

@@ -28,6 +28,7 @@ bridge, or when the bridge raises, it is dead-lettered with reason
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from tpfemu import errors
@@ -62,14 +63,15 @@ def _text(value: Any) -> str:
 
 
 class Deliverer:
-    """Puts a receiver's messages through one MQI connection (the receiver's).
+    """Puts a receiver's messages through one MQI connection (the receiver's). ``bridge``
+    gives the system's bridge entry point at the time of each fast message (None: none).
 
     :ivar dlq_used: a message of the current batch went to the dead-letter queue (reset
         by :meth:`batch_done`).
     """
 
     def __init__(self, qm: mqi.QueueManager, channel: str, qmgr_name: str,
-                 bridge: FastDelivery | None = None) -> None:
+                 bridge: Callable[[], FastDelivery | None] = lambda: None) -> None:
         self.qm = qm
         self.channel = channel
         self.qmgr_name = qmgr_name
@@ -137,9 +139,10 @@ class Deliverer:
             self._close(queue)
 
     def _to_bridge(self, md: MD, data: bytes, *, syncpoint: bool = True) -> str:
-        if self.bridge is not None:
+        bridge = self.bridge()  # the one installed now
+        if bridge is not None:
             try:
-                self.bridge.deliver(self.channel, md, data)
+                bridge.deliver(self.channel, md, data)
                 return "bridge"
             except Exception:  # noqa: BLE001 - the bridge could not deliver: dead-letter
                 pass

@@ -188,7 +188,7 @@ class Receiver:
         store = SyncStore(qm)
         record = self.manager.record(self.name, store)
         deliverer = Deliverer(qm, self.name, self.manager.qmgr_name,
-                              self.manager.fast_delivery() if agreed.fast else None)
+                              self.manager.fast_delivery if agreed.fast else lambda: None)
         session = _Session(self, qm, store, deliverer, agreed, record)
         hb = agreed.heartbeat_interval
         timeout = 2.0 * hb + 30.0 if hb else None
