@@ -118,11 +118,21 @@ class ChannelManager:
             status.seq, status.luwid, status.indoubt = record.seq, record.luwid, record.indoubt
 
     def claim(self, name: str, receiver: Receiver) -> bool:
-        """A receiver session wants channel ``name``: False if it is stopped or running."""
+        """A receiver session wants channel ``name``: False if the channel is stopped.
+        A session still running for it is ended first and its work backed out (its
+        sender has reconnected: IBM's ADOPTMCA); False if it does not end in time."""
         with self.lock:
             current = self.receivers.get(name)
-            if self.closing or name in self.stopped_receivers or (
-                    current is not None and current.running and current is not receiver):
+            if self.closing or name in self.stopped_receivers:
+                return False
+        if current is not None and current is not receiver and current.running:
+            self.say(f"CHNL0115I {self.cpu} CHL {name} A NEW CONNECTION ADOPTS THE CHANNEL:"
+                     f" THE SESSION FROM {current.peer} IS ENDED")
+            current.stop(timeout=10.0)
+            if current.running:
+                return False
+        with self.lock:
+            if self.closing or name in self.stopped_receivers:
                 return False
             self.receivers[name] = receiver
             return True
