@@ -10,7 +10,9 @@ Cut points (``mode``):
                   sender has committed, as far as timing allows).
 
 Each new connection is armed with a random mode and a random number of segments to let
-through first, until ``cuts`` cuts were made; after that the proxy only forwards.
+through first, until ``cuts`` cuts were made; after that the proxy only forwards. With
+``record`` (a list) every forwarded segment is appended to it as ``("c2s"|"s2c", bytes)``
+(a recording proxy: what went over the real sockets, for tshark).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ class CuttingProxy:
     """Listens on 127.0.0.1 (``port``) and forwards to ``target`` (host, port)."""
 
     def __init__(self, target: tuple[str, int], cuts: int, seed: int = 25,
-                 modes: tuple[str, ...] = MODES) -> None:
+                 modes: tuple[str, ...] = MODES, record: list | None = None) -> None:
         self.target = target
+        self.record = record
         self.cuts_left = cuts
         self.made: list[str] = []
         self.random = random.Random(seed)
@@ -129,6 +132,9 @@ class Conversation:
                 if self._cuts_here(segment, seen, downstream, dst):
                     return
                 dst.sendall(segment)
+                if self.proxy.record is not None:
+                    with self.proxy.lock:
+                        self.proxy.record.append(("c2s" if downstream else "s2c", segment))
                 if not downstream and self.mode == "after_status" and seen > self.after // 4 \
                         and segment[9] == _STATUS:
                     self.cut()
