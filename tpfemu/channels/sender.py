@@ -50,6 +50,7 @@ from tpfemu.channels.fap import (
     decode_status,
     encode_id,
     encode_message,
+    encode_segment,
     heartbeat_segment,
     negotiate,
     reset_segment,
@@ -74,6 +75,7 @@ STATUS_TIMEOUT = 60.0  # seconds to wait for a batch's STATUS or a heartbeat's a
 POLL = 0.2  # seconds a get waits, so that STOP is noticed
 _EXPIRY_AT = 104 + 16  # the MQXQH's MQMD Expiry (native byte order)
 _I32 = struct.Struct("=i")
+_FLUSH = 256 * 1024  # bytes of encoded segments written at once
 
 
 class ChannelRefused(errors.TpfEmuError):
@@ -380,6 +382,8 @@ class Batch:
         self.pending_seq = 0
         self.sent = 0
         self.nbytes = 0
+        self.out: list[bytes] = []
+        self.out_bytes = 0
 
     @property
     def held(self) -> int:
@@ -400,18 +404,32 @@ class Batch:
         self.pending, self.pending_seq = body, self.seq
 
     def _send(self, seq: int, body: bytes, *, confirm: bool) -> None:
+        """Encode one message into the batch's output, written out every 256 KB and
+        at the end of the batch (one send a batch, not one a message)."""
         payload = encode_message(seq, body)
         segments = split_message(payload, self.agreed.max_trans_size, luwid=self.luwid,
                                  confirm=confirm)
-        self.link.send(*segments)
+        self.out.extend(encode_segment(seg) for seg in segments)
+        self.out_bytes += len(payload)
         self.sent += 1
         self.nbytes += len(body)
+        if self.out_bytes >= _FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write out what is encoded so far."""
+        if self.out:
+            data = b"".join(self.out)
+            self.out.clear()
+            self.out_bytes = 0
+            self.link.send_bytes(data)
 
     def end(self, qm: mqi.QueueManager, side: SyncStore) -> SyncRecord:
         """Record the batch in doubt, send its last message with CONFIRM_REQUEST, wait
         for the receiver's STATUS, then commit. Returns the channel's new record."""
         sender, status = self.sender, self.sender.status
         if self.pending is None:  # only fast nonpersistent messages: nothing to confirm
+            self.flush()
             status.counted(self.sent, self.nbytes)
             return self.record
         doubt = replace(self.record, indoubt=True, cur_seq=self.seq, cur_luwid=self.luwid,
@@ -422,8 +440,8 @@ class Batch:
         with status.lock:
             status.indoubt = True
         self._send(self.pending_seq, self.pending, confirm=True)
-        data = sender._expect_status(self.link)
-        del data
+        self.flush()
+        sender._expect_status(self.link)
         qm.commit()
         done = replace(doubt, seq=self.seq, luwid=self.luwid, indoubt=False, msg_ids=())
         sender.manager.remember(sender.name, done)
