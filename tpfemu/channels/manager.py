@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, Protocol
@@ -89,6 +90,13 @@ class ChannelManager:
 
     def definition(self, name: str) -> ChannelDef | None:
         return self.host.qmgr.catalog.find_channel(name)
+
+    def event(self, kind: str, queue: str, **fields: Any) -> None:
+        """Emit a channel event (channel-send, -receive, -commit, -backout) to the queue
+        manager's event bus (the journal), when anyone listens."""
+        events = self.host.qmgr.events
+        if events.active:
+            events.emit(kind, queue, time.time_ns() // 1000, **fields)
 
     def fast_delivery(self) -> FastDelivery | None:
         return getattr(self.host, "fast_delivery", None)

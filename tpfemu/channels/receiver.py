@@ -196,6 +196,9 @@ class Receiver:
             while True:
                 session.handle(self.link.receive(timeout))
         finally:
+            if session.msgs:  # a batch was being received: it is backed out
+                self.manager.event("channel-backout", self.name, channel=self.name,
+                                   seq=session.seq, msgs=session.msgs)
             deliverer.forget()
             store.close()
 
@@ -288,6 +291,11 @@ class _Session:
         if self.persistent:
             self.store.write(record)  # in the batch's unit of work: committed with it
         self.qm.commit()
+        name, hexid = self.r.name, luwid.hex().upper()
+        self.r.manager.event("channel-receive", name, channel=name, msgs=self.msgs,
+                             length=self.nbytes, seq=self.seq, luwid=hexid)
+        self.r.manager.event("channel-commit", name, channel=name, seq=self.seq, luwid=hexid,
+                             msgs=self.msgs)
         self.record = record
         self.r.manager.remember(self.r.name, record)
         status = self.r.status

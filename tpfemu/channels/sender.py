@@ -441,8 +441,18 @@ class Batch:
             status.indoubt = True
         self._send(self.pending_seq, self.pending, confirm=True)
         self.flush()
-        sender._expect_status(self.link)
+        manager, xmitq, luwid = sender.manager, sender.d.xmitq, self.luwid.hex().upper()
+        manager.event("channel-send", xmitq, channel=sender.name, msgs=len(self.msg_ids),
+                      length=self.nbytes, seq=self.seq, luwid=luwid)
+        try:
+            sender._expect_status(self.link)
+        except BaseException:
+            manager.event("channel-backout", xmitq, channel=sender.name, seq=self.seq,
+                          luwid=luwid, msgs=len(self.msg_ids))
+            raise
         qm.commit()
+        manager.event("channel-commit", xmitq, channel=sender.name, seq=self.seq, luwid=luwid,
+                      msgs=len(self.msg_ids))
         done = replace(doubt, seq=self.seq, luwid=self.luwid, indoubt=False, msg_ids=())
         sender.manager.remember(sender.name, done)
         status.committed(self.seq, self.luwid)
