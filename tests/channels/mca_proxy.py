@@ -31,9 +31,11 @@ class CuttingProxy:
     """Listens on 127.0.0.1 (``port``) and forwards to ``target`` (host, port)."""
 
     def __init__(self, target: tuple[str, int], cuts: int, seed: int = 25,
-                 modes: tuple[str, ...] = MODES, record: list | None = None) -> None:
+                 modes: tuple[str, ...] = MODES, record: list | None = None,
+                 after: int | None = None) -> None:
         self.target = target
         self.record = record
+        self.after = after  # segments let through before cutting (None: random)
         self.cuts_left = cuts
         self.made: list[str] = []
         self.random = random.Random(seed)
@@ -67,7 +69,7 @@ class CuttingProxy:
             with self.lock:
                 armed = self.cuts_left > 0
                 mode = self.random.choice(self.modes) if armed else ""
-                after = self.random.randint(3, 40)
+                after = self.after or self.random.randint(3, 40)
             Conversation(self, client, server, mode, after).start()
 
     def cut_made(self, mode: str) -> None:
