@@ -204,3 +204,28 @@ def test_swung_transmission_queue_sends_on_the_targets_channel(pair):
     ok(a, f"ZMQSC SWQ QL-XQ.OTHER QL-{b.name}")
     put(a.name, "OTHER.Q", b"swung")
     assert get(b.name, "LOCAL.Q")[0] == b"swung"
+
+
+def test_expiration_report_travels_back_through_reply_to_qmgr(pair):
+    """A message that expires on B is reported to its ReplyToQ at its ReplyToQMgr (A),
+    over the channel back; the report carries Feedback MQFB_EXPIRATION."""
+    a, b = pair
+    md = put(a.name, "REMOTE.Q", b"short-lived", Expiry=3, ReplyToQ=b"REPLY.Q",
+             Report=CMQC.MQRO_EXPIRATION)
+    wait_for(lambda: depth(b, "LOCAL.Q") == 1, what="arrived on B")
+    time.sleep(0.4)
+    assert b.qmgr.scan_expired("LOCAL.Q") == 1
+    _, report = get(a.name, "REPLY.Q")
+    assert report.MsgType == CMQC.MQMT_REPORT and report.Feedback == CMQC.MQFB_EXPIRATION
+    assert report.CorrelId == md.MsgId
+
+
+def test_a_message_without_mqxqh_is_dead_lettered_by_the_sender(pair):
+    """A message put straight on the transmission queue without an MQXQH does not block
+    the channel: the sender dead-letters it (MQFB_XMIT_Q_MSG_ERROR) and carries on."""
+    a, b = pair
+    put(a.name, b.name, b"no header")
+    put(a.name, "REMOTE.Q", b"after it")
+    assert get(b.name, "LOCAL.Q")[0] == b"after it"
+    data, _ = get(a.name, "DEAD.LETTER.QUEUE")
+    assert mqi.DLH().unpack(data[:172]).Reason == CMQC.MQFB_XMIT_Q_MSG_ERROR

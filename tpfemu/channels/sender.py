@@ -38,6 +38,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
+from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
 from tpfemu.channels.fap import (
     FapError,
     InitialData,
@@ -97,6 +98,7 @@ class Sender:
         self.mode = ""
         self._stop = threading.Event()
         self.link: Link | None = None
+        self.dlq: Deliverer | None = None
         self.thread = threading.Thread(target=self._run, name=f"MCA SDR {self.name}",
                                        daemon=True)
 
@@ -312,6 +314,7 @@ class Sender:
     def _batches(self, link: Link, qm: mqi.QueueManager, side: SyncStore,
                  agreed: InitialData, record: SyncRecord) -> None:
         xmitq = mqi.Queue(qm, self.d.xmitq, cmqc.MQOO_INPUT_SHARED | cmqc.MQOO_FAIL_IF_QUIESCING)
+        self.dlq = Deliverer(qm, self.name, self.manager.qmgr_name)
         fast = agreed.fast
         sync = cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT if fast else cmqc.MQGMO_SYNCPOINT
         wait_gmo = GMO(Options=sync | cmqc.MQGMO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING,
@@ -391,8 +394,21 @@ class Batch:
         return len(self.msg_ids) - self.persistent_count
 
     def add(self, md: MD, data: bytes) -> None:
-        body = _with_expiry(data, md.Expiry)
         persistent = md.Persistence == cmqc.MQPER_PERSISTENT
+        if len(data) < _EXPIRY_AT + 4 or data[:4] != b"XQH ":
+            # not a transmission message: dead-lettered (in the batch's unit of work when
+            # it was got in it), as IBM's MCA does
+            dlq = self.sender.dlq
+            assert dlq is not None  # (made before any batch)
+            try:
+                dlq.dead_letter(md, data, cmqc.MQFB_XMIT_Q_MSG_ERROR, self.sender.d.xmitq,
+                                self.sender.manager.qmgr_name,
+                                syncpoint=persistent or not self.agreed.fast)
+            except NoDeadLetterQueue as exc:
+                raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
+                                     ) from exc
+            return
+        body = _with_expiry(data, md.Expiry)
         if self.agreed.fast and not persistent:
             self._send(0, body, confirm=False)  # outside the batch, already deleted
             return
@@ -463,8 +479,6 @@ class Batch:
 def _with_expiry(data: bytes, expiry: int) -> bytes:
     """The transmission-queue message with its MQXQH's MQMD Expiry set to what is left
     (the time on this queue counts against it, as IBM's does)."""
-    if len(data) < _EXPIRY_AT + 4 or data[:4] != b"XQH ":
-        raise LinkDown("a message on the transmission queue has no MQXQH")
     if _I32.unpack_from(data, _EXPIRY_AT)[0] == cmqc.MQEI_UNLIMITED:
         return data
     return data[:_EXPIRY_AT] + _I32.pack(expiry) + data[_EXPIRY_AT + 4:]
