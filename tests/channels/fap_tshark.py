@@ -6,19 +6,22 @@ Debian's tshark (its MQ dissector is the oracle for our wire format).
 * :func:`write_pcap` writes those byte runs as an Ethernet/IPv4/TCP classic pcap between
   127.0.0.1:client_port and 127.0.0.1:server_port (handshake, sequence and ack numbers,
   checksums 0, one FAP segment a frame, cut at 60,000 bytes);
-* :func:`decode` runs ``tshark -r FILE -d tcp.port==PORT,mq`` and returns one dict per MQ
-  PDU with the fields asked for, plus the verbose text for marker checks;
+* :func:`decode` runs ``tshark -r FILE -d tcp.port==PORT,mq -T pdml`` once and returns one
+  dict per MQ PDU with the fields asked for, plus every line of the decode for marker
+  checks (:func:`bad_markers`);
 * :func:`require_tshark` skips (loudly) only when tshark is not installed.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import struct
 import subprocess
 import threading
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -28,9 +31,9 @@ _MAX_FRAME = 60_000
 #: Words in tshark's verbose output that mean it did not understand something.
 BAD_MARKERS = ("Malformed", "Unknown", "unknown", "Expert Info (Error",
                "Expert Info (Warning", "Dissector bug", "Exception occurred")
-#: Lines that contain a marker word but are not a complaint: the MSH's third field is
-#: named "Unknown1" by the dissector itself.
-FIELD_NAMES = ("Unknown1: ",)
+#: Lines that contain a marker word but are not a complaint: fields the dissector itself
+#: names so (the MSH's third field; MQOD's and MQPMO's UnknownDestCount).
+FIELD_NAMES = ("Unknown1: ", "Unknown Dest Cnt.: ")
 #: tshark 4.0's dissector has no label for STATUS code 0 (OK, the batch confirmation the
 #: reference's real captures carry): it prints "Unknown (0)". Tests of STATUS OK allow it.
 STATUS_OK_LABEL = "Code..: Unknown (0)"
@@ -108,20 +111,37 @@ def write_pcap(path: Path, runs: list[tuple[str, bytes]], client_port: int,
     return path
 
 
+_HEX_BYTES = re.compile(r"^[0-9a-f]{2}(:[0-9a-f]{2})+$")
+
+
 def decode(path: Path, port: int, fields: list[str]) -> tuple[list[dict[str, str]], str]:
-    """(one dict per MQ PDU with ``fields``, tshark's verbose text) for the pcap at
-    ``path``, with ``tcp.port==port`` decoded as MQ. A field a PDU lacks is ''; a field
-    that occurs twice in one PDU (CapFlag2 and ECapFlag2 share names) gives its first.
-    :func:`write_pcap` puts one segment in a frame, so a frame is a PDU."""
+    """(one dict per MQ PDU with ``mq.tsh.type`` and ``fields``, tshark's verbose text) for
+    the pcap at ``path``, with ``tcp.port==port`` decoded as MQ: one tshark run (PDML).
+    A field a PDU lacks is ''; a field that occurs twice in one PDU (CapFlag2 and
+    ECapFlag2 share names) gives its first. The text holds every line tshark would print
+    for the capture (malformed and expert items included)."""
     tshark = require_tshark()
-    base = [tshark, "-r", str(path), "-d", f"tcp.port=={port},mq", "-Y", "mq"]
-    cmd = [*base, "-T", "fields", "-E", "separator=|", "-E", "occurrence=f",
-           *[a for f in ["mq.tsh.type", *fields] for a in ("-e", f)]]
-    rows = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120).stdout
-    verbose = subprocess.run([*base, "-V"], check=True, capture_output=True, text=True,
-                             timeout=120).stdout
+    cmd = [tshark, "-r", str(path), "-d", f"tcp.port=={port},mq", "-T", "pdml"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if done.returncode:
+        raise AssertionError(f"tshark failed ({done.returncode}): {done.stderr.strip()}")
+    root = ElementTree.fromstring(done.stdout)
     names = ["mq.tsh.type", *fields]
-    return [dict(zip(names, line.split("|"), strict=True)) for line in rows.splitlines()], verbose
+    pdus: list[dict[str, str]] = []
+    lines: list[str] = []
+    for element in root.iter():
+        text = element.get("showname") or element.get("show")
+        if text:
+            lines.append(text)
+        if element.tag == "proto" and element.get("name") == "mq":
+            found: dict[str, str] = {}
+            for item in element.iter("field"):
+                name = item.get("name", "")
+                if name in names and name not in found:
+                    show = item.get("show", "")
+                    found[name] = show.replace(":", "") if _HEX_BYTES.match(show) else show
+            pdus.append({name: found.get(name, "") for name in names})
+    return pdus, "\n".join(lines)
 
 
 def bad_markers(verbose: str, allowed: tuple[str, ...] = ()) -> list[str]:

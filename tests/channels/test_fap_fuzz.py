@@ -11,15 +11,22 @@ from collections import Counter
 from collections.abc import Callable
 
 from tpfemu.channels.fap import (
+    VERB_TYPES,
+    ConnAuth,
+    ConnBody,
     FapError,
     FrameReader,
     InitialData,
+    InqBody,
     Reassembler,
     Segment,
     SegmentType,
     StatusCode,
+    UserIdData,
+    Verb,
     build_transmission,
     close_segment,
+    decode_caut,
     decode_id,
     decode_message,
     decode_ping,
@@ -27,17 +34,22 @@ from tpfemu.channels.fap import (
     decode_resync,
     decode_segment,
     decode_status,
+    decode_uid,
+    decode_verb,
+    encode_caut,
     encode_id,
     encode_message,
     encode_ping,
     encode_segment,
+    encode_uid,
+    encode_verb,
     heartbeat_segment,
     reset_segment,
     resync_segment,
     split_message,
     status_segment,
 )
-from tpfemu.mq.structs import MD
+from tpfemu.mq.structs import MD, OD, PMO
 
 CASES = 10_000
 MAX_SEGMENT = 65_536
@@ -158,6 +170,34 @@ def test_decoders_on_random_bodies_raise_only_fap_error() -> None:
         for decoder in decoders:
             try:
                 decoder(body, rng.random() < 0.5)
+            except FapError:
+                pass
+
+
+def test_verb_decoders_on_bad_bodies_raise_only_fap_error() -> None:
+    """decode_verb for every verb type, decode_uid and decode_caut, given random bodies
+    and mutated good ones in either byte order, decode or raise FapError."""
+    rng = random.Random(28)
+    good = [encode_verb(SegmentType.MQPUT, Verb(md=MD(), pmo=PMO(), data=b"x" * 40)),
+            encode_verb(SegmentType.MQOPEN, Verb(od=OD(Version=2), options=16)),
+            encode_verb(SegmentType.MQCONN, Verb(conn=ConnBody("QM", fcno_version=2))),
+            encode_verb(SegmentType.MQINQ_REPLY, Verb(inq=InqBody([1, 2], 1, 4, [5], b"abcd"))),
+            encode_uid(UserIdData("u", "p")), encode_caut(ConnAuth("u", "p"))]
+    types = sorted(VERB_TYPES)
+    for _ in range(3_000):
+        if rng.random() < 0.5:
+            body = rng.randbytes(rng.randrange(0, 600))
+        else:
+            raw = bytearray(rng.choice(good))
+            for _ in range(rng.randrange(1, 6)):
+                raw[rng.randrange(len(raw))] ^= 1 << rng.randrange(8)
+            body = bytes(raw[:rng.randrange(len(raw) + 1)]) if rng.random() < 0.3 else bytes(raw)
+        big = rng.random() < 0.5
+        seg_type = rng.choice(types)
+        for call, args in ((decode_verb, (seg_type, body, big)), (decode_uid, (body,)),
+                           (decode_caut, (body, big))):
+            try:
+                call(*args)  # type: ignore[operator]
             except FapError:
                 pass
 

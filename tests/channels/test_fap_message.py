@@ -163,6 +163,34 @@ def test_reassembler_refuses_other_segment_types() -> None:
     assert info.value.status == StatusCode.PROTOCOL_SEGMENT_TYPE
 
 
+def test_one_step_encoder_matches_the_general_one() -> None:
+    """encode_message_segment gives the same bytes as encode_segment of encode_message's
+    body, and its MESSAGE_DATA decodes back to the message."""
+    from tpfemu.channels.fap import encode_message_segment, encode_segment
+
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(), b"payload")
+    flags = ControlFlags.FIRST | ControlFlags.LAST | ControlFlags.CONFIRM_REQ
+    fast = encode_message_segment(42, xmit, flags=flags, luwid=b"LUW12345")
+    slow = encode_segment(Segment(SegmentType.MESSAGE_DATA, flags, encode_message(42, xmit),
+                                  luwid=b"LUW12345"))
+    assert fast == slow
+    assert decode_message(fast[28:], False).data == b"payload"
+
+
+def test_fast_and_general_xqh_readers_agree() -> None:
+    """The one-unpack MQXQH reader and tpfemu.mq's general one give equal structures, and
+    md is the XQH's own MQMD when there is no MQMDE."""
+    from tpfemu.channels.fap.byteorder import from_wire
+    from tpfemu.channels.fap.message import _xqh_fast
+
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(Expiry=77, CorrelId=b"C" * 24), b"d")
+    fast = _xqh_fast(memoryview(xmit))
+    assert fast is not None and fast == from_wire(XQH, xmit, big_endian=False)
+    assert fast.MsgDesc == XQH.from_bytes(xmit).MsgDesc
+    got = decode_message(encode_message(1, xmit), False)
+    assert got.md is got.xqh.MsgDesc and got.md.Expiry == 77
+
+
 def test_mde_structure_is_72_bytes() -> None:
     """MQMDE packs to IBM's 72 bytes with StrucId 'MDE ' and Version 2."""
     raw = MDE().pack()

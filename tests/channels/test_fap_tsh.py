@@ -42,29 +42,45 @@ def test_big_endian_tsh_announces_its_order() -> None:
     raw = encode_segment(_hb(big_endian=True, ccsid=500))
     assert raw[8] == 1
     assert struct.unpack(">IH", raw[20:26]) == (0x311, 500)
-    assert decode_segment(raw) == _hb(big_endian=True, ccsid=500)
+    assert decode_segment(raw) == _hb(big_endian=True, ccsid=500, encoding=0x311)
 
 
 def test_tshm_carries_conversation_and_request_ids() -> None:
     """A TSHM is 36 bytes with ConversationId and RequestId big-endian at 8 and 12."""
-    seg = Segment(SegmentType.MQCONN, payload=b"p", conversation_id=1, request_id=5,
-                  form="TSHM")
+    seg = Segment(SegmentType.MQCONN, payload=b"p", encoding=0x222, conversation_id=1,
+                  request_id=5, form="TSHM")
     raw = encode_segment(seg, form="TSHM")
     assert raw[:4] == b"TSHM" and len(raw) == 37
     assert struct.unpack(">II", raw[8:16]) == (1, 5)
     assert decode_segment(raw) == seg
 
 
+def test_default_encoding_follows_the_byte_order() -> None:
+    """A segment without an encoding is sent with 0x222 little-endian or 0x311 big-endian,
+    and decodes with the encoding it came with."""
+    assert decode_segment(encode_segment(_hb())).encoding == 0x222
+    assert decode_segment(encode_segment(_hb(big_endian=True))).encoding == 0x311
+    assert decode_segment(encode_segment(_hb(encoding=0x111, big_endian=True))).encoding == 0x111
+
+
+def test_luwid_must_be_8_bytes() -> None:
+    """A LUWID of another length is refused when the segment is encoded."""
+    with pytest.raises(ValueError, match="8 bytes"):
+        encode_segment(_hb(luwid=b"short"))
+
+
 def test_ebcdic_strucid_is_accepted() -> None:
     """A TSH whose StrucId is EBCDIC decodes, and says it was EBCDIC."""
     raw = b"\xe3\xe2\xc8\x40" + encode_segment(_hb())[4:]
     seg = decode_segment(raw)
-    assert seg.seg_type == SegmentType.HEARTBEAT and seg.ebcdic
+    assert seg.seg_type == SegmentType.HEARTBEAT and seg.ebcdic and seg.ebcdic_text
+    assert _hb(ccsid=500).ebcdic_text and not _hb(ccsid=819).ebcdic_text
 
 
 def test_frame_reader_splits_a_stream_fed_byte_by_byte() -> None:
     """Segments fed one byte at a time come out whole and in order."""
-    segs = [_hb(), Segment(SegmentType.STATUS_DATA, payload=bytes(12)), _hb(big_endian=True)]
+    segs = [_hb(encoding=0x222), Segment(SegmentType.STATUS_DATA, payload=bytes(12),
+                                         encoding=0x222), _hb(big_endian=True, encoding=0x311)]
     stream = b"".join(encode_segment(s) for s in segs)
     reader, out = FrameReader(1000), []
     for i in range(len(stream)):

@@ -216,3 +216,20 @@ def test_tshm_segment_decodes(tmp_path: Path) -> None:
                   request_id=3, form="TSHM")
     (pdu,) = _run(tmp_path, [(C2S, _seg(seg))], ["mq.tsh.convid", "mq.tsh.requestid"])
     assert (pdu["mq.tsh.convid"], pdu["mq.tsh.requestid"]) == ("1", "3")
+
+
+def test_the_oracle_flags_bytes_it_does_not_understand(tmp_path: Path) -> None:
+    """The marker check is not blind: an ID cut short, a MESSAGE_DATA whose XQH is cut
+    and our old RESYNC body (Length, sequence, LUWID) are each flagged."""
+    xmit = encode_message(1, _xmit(b"x"))
+    cases = {
+        "cut ID": Segment(SegmentType.INITIAL_DATA, payload=encode_id(InitialData("A"))[:60]),
+        "cut XQH": Segment(SegmentType.MESSAGE_DATA, ControlFlags(0x30), xmit[:200]),
+        "old RESYNC": Segment(SegmentType.RESYNC_DATA, payload=bytes([16, 0, 0, 0, 5, 0, 0, 0])
+                              + b"LUWLUW01"),
+    }
+    for name, seg in cases.items():
+        received, client_port, server_port = through_tcp([(C2S, _seg(seg))])
+        pcap = write_pcap(tmp_path / "bad.pcap", received, client_port, server_port)
+        _, verbose = decode(pcap, server_port, [])
+        assert bad_markers(verbose), name

@@ -11,11 +11,23 @@ One module per concern:
 * :mod:`.control` STATUS, RESET, RESYNC, PING, HEARTBEAT bodies and segments;
 * :mod:`.message` MESSAGE_DATA (MSH + MQXQH + MQMD [+ MQMDE] + data), segmentation and
   reassembly;
+* :mod:`.verbs` the client verbs of a SVRCONN conversation (:class:`Verb`,
+  :func:`encode_verb`, :func:`decode_verb`);
+* :mod:`.auth` USERID_DATA and CONAUTH_INFO (user id and password);
 * :mod:`.byteorder` MQ structures in either byte order and character set.
 
 Facts: ``reference/channels-bridge-clusters.md`` §1; the oracle is tshark's MQ dissector.
 """
 
+from tpfemu.channels.fap.auth import (
+    AUTH_USER_ID_AND_PWD,
+    ConnAuth,
+    UserIdData,
+    decode_caut,
+    decode_uid,
+    encode_caut,
+    encode_uid,
+)
 from tpfemu.channels.fap.constants import (
     ASCII_CCSID,
     ENC_BIG,
@@ -67,6 +79,7 @@ from tpfemu.channels.fap.message import (
     decode_message,
     decode_msh,
     encode_message,
+    encode_message_segment,
     split_message,
 )
 from tpfemu.channels.fap.tsh import (
@@ -77,8 +90,25 @@ from tpfemu.channels.fap.tsh import (
     decode_segment,
     encode_segment,
 )
+from tpfemu.channels.fap.verbs import (
+    API_HEADER_SIZE,
+    CONN_SIZES,
+    VERB_TYPES,
+    ApiHeader,
+    ConnBody,
+    InqBody,
+    Verb,
+    decode_api_header,
+    decode_verb,
+    encode_api_header,
+    encode_verb,
+)
 
 __all__ = [
+    "API_HEADER_SIZE", "AUTH_USER_ID_AND_PWD", "CONN_SIZES", "VERB_TYPES", "ApiHeader",
+    "ConnAuth", "ConnBody", "InqBody", "UserIdData", "Verb", "decode_api_header",
+    "decode_caut", "decode_uid", "decode_verb", "encode_api_header", "encode_caut",
+    "encode_uid", "encode_verb",
     "ASCII_CCSID", "DEFAULT_FAP_LEVEL", "ENC_BIG", "ENC_NATIVE", "ENC_S390", "HEADER_SIZE",
     "MAX_HEADER", "MDE", "MIN_TRANS_SIZE", "MSH_SIZE", "XMIT_OVERHEAD",
     "CapFlags1", "CapFlags2", "CapFlags3", "ControlFlags", "ControlFlags2", "FapError",
@@ -86,7 +116,8 @@ __all__ = [
     "NegotiationError", "Reassembler", "Segment", "SegmentType", "StatusCode",
     "TransmittedMessage", "build_transmission", "close_segment", "decode_id",
     "decode_message", "decode_msh", "decode_ping", "decode_reset", "decode_resync",
-    "decode_segment", "decode_status", "encode_id", "encode_message", "encode_ping",
+    "decode_segment", "decode_status", "encode_id", "encode_message",
+    "encode_message_segment", "encode_ping",
     "encode_reset", "encode_resync", "encode_segment", "encode_status", "heartbeat_segment",
     "id_size", "negotiate", "reset_segment", "resync_segment", "split_message",
     "status_segment",

@@ -73,7 +73,8 @@ def from_wire(cls: type[S], data: bytes | memoryview, *, big_endian: bool,
     :raises FapError: the bytes are too short, not this structure, or a Version it lacks
         (status PROTOCOL_INVALID_DATA).
     """
-    raw = bytes(data)
+    longest = max(layout.size for layout, _ in cls._layouts.values())
+    raw = bytes(memoryview(data)[:longest])  # the structure only, not what follows it
     try:
         if big_endian or ebcdic:
             struc_id = cls.FIELDS[0]

@@ -21,16 +21,24 @@ import struct
 from dataclasses import dataclass
 
 from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
-from tpfemu.channels.fap.constants import ENC_S390, ControlFlags, SegmentType, StatusCode
+from tpfemu.channels.fap.constants import (
+    ASCII_CCSID,
+    ENC_NATIVE,
+    ENC_S390,
+    ControlFlags,
+    SegmentType,
+    StatusCode,
+)
 from tpfemu.channels.fap.errors import FapError
 from tpfemu.channels.fap.tsh import FORMS, Segment
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD, Byte, Char, Long, MQStruct
+from tpfemu.mq.structs import MD, Byte, Char, Field, Long, MQStruct
 
 __all__ = [
     "MDE", "MSH_SIZE", "XMIT_OVERHEAD", "MessageHeader", "Reassembler", "TransmittedMessage",
-    "build_transmission", "decode_message", "decode_msh", "encode_message", "split_message",
+    "build_transmission", "decode_message", "decode_msh", "encode_message",
+    "encode_message_segment", "split_message",
 ]  # fmt: skip
 
 MSH_SIZE = 20
@@ -41,6 +49,14 @@ XMIT_OVERHEAD = CMQC.MQXQH_LENGTH_1 + CMQC.MQMDE_LENGTH_2
 _XQH_SIZE = CMQC.MQXQH_LENGTH_1
 _MDE_ID = b"MDE "
 _V2_FIELDS = ("GroupId", "MsgSeqNumber", "Offset", "MsgFlags", "OriginalLength")
+_XQH_HEAD = struct.Struct("<4si48s48s")
+_MD1_LAYOUT, _MD1_FIELDS = MD._layouts[CMQC.MQMD_VERSION_1]
+_MD1_NAMES = tuple(f.name for f in _MD1_FIELDS)
+#: The fast read below stores what struct unpacks, as MQStruct.unpack would: true when no
+#: field of an MQMD v1 converts its raw value.
+_MD1_PLAIN = all(type(f).unpacked is Field.unpacked for f in _MD1_FIELDS)
+_HEAD_PREFIX = {False: struct.Struct(">4sI")}
+_TSH_MSH = {False: struct.Struct("<BBBB8sIH2x4sIIII")}
 
 
 class MDE(MQStruct):
@@ -79,9 +95,10 @@ class MessageHeader:
 @dataclass(slots=True)
 class TransmittedMessage:
     """A message as a MESSAGE_DATA body carries it. ``md`` is the message's own MQMD: the
-    XQH's version-1 MQMD, made version 2 with the MQMDE merged in when one is present
-    (then Format, Encoding and CodedCharSetId are the MQMDE's). ``xqh`` is the MQXQH as
-    sent. ``data`` is what follows the headers."""
+    XQH's version-1 MQMD itself (the same object as ``xqh.MsgDesc``), or, when an MQMDE
+    is present, a version-2 copy with the MQMDE merged in (then Format, Encoding and
+    CodedCharSetId are the MQMDE's). ``xqh`` is the MQXQH as sent. ``data`` is what
+    follows the headers."""
 
     seq: int
     xqh: XQH
@@ -174,6 +191,47 @@ def build_transmission(remote_q: str | bytes, remote_qmgr: str | bytes, md: MD, 
     return xqh.pack() + b"".join(parts) + data
 
 
+def _xqh_fast(view: memoryview) -> XQH | None:
+    """An MQXQH (little-endian, ASCII, MQMD version 1) read in one unpack, or None when
+    the bytes are anything else (the general reader then reports what is wrong)."""
+    if (not _MD1_PLAIN or len(view) < _XQH_SIZE or view[:4] != b"XQH "
+            or view[104:108] != b"MD  "):
+        return None
+    sid, version, remote_q, remote_qmgr = _XQH_HEAD.unpack_from(view)
+    values = _MD1_LAYOUT.unpack_from(view, 104)
+    if version != CMQC.MQXQH_VERSION_1 or values[1] != CMQC.MQMD_VERSION_1:
+        return None
+    md = MD.__new__(MD)
+    md._load_trusted(dict(zip(_MD1_NAMES, values, strict=True)))
+    xqh = XQH.__new__(XQH)
+    xqh._load_trusted({"StrucId": sid, "Version": version, "RemoteQName": remote_q,
+                       "RemoteQMgrName": remote_qmgr, "MsgDesc": md})
+    return xqh
+
+
+def encode_message_segment(seq: int, xqh_and_md_and_data: bytes, *,
+                           flags: int = ControlFlags.FIRST | ControlFlags.LAST,
+                           luwid: bytes = bytes(8), ccsid: int = ASCII_CCSID) -> bytes:
+    """The whole TSH + MSH + message bytes of a one-segment MESSAGE_DATA, little-endian,
+    in one step: what ``encode_segment(Segment(MESSAGE_DATA, flags,
+    encode_message(seq, ...), luwid=luwid))`` gives, without the intermediate objects
+    (the sender's hot path). ``flags`` defaults to FIRST | LAST; add CONFIRM_REQ at the
+    end of a batch.
+
+    :raises ValueError: a LUWID that is not 8 bytes, or a number out of range.
+    """
+    if len(luwid) != 8:
+        raise ValueError(f"a LUWID is 8 bytes, got {len(luwid)}")
+    n = len(xqh_and_md_and_data)
+    try:
+        head = _HEAD_PREFIX[False].pack(b"TSH ", 28 + MSH_SIZE + n) + _TSH_MSH[False].pack(
+            2, SegmentType.MESSAGE_DATA, flags, 0, luwid, ENC_NATIVE, ccsid, _MSH_ID, seq, n,
+            0, n)
+    except struct.error as exc:
+        raise ValueError(f"MESSAGE_DATA field out of range: {exc}") from None
+    return head + xqh_and_md_and_data
+
+
 def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False
                    ) -> TransmittedMessage:
     """The message in a whole MESSAGE_DATA body (one segment's, or :class:`Reassembler`'s).
@@ -187,11 +245,14 @@ def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False
                        f"{msh.data_length} bytes: reassemble its segments first",
                        StatusCode.PROTOCOL_MSH_ERROR)
     view = memoryview(payload)[MSH_SIZE:]
-    xqh = from_wire(XQH, view, big_endian=big_endian, ebcdic=ebcdic)
-    md = xqh.MsgDesc.copy()
+    xqh = None if big_endian or ebcdic else _xqh_fast(view)
+    if xqh is None:
+        xqh = from_wire(XQH, view, big_endian=big_endian, ebcdic=ebcdic)
+    md = xqh.MsgDesc
     rest = view[_XQH_SIZE:]
     has_mde = _has_mde(xqh, rest, ebcdic)
     if has_mde:
+        md = md.copy()
         mde = from_wire(MDE, rest, big_endian=_mde_big_endian(md, big_endian), ebcdic=ebcdic)
         if not CMQC.MQMDE_LENGTH_2 <= mde.StrucLength <= len(rest):
             raise FapError(f"MQMDE StrucLength {mde.StrucLength} does not fit",

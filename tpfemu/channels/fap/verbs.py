@@ -1,0 +1,372 @@
+"""The client verbs of a SVRCONN conversation (issue 26): request and reply bodies.
+
+Every verb segment (types 0x81-0x9F, sent behind a TSHM) starts with the 16-byte API
+header, then the verb's structures (``reference/channels-bridge-clusters.md`` §1.9, and
+the layouts tshark's dissector reads)::
+
+    API header   ReplyLength (u32 big-endian), CompCode, Reason, Hobj (TSH byte order)
+    MQCONN(X)    QMgrName 48, ApplName 28, ApplType, AccountingToken 32, Options,
+                 XOptions [+ FCNO]                          (112/120/260/332/460 bytes)
+    MQDISC, MQCMIT, MQBACK, MQSET reply                     the API header alone
+    MQOPEN       MQOD + Options                             (Hobj in the reply's header)
+    MQCLOSE      Options                                    (Hobj in the header)
+    MQPUT        MQMD + MQPMO + DataLength + data           (the reply: DataLength 0)
+    MQPUT1       MQOD + MQMD + MQPMO + DataLength + data
+    MQGET        MQMD + MQGMO + BufferLength                (the reply: + DataLength, data)
+    MQINQ        SelectorCount, IntAttrCount, CharAttrLength, selectors
+    MQINQ reply, MQSET   ... then the integer values and the character values
+
+The structures are :mod:`tpfemu.mq`'s MQOD, MQMD, MQPMO and MQGMO at whatever Version
+they carry, in either byte order. :func:`encode_verb` and :func:`decode_verb` turn a
+:class:`Verb` into a body and back for any verb type.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
+from tpfemu.channels.fap.constants import SegmentType, StatusCode
+from tpfemu.channels.fap.errors import FapError
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
+
+__all__ = [
+    "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
+    "decode_api_header", "decode_verb", "encode_api_header", "encode_verb",
+]
+
+API_HEADER_SIZE = 16
+_U32 = {False: struct.Struct("<I"), True: struct.Struct(">I")}
+_CONN = {False: struct.Struct("<48s28si32sii"), True: struct.Struct(">48s28si32sii")}
+_FCNO = {False: struct.Struct("<4sii"), True: struct.Struct(">4sii")}
+#: Sizes of an MQCONN body (after the API header) by FCNO version (0 = no FCNO).
+CONN_SIZES = {0: 120, 1: 260, 2: 332, 3: 460}
+_CONN_BY_SIZE = {size: version for version, size in CONN_SIZES.items()}
+_INQ = {False: struct.Struct("<iii"), True: struct.Struct(">iii")}
+_BAD = StatusCode.PROTOCOL_INVALID_DATA
+S = TypeVar("S", bound=MQStruct)
+V = TypeVar("V")
+
+
+@dataclass(slots=True)
+class ApiHeader:
+    """The API header of a verb: ReplyLength (for a request, the longest reply the client
+    takes; for a reply, its own length: ours, the dissector only shows it), the MQI's
+    CompCode and Reason (0 in requests) and the object handle (MQOPEN's reply carries
+    the new one; MQCLOSE, MQPUT, MQGET, MQINQ and MQSET name theirs)."""
+
+    reply_length: int = 0
+    comp_code: int = CMQC.MQCC_OK
+    reason: int = CMQC.MQRC_NONE
+    hobj: int = 0
+
+
+@dataclass(slots=True)
+class ConnBody:
+    """MQCONN/MQCONNX and its reply. ``options`` is 1 for MQCONN and 3 for MQCONNX (the
+    reference's reading of the field); ``xoptions`` carries the MQCNO options.
+    ``fcno_version`` picks the size: 0 (120 bytes), 1 (FCNO with a 128-byte connection
+    tag, 260), 2 (+ product id and MQMID, 332), 3 (+ returned tag, 460)."""
+
+    qmgr_name: str = ""
+    appl_name: str = ""
+    appl_type: int = CMQC.MQAT_DEFAULT
+    accounting_token: bytes = bytes(32)
+    options: int = 1
+    xoptions: int = 0
+    fcno_version: int = 0
+    fcno_capflag: int = 0
+    conn_tag: bytes = bytes(128)
+    ret_conn_tag: bytes = bytes(128)
+    product_id: str = "TPFEMU"
+    qmgr_id: str = ""
+
+
+@dataclass(slots=True)
+class InqBody:
+    """MQINQ's selectors, and (in its reply and in MQSET) the integer and character
+    values. ``int_count``/``char_length`` are what the request asks room for; in a reply
+    or MQSET they are ``len(ints)``/``len(chars)``."""
+
+    selectors: list[int] = field(default_factory=list)
+    int_count: int = 0
+    char_length: int = 0
+    ints: list[int] = field(default_factory=list)
+    chars: bytes = b""
+
+
+@dataclass(slots=True)
+class Verb:
+    """One verb's body: the API header and whichever parts the verb carries (see the
+    module docstring); the others stay None. ``options`` are MQOPEN's or MQCLOSE's,
+    ``buffer_length`` is MQGET's buffer size, ``data`` the message of MQPUT, MQPUT1 and
+    MQGET's reply."""
+
+    api: ApiHeader = field(default_factory=ApiHeader)
+    conn: ConnBody | None = None
+    od: OD | None = None
+    md: MD | None = None
+    pmo: PMO | None = None
+    gmo: GMO | None = None
+    options: int | None = None
+    buffer_length: int | None = None
+    data: bytes | None = None
+    inq: InqBody | None = None
+
+
+# -- the API header ------------------------------------------------------------------------
+
+
+def encode_api_header(api: ApiHeader, *, big_endian: bool = False) -> bytes:
+    """The 16-byte API header (ReplyLength always big-endian)."""
+    o = ">" if big_endian else "<"
+    return struct.pack(">I", api.reply_length) + struct.pack(o + "iiI", api.comp_code,
+                                                             api.reason, api.hobj & 0xFFFFFFFF)
+
+
+def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeader:
+    """The API header at the start of a verb body.
+
+    :raises FapError: fewer than 16 bytes (status PROTOCOL_LENGTH_ERROR).
+    """
+    if len(payload) < API_HEADER_SIZE:
+        raise FapError(f"verb body is {len(payload)} bytes, shorter than the 16-byte API "
+                       "header", StatusCode.PROTOCOL_LENGTH_ERROR)
+    o = ">" if big_endian else "<"
+    reply_length = struct.unpack_from(">I", payload)[0]
+    comp, reason, hobj = struct.unpack_from(o + "iiI", payload, 4)
+    return ApiHeader(reply_length, comp, reason, hobj)
+
+
+# -- pieces ---------------------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads the parts of one verb body in order, each checked."""
+
+    def __init__(self, payload: bytes, big_endian: bool, ebcdic: bool, verb: str) -> None:
+        self.view = memoryview(payload)
+        self.pos = API_HEADER_SIZE
+        self.big = big_endian
+        self.ebcdic = ebcdic
+        self.verb = verb
+
+    def need(self, size: int, what: str) -> memoryview:
+        if size < 0 or self.pos + size > len(self.view):
+            raise FapError(f"{self.verb}: {what} needs {size} bytes at offset {self.pos}, "
+                           f"the body has {len(self.view)}", StatusCode.PROTOCOL_LENGTH_ERROR)
+        part = self.view[self.pos:self.pos + size]
+        self.pos += size
+        return part
+
+    def struc(self, cls: type[S]) -> S:
+        obj = from_wire(cls, self.view[self.pos:], big_endian=self.big, ebcdic=self.ebcdic)
+        self.pos += obj.get_length()
+        return obj
+
+    def u32(self, what: str) -> int:
+        return int(_U32[self.big].unpack(self.need(4, what))[0])
+
+    def end(self) -> None:
+        if self.pos != len(self.view):
+            raise FapError(f"{self.verb}: {len(self.view) - self.pos} bytes after the body",
+                           StatusCode.PROTOCOL_LENGTH_ERROR)
+
+
+def _name(text: str, size: int, what: str, ebcdic: bool) -> bytes:
+    raw = text.encode("latin-1", "replace")
+    if len(raw) > size:
+        raise ValueError(f"{what} {text!r} is longer than {size} characters")
+    return text_to(raw.ljust(size, b" "), ebcdic)
+
+
+def _text(raw: bytes | memoryview, ebcdic: bool) -> str:
+    return text_of(bytes(raw), ebcdic).rstrip(b" \0").decode("latin-1")
+
+
+def _encode_conn(conn: ConnBody, big: bool, ebcdic: bool) -> bytes:
+    if conn.fcno_version not in CONN_SIZES:
+        raise ValueError(f"FCNO version {conn.fcno_version} is not one of 0, 1, 2, 3")
+    if len(conn.accounting_token) > 32:
+        raise ValueError("accounting token is longer than 32 bytes")
+    out = _CONN[big].pack(_name(conn.qmgr_name, 48, "queue manager name", ebcdic),
+                          _name(conn.appl_name, 28, "application name", ebcdic),
+                          conn.appl_type, conn.accounting_token.ljust(32, b"\0"),
+                          conn.options, conn.xoptions)
+    if conn.fcno_version:
+        out += _FCNO[big].pack(text_to(b"FCNO", ebcdic), conn.fcno_version, conn.fcno_capflag)
+        out += conn.conn_tag[:128].ljust(128, b"\0")
+        if conn.fcno_version >= 3:
+            out += conn.ret_conn_tag[:128].ljust(128, b"\0")
+        if conn.fcno_version >= 2:
+            out += _name(conn.product_id, 24, "product id", ebcdic)
+            out += _name(conn.qmgr_id, 48, "MQMID", ebcdic)
+    return out
+
+
+def _decode_conn(r: _Reader) -> ConnBody:
+    size = len(r.view) - r.pos
+    version = _CONN_BY_SIZE.get(size, 0 if size == 112 else -1)
+    if version < 0:
+        raise FapError(f"MQCONN body is {size} bytes, not one of 112, 120, 260, 332, 460",
+                       StatusCode.PROTOCOL_LENGTH_ERROR)
+    if size == 112:  # the oldest form: no Options/XOptions
+        qm, app, atype, token = struct.unpack((">" if r.big else "<") + "48s28si32s",
+                                              r.need(112, "MQCONN"))
+        return ConnBody(_text(qm, r.ebcdic), _text(app, r.ebcdic), atype, bytes(token), 0)
+    qm, app, atype, token, options, xoptions = _CONN[r.big].unpack(r.need(120, "MQCONN"))
+    conn = ConnBody(_text(qm, r.ebcdic), _text(app, r.ebcdic), atype, bytes(token), options,
+                    xoptions, version)
+    if version:
+        sid, conn.fcno_version, conn.fcno_capflag = _FCNO[r.big].unpack(r.need(12, "FCNO"))
+        if text_of(bytes(sid), r.ebcdic) != b"FCNO":
+            raise FapError(f"MQCONN: expected an FCNO, found {bytes(sid)!r}", _BAD)
+        conn.fcno_version = version  # the size decides what follows
+        conn.conn_tag = bytes(r.need(128, "ConnTag"))
+        if version >= 3:
+            conn.ret_conn_tag = bytes(r.need(128, "RetConnTag"))
+        if version >= 2:
+            conn.product_id = _text(r.need(24, "ProductId"), r.ebcdic)
+            conn.qmgr_id = _text(r.need(48, "MQMID"), r.ebcdic)
+    return conn
+
+
+def _encode_inq(inq: InqBody, values: bool, big: bool) -> bytes:
+    o = ">" if big else "<"
+    ints, chars = (inq.ints, inq.chars) if values else ([], b"")
+    counts = (len(inq.ints), len(inq.chars)) if values else (inq.int_count, inq.char_length)
+    return (_INQ[big].pack(len(inq.selectors), *counts)
+            + struct.pack(f"{o}{len(inq.selectors)}i", *inq.selectors)
+            + struct.pack(f"{o}{len(ints)}i", *ints) + chars)
+
+
+def _decode_inq(r: _Reader, values: bool) -> InqBody:
+    nsel, nint, nchar = _INQ[r.big].unpack(r.need(12, "MQINQ counts"))
+    if min(nsel, nint, nchar) < 0:
+        raise FapError(f"MQINQ counts are negative ({nsel}, {nint}, {nchar})", _BAD)
+    o = ">" if r.big else "<"
+    selectors = list(struct.unpack(f"{o}{nsel}i", r.need(4 * nsel, "selectors")))
+    if not values:
+        return InqBody(selectors, nint, nchar)
+    ints = list(struct.unpack(f"{o}{nint}i", r.need(4 * nint, "integer values")))
+    chars = bytes(r.need(nchar, "character values"))
+    return InqBody(selectors, nint, nchar, ints, chars)
+
+
+# -- every verb -----------------------------------------------------------------------------
+
+T = SegmentType
+_API_ONLY = frozenset({T.MQDISC, T.MQDISC_REPLY, T.MQCMIT, T.MQCMIT_REPLY, T.MQBACK,
+                       T.MQBACK_REPLY, T.MQSET_REPLY})
+_OPEN = frozenset({T.MQOPEN, T.MQOPEN_REPLY})
+_CLOSE = frozenset({T.MQCLOSE, T.MQCLOSE_REPLY})
+_PUT = frozenset({T.MQPUT, T.MQPUT_REPLY, T.MQPUT1, T.MQPUT1_REPLY})
+_INQ_VALUES = frozenset({T.MQINQ_REPLY, T.MQSET})
+#: Every verb type encode_verb and decode_verb handle.
+VERB_TYPES = frozenset({T.MQCONN, T.MQCONN_REPLY, T.MQGET, T.MQGET_REPLY, T.MQINQ}
+                       | _API_ONLY | _OPEN | _CLOSE | _PUT | _INQ_VALUES)
+
+
+def _required(value: V | None, what: str, seg_type: SegmentType) -> V:
+    if value is None:
+        raise ValueError(f"{seg_type.name} needs {what}")
+    return value
+
+
+def _encode_put(seg_type: SegmentType, verb: Verb, big: bool, ebcdic: bool) -> bytes:
+    out = b""
+    if seg_type in (T.MQPUT1, T.MQPUT1_REPLY):
+        out += pack_wire(_required(verb.od, "an od", seg_type), big_endian=big, ebcdic=ebcdic)
+    md = _required(verb.md, "an md", seg_type)
+    pmo = _required(verb.pmo, "a pmo", seg_type)
+    data = verb.data or b""
+    return (out + pack_wire(md, big_endian=big, ebcdic=ebcdic)
+            + pack_wire(pmo, big_endian=big, ebcdic=ebcdic) + _U32[big].pack(len(data)) + data)
+
+
+def _encode_get(seg_type: SegmentType, verb: Verb, big: bool, ebcdic: bool) -> bytes:
+    md = pack_wire(_required(verb.md, "an md", seg_type), big_endian=big, ebcdic=ebcdic)
+    gmo = pack_wire(_required(verb.gmo, "a gmo", seg_type), big_endian=big, ebcdic=ebcdic)
+    if seg_type == T.MQGET:
+        return md + gmo + _U32[big].pack(_required(verb.buffer_length, "a buffer_length",
+                                                    seg_type))
+    data = verb.data or b""
+    return md + gmo + _U32[big].pack(len(data)) + data
+
+
+def encode_verb(seg_type: SegmentType, verb: Verb, *, big_endian: bool = False,
+                ebcdic: bool = False) -> bytes:
+    """The body of a ``seg_type`` verb segment (request or reply) from ``verb``.
+
+    :raises ValueError: ``seg_type`` is not a verb we encode, or a part it needs is
+        missing or out of range.
+    """
+    big = big_endian
+    head = encode_api_header(verb.api, big_endian=big)
+    if seg_type in _API_ONLY:
+        return head
+    if seg_type in (T.MQCONN, T.MQCONN_REPLY):
+        return head + _encode_conn(_required(verb.conn, "a conn", seg_type), big, ebcdic)
+    if seg_type in _OPEN:
+        od = pack_wire(_required(verb.od, "an od", seg_type), big_endian=big, ebcdic=ebcdic)
+        return head + od + _U32[big].pack(_required(verb.options, "options", seg_type))
+    if seg_type in _CLOSE:
+        return head + _U32[big].pack(_required(verb.options, "options", seg_type))
+    if seg_type in _PUT:
+        return head + _encode_put(seg_type, verb, big, ebcdic)
+    if seg_type in (T.MQGET, T.MQGET_REPLY):
+        return head + _encode_get(seg_type, verb, big, ebcdic)
+    if seg_type == T.MQINQ or seg_type in _INQ_VALUES:
+        inq = _required(verb.inq, "an inq", seg_type)
+        return head + _encode_inq(inq, seg_type in _INQ_VALUES, big)
+    raise ValueError(f"{SegmentType(seg_type).name} is not a client verb we encode")
+
+
+def _decode_put(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
+    if seg_type in (T.MQPUT1, T.MQPUT1_REPLY):
+        verb.od = r.struc(OD)
+    verb.md = r.struc(MD)
+    verb.pmo = r.struc(PMO)
+    verb.data = bytes(r.need(r.u32("DataLength"), "the message data"))
+
+
+def _decode_get(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
+    verb.md = r.struc(MD)
+    verb.gmo = r.struc(GMO)
+    if seg_type == T.MQGET:
+        verb.buffer_length = r.u32("BufferLength")
+    else:
+        verb.data = bytes(r.need(r.u32("DataLength"), "the message data"))
+
+
+def decode_verb(seg_type: SegmentType, payload: bytes, big_endian: bool, *,
+                ebcdic: bool = False) -> Verb:
+    """The :class:`Verb` in the body of a ``seg_type`` segment.
+
+    :raises FapError: a type that is not a client verb (PROTOCOL_SEGMENT_TYPE), a body
+        too short or too long for its parts (PROTOCOL_LENGTH_ERROR), or a structure that
+        is not what the verb carries (PROTOCOL_INVALID_DATA).
+    """
+    if seg_type not in VERB_TYPES:
+        raise FapError(f"{SegmentType(seg_type).name} is not a client verb we decode",
+                       StatusCode.PROTOCOL_SEGMENT_TYPE)
+    r = _Reader(payload, big_endian, ebcdic, SegmentType(seg_type).name)
+    verb = Verb(decode_api_header(payload, big_endian))
+    if seg_type in (T.MQCONN, T.MQCONN_REPLY):
+        verb.conn = _decode_conn(r)
+    elif seg_type in _OPEN:
+        verb.od = r.struc(OD)
+        verb.options = r.u32("Options")
+    elif seg_type in _CLOSE:
+        verb.options = r.u32("Options")
+    elif seg_type in _PUT:
+        _decode_put(seg_type, r, verb)
+    elif seg_type in (T.MQGET, T.MQGET_REPLY):
+        _decode_get(seg_type, r, verb)
+    elif seg_type == T.MQINQ or seg_type in _INQ_VALUES:
+        verb.inq = _decode_inq(r, seg_type in _INQ_VALUES)
+    r.end()
+    return verb
