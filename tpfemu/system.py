@@ -53,6 +53,8 @@ from tpfemu.qmgr.ports import Service
 
 if TYPE_CHECKING:
     from tpfemu.bridge import Bridge
+    from tpfemu.channels.manager import ChannelManager
+    from tpfemu.channels.ports import FastDelivery
     from tpfemu.inetd.daemon import InternetDaemon
 
 __all__ = ["Failure", "LOGGER_NAME", "System"]
@@ -171,6 +173,12 @@ class System:
         #: fast receiver's delivery port (``system.bridge.deliver(channel, md, data)``),
         #: ROUTC's router and the LNIATA table (docs/bridge.md).
         self.bridge: Bridge | None = None
+        #: The message channels (issue 25): agents, status, CMQL; made by :meth:`start`.
+        self.channels: ChannelManager | None = None
+        #: The ROUTC bridge entry point a FAST receiver hands nonpersistent messages to
+        #: (tpfemu.channels.ports.FastDelivery): the system's bridge from :meth:`start`
+        #: on; None: they go to the dead-letter queue (a bridge that is not there).
+        self.fast_delivery: FastDelivery | None = None
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -202,6 +210,7 @@ class System:
         try:
             system.bridge = Bridge(system.qmgr, system.programs, system.dispatcher,
                                    system.say, system.home).start()
+            system.fast_delivery = system.bridge  # fast receivers hand it their messages
         except BaseException:
             system.stop(1)
             raise
@@ -209,6 +218,9 @@ class System:
 
         system.depth_monitor = DepthMonitor(system).start()  # QDEPTHHI console warnings
         system.services.append(system.depth_monitor)
+        from tpfemu.channels.manager import ChannelManager
+
+        system.channels = ChannelManager(system).install()  # START CHL; CMQL for ZINET
         if system.home is not None:  # servers defined ACT-AUTO in this home start now
             from tpfemu.console.zinet import start_auto
 

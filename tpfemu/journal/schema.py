@@ -67,13 +67,15 @@ LEVELS = ("off", "events", "payload")
 #: discarded message), report (a report message the queue manager made), trigger.
 #: Unit-of-work events: commit, backout. Monitoring: depth-high, depth-ok. Object
 #: changes: define, alter, delete. The ROUTC bridge: bridge-in (a message bridged to
-#: an LNIATA), bridge-route (COA4 routed it), bridge-out (ROUTC output). Later layers add
-#: channel-* events.
+#: an LNIATA), bridge-route (COA4 routed it), bridge-out (ROUTC output). Channels, one
+#: event a batch, its queue the transmission queue (sender) or the channel's name
+#: (receiver): channel-send, channel-receive, channel-commit, channel-backout.
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
     "define", "alter", "delete",
     "bridge-in", "bridge-route", "bridge-out",
+    "channel-send", "channel-receive", "channel-commit", "channel-backout",
 )
 
 SCHEMA = pa.schema(
