@@ -9,8 +9,8 @@ import pytest
 from mca_helpers import depth, get, ok, put, receiving, sending, start, status, unique, wait_for
 
 from ecb import Ecb, Level
-from tpfemu.bridge import Am0sg, Rcpl
 from tpfemu import mqi
+from tpfemu.bridge import Am0sg, Rcpl
 from tpfemu.mqi import CMQC
 
 
