@@ -30,6 +30,7 @@ LEVELS: dict[str, float] = {
     "cli": 6,
     "cli_validation": 5.5,  # the CLI's option checks, used by cli only
     "shelltools": 5.5,  # tpfemu put/get/browse: start a System or connect as a client
+    "cli_errors": 5.4,  # how a command ends on an error: used by cli and shelltools
     "system": 5,
     "console": 4, "inetd": 4, "channels": 4, "bridge": 4, "pipeline": 4,
     # C programs' runtime and loader: an application of the MQI (below the console,

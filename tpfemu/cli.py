@@ -7,15 +7,11 @@ traceback is shown when ``TPFEMU_DEBUG`` is set).
 
 from __future__ import annotations
 
-import functools
-import os
-from collections.abc import Callable
-from typing import Any
-
 import click
 
 from tpfemu import __version__, errors
 from tpfemu import cli_validation as cv
+from tpfemu.cli_errors import translate_errors
 from tpfemu.console.script import script_commands
 from tpfemu.journal.cli import journal as journal_commands
 from tpfemu.pipeline.cli import analyze, compare, replay_command
@@ -29,27 +25,6 @@ home_option = click.option(
 )
 
 
-def _translate_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn tpfemu errors into click errors (exit status 1) with the MQ mnemonic."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except errors.TpfEmuError as exc:
-            raise click.ClickException(str(exc)) from exc
-        except OSError as exc:  # a file or directory the command needs: one line, exit 1
-            raise click.ClickException(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(
-                ": ")) from exc
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except Exception as exc:  # a defect: one line; the traceback only when asked for
-            if os.environ.get("TPFEMU_DEBUG"):
-                raise
-            raise click.ClickException(f"internal error: {exc!r} - please report it "
-                                       "(TPFEMU_DEBUG=1 shows the traceback)") from exc
-
-    return wrapper
 
 
 @click.group()
@@ -80,7 +55,7 @@ cpu_option = click.option("--cpu", default="B", show_default=True, type=cv.CPU,
               help="Check the syntax of ZMQSC commands; run nothing (runmqsc -v).")
 @click.option("--load", "loads", multiple=True, metavar="NAME=FILE",
               help="Load the C program NAME from the shared object FILE (repeatable).")
-@_translate_errors
+@translate_errors
 def run(scripts, home: str | None, create: bool, name: str, cpu: str, journal: str,
         no_echo: bool, verify: bool, loads: tuple[str, ...] = ()) -> None:
     """Boot a TPF system, run command SCRIPTS, then take commands from the console.
@@ -113,7 +88,7 @@ def run(scripts, home: str | None, create: bool, name: str, cpu: str, journal: s
 @cv.create_option
 @name_option
 @cpu_option
-@_translate_errors
+@translate_errors
 def cmd(command: str, home: str | None, create: bool, name: str, cpu: str) -> None:
     """Run one console COMMAND on a new system with that home and print the response.
 
@@ -151,7 +126,7 @@ def _load_example(path):
 @click.option("--channels", is_flag=True,
               help="Show two systems doing request/reply over channels, with a cut "
                    "connection and its recovery (issue 25).")
-@_translate_errors
+@translate_errors
 def demo(home: str | None, count: int, channels: bool) -> None:
     """Run a legacy TPF application end to end, the way an operator and a client see it.
 
@@ -310,7 +285,7 @@ def _load_programs(system, loads: tuple[str, ...]) -> None:
               help="The shared object to write.")
 @click.option("--show", is_flag=True, help="Print the compiler line instead of running it.")
 @click.argument("sources", nargs=-1, required=True)
-@_translate_errors
+@translate_errors
 def cc(output: str, show: bool, sources: tuple[str, ...]) -> None:
     """Build a C program (SOURCES, and compiler flags) into a shared object to load.
 
@@ -342,7 +317,7 @@ def cc(output: str, show: bool, sources: tuple[str, ...]) -> None:
               help="Load the C program NAME from the shared object FILE (repeatable).")
 @click.option("--program", "program_name", default=None,
               help="The entry's 4-character program name (default: from the file name).")
-@_translate_errors
+@translate_errors
 def exec_command(program: str, args: tuple[str, ...], home: str | None, name: str, cpu: str,
                  scripts, loads: tuple[str, ...], program_name: str | None) -> None:
     """Run the main() of a C PROGRAM (a shared object) in an entry of a TPF system.

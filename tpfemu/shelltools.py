@@ -23,7 +23,6 @@ their mnemonic, exit status 1.
 from __future__ import annotations
 
 import contextlib
-import functools
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, TextIO
@@ -31,6 +30,7 @@ from typing import Any, TextIO
 import click
 
 from tpfemu import errors
+from tpfemu.cli_errors import translate_errors
 from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD
 from tpfemu.mq.structs import GMO, MD, PMO
@@ -42,17 +42,6 @@ __all__ = ["browse", "commands", "format_message", "get", "hex_dump", "put"]
 _BYTES_PER_LINE = 16
 
 
-def _mq_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """tpfemu errors become click errors (exit status 1) naming the MQ mnemonic."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except errors.TpfEmuError as exc:
-            raise click.ClickException(str(exc)) from exc
-
-    return wrapper
 
 
 def _client_cd(client: str) -> CD:
@@ -152,7 +141,7 @@ def _connection_options(fn: Callable[..., Any]) -> Callable[..., Any]:
               help="Make the messages persistent or not; default: the queue's DEFPSIST.")
 @click.option("--priority", type=click.IntRange(0, 9), default=None,
               help="Message priority; default: the queue's DEFPRTY.")
-@_mq_errors
+@translate_errors
 def put(queue: str, qmgr: str, messages: tuple[str, ...], home: str | None, cpu: str,
         client: str | None, persistent: bool | None, priority: int | None) -> None:
     """Put MESSAGES (else each line of standard input, up to an empty line) on QUEUE of
@@ -177,7 +166,7 @@ def put(queue: str, qmgr: str, messages: tuple[str, ...], home: str | None, cpu:
 @_connection_options
 @click.option("--wait", "wait", type=click.FloatRange(0), default=0.0, show_default=True,
               help="Seconds to wait for another message (amqsget waits 15).")
-@_mq_errors
+@translate_errors
 def get(queue: str, qmgr: str, home: str | None, cpu: str, client: str | None,
         wait: float) -> None:
     """Get every message from QUEUE of queue manager QMGR and print it, as amqsget does."""
@@ -203,7 +192,7 @@ def get(queue: str, qmgr: str, home: str | None, cpu: str, client: str | None,
 @click.argument("queue")
 @click.argument("qmgr", required=False, default="TPF1")
 @_connection_options
-@_mq_errors
+@translate_errors
 def browse(queue: str, qmgr: str, home: str | None, cpu: str, client: str | None) -> None:
     """Browse every message on QUEUE of queue manager QMGR, leaving them there, and print
     each one's MQMD in full and its data as hex and text, as amqsbcg does."""

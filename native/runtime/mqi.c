@@ -463,20 +463,29 @@ static PyObject *long_list(MQLONG count, const MQLONG *values)
     return list;
 }
 
+/* MQINQ's and MQSET's counts and arrays: the reason of the first that is wrong (a count
+ * below 0, or above 0 with no array), or MQRC_NONE. */
+static MQLONG attr_args_reason(MQLONG SelectorCount, const MQLONG *pSelectors,
+                               MQLONG IntAttrCount, const MQLONG *pIntAttrs,
+                               MQLONG CharAttrLength, const MQCHAR *pCharAttrs)
+{
+    if (SelectorCount < 0 || (SelectorCount > 0 && pSelectors == NULL))
+        return MQRC_SELECTOR_COUNT_ERROR;
+    if (IntAttrCount < 0 || (IntAttrCount > 0 && pIntAttrs == NULL))
+        return MQRC_INT_ATTR_COUNT_ERROR;
+    if (CharAttrLength < 0 || (CharAttrLength > 0 && pCharAttrs == NULL))
+        return MQRC_CHAR_ATTR_LENGTH_ERROR;
+    return MQRC_NONE;
+}
+
 void MQINQ(MQHCONN Hconn, MQHOBJ Hobj, MQLONG SelectorCount, PMQLONG pSelectors,
            MQLONG IntAttrCount, PMQLONG pIntAttrs, MQLONG CharAttrLength, PMQCHAR pCharAttrs,
            PMQLONG pCompCode, PMQLONG pReason)
 {
-    if (SelectorCount < 0 || (SelectorCount > 0 && pSelectors == NULL)) {
-        result(pCompCode, pReason, MQCC_FAILED, MQRC_SELECTOR_COUNT_ERROR);
-        return;
-    }
-    if (IntAttrCount < 0 || (IntAttrCount > 0 && pIntAttrs == NULL)) {
-        result(pCompCode, pReason, MQCC_FAILED, MQRC_INT_ATTR_COUNT_ERROR);
-        return;
-    }
-    if (CharAttrLength < 0 || (CharAttrLength > 0 && pCharAttrs == NULL)) {
-        result(pCompCode, pReason, MQCC_FAILED, MQRC_CHAR_ATTR_LENGTH_ERROR);
+    MQLONG bad = attr_args_reason(SelectorCount, pSelectors, IntAttrCount, pIntAttrs,
+                                  CharAttrLength, pCharAttrs);
+    if (bad != MQRC_NONE) {
+        result(pCompCode, pReason, MQCC_FAILED, bad);
         return;
     }
     rt_enter();
@@ -506,16 +515,10 @@ void MQSET(MQHCONN Hconn, MQHOBJ Hobj, MQLONG SelectorCount, PMQLONG pSelectors,
            MQLONG IntAttrCount, PMQLONG pIntAttrs, MQLONG CharAttrLength, PMQCHAR pCharAttrs,
            PMQLONG pCompCode, PMQLONG pReason)
 {
-    if (SelectorCount < 0 || (SelectorCount > 0 && pSelectors == NULL)) {
-        result(pCompCode, pReason, MQCC_FAILED, MQRC_SELECTOR_COUNT_ERROR);
-        return;
-    }
-    if (IntAttrCount < 0 || (IntAttrCount > 0 && pIntAttrs == NULL)) {
-        result(pCompCode, pReason, MQCC_FAILED, MQRC_INT_ATTR_COUNT_ERROR);
-        return;
-    }
-    if (CharAttrLength < 0 || (CharAttrLength > 0 && pCharAttrs == NULL)) {
-        result(pCompCode, pReason, MQCC_FAILED, MQRC_CHAR_ATTR_LENGTH_ERROR);
+    MQLONG bad = attr_args_reason(SelectorCount, pSelectors, IntAttrCount, pIntAttrs,
+                                  CharAttrLength, pCharAttrs);
+    if (bad != MQRC_NONE) {
+        result(pCompCode, pReason, MQCC_FAILED, bad);
         return;
     }
     rt_enter();

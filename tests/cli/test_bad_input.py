@@ -172,7 +172,7 @@ def test_a_defect_is_one_line_unless_debugging(monkeypatch):
     TPFEMU_DEBUG set the exception propagates with its traceback."""
 
     @click.command()
-    @cli._translate_errors
+    @cli.translate_errors
     def broken() -> None:
         raise RuntimeError("defect in a command")
 

@@ -54,7 +54,7 @@ def test_tpfemu_errors_exit_1_with_the_mnemonic():
     """A tpfemu error in a command is a one-line message and exit status 1, not a traceback."""
 
     @click.command()
-    @cli._translate_errors
+    @cli.translate_errors
     def failing() -> None:
         raise errors.error_for(2053, call="MQPUT", obj="APP.Q")
 
