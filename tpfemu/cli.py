@@ -145,8 +145,11 @@ def _load_example(path):
 @home_option
 @click.option("--requests", "count", default=40, show_default=True,
               type=click.IntRange(1, 100_000), help="How many balance requests to send.")
+@click.option("--channels", is_flag=True,
+              help="Show two systems doing request/reply over channels, with a cut "
+                   "connection and its recovery (issue 25).")
 @_translate_errors
-def demo(home: str | None, count: int) -> None:
+def demo(home: str | None, count: int, channels: bool) -> None:
     """Run a legacy TPF application end to end, the way an operator and a client see it.
 
     \b
@@ -159,6 +162,24 @@ def demo(home: str | None, count: int) -> None:
        as a TPF entry with the MQTMC2 on data level 0, and it answers every request.
     5. Show the console, the queue display with its trigger counters, and a summary.
     """
+    if channels:
+        _channels_demo(count)
+    else:
+        _bank_demo(home, count)
+
+
+def _channels_demo(count: int) -> None:
+    """The channels demo (tpfemu/channels/demo.py) on two in-memory systems."""
+    from tpfemu.channels.demo import run as channels_demo
+    from tpfemu.system import System
+
+    if not channels_demo(lambda name: System.start(name=name, journal="off"), click.echo,
+                         min(count, 200)):
+        raise errors.TpfEmuError("the channels demo did not get every reply once")
+
+
+def _bank_demo(home: str | None, count: int) -> None:
+    """The bank demo: the steps ``demo`` lists."""
     import time
     from pathlib import Path
 

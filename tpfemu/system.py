@@ -51,6 +51,8 @@ from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.ports import Service
 
 if TYPE_CHECKING:
+    from tpfemu.channels.manager import ChannelManager
+    from tpfemu.channels.ports import FastDelivery
     from tpfemu.inetd.daemon import InternetDaemon
 
 __all__ = ["Failure", "LOGGER_NAME", "System"]
@@ -165,6 +167,11 @@ class System:
         #: The Internet daemon (ZINET), once :meth:`internet_daemon` created it.
         self.inetd: InternetDaemon | None = None
         self._inetd_lock = threading.Lock()
+        #: The message channels (issue 25): agents, status, CMQL; made by :meth:`start`.
+        self.channels: ChannelManager | None = None
+        #: The ROUTC bridge entry point a FAST receiver hands nonpersistent messages to
+        #: (tpfemu.channels.ports.FastDelivery); None: they go to the dead-letter queue.
+        self.fast_delivery: FastDelivery | None = None
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -195,6 +202,9 @@ class System:
 
         system.depth_monitor = DepthMonitor(system).start()  # QDEPTHHI console warnings
         system.services.append(system.depth_monitor)
+        from tpfemu.channels.manager import ChannelManager
+
+        system.channels = ChannelManager(system).install()  # START CHL; CMQL for ZINET
         if system.home is not None:  # servers defined ACT-AUTO in this home start now
             from tpfemu.console.zinet import start_auto
 

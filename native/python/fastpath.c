@@ -372,7 +372,9 @@ PyDoc_STRVAR(put_md_doc,
              "with its context record, write MsgId, PutDate, PutTime and the put context\n"
              "into it. settings: (DEFPRTY, DEFPSIST is YES, persistent messages are logged,\n"
              "the base record, the put context outputs dict, the names of those left at\n"
-             "the MD's initial values). Returns 0, having changed\n"
+             "the MD's initial values, the queue manager's name (48 bytes: the\n"
+             "ReplyToQMgr of a put with a ReplyToQ and none), the set of 48-byte remote\n"
+             "queue definition names (such a ReplyToQ is declined)). Returns 0, having changed\n"
              "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
              "message is put, 2 when it is put and has an expiry. With an EventLog as\n"
              "log, the put event is recorded there. uow: the core unit of work the put\n"
@@ -393,11 +395,12 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     if (nargs == 5 && read_uow(args[4], &uow) < 0)
         return NULL;
     if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
-        PyTuple_GET_SIZE(settings) != 6 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
+        PyTuple_GET_SIZE(settings) != 8 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
         !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
         PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes, "
                                          "settings (defprty, defpsist, logged, base_record, "
-                                         "outputs, initial_names)");
+                                         "outputs, initial_names, reply_qmgr, "
+                                         "reply_aliases)");
         return NULL;
     }
     PyObject *outputs = PyTuple_GET_ITEM(settings, 4);
@@ -419,8 +422,8 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     md_put_t *p = &put;
     int64_t now = md_now_us();
     PyObject *result = NULL;
-    int r = md_put_read(fields, defprty, defpsist, logged, PyTuple_GET_ITEM(settings, 3), now,
-                        p);
+    int r = md_put_read(fields, defprty, defpsist, logged, PyTuple_GET_ITEM(settings, 3),
+                        PyTuple_GET_ITEM(settings, 6), PyTuple_GET_ITEM(settings, 7), now, p);
     if (r <= 0) {
         result = r < 0 ? NULL : PyLong_FromLong(0);
         goto done;

@@ -5,7 +5,9 @@
  * - on MQPUT, a record field the application left at the MD's initial value stands for
  *   the default, and a changed one is stored padded to its width (MQCHARs with blanks,
  *   MQBYTEs with NULs); the put context comes from the connection (its base record);
- *   a record equal to the all-defaults record is not stored at all;
+ *   a record equal to the all-defaults record is not stored at all; a put with a
+ *   ReplyToQ but a blank ReplyToQMgr gets the queue manager's name, or is declined
+ *   when the ReplyToQ is a reply-to alias (a remote queue definition);
  * - on MQGET, every record field is written back (the defaults when there is no record),
  *   and Expiry becomes the time left, in tenths of a second rounded up, at least 1.
  */
@@ -45,6 +47,8 @@ static struct {
     int nfields;
     int expiry_at;
     int group_at;   /**< offset of GroupId (24 bytes) in the record, -1 if it has none */
+    int rq_at;      /**< offset of ReplyToQ (48 bytes) in the record, -1 if it has none */
+    int rqm_at;     /**< offset of ReplyToQMgr (48 bytes) in the record, -1 if it has none */
     rec_field_t f[MAX_FIELDS];
     char default_record[TPF_MQ_MAX_CTX];
     PyObject *name[N_DESC];
@@ -218,10 +222,18 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
             return NULL;
         }
     L.group_at = -1;
-    for (int i = 0; i < L.nfields; i++)
+    L.rq_at = L.rqm_at = -1;
+    for (int i = 0; i < L.nfields; i++) {
+        if (L.f[i].kind == K_BLANK && L.f[i].width == 48 &&
+            PyUnicode_CompareWithASCIIString(L.f[i].name, "ReplyToQ") == 0)
+            L.rq_at = L.f[i].offset;
         if (L.f[i].kind == K_NUL && L.f[i].width == TPF_MQ_ID_LEN &&
             PyUnicode_CompareWithASCIIString(L.f[i].name, "GroupId") == 0)
             L.group_at = L.f[i].offset;
+        if (L.f[i].kind == K_BLANK && L.f[i].width == 48 &&
+            PyUnicode_CompareWithASCIIString(L.f[i].name, "ReplyToQMgr") == 0)
+            L.rqm_at = L.f[i].offset;
+    }
     L.version = version;
     L.size = size;
     L.expiry_at = expiry_at;
@@ -276,6 +288,15 @@ static int is_blank(PyObject *v)
     return 1;
 }
 
+/* Every one of the n bytes at p is a blank. */
+static int all_blank(const char *p, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i] != ' ')
+            return 0;
+    return 1;
+}
+
 /* Store an application's value of record field f at `at`: 1 done, 0 not servable. */
 static int put_value(char *at, const rec_field_t *f, PyObject *v)
 {
@@ -325,8 +346,34 @@ static int put_fields(PyObject *fields, PyObject **desc, PyObject **app)
     return 1;
 }
 
+/* IBM's rule for a ReplyToQ with a blank ReplyToQMgr (tpfemu/qmgr/mqput.py,
+ * _reply_to_qmgr): the queue manager's name `qmgr` (48 bytes) goes into the record's
+ * ReplyToQMgr, unless the ReplyToQ names a remote queue definition (in the set
+ * `aliases` of 48-byte names), which the full path resolves. 1 done, 0 declined. */
+static int reply_to_qmgr(char *record, PyObject *qmgr, PyObject *aliases)
+{
+    if (L.rq_at < 0 || L.rqm_at < 0)
+        return 0;
+    if (!all_blank(record + L.rqm_at, 48))
+        return 1;
+    if (!PyBytes_CheckExact(qmgr) || PyBytes_GET_SIZE(qmgr) != 48 || !PyAnySet_Check(aliases))
+        return 0;
+    if (PySet_GET_SIZE(aliases) > 0) {
+        PyObject *name = PyBytes_FromStringAndSize(record + L.rq_at, 48);
+        if (name == NULL)
+            return -1;
+        int found = PySet_Contains(aliases, name);
+        Py_DECREF(name);
+        if (found != 0)
+            return found < 0 ? -1 : 0; /* a reply-to alias: the full path */
+    }
+    memcpy(record + L.rqm_at, PyBytes_AS_STRING(qmgr), 48);
+    return 1;
+}
+
 int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
-                PyObject *base_record, int64_t now, md_put_t *out)
+                PyObject *base_record, PyObject *reply_qmgr, PyObject *reply_aliases,
+                int64_t now, md_put_t *out)
 {
     if (check_ready() < 0)
         return -1;
@@ -375,6 +422,8 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
         if ((r = put_value(out->record + f->offset, f, v)) <= 0)
             return r;
     }
+    if (!blank && (r = reply_to_qmgr(out->record, reply_qmgr, reply_aliases)) <= 0)
+        return r;
     put_i32(out->record + L.expiry_at, expiry);
     out->record_len =
         memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;

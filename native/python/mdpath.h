@@ -34,12 +34,17 @@ PyObject *md_layout_set(PyObject *module, PyObject *args);
 /**
  * Read an MD for MQPUT. Returns 1 and fills *out when the fast path serves it; 0 when it
  * does not (a value the full path must judge: a priority or persistence out of range,
- * expiry 0, a request without ReplyToQ, a persistent message with `logged`, ...), having
- * changed nothing; -1 with an exception set.
+ * expiry 0, a request without ReplyToQ, a reply-to alias without ReplyToQMgr, a
+ * persistent message with `logged`, ...), having changed nothing; -1 with an exception set.
  * @param base_record the connection's put-context record, the full layout size.
+ * @param reply_qmgr the queue manager's name, 48 bytes blank-padded: the ReplyToQMgr of a
+ *        put with a ReplyToQ and a blank ReplyToQMgr.
+ * @param reply_aliases a set of the 48-byte names of remote queue definitions: such a
+ *        ReplyToQ (a reply-to alias) with a blank ReplyToQMgr is declined.
  */
 int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
-                PyObject *base_record, int64_t now, md_put_t *out);
+                PyObject *base_record, PyObject *reply_qmgr, PyObject *reply_aliases,
+                int64_t now, md_put_t *out);
 
 /** After the put: MsgId, PutDate, PutTime and the put context `outputs` into the MD;
  * the fields named in the tuple `initial_names` (the put context fields whose value is

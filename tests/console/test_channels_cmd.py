@@ -1,4 +1,5 @@
-"""ZMQSC channels: DEF/ALT/DEL/DISP CHL, and START/STOP/RESET/RESOLVE recorded, not pretended."""
+"""ZMQSC channels: DEF/ALT/DEL/DISP CHL, and START/STOP/RESET/RESOLVE validated, recorded
+and (for sender and receiver channels, issue 25) carried out by the channel agents."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ def chl(mqp):
     ok(mqp, "ZMQSC DEF CHL-FROM.NY CHLTYPE-RCVR SPEED-FAST")
     ok(mqp, "ZMQSC DEF CHL-CLIENTS CHLTYPE-SVRCONN")
     return mqp
+
+
+def local(system) -> None:
+    """Point TO.NY at a closed loopback port: started, it retries there, never off the box."""
+    ok(system, "ZMQSC ALT CHL-TO.NY CONNAME-'127.0.0.1(1)'")
 
 
 def channel(system, name: str) -> ChannelDef:
@@ -100,17 +106,27 @@ def test_chltype_cannot_be_altered(chl):
                                                                "To LA")
 
 
-def test_start_is_recorded_and_says_channels_do_not_run_yet(chl):
-    """START CHL validates, records RUNNING, and says the request acts once channels exist."""
+def test_start_is_recorded_and_carried_out(chl):
+    """START CHL validates, records RUNNING, and the channel agent starts the sender."""
+    local(chl)
     response = ok(chl, "ZMQSC START CHL-TO.NY")
-    assert ids(response) == [m.CHL_RECORDED.id]
-    assert "RECORDED" in response and "NO CHANNEL AGENT" in response
+    assert ids(response) == [m.CHL_DONE.id]
+    assert "SENDER STARTED" in response
     assert chl.qmgr.catalog.channel_requests["TO.NY"].state == "RUNNING"
+    assert chl.channels.is_running("TO.NY")
+
+
+def test_requests_of_svrconn_channels_are_recorded_only(chl):
+    """START CHL of a server-connection channel (no agent serves it yet) is recorded only."""
+    response = ok(chl, "ZMQSC START CHL-CLIENTS")
+    assert ids(response) == [m.CHL_RECORDED.id]
+    assert "NO CHANNEL AGENT" in response
 
 
 @pytest.mark.parametrize("name", ["TO.NY", "FROM.NY", "CLIENTS"])
 def test_start_and_stop_every_type(chl, name):
     """START and STOP apply to every channel type; STOP records its mode."""
+    local(chl)
     ok(chl, f"ZMQSC START CHL-{name}")
     ok(chl, f"ZMQSC STOP CHL-{name}")
     request = chl.qmgr.catalog.channel_requests[name]

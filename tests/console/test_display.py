@@ -177,10 +177,12 @@ def test_display_mqp_and_qmgr(mqp):
 
 
 def test_display_channel_shows_requests(mqp):
-    """DISPLAY CHL shows the channel's status and the last recorded request."""
+    """DISPLAY CHL shows the channel's status and the last recorded request (a receiver
+    is INACTIVE until its sender connects, STOPPED after STOP CHL: issue 25)."""
     ok(mqp, "ZMQSC DEF CHL-C CHLTYPE-RCVR")
-    assert rows(ok(mqp, "ZMQSC DISP CHL-C"))["REQSTATE"] == "NONE"
+    shown = rows(ok(mqp, "ZMQSC DISP CHL-C"))
+    assert shown["REQSTATE"] == "NONE" and shown["STATUS"] == "INACTIVE"
     ok(mqp, "ZMQSC STOP CHL-C MODE-FORCE")
     shown = rows(ok(mqp, "ZMQSC DISP CHL-C"))
-    assert shown["STATUS"] == "INACTIVE"
+    assert shown["STATUS"] == "STOPPED"
     assert shown["REQSTATE"] == "STOPPED" and shown["STOPMODE"] == "FORCE"

@@ -501,7 +501,8 @@ class CoreQueue:
         return self._fast.get_body(uow, not_persistent, log)
 
     def put_md(self, md: Any, data: bytes,
-               settings: tuple[int, bool, bool, bytes, dict[str, Any], tuple[str, ...]],
+               settings: tuple[int, bool, bool, bytes, dict[str, Any], tuple[str, ...],
+                               bytes, frozenset[bytes]],
                log: EventLog | None = None, uow: int = 0) -> int:
         """MQPUT with an MD (``tpfemu.mq.structs.MD``) in one C call, for the queue
         manager's fast path: the MD's descriptor fields are checked and its record
@@ -510,11 +511,15 @@ class CoreQueue:
         context outputs are written into the MD.
 
         ``settings`` is ``(DEFPRTY, DEFPSIST is YES, persistent messages are logged,
-        base_record, outputs, initial_names)``, prepared once per handle: ``outputs``
-        the put context fields to write, ``initial_names`` those that are left at the
-        MD's initial values (removed from the MD if it holds them). Returns 0, having changed
+        base_record, outputs, initial_names, reply_qmgr, reply_aliases)``, prepared once
+        per handle: ``outputs`` the put context fields to write, ``initial_names`` those
+        that are left at the MD's initial values (removed from the MD if it holds them),
+        ``reply_qmgr`` the queue manager's name (48 bytes), the ReplyToQMgr of a message
+        with a ReplyToQ and a blank ReplyToQMgr, unless its ReplyToQ is in
+        ``reply_aliases`` (48-byte remote queue definition names). Returns 0, having changed
         nothing, for an MD the full path must handle: a priority or persistence out of
-        range, Expiry 0 or below -1, a request with no ReplyToQ, a persistent message
+        range, Expiry 0 or below -1, a request with no ReplyToQ, a reply-to alias with no
+        ReplyToQMgr, a persistent message
         when logged, a value that does not fit its field. Returns 1 once the message is
         put, 2 when it is put and has an expiry. With an :class:`EventLog` as ``log``,
         the put event is recorded in it. ``uow``: the unit of work the put joins (0:

@@ -109,13 +109,13 @@ def queue_rows(queue: Any, routes: Mapping[str, str]) -> list[Row]:
     return rows
 
 
-def channel_rows(request: Any) -> list[Row]:
-    """What operators asked of a channel (START/STOP/RESET/RESOLVE) and its status.
+def channel_rows(request: Any, live: list[Row] | None = None) -> list[Row]:
+    """A channel's status and what operators last asked of it (START/STOP/RESET/RESOLVE).
 
-    No channel agent exists yet, so STATUS is always INACTIVE; the recorded request is
-    what the agent will act on.
+    ``live``: the channel agent's rows (STATUS, SEQNUM, LUWID, INDOUBT, MSGS, ...); without
+    them (a channel type no agent serves) STATUS is INACTIVE.
     """
-    rows: list[Row] = [("STATUS", "INACTIVE")]
+    rows: list[Row] = list(live) if live else [("STATUS", "INACTIVE")]
     if request is None:
         rows.append(("REQSTATE", "NONE"))
         return rows

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from tpfemu.qmgr.manager import QueueManager
 
-__all__ = ["ConsoleHost", "InternetDaemonPort", "ServerDefinition", "ServerStatus"]
+__all__ = ["ChannelPort", "ConsoleHost", "InternetDaemonPort", "ServerDefinition",
+           "ServerStatus"]
 
 
 class ServerDefinition(Protocol):
@@ -87,6 +88,30 @@ class InternetDaemonPort(Protocol):
 
     def prune(self) -> None:
         """Forget servers whose listener failed."""
+
+
+class ChannelPort(Protocol):
+    """The message channels of one processor (``system.channels``), as ZMQSC drives them.
+    Each request returns the result to echo; :raises ValueError: refused (the text says
+    why)."""
+
+    def start(self, name: str) -> str:
+        """START CHL."""
+
+    def stop_channel(self, name: str, mode: str) -> str:
+        """STOP CHL MODE-QUIESCE|FORCE."""
+
+    def reset(self, name: str, seqnum: int) -> str:
+        """RESET CHL SEQNUM-n."""
+
+    def resolve(self, name: str, action: str) -> str:
+        """RESOLVE CHL ACTION-COMMIT|BACKOUT."""
+
+    def is_running(self, name: str) -> bool:
+        """The channel has a live agent."""
+
+    def rows(self, name: str) -> list[tuple[str, str]]:
+        """DISP CHL's live rows (STATUS first)."""
 
 
 class ConsoleHost(Protocol):

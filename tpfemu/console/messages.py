@@ -203,6 +203,8 @@ CHL_WRONG_TYPE = _msg(61, "E", "{verb} CHL {name} REFUSED: NOT VALID FOR CHLTYPE
 CHL_REFUSED = _msg(62, "E", "{verb} CHL {name} REFUSED: {detail}",
                    "The channel request failed validation (transmission queue, processor, "
                    "operands); nothing was recorded.")
+CHL_DONE = _msg(63, "I", "CHL {name} {verb}{detail}: {result}",
+                "START/STOP/RESET/RESOLVE CHL was carried out by the channel's agent.")
 
 # -- depth monitor -------------------------------------------------------------------------------
 

@@ -13,10 +13,10 @@ ALTER      MQP QL QA QR PROC CHL                        change the keywords give
 DELETE     MQP QL QA QR PROC CHL                        delete
 DISPLAY    MQP QL QA QR Q PROC CHL QMGR                 show; a name or generic name (APP.*)
 CLEAR      QL                                           remove the queue's messages
-START      QMGR CHL                                     QMGR: cancel a stop; CHL: record
-STOP       QMGR CHL                                     QMGR: end the session; CHL: record
-RESET      CHL (SDR, RCVR)                              record SEQNUM
-RESOLVE    CHL (SDR)                                    record ACTION COMMIT/BACKOUT
+START      QMGR CHL                                     QMGR: cancel a stop; CHL: start it
+STOP       QMGR CHL                                     QMGR: end the session; CHL: stop it
+RESET      CHL (SDR, RCVR)                              the next sequence number SEQNUM
+RESOLVE    CHL (SDR)                                    settle the in-doubt batch: ACTION
 SWQ        QL-from QL-to / QL-from                      swing a transmission queue / end it
 =========  ===========================================  ======================================
 
@@ -47,7 +47,7 @@ from tpfemu.qmgr.catalog import ChannelRequest
 from tpfemu.qmgr.objects import DEFINITION_TYPES, AttrSpec, ObjectDef
 
 if TYPE_CHECKING:
-    from tpfemu.console.host import ConsoleHost
+    from tpfemu.console.host import ChannelPort, ConsoleHost
 
 __all__ = ["zmqsc"]
 
@@ -303,6 +303,11 @@ class _Run:
     def _delete(self) -> list[str]:
         cmd = self.cmd
         self.no_operands()
+        if cmd.obj == "CHL":
+            port = self.channel_port(self.catalog.find_channel(self.name))
+            if port is not None and port.is_running(self.name):
+                raise self.reject(m.CHL_REFUSED, verb="DELETE", name=self.name,
+                                  detail="IT IS RUNNING; STOP IT FIRST (ZMQSC STOP CHL)")
         if cmd.obj == "QL" and self.exists("QL", self.name):
             reason = swq.involvement(self.catalog, self.name)
             if reason:
@@ -354,7 +359,9 @@ class _Run:
             live = display.queue_rows(self.qmgr.queues.get(definition.name),
                                       dict(self.catalog.xmitq_routes))
         elif definition.type_name == "CHL":
-            live = display.channel_rows(self.catalog.channel_requests.get(definition.name))
+            port = self.channel_port(definition)
+            live = display.channel_rows(self.catalog.channel_requests.get(definition.name),
+                                        port.rows(definition.name) if port else None)
         return live + display.definition_rows(definition)
 
     def display_qmgr(self) -> list[str]:
@@ -498,8 +505,35 @@ class _Run:
                 what = "IS NOT DEFINED" if xq is None else "IS NOT A QL WITH USAGE-XMITQ"
                 raise self.reject(m.CHL_REFUSED, verb=verb, name=name,
                                   detail=f"ITS XMITQ {channel.xmitq} {what}")
+        port = self.channel_port(channel)
+        if port is None:
+            detail = self.record(verb, name, values)
+            return [m.CHL_RECORDED.line(self.cpu, name=name, verb=verb, detail=detail)]
+        try:
+            result = self.act(port, verb, name, values)
+        except ValueError as exc:
+            raise self.reject(m.CHL_REFUSED, verb=verb, name=name, detail=str(exc)) from exc
         detail = self.record(verb, name, values)
-        return [m.CHL_RECORDED.line(self.cpu, name=name, verb=verb, detail=detail)]
+        return [m.CHL_DONE.line(self.cpu, name=name, verb=verb, detail=detail, result=result)]
+
+    def channel_port(self, channel: Any) -> ChannelPort | None:
+        """The processor's channel agents, for a sender or receiver channel (None: no
+        agents run here, or the channel is of a type they do not serve)."""
+        port = getattr(self.system, "channels", None)
+        if port is None or channel is None or channel.chltype not in ("SDR", "RCVR"):
+            return None
+        return port
+
+    @staticmethod
+    def act(port: ChannelPort, verb: str, name: str, values: dict[str, Any]) -> str:
+        """Carry out a channel request; :raises ValueError: refused."""
+        if verb == "START":
+            return port.start(name)
+        if verb == "STOP":
+            return port.stop_channel(name, values["mode"])
+        if verb == "RESET":
+            return port.reset(name, values["seqnum"])
+        return port.resolve(name, values["action"])
 
     def record(self, verb: str, name: str, values: dict[str, Any]) -> str:
         """Record the request in ``catalog.channel_requests``; return what to echo."""

@@ -66,11 +66,14 @@ LEVELS = ("off", "events", "payload")
 #: Event types a journal may hold. Message events: put, get, browse, expire (the
 #: discarded message), report (a report message the queue manager made), trigger.
 #: Unit-of-work events: commit, backout. Monitoring: depth-high, depth-ok. Object
-#: changes: define, alter, delete. Later layers add channel-* and bridge-* events.
+#: changes: define, alter, delete. Channels (issue 25), one event a batch, its queue the
+#: transmission queue (sender) or the channel's name (receiver): channel-send,
+#: channel-receive, channel-commit, channel-backout. Later layers add bridge-* events.
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
     "define", "alter", "delete",
+    "channel-send", "channel-receive", "channel-commit", "channel-backout",
 )
 
 SCHEMA = pa.schema(

@@ -538,6 +538,11 @@ class QueueManager:
         if resolved.put_inhibited:
             raise errors.error_for(cmqc.MQRC_PUT_INHIBITED, call="MQPUT", obj=qname)
         queue = self.local_queue(resolved.local.name)
+        if resolved.remote:  # for another queue manager: behind an MQXQH (issue 25)
+            msg_id = msg_id or self.new_msg_id()
+            data = self._xmit_header(resolved.remote_q, resolved.remote_qmgr, fields, msg_id,
+                                     correl_id, priority, persistent, expiry) + data
+            fields = dict(fields, Format=cmqc.MQFMT_XMIT_Q_HEADER)
         record = context.encode(context.values_of(None, fields))
         args = dict(priority=priority, persistent=persistent, expiry=expiry,
                     msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record))
@@ -551,6 +556,25 @@ class QueueManager:
         self._emit("put", queue.name, internal=True, length=len(data), msg_id=new_id,
                    correl_id=correl_id or bytes(24), priority=priority,
                    persistent=persistent, expires_us=expiry, uow=0, data=data)
+
+    def _xmit_header(self, remote_q: str, remote_qmgr: str, fields: dict[str, Any],
+                     msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,
+                     expiry: int) -> bytes:
+        """The MQXQH of a message the queue manager sends to another queue manager (a
+        report), its MQMD made of ``fields`` and the message's own values."""
+        from tpfemu.mq.headers import XQH
+        from tpfemu.mq.structs import MD
+        from tpfemu.qmgr.mqmd import date_time
+
+        now = now_us()
+        left = cmqc.MQEI_UNLIMITED if expiry == NEVER else max(1, (expiry - now) // 100_000)
+        date, clock = date_time(now)
+        inner = MD(**fields)
+        inner.set(MsgId=msg_id, CorrelId=correl_id or bytes(24), Priority=priority,
+                  Persistence=int(persistent), Expiry=left, PutDate=date, PutTime=clock,
+                  PutApplType=cmqc.MQAT_QMGR)
+        return XQH(RemoteQName=remote_q.encode(), RemoteQMgrName=remote_qmgr.encode(),
+                   MsgDesc=inner).pack()
 
     def dead_letter(self, data: bytes, fields: dict[str, Any], reason: int, dest_q: str,
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:

@@ -45,11 +45,14 @@ from tpfemu.qmgr.mqmd import (
     syncpoint,
     time_from,
 )
+from tpfemu.qmgr.objects import RemoteQueueDef
 from tpfemu.qmgr.resolve import Resolved
 
 __all__ = ["put", "put1", "put_full"]
 
 _GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
+_REPLY_Q_AT = context._NAMES.index("ReplyToQ")
+_REPLY_QMGR_AT = context._NAMES.index("ReplyToQMgr")
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
                                      ("PutApplName", 28), ("ApplOriginData", 4))}
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
@@ -179,6 +182,26 @@ def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
     return context.values_of(md, overrides, ready), put_time
 
 
+def _reply_to_qmgr(conn: Connection, values: tuple) -> tuple:
+    """IBM's MQPUT rule for a blank ReplyToQMgr with a ReplyToQ set: a ReplyToQ naming a
+    local definition of a remote queue (a reply-to alias) is replaced by its RNAME (when
+    it has one) and the ReplyToQMgr by its RQMNAME; otherwise the ReplyToQMgr becomes this
+    queue manager's name. (A put plan declines such a put, native/python/mdpath.c.)"""
+    reply_q = values[_REPLY_Q_AT]
+    if not reply_q.strip() or values[_REPLY_QMGR_AT].strip():
+        return values
+    qm = conn.qmgr
+    alias = qm.catalog.find_queue(reply_q.rstrip(b" ").decode("ascii", "replace"))
+    new = list(values)
+    if isinstance(alias, RemoteQueueDef) and alias.rqmname:
+        if alias.rname:
+            new[_REPLY_Q_AT] = alias.rname.encode().ljust(48)
+        new[_REPLY_QMGR_AT] = alias.rqmname.encode().ljust(48)
+    else:
+        new[_REPLY_QMGR_AT] = qm.name.encode().ljust(48)
+    return tuple(new)
+
+
 def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: bytes | None,
           correl_id: bytes, put_time: int, priority: int, persistent: bool,
           expiry_tenths: int) -> tuple[tuple, bytes, bytes]:
@@ -232,6 +255,7 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
             and not persistent and not resolved.remote and not queue.shared
             and queue.definition.trigger != "YES")
     values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare)
+    values = _reply_to_qmgr(conn, values)
     body = bytes(data)
     if resolved.remote:
         put_time = put_time or now

@@ -537,6 +537,14 @@ class ChannelDef(ObjectDef):
     speed: str = _enum("NORMAL", ("FAST", "NORMAL"), {}, None)  # MQ: NPMSPEED FAST/NORMAL
     cpu: str = _enum("B", (*CPU_IDS, "ALL"), {}, None)
     descr: str = _text(64, None)
+    # Issue 25: the message channel agents' retry, heartbeat and sequence-wrap values,
+    # with IBM's defaults (SHORTTMR/LONGTMR in seconds, HBINT in seconds).
+    shortrty: int = _int(10, 0, 999_999_999, None)
+    shorttmr: int = _int(60, 0, 999_999_999, None)
+    longrty: int = _int(999_999_999, 0, 999_999_999, None)
+    longtmr: int = _int(1200, 0, 999_999_999, None)
+    hbint: int = _int(300, 0, 999_999, None)
+    seqwrap: int = _int(999_999_999, 100, 999_999_999, None)
 
     @property
     def address(self) -> tuple[str, int] | None:

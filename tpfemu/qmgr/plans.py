@@ -99,10 +99,13 @@ def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: i
     qm = conn.qmgr
     logged = qm.persistence is not None
     defpsist = first.defpsist == "YES"
+    # For the ReplyToQMgr rule (mqput._reply_to_qmgr): this queue manager's name, and the
+    # remote queue definitions of this generation (a ReplyToQ naming one: the full path).
+    aliases = frozenset(d.name.encode().ljust(48) for d in qm.catalog.list("QR"))
     return PutPlan(
         generation, queue, first.defprty, limit, defpsist, queue.core.put, queue.core.put_md,
         (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
-         conn.put_initial_names),
+         conn.put_initial_names, qm.name.encode().ljust(48), aliases),
         qm.events, (queue.name.encode().ljust(48), qm.name.encode().ljust(48)), conn.plan_uow,
         conn.plan_joined)
 

@@ -1,0 +1,116 @@
+"""One end of a channel's TCP connection: whole FAP segments in and out.
+
+A :class:`Link` owns a connected socket. :meth:`Link.send` writes segments (each behind a
+TSH, :func:`tpfemu.channels.fap.encode_segment`); :meth:`Link.receive` returns the next
+segment, reading through a bounded :class:`~tpfemu.channels.fap.FrameReader` (a declared
+length above the negotiated maximum is refused before any of it is kept). Bytes already
+read by someone else (the Internet daemon's AOR data) are fed first.
+
+Errors become :class:`LinkDown` (the peer closed, the connection broke or timed out) or
+the codec's :class:`~tpfemu.channels.fap.FapError` (bad bytes: the status to answer with
+is on the error).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections import deque
+
+from tpfemu.channels.fap import FrameReader, Segment, encode_segment
+
+__all__ = ["Link", "LinkDown"]
+
+_READ = 256 * 1024
+
+
+class LinkDown(ConnectionError):
+    """The connection ended: closed by the peer, broken, or silent past the timeout."""
+
+
+class Link:
+    """A channel's connection (see the module docstring).
+
+    :param max_segment: the largest segment accepted (TSH included) until :meth:`limit`
+        sets the negotiated one.
+    :param first: bytes already read from the socket, handled before anything else.
+    """
+
+    def __init__(self, sock: socket.socket, *, max_segment: int = 64 * 1024,
+                 first: bytes = b"") -> None:
+        self.sock = sock
+        self.reader = FrameReader(max_segment)
+        self._ready: deque[Segment] = deque()
+        self._send_lock = threading.Lock()
+        self.closed = False
+        self.bytes_in = self.bytes_out = 0
+        self._first = first
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def limit(self, max_segment: int) -> None:
+        """Accept segments up to ``max_segment`` bytes from now on (the negotiated size)."""
+        self.reader.max_segment = max_segment
+
+    def send(self, *segments: Segment) -> None:
+        """Send whole segments.
+
+        :raises LinkDown: the connection is gone.
+        """
+        data = b"".join(encode_segment(seg) for seg in segments)
+        self.send_bytes(data)
+
+    def send_bytes(self, data: bytes) -> None:
+        """Send bytes already encoded as segments.
+
+        :raises LinkDown: the connection is gone.
+        """
+        try:
+            with self._send_lock:
+                self.sock.sendall(data)
+        except OSError as exc:
+            raise LinkDown(f"send failed: {exc}") from exc
+        self.bytes_out += len(data)
+
+    def receive(self, timeout: float | None) -> Segment:
+        """The next segment; wait at most ``timeout`` seconds (None: forever).
+
+        :raises LinkDown: the peer closed, the connection broke, or nothing came in time.
+        :raises FapError: the bytes are not FAP segments.
+        """
+        if self._first:
+            first, self._first = self._first, b""
+            self.bytes_in += len(first)
+            self._ready.extend(self.reader.feed(first))
+        while not self._ready:
+            try:
+                self.sock.settimeout(timeout)
+                data = self.sock.recv(_READ)
+            except TimeoutError as exc:
+                raise LinkDown(f"nothing received for {timeout} seconds") from exc
+            except OSError as exc:
+                raise LinkDown(f"receive failed: {exc}") from exc
+            if not data:
+                raise LinkDown("closed by the peer")
+            self.bytes_in += len(data)
+            self._ready.extend(self.reader.feed(data))
+        return self._ready.popleft()
+
+    def pending(self) -> bool:
+        """A segment is already read and waiting."""
+        return bool(self._ready)
+
+    def shutdown(self) -> None:
+        """End the conversation now (a blocked :meth:`receive` returns LinkDown)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        """Close the socket (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.shutdown()
+        with contextlib.suppress(OSError):
+            self.sock.close()

@@ -1,0 +1,492 @@
+"""The sending message channel agent (SDR): its transmission queue, in batches, to a receiver.
+
+One :class:`Sender` per started sender channel: a thread of its System, started by
+``ZMQSC START CHL`` and stopped by ``ZMQSC STOP CHL`` (MODE QUIESCE: after the current
+batch; FORCE: at once) or by the System's stop. It is an MQI application of its queue
+manager: it gets from the transmission queue through the one get path.
+
+A session (docs/channels.md has the state machine):
+
+1. BINDING: connect to CONNAME, send our ID, read the receiver's (or its refusing STATUS),
+   and run with the negotiated values (:func:`tpfemu.channels.fap.negotiate`).
+2. Synchronise: RESYNC with the in-doubt batch (or the last committed one); the
+   receiver says whether it committed it. If so, its messages still on the transmission
+   queue are removed; if not, they are sent again. Then RESET gives the receiver the
+   sequence number to continue from.
+3. RUNNING: batches. Messages are got under syncpoint (a FAST channel gets nonpersistent
+   ones outside it, MQGMO_SYNCPOINT_IF_PERSISTENT, and sends them at once, outside any
+   batch, with sequence number 0: they are never sent again) until BATCHSZ or an empty
+   queue; the last message of a batch carries CONFIRM_REQUEST. Before it goes, the
+   batch's MsgIds, sequence number and LUWID are recorded as in doubt (durably when the
+   batch holds a persistent message: :mod:`tpfemu.channels.syncstore`). The receiver
+   answers STATUS after it committed; only then does the sender commit its gets.
+   An idle channel sends a HEARTBEAT every HBINT seconds and expects the answer.
+4. A broken connection backs the batch out (its messages stay on the transmission queue,
+   in doubt) and the channel retries: SHORTRTY times every SHORTTMR seconds, then LONGRTY
+   times every LONGTMR seconds (state RETRYING), then stops. A refusal by the receiver
+   (unknown channel, wrong type, negotiation failure, sequence error) stops it at once.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import threading
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from tpfemu import errors
+from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
+from tpfemu.channels.fap import (
+    FapError,
+    InitialData,
+    NegotiationError,
+    Segment,
+    SegmentType,
+    StatusCode,
+    close_segment,
+    decode_id,
+    decode_status,
+    encode_id,
+    encode_message,
+    encode_segment,
+    heartbeat_segment,
+    negotiate,
+    reset_segment,
+    resync_segment,
+    split_message,
+    status_segment,
+)
+from tpfemu.channels.link import Link, LinkDown
+from tpfemu.channels.syncstore import SyncRecord, SyncStore
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import GMO, MD
+from tpfemu.mqi import api as mqi
+
+if TYPE_CHECKING:
+    from tpfemu.channels.manager import ChannelManager
+    from tpfemu.qmgr.objects import ChannelDef
+
+__all__ = ["ChannelRefused", "Sender"]
+
+CONNECT_TIMEOUT = 10.0  # seconds to connect and to get the receiver's ID
+STATUS_TIMEOUT = 60.0  # seconds to wait for a batch's STATUS or a heartbeat's answer
+POLL = 0.2  # seconds a get waits, so that STOP is noticed
+_EXPIRY_AT = 104 + 16  # the MQXQH's MQMD Expiry (native byte order)
+_I32 = struct.Struct("=i")
+_FLUSH = 256 * 1024  # bytes of encoded segments written at once
+
+
+class ChannelRefused(errors.TpfEmuError):
+    """The other end refused the channel, or it broke the protocol: not retried."""
+
+
+def _luwid() -> bytes:
+    return os.urandom(8)
+
+
+class Sender:
+    """The agent of one sender channel (see the module docstring)."""
+
+    def __init__(self, manager: ChannelManager, definition: ChannelDef) -> None:
+        self.manager = manager
+        self.d = definition
+        self.name = definition.name
+        self.status = manager.status(self.name)
+        self.mode = ""
+        self._stop = threading.Event()
+        self.link: Link | None = None
+        self.dlq: Deliverer | None = None
+        self.thread = threading.Thread(target=self._run, name=f"MCA SDR {self.name}",
+                                       daemon=True)
+
+    # -- life cycle -----------------------------------------------------------------------
+
+    def start(self) -> Sender:
+        self.status.set("STARTING", "")
+        self.status.msgs = self.status.batches = self.status.nbytes = 0
+        self.thread.start()
+        return self
+
+    @property
+    def running(self) -> bool:
+        return self.thread.is_alive()
+
+    def stop(self, mode: str = "QUIESCE", timeout: float = 10.0) -> None:
+        """STOP CHL: QUIESCE ends after the current batch, FORCE at once."""
+        self.mode = mode
+        self.status.set("STOPPING")
+        self._stop.set()
+        link = self.link
+        if mode == "FORCE" and link is not None:
+            link.shutdown()
+        if threading.current_thread() is not self.thread:
+            self.thread.join(timeout)
+
+    def _say(self, severity_id: str, text: str) -> None:
+        self.manager.say(f"CHNL{severity_id} {self.manager.cpu} CHL {self.name} {text}")
+
+    def _run(self) -> None:
+        qm = side = None
+        try:
+            qm = mqi.connect(self.manager.qmgr_name)
+            side = mqi.connect(self.manager.qmgr_name)
+            self._retrying(qm, SyncStore(qm), SyncStore(side))
+        except Exception as exc:  # noqa: BLE001 - the agent must end with a reason
+            self._say("0109E", f"ENDED ABNORMALLY: {exc!r}")
+            self.status.set("STOPPED", f"ENDED ABNORMALLY: {exc}")
+        finally:
+            for conn in (qm, side):
+                if conn is not None and conn.is_connected:
+                    try:
+                        conn.backout()
+                        conn.disconnect()
+                    except errors.MQMIError:
+                        pass
+            self.manager.ended(self)
+
+    def _retrying(self, qm: mqi.QueueManager, store: SyncStore, side: SyncStore) -> None:
+        short, long = self.d.shortrty, self.d.longrty
+        while not self._stop.is_set():
+            self.status.set("STARTING")
+            try:
+                if self._session(qm, store, side):
+                    short, long = self.d.shortrty, self.d.longrty  # a session ran: reset
+                if self._stop.is_set():
+                    break
+                reason = "CONNECTION CLOSED"
+            except ChannelRefused as exc:
+                self._say("0104E", f"STOPPED: {exc}")
+                self.status.set("STOPPED", str(exc))
+                return
+            except (LinkDown, OSError) as exc:
+                reason = str(exc) or type(exc).__name__
+            self._backout(qm)
+            if self._stop.is_set():
+                break
+            if short > 0:
+                short, wait = short - 1, self.d.shorttmr
+            elif long > 0:
+                long, wait = long - 1, self.d.longtmr
+            else:
+                self._say("0105E", f"STOPPED: RETRIES EXHAUSTED ({reason})")
+                self.status.set("STOPPED", f"RETRIES EXHAUSTED: {reason}")
+                return
+            self._say("0103W", f"RETRYING IN {wait} SECONDS: {reason}")
+            self.status.set("RETRYING", reason)
+            if self._stop.wait(wait):
+                break
+        self.status.set("STOPPED", f"STOPPED BY OPERATOR (MODE-{self.mode or 'QUIESCE'})")
+        self._say("0102I", f"STOPPED (MODE-{self.mode or 'QUIESCE'})")
+
+    @staticmethod
+    def _backout(qm: mqi.QueueManager) -> None:
+        try:
+            qm.backout()
+        except errors.MQMIError:
+            pass
+
+    # -- one session --------------------------------------------------------------------
+
+    def _session(self, qm: mqi.QueueManager, store: SyncStore, side: SyncStore) -> bool:
+        """Connect, bind, synchronise and send batches until stopped. True once bound."""
+        address = self.d.address
+        assert address is not None  # (a sender has a CONNAME)
+        self.status.set("BINDING")
+        sock = socket.create_connection(address, timeout=CONNECT_TIMEOUT)
+        link = self.link = Link(sock)
+        try:
+            agreed = self._bind(link)
+            self.status.peer = agreed.qmgr_name
+            record = self.manager.record(self.name, store)
+            record = self._synchronise(link, qm, store, record)
+            self.status.set("RUNNING", "")
+            self._say("0101I", f"RUNNING TO {agreed.qmgr_name} AT {address[0]}({address[1]})"
+                               f" BATCHSZ-{agreed.batch_size}"
+                               f"{' SPEED-FAST' if agreed.fast else ''}")
+            self._batches(link, qm, side, agreed, record)
+            if self._stop.is_set() and self.mode != "FORCE":
+                link.send(close_segment())
+            return True
+        finally:
+            self.link = None
+            link.close()
+
+    def _mine(self) -> InitialData:
+        profile = self.manager.profile()
+        return InitialData(
+            channel_name=self.name, qmgr_name=self.manager.qmgr_name,
+            batch_size=self.d.batchsz, seq_wrap=self.d.seqwrap,
+            heartbeat_interval=self.d.hbint,
+            max_msg_len=profile.maxmsgl if profile is not None else 4 * 1024 * 1024,
+        ).with_fast(self.d.speed == "FAST")
+
+    def _bind(self, link: Link) -> InitialData:
+        mine = self._mine()
+        link.send(Segment(SegmentType.INITIAL_DATA, payload=encode_id(mine)))
+        seg = link.receive(CONNECT_TIMEOUT)
+        if seg.seg_type == SegmentType.STATUS_DATA:
+            code, _ = decode_status(seg.payload, seg.big_endian)
+            raise ChannelRefused(f"REFUSED BY THE RECEIVER: STATUS {_code_name(code)}")
+        if seg.seg_type != SegmentType.INITIAL_DATA:
+            raise ChannelRefused(f"THE RECEIVER ANSWERED {_type_name(seg)} TO OUR ID")
+        try:
+            theirs = decode_id(seg.payload, seg.big_endian)
+            agreed = negotiate(mine, theirs)
+        except NegotiationError as exc:
+            link.send(status_segment(exc.status or StatusCode.NEGOTIATION_FAILED))
+            raise ChannelRefused(f"NEGOTIATION FAILED: {exc}") from exc
+        except FapError as exc:
+            raise ChannelRefused(f"BAD ID FROM THE RECEIVER: {exc}") from exc
+        link.limit(agreed.max_trans_size)
+        return replace(agreed, qmgr_name=theirs.qmgr_name)
+
+    def _expect_status(self, link: Link) -> int:
+        """The data of the STATUS(OK) that answers a request; refusals raise."""
+        seg = link.receive(STATUS_TIMEOUT)
+        if seg.seg_type != SegmentType.STATUS_DATA:
+            raise ChannelRefused(f"EXPECTED STATUS, RECEIVED {_type_name(seg)}")
+        code, data = decode_status(seg.payload, seg.big_endian)
+        if code != StatusCode.OK:
+            raise ChannelRefused(f"THE RECEIVER ANSWERED STATUS {_code_name(code)}"
+                                 + (f" ({data})" if data else ""))
+        return data
+
+    def _synchronise(self, link: Link, qm: mqi.QueueManager, store: SyncStore,
+                     record: SyncRecord) -> SyncRecord:
+        """RESYNC with the in-doubt (or last) batch, settle it, then RESET the sequence."""
+        if record.reset:
+            record = replace(record, seq=record.reset - 1, reset=0)
+            store.save(record)
+        seq, luwid = (record.cur_seq, record.cur_luwid) if record.indoubt else (
+            record.seq, record.luwid)
+        link.send(resync_segment(seq, luwid))
+        committed = self._expect_status(link) == 1
+        if record.indoubt:
+            record = self._settle(qm, store, record, committed)
+        link.send(reset_segment(record.seq))
+        self._expect_status(link)
+        self.manager.remember(self.name, record)
+        self.status.committed(record.seq, record.luwid)
+        return record
+
+    def _settle(self, qm: mqi.QueueManager, store: SyncStore, record: SyncRecord,
+                committed: bool) -> SyncRecord:
+        """The in-doubt batch: remove its messages if the receiver committed it."""
+        if committed:
+            self.remove(qm, record.msg_ids)
+            settled = replace(record, seq=record.cur_seq, luwid=record.cur_luwid,
+                              indoubt=False, msg_ids=())
+            self._say("0106I", f"IN-DOUBT BATCH {record.cur_luwid.hex().upper()} WAS"
+                               f" COMMITTED BY THE RECEIVER: {len(record.msg_ids)} MESSAGE(S)"
+                               " REMOVED")
+        else:
+            settled = replace(record, indoubt=False, msg_ids=())
+            self._say("0106I", f"IN-DOUBT BATCH {record.cur_luwid.hex().upper()} WAS NOT"
+                               " COMMITTED BY THE RECEIVER: IT IS SENT AGAIN")
+        store.write(settled)
+        qm.commit()
+        return settled
+
+    def remove(self, qm: mqi.QueueManager, msg_ids: tuple[bytes, ...]) -> int:
+        """Get (in the connection's unit of work) each message of ``msg_ids`` still on
+        the transmission queue; returns how many were there. The caller commits."""
+        xmitq = mqi.Queue(qm, self.d.xmitq, cmqc.MQOO_INPUT_SHARED)
+        found = 0
+        try:
+            for msg_id in msg_ids:
+                gmo = GMO(Version=2, Options=cmqc.MQGMO_SYNCPOINT | cmqc.MQGMO_NO_WAIT,
+                          MatchOptions=cmqc.MQMO_MATCH_MSG_ID)
+                try:
+                    xmitq.get(None, MD(MsgId=msg_id), gmo)
+                    found += 1
+                except errors.MQMIError as exc:
+                    if exc.reason != cmqc.MQRC_NO_MSG_AVAILABLE:
+                        raise
+        finally:
+            xmitq.close()
+        return found
+
+    # -- batches ------------------------------------------------------------------------
+
+    def _batches(self, link: Link, qm: mqi.QueueManager, side: SyncStore,
+                 agreed: InitialData, record: SyncRecord) -> None:
+        xmitq = mqi.Queue(qm, self.d.xmitq, cmqc.MQOO_INPUT_SHARED | cmqc.MQOO_FAIL_IF_QUIESCING)
+        self.dlq = Deliverer(qm, self.name, self.manager.qmgr_name)
+        fast = agreed.fast
+        sync = cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT if fast else cmqc.MQGMO_SYNCPOINT
+        wait_gmo = GMO(Options=sync | cmqc.MQGMO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING,
+                       WaitInterval=int(POLL * 1000))
+        more_gmo = GMO(Options=sync | cmqc.MQGMO_NO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING)
+        last_sent = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                batch = Batch(self, link, agreed, record)
+                first = self._get(xmitq, wait_gmo)
+                if first is None:
+                    if agreed.heartbeat_interval and \
+                            time.monotonic() - last_sent >= agreed.heartbeat_interval:
+                        link.send(heartbeat_segment())
+                        self._expect_heartbeat(link)
+                        last_sent = time.monotonic()
+                    continue
+                batch.add(*first)
+                while batch.persistent_count + batch.held < agreed.batch_size:
+                    got = self._get(xmitq, more_gmo)
+                    if got is None:
+                        break
+                    batch.add(*got)
+                record = batch.end(qm, side)
+                last_sent = time.monotonic()
+        finally:
+            try:
+                xmitq.close()
+            except errors.MQMIError:
+                pass
+
+    @staticmethod
+    def _get(xmitq: mqi.Queue, gmo: GMO) -> tuple[MD, bytes] | None:
+        md = MD()
+        try:
+            data = xmitq.get(None, md, gmo)
+        except errors.MQMIError as exc:
+            if exc.reason == cmqc.MQRC_NO_MSG_AVAILABLE:
+                return None
+            raise LinkDown(f"the transmission queue failed: {exc}") from exc
+        return md, data
+
+    def _expect_heartbeat(self, link: Link) -> None:
+        seg = link.receive(STATUS_TIMEOUT)
+        if seg.seg_type == SegmentType.STATUS_DATA:
+            code, _ = decode_status(seg.payload, seg.big_endian)
+            raise ChannelRefused(f"THE RECEIVER ANSWERED STATUS {_code_name(code)}")
+        if seg.seg_type != SegmentType.HEARTBEAT:
+            raise ChannelRefused(f"EXPECTED A HEARTBEAT, RECEIVED {_type_name(seg)}")
+
+
+class Batch:
+    """One batch being sent: messages are sent as they are got, one held back so that
+    the last can carry CONFIRM_REQUEST."""
+
+    def __init__(self, sender: Sender, link: Link, agreed: InitialData,
+                 record: SyncRecord) -> None:
+        self.sender = sender
+        self.link = link
+        self.agreed = agreed
+        self.record = record
+        self.luwid = _luwid()
+        self.seq = record.seq
+        self.wrap = agreed.seq_wrap
+        self.msg_ids: list[bytes] = []
+        self.persistent_count = 0
+        self.pending: bytes | None = None  # the held-back message body (sequenced)
+        self.pending_seq = 0
+        self.sent = 0
+        self.nbytes = 0
+        self.out: list[bytes] = []
+        self.out_bytes = 0
+
+    @property
+    def held(self) -> int:
+        """Nonpersistent messages in the batch (a normal channel batches them too)."""
+        return len(self.msg_ids) - self.persistent_count
+
+    def add(self, md: MD, data: bytes) -> None:
+        persistent = md.Persistence == cmqc.MQPER_PERSISTENT
+        if len(data) < _EXPIRY_AT + 4 or data[:4] != b"XQH ":
+            # not a transmission message: dead-lettered (in the batch's unit of work when
+            # it was got in it), as IBM's MCA does
+            dlq = self.sender.dlq
+            assert dlq is not None  # (made before any batch)
+            try:
+                dlq.dead_letter(md, data, cmqc.MQFB_XMIT_Q_MSG_ERROR, self.sender.d.xmitq,
+                                self.sender.manager.qmgr_name,
+                                syncpoint=persistent or not self.agreed.fast)
+            except NoDeadLetterQueue as exc:
+                raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
+                                     ) from exc
+            return
+        body = _with_expiry(data, md.Expiry)
+        if self.agreed.fast and not persistent:
+            self._send(0, body, confirm=False)  # outside the batch, already deleted
+            return
+        self.msg_ids.append(bytes(md.MsgId))
+        self.persistent_count += persistent
+        if self.pending is not None:
+            self._send(self.pending_seq, self.pending, confirm=False)
+        self.seq = self.seq % self.wrap + 1
+        self.pending, self.pending_seq = body, self.seq
+
+    def _send(self, seq: int, body: bytes, *, confirm: bool) -> None:
+        """Encode one message into the batch's output, written out every 256 KB and
+        at the end of the batch (one send a batch, not one a message)."""
+        payload = encode_message(seq, body)
+        segments = split_message(payload, self.agreed.max_trans_size, luwid=self.luwid,
+                                 confirm=confirm)
+        self.out.extend(encode_segment(seg) for seg in segments)
+        self.out_bytes += len(payload)
+        self.sent += 1
+        self.nbytes += len(body)
+        if self.out_bytes >= _FLUSH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write out what is encoded so far."""
+        if self.out:
+            data = b"".join(self.out)
+            self.out.clear()
+            self.out_bytes = 0
+            self.link.send_bytes(data)
+
+    def end(self, qm: mqi.QueueManager, side: SyncStore) -> SyncRecord:
+        """Record the batch in doubt, send its last message with CONFIRM_REQUEST, wait
+        for the receiver's STATUS, then commit. Returns the channel's new record."""
+        sender, status = self.sender, self.sender.status
+        if self.pending is None:  # only fast nonpersistent messages: nothing to confirm
+            self.flush()
+            status.counted(self.sent, self.nbytes)
+            return self.record
+        doubt = replace(self.record, indoubt=True, cur_seq=self.seq, cur_luwid=self.luwid,
+                        msg_ids=tuple(self.msg_ids))
+        if self.persistent_count:
+            side.save(doubt)  # durable before the receiver can commit
+        sender.manager.remember(sender.name, doubt)
+        with status.lock:
+            status.indoubt = True
+        self._send(self.pending_seq, self.pending, confirm=True)
+        self.flush()
+        manager, xmitq, luwid = sender.manager, sender.d.xmitq, self.luwid.hex().upper()
+        manager.event("channel-send", xmitq, channel=sender.name, msgs=len(self.msg_ids),
+                      length=self.nbytes, seq=self.seq, luwid=luwid)
+        try:
+            sender._expect_status(self.link)
+        except BaseException:
+            manager.event("channel-backout", xmitq, channel=sender.name, seq=self.seq,
+                          luwid=luwid, msgs=len(self.msg_ids))
+            raise
+        qm.commit()
+        manager.event("channel-commit", xmitq, channel=sender.name, seq=self.seq, luwid=luwid,
+                      msgs=len(self.msg_ids))
+        done = replace(doubt, seq=self.seq, luwid=self.luwid, indoubt=False, msg_ids=())
+        sender.manager.remember(sender.name, done)
+        status.committed(self.seq, self.luwid)
+        status.counted(self.sent, self.nbytes, 1)
+        return done
+
+
+def _with_expiry(data: bytes, expiry: int) -> bytes:
+    """The transmission-queue message with its MQXQH's MQMD Expiry set to what is left
+    (the time on this queue counts against it, as IBM's does)."""
+    if _I32.unpack_from(data, _EXPIRY_AT)[0] == cmqc.MQEI_UNLIMITED:
+        return data
+    return data[:_EXPIRY_AT] + _I32.pack(expiry) + data[_EXPIRY_AT + 4:]
+
+
+def _code_name(code: Any) -> str:
+    return getattr(code, "name", str(code))
+
+
+def _type_name(seg: Segment) -> str:
+    return getattr(seg.seg_type, "name", str(seg.seg_type))
