@@ -68,12 +68,14 @@ LEVELS = ("off", "events", "payload")
 #: Unit-of-work events: commit, backout. Monitoring: depth-high, depth-ok. Object
 #: changes: define, alter, delete. Channels (issue 25), one event a batch, its queue the
 #: transmission queue (sender) or the channel's name (receiver): channel-send,
-#: channel-receive, channel-commit, channel-backout. Later layers add bridge-* events.
+#: channel-receive, channel-commit, channel-backout. A refused client (issue 26):
+#: client-refused, its queue the channel's name. Later layers add bridge-* events.
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
     "define", "alter", "delete",
     "channel-send", "channel-receive", "channel-commit", "channel-backout",
+    "client-refused",
 )
 
 SCHEMA = pa.schema(
