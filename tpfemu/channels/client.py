@@ -269,9 +269,9 @@ class ClientConnection:
             return decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
 
     def _broken(self) -> None:
-        # Handles stay "open": a later call reaches check() and fails 2009, as IBM's.
+        # The connection and its handles stay "open" to the MQI layer: every later call
+        # reaches check() and fails 2009, as IBM's client does.
         self.broken = True
-        self.connected = False
         self.link.close()
 
     # -- the Connection API -----------------------------------------------------------------
@@ -391,7 +391,8 @@ class ClientConnection:
     def disconnect(self) -> None:
         """MQDISC: the server commits open work and closes every handle."""
         if self.broken:
-            self.check("MQDISC")
+            self._ended()
+            raise _error(cmqc.MQRC_CONNECTION_BROKEN, "MQDISC", "the connection broke earlier")
         if not self.connected:
             raise _error(cmqc.MQRC_HCONN_ERROR, "MQDISC")
         try:
