@@ -10,10 +10,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from mca_helpers import ok, unique
 
 import tpfemu
 import tpfemu.mqi
-from mca_helpers import ok, unique
 
 ROOT = Path(__file__).resolve().parents[2]
 QUEUE = "APP.Q"
