@@ -8,7 +8,6 @@ import random
 import signal
 import socket
 import threading
-import time
 
 from mca_helpers import wait_for
 from svrconn_helpers import QUEUE, python, raises_mq, serving, visible
