@@ -57,6 +57,7 @@ from tpfemu.channels.fap import (
 )
 from tpfemu.channels.link import Link, LinkDown
 from tpfemu.channels.svrconn import CHAR_VALUE_LENGTH, TRANS_OVERHEAD, WHOLE_MESSAGE
+from tpfemu.channels.svrconn_tls import TLS12_ONLY, TLS13_ONLY
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, MD, OD, PMO
 from tpfemu.mqi.binding import ClientTarget, TlsSettings
@@ -87,9 +88,11 @@ def _tls_context(tls: TlsSettings) -> ssl.SSLContext:
     certificate and key, relative to the key repository's directory) when given."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
-    if "TLS13" in tls.cipher_spec or tls.cipher_spec.startswith("TLS_AES") or \
-            tls.cipher_spec.startswith("TLS_CHACHA"):
+    spec = tls.cipher_spec.upper()
+    if spec in TLS13_ONLY:
         context.minimum_version = ssl.TLSVersion.TLSv1_3
+    elif spec in TLS12_ONLY:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
     repo = tls.key_repository
     if repo and os.path.isdir(repo):
         context.load_verify_locations(capath=repo)

@@ -30,7 +30,6 @@ Every refusal is a console message (CHNL0121E) and a ``client-refused`` journal 
 from __future__ import annotations
 
 import contextlib
-import ssl
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -58,6 +57,7 @@ from tpfemu.channels.fap import (
     status_segment,
 )
 from tpfemu.channels.link import Link, LinkDown
+from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import OD
@@ -195,14 +195,7 @@ class Conversation:
         if definition.chltype != "SVRCONN":
             raise _Refused(f"IT IS A {definition.chltype} CHANNEL, NOT A SVRCONN",
                            StatusCode.CHANNEL_WRONG_TYPE)
-        tls = isinstance(self.link.sock, ssl.SSLSocket)
-        if definition.sslciph and not tls:
-            raise _Refused("THE CHANNEL NEEDS TLS (SSLCIPH "
-                           f"{definition.sslciph}); A PLAIN CONNECTION IS REFUSED",
-                           StatusCode.CIPHER_SPEC)
-        if tls and not definition.sslciph:
-            raise _Refused("A TLS CONNECTION TO A CHANNEL WITHOUT SSLCIPH",
-                           StatusCode.CIPHER_SPEC)
+        self._check_tls(definition)
         if self.manager.closing:
             raise _Refused("THE SYSTEM IS STOPPING", StatusCode.QM_TERMINATING)
         if not _admit(self.manager, self.name, definition.maxinst):
@@ -224,6 +217,25 @@ class Conversation:
             Segment(T.INITIAL_DATA, payload=encode_id(agreed, big_endian=self.big),
                     big_endian=self.big), form="TSHC"))
         self.link.limit(agreed.max_trans_size)
+
+    def _check_tls(self, definition: ChannelDef) -> None:
+        sock = self.link.sock
+        tls = sock if isinstance(sock, TlsSocket) else None
+        if definition.sslciph and tls is None:
+            raise _Refused("THE CHANNEL NEEDS TLS (SSLCIPH "
+                           f"{definition.sslciph}); A PLAIN CONNECTION IS REFUSED",
+                           StatusCode.CIPHER_SPEC)
+        if tls is None:
+            return
+        if not definition.sslciph:
+            raise _Refused("A TLS CONNECTION TO A CHANNEL WITHOUT SSLCIPH",
+                           StatusCode.CIPHER_SPEC)
+        problem = cipher_problem(definition.sslciph, tls.version())
+        if problem:
+            raise _Refused(problem, StatusCode.CIPHER_SPEC)
+        if definition.sslcauth == "REQUIRED" and tls.peer_certificate() is None:
+            raise _Refused("SSLCAUTH(REQUIRED): THE CLIENT SHOWED NO TRUSTED CERTIFICATE",
+                           StatusCode.SSL_CLIENT_CERTIFICATE)
 
     def _authenticate_and_connect(self) -> None:
         seg = self.link.receive(FIRST_TIMEOUT)
