@@ -40,6 +40,7 @@ from tpfemu.channels.fap import (
     ApiHeader,
     ConnAuth,
     ConnBody,
+    ControlFlags,
     FapError,
     InitialData,
     InqBody,
@@ -68,6 +69,7 @@ T = SegmentType
 CONNECT_TIMEOUT = 10.0  #: seconds to wait for a TCP connection and for the ID answer
 _MAX_TRANS = 100 * 1024 * 1024 + TRANS_OVERHEAD  #: what the client offers (IBM's MAXMSGL)
 _hconns = itertools.count(1_000_001)
+_WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
 #: STATUS codes refusing a start -> the reason the client sees.
 _REFUSALS: dict[int, int] = {
     StatusCode.SECURITY_FAILURE: cmqc.MQRC_NOT_AUTHORIZED,
@@ -238,7 +240,7 @@ class ClientConnection:
                     raise _error(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, call,
                                  f"the request is {len(body)} bytes", obj)
                 self.link.send_bytes(encode_segment(Segment(
-                    seg_type, payload=body, conversation_id=1, request_id=request),
+                    seg_type, _WHOLE, body, conversation_id=1, request_id=request),
                     form="TSHM"))
                 reply = self._reply(seg_type, call, starting)
             except LinkDown as exc:

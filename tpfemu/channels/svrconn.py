@@ -80,6 +80,7 @@ TRANS_OVERHEAD = 8192
 CHAR_VALUE_LENGTH = cmqc.MQ_TRIGGER_DATA_LENGTH
 FIRST_TIMEOUT = 30.0  # seconds for the client's CAUT or MQCONN after the ID
 _REFUSE = ControlFlags.ERROR | ControlFlags.CLOSE_CHANNEL
+_WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
 _REPLY = {T.MQCONN: T.MQCONN_REPLY, T.MQDISC: T.MQDISC_REPLY, T.MQOPEN: T.MQOPEN_REPLY,
           T.MQCLOSE: T.MQCLOSE_REPLY, T.MQGET: T.MQGET_REPLY, T.MQPUT: T.MQPUT_REPLY,
           T.MQPUT1: T.MQPUT1_REPLY, T.MQSET: T.MQSET_REPLY, T.MQINQ: T.MQINQ_REPLY,
@@ -266,10 +267,8 @@ class Conversation:
 
     def _send(self, request: Segment, seg_type: SegmentType, verb: Verb) -> None:
         body = encode_verb(seg_type, verb, big_endian=self.big, ebcdic=self.ebcdic)
-        verb.api.reply_length = len(body) + 36
-        body = encode_verb(seg_type, verb, big_endian=self.big, ebcdic=self.ebcdic)
         self.link.send_bytes(encode_segment(Segment(
-            seg_type, ControlFlags.NONE, body, self.big, conversation_id=request.conversation_id,
+            seg_type, _WHOLE, body, self.big, conversation_id=request.conversation_id,
             request_id=request.request_id), form="TSHM"))
 
     def _mqconn(self, seg: Segment) -> None:
