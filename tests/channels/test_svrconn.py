@@ -209,3 +209,18 @@ def test_maxinst_plus_one_is_refused_2537(served):
              what="the first conversation to end")
     client(system, port, "TWO.SVRCONN").disconnect()
     second.disconnect()
+
+
+def test_truncated_get_over_tcp(served):
+    """A get with a buffer too small fails 2080 over TCP as in process, the message stays
+    on the queue; the client's error has ``message`` b"" and no ``original_length``
+    (the wire carries no original length: ours)."""
+    system, port, _ = served
+    qm = client(system, port)
+    pymqi.Queue(qm, QUEUE).put(b"0123456789")
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF)
+    with raises_mq(CMQC.MQRC_TRUNCATED_MSG_FAILED, comp=CMQC.MQCC_WARNING) as info:
+        q.get(4)
+    assert (info.value.message, info.value.original_length) == (b"", None)
+    assert q.get() == b"0123456789"
+    qm.disconnect()

@@ -105,3 +105,14 @@ def test_a_tls_version_the_channel_does_not_take_is_refused(tls_served, certs):
     system, port, _ = tls_served
     with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
         _tls_connect(system, port, "CERT.SVRCONN", certs[1], "ANY_TLS12", str(certs[2]))
+
+
+def test_an_unknown_cipher_spec_is_accepted_by_define_and_refused_at_connect(tls_served,
+                                                                            certs):
+    """DEF CHL takes any SSLCIPH text; a TLS client on a channel whose SSLCIPH names no
+    CipherSpec we know is refused (2059) with a console line naming it."""
+    system, port, _ = tls_served
+    ok(system, "ZMQSC DEF CHL-ODD.SVRCONN CHLTYPE-SVRCONN SSLCIPH-NO_SUCH_SPEC")
+    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+        _tls_connect(system, port, "ODD.SVRCONN", certs[1])
+    assert any("NO_SUCH_SPEC IS NOT A CIPHER SPEC" in line for line in system.log)
