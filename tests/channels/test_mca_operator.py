@@ -37,7 +37,8 @@ def indoubt():
         for i in range(3):
             put(a.name, "REMOTE.Q", b"m%d" % i, Persistence=CMQC.MQPER_PERSISTENT)
         ok(a, "ZMQSC START CHL-O.TO.B")
-        wait_for(lambda: status(a, "O.TO.B") == "STOPPED", what="the sender stopped")
+        wait_for(lambda: status(a, "O.TO.B") == "STOPPED"
+                 and not a.channels.is_running("O.TO.B"), what="the sender's end")
         assert proxy.made == ["before_status"]
         assert a.channels.status("O.TO.B").indoubt and depth(a, "XQ") == 3
         assert len(drain(b.name, "LOCAL.Q")) == 3  # the receiver committed them

@@ -23,6 +23,8 @@ A session (docs/channels.md):
    (sequence number 0) is handled at once, outside any batch.
 4. HEARTBEAT requests are answered. STATUS with CLOSE_CHANNEL ends the session; so does
    silence beyond twice the heartbeat interval. An unfinished batch is backed out.
+
+Every answer is in the byte order of the sender's ID.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ class Receiver:
         self.name = ""
         self.status = ChannelStatus("")  # the channel's, once its ID names it
         self.stopping = False
+        self.big = False  # the sender's byte order (its ID's), which the answers use
         self.thread = threading.Thread(target=self._run, name=f"MCA RCVR {peer}", daemon=True)
 
     def start(self) -> Receiver:
@@ -109,7 +112,7 @@ class Receiver:
     def _refuse(self, status: StatusCode, text: str) -> None:
         self._say("0111E", f"REFUSED WITH STATUS {status.name}: {text}")
         try:
-            self.link.send(status_segment(status, flags=_REFUSE))
+            self.link.send(status_segment(status, flags=_REFUSE, big_endian=self.big))
         except LinkDown:
             pass
 
@@ -150,6 +153,7 @@ class Receiver:
         if seg.seg_type != SegmentType.INITIAL_DATA:
             raise FapError(f"the first segment is {_type_name(seg)}, not INITIAL_DATA",
                            StatusCode.PROTOCOL_SEGMENT_TYPE)
+        self.big = seg.big_endian
         theirs = decode_id(seg.payload, seg.big_endian)
         name = theirs.channel_name
         definition = self.manager.definition(name)
@@ -186,7 +190,8 @@ class Receiver:
             agreed = negotiate(mine, theirs)
         except NegotiationError as exc:
             raise _Stop(f"NEGOTIATION FAILED: {exc}", exc.status) from exc
-        self.link.send(Segment(SegmentType.INITIAL_DATA, payload=encode_id(agreed)))
+        self.link.send(Segment(SegmentType.INITIAL_DATA, payload=encode_id(
+            agreed, big_endian=self.big), big_endian=self.big))
         self.link.limit(agreed.max_trans_size)
         self.status.peer = theirs.qmgr_name
         self.status.set("RUNNING", "")
@@ -238,12 +243,12 @@ class _Session:
                 self.message(body, seg)
         elif kind == SegmentType.HEARTBEAT:
             if seg.confirm_requested:
-                self.r.link.send(heartbeat_segment(request=False))
+                self.r.link.send(heartbeat_segment(request=False, big_endian=self.r.big))
         elif kind == SegmentType.RESYNC_DATA:
             self.resync(seg)
         elif kind == SegmentType.RESET_DATA:
             self.seq = decode_reset(seg.payload, seg.big_endian)
-            self.r.link.send(status_segment(StatusCode.OK))
+            self.r.link.send(status_segment(StatusCode.OK, big_endian=self.r.big))
         elif kind == SegmentType.STATUS_DATA:
             code, _ = decode_status(seg.payload, seg.big_endian)
             if seg.control_flags & ControlFlags.CLOSE_CHANNEL:
@@ -255,7 +260,8 @@ class _Session:
     def resync(self, seg: Segment) -> None:
         _, luwid = decode_resync(seg.payload, seg.big_endian)
         committed = luwid == self.record.luwid and luwid != bytes(8)
-        self.r.link.send(status_segment(StatusCode.OK, 1 if committed else 0))
+        self.r.link.send(status_segment(StatusCode.OK, 1 if committed else 0,
+                                        big_endian=self.r.big))
 
     def message(self, body: bytes, seg: Segment) -> None:
         msg = decode_message(body, seg.big_endian)
@@ -270,7 +276,7 @@ class _Session:
             self.r.manager.stopped(self.r.name, f"MESSAGE SEQUENCE ERROR: {msg.seq} "
                                                 f"RECEIVED, {expected} EXPECTED")
             self.r.link.send(status_segment(StatusCode.MSG_SEQUENCE_ERROR, expected,
-                                            flags=_REFUSE))
+                                            flags=_REFUSE, big_endian=self.r.big))
             raise _Stop(f"MESSAGE SEQUENCE ERROR: {msg.seq} RECEIVED, {expected} EXPECTED")
         self.seq = expected
         try:
@@ -315,7 +321,7 @@ class _Session:
         self.deliverer.batch_done()
         self.msgs = self.nbytes = 0
         self.persistent = False
-        self.r.link.send(status_segment(StatusCode.OK, flags=flags))
+        self.r.link.send(status_segment(StatusCode.OK, flags=flags, big_endian=self.r.big))
 
 
 def _code_name(code: object) -> str:

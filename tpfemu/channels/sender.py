@@ -158,6 +158,7 @@ class Sender:
                     break
                 reason = "CONNECTION CLOSED"
             except ChannelRefused as exc:
+                self._backout(qm)  # the batch stays on the transmission queue (in doubt)
                 self._say("0104E", f"STOPPED: {exc}")
                 self.status.set("STOPPED", str(exc))
                 return

@@ -9,6 +9,7 @@ when a field is missing and written back where IBM's calls write output fields.
 from __future__ import annotations
 
 import calendar
+import functools
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -99,9 +100,20 @@ def time_from(date: bytes, clock: bytes) -> int:
     date, clock = bytes(date).strip(), bytes(clock).strip()
     if not date:
         return 0
-    try:
-        base = time.strptime(date.decode() + (clock[:6] or b"000000").decode(), "%Y%m%d%H%M%S")
-    except ValueError:
+    seconds = _seconds(date, clock[:6] or b"000000")
+    if seconds is None:
         return 0
     hundredths = int(clock[6:8] or b"0")
-    return calendar.timegm(base) * 1_000_000 + hundredths * 10_000
+    return seconds * 1_000_000 + hundredths * 10_000
+
+
+@functools.lru_cache(maxsize=256)
+def _seconds(date: bytes, clock: bytes) -> int | None:
+    """Seconds since the epoch of a PutDate and the first six characters of a PutTime
+    (None if they are not a date and time). Cached: a channel's receiver passes the same
+    second's context on for many messages (issue 25)."""
+    try:
+        base = time.strptime(date.decode() + clock.decode(), "%Y%m%d%H%M%S")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return calendar.timegm(base)
