@@ -60,7 +60,7 @@ def test_a_client_conversation_decodes(tmp_path, monkeypatch):
     pdus, verbose = decode(pcap, port, FIELDS)
     assert bad_markers(verbose) == []
     types = [int(p["mq.tsh.type"], 16) for p in pdus]
-    assert types[:3] == [0x01, 0x01, 0x0A]
+    assert sorted(types[:3]) == [0x01, 0x01, 0x0A]  # (the CAUT may be recorded first)
     # Each verb and its reply share a request id (the proxy's two directions are recorded
     # by two threads, so a reply may be listed after the next request).
     pairs: dict[int, list[int]] = {}
@@ -73,7 +73,7 @@ def test_a_client_conversation_decodes(tmp_path, monkeypatch):
     for p in pdus:
         by.setdefault(int(p["mq.tsh.type"], 16), []).append(p)
     assert [p["mq.id.channelname"].rstrip() for p in by[0x01]] == ["CAP.SVRCONN"] * 2
-    assert by[0x01][1]["mq.id.convbyskt"] == "1"
+    assert {p["mq.id.convbyskt"] for p in by[0x01]} == {"1"}
     assert by[0x0A][0]["mq.caut.usrlength"] in ("5", "0x00000005")
     # (tshark 4.0 shows the reply's names as EBCDIC after a client ID exchange: the
     # request's are checked; the reply's bytes are the same ASCII, see the report.)
