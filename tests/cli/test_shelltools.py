@@ -85,12 +85,12 @@ def test_unknown_queue_exits_1_with_the_mnemonic(home):
 
 @pytest.mark.parametrize("tool", ["put", "get", "browse"])
 def test_client_option_goes_through_the_connect_function(tool, home):
-    """--client CHANNEL/TCP/host(port) connects as a client: without the TCP client it fails
-    2538 saying so, and starts no system."""
+    """--client CHANNEL/TCP/host(port) connects as a client through the TCP client: with
+    no listener there it fails 2538 naming the channel and address, and starts no system."""
     result = run(tool, "APP.Q", "TPF1", "--client", "APP.SVRCONN/TCP/127.0.0.1(1414)")
     assert result.exit_code == 1
     assert "MQRC_HOST_NOT_AVAILABLE" in result.output
-    assert "TCP client is not built yet" in result.output
+    assert "no listener for channel APP.SVRCONN at 127.0.0.1(1414)" in result.output
 
 
 def test_bad_client_value_fails_cd_error():

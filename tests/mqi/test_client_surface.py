@@ -9,8 +9,9 @@ connection name ``host(port)`` (port 1414 by default, comma lists); MQCD lengths
 4-byte-pointer layout 984..1944 (CMQXC), MQSCO 532..624, MQCSP 48, MQCNO 12..188;
 MQCNO_HANDLE_SHARE_BLOCK 0x40, MQCNO_CLIENT_BINDING 0x800.
 
-Until the TCP client exists, a client connection fails 2538 saying so; the transport
-port is exercised with a recording transport that only records the target it is given.
+``import tpfemu.mqi`` installs the TCP client (tests/channels/test_svrconn*.py run it);
+with no transport installed a client connection fails 2538 saying so. The transport port
+is exercised here with a recording transport that only records the target it is given.
 """
 
 from __future__ import annotations
@@ -70,14 +71,29 @@ CONNECT_FORMS = {
 }
 
 
+@pytest.fixture
+def no_transport():
+    """No client transport installed for the test (the TCP one put back after)."""
+    previous = binding.install_transport(None)
+    yield
+    binding.install_transport(previous)
+
+
 @pytest.mark.parametrize("form", sorted(CONNECT_FORMS))
-def test_every_client_form_fails_2538_without_a_transport(form, no_mqserver):
-    """With no TCP client installed, each of pymqi's client forms fails 2538
-    MQRC_HOST_NOT_AVAILABLE, saying the TCP client is not built yet (no fake success)."""
+def test_every_client_form_fails_2538_without_a_transport(form, no_mqserver, no_transport):
+    """With no client transport installed, each of pymqi's client forms fails 2538
+    MQRC_HOST_NOT_AVAILABLE, saying no transport is installed (no fake success)."""
     with raises_mq(CMQC.MQRC_HOST_NOT_AVAILABLE) as info:
         CONNECT_FORMS[form]()
-    assert "TCP client is not built yet" in str(info.value)
+    assert "no client transport is installed" in str(info.value)
     assert "APP.SVRCONN" in str(info.value)
+
+
+def test_the_tcp_transport_is_installed_by_importing_the_mqi():
+    """``import tpfemu.mqi`` installs the TCP client as the client transport."""
+    from tpfemu.channels.client import TcpTransport
+
+    assert isinstance(binding.current_transport(), TcpTransport)
 
 
 @pytest.mark.parametrize("form", sorted(CONNECT_FORMS))

@@ -438,8 +438,8 @@ def test_connect_again_warns_already_connected(qmgr, qm):
 
 
 def test_client_connection_fails_not_available_with_clear_message(qmgr):
-    """connect(name, channel, conn_info) with no TCP client transport installed fails 2538
-    MQRC_HOST_NOT_AVAILABLE and says the TCP client is not built yet (issue 26)."""
+    """connect(name, channel, conn_info) where no listener answers fails 2538
+    MQRC_HOST_NOT_AVAILABLE, naming the client's channel (issue 26)."""
     with raises_mq(CMQC.MQRC_HOST_NOT_AVAILABLE) as info:
         pymqi.connect(qmgr.name, "DEV.APP.SVRCONN", "localhost(1414)")
     text = str(info.value).lower()

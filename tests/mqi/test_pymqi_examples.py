@@ -3,8 +3,8 @@
 
 Each example is written as a pymqi user writes one (connect, open, call, close,
 disconnect), taking only the module and a way to connect. The ``route`` fixture says how
-the example reaches the queue manager: ``in-process`` today; the TCP client adds an
-``over-tcp`` parameter to the same fixture and every example runs twice, from the same code.
+the example reaches the queue manager: ``in-process``, or ``over-tcp`` through a System's
+listener and a SVRCONN channel; every example runs twice, from the same code.
 """
 
 from __future__ import annotations
@@ -17,22 +17,44 @@ from tpfemu.mqi import CMQC
 QUEUE = "DEV.QUEUE.1"
 
 
-@pytest.fixture
-def names(qmgr):
-    """The queue manager and a local queue the examples use (persistent by default)."""
-    qmgr.catalog.define("QL", QUEUE, defpsist="YES", descr="pymqi examples")
-    return qmgr.name
-
-
-@pytest.fixture(params=["in-process"])
-def route(request, names):
-    """How an example connects: a function returning a connected pymqi.QueueManager.
-
-    Each route is one of pymqi's connect forms; a client route (``over-tcp``) is added here
-    when the TCP transport exists."""
+@pytest.fixture(params=["in-process", "over-tcp"])
+def served(request, qmgr):
+    """The queue manager an example reaches and how: (queue manager, route name). Over
+    TCP it is a System's, reached through its listener and SVRCONN channel APP.SVRCONN
+    (the same port and channel every client form of pymqi names)."""
     if request.param == "in-process":
+        yield qmgr, request.param, None
+        return
+    import tpfemu
+
+    system = tpfemu.System.start(name=f"E{qmgr.name}")
+    try:
+        for command in ("ZMQSC DEF MQP",
+                        "ZINET ADD S-MQS P-TCP MODEL-AOR PORT-0 PGM-CMQL AORL-8 IP-127.0.0.1",
+                        "ZINET START S-MQS", "ZMQSC DEF CHL-APP.SVRCONN CHLTYPE-SVRCONN"):
+            system.console(command)
+        yield system.qmgr, request.param, system.inetd.servers["MQS"].port
+    finally:
+        system.stop()
+
+
+@pytest.fixture
+def names(served):
+    """The queue manager and a local queue the examples use (persistent by default)."""
+    manager = served[0]
+    manager.catalog.define("QL", QUEUE, defpsist="YES", descr="pymqi examples")
+    return manager.name
+
+
+@pytest.fixture
+def route(served, names):
+    """How an example connects: a function returning a connected pymqi.QueueManager, by
+    one of pymqi's connect forms: ``connect(name)`` in process, ``connect(name, channel,
+    conn_info)`` over TCP."""
+    if served[1] == "in-process":
         return lambda: pymqi.connect(names)
-    raise AssertionError(request.param)  # pragma: no cover
+    port = served[2]
+    return lambda: pymqi.connect(names, "APP.SVRCONN", f"127.0.0.1({port})")
 
 
 # -- the example programs ---------------------------------------------------------------------

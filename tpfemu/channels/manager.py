@@ -185,7 +185,13 @@ class ChannelManager:
             return  # the daemon closes it when this entry ends
         own = socket.socket(fileno=sock.detach())  # the daemon's close now leaves it alone
         own.settimeout(None)
-        receiver = Receiver(self, Link(own, first=bytes(connection.data)), peer)
+        first = bytes(connection.data)
+        if first[:1] == b"\x16":  # a TLS handshake: a client of a TLS channel (issue 26)
+            from tpfemu.channels.svrconn_tls import start_session
+
+            start_session(self, own, first, peer)
+            return
+        receiver = Receiver(self, Link(own, first=first), peer)
         with self.lock:
             self.sessions.add(receiver)
         receiver.start()

@@ -158,7 +158,17 @@ class Receiver:
         name = theirs.channel_name
         definition = self.manager.definition(name)
         if definition is None:
+            if theirs.conv_per_socket:  # a client's ID (issue 26): journalled too
+                self.manager.event("client-refused", name, channel=name, peer=self.peer,
+                                   status="NO_CHANNEL")
             self._refuse(StatusCode.NO_CHANNEL, f"CHANNEL {name!r} IS NOT DEFINED")
+            return None
+        if definition.chltype == "SVRCONN" or theirs.conv_per_socket:
+            # A client (issue 26): its conversation runs on this thread; svrconn refuses
+            # a client's ID naming another type of channel.
+            from tpfemu.channels.svrconn import serve
+
+            serve(self.manager, self.link, self.peer, seg, theirs, definition)
             return None
         self.name = name
         if definition.chltype != "RCVR":

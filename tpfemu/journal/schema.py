@@ -70,12 +70,14 @@ LEVELS = ("off", "events", "payload")
 #: an LNIATA), bridge-route (COA4 routed it), bridge-out (ROUTC output). Channels, one
 #: event a batch, its queue the transmission queue (sender) or the channel's name
 #: (receiver): channel-send, channel-receive, channel-commit, channel-backout.
+#: A refused client (issue 26): client-refused, its queue the channel's name.
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
     "define", "alter", "delete",
     "bridge-in", "bridge-route", "bridge-out",
     "channel-send", "channel-receive", "channel-commit", "channel-backout",
+    "client-refused",
 )
 
 SCHEMA = pa.schema(

@@ -14,8 +14,9 @@ local queue manager runs with ``import tpfemu.mqi as pymqi``:
 - Every connect form (``connect(name, channel, conn_info, user, password)``,
   ``QueueManager(name)``, ``connect_tcp_client``, ``connect_with_options(name, cd=,
   sco=, csp=, opts=)``, ``MQSERVER``) goes through :func:`tpfemu.mqi.binding.open_connection`,
-  which chooses in-process or client; a client connection needs the TCP client transport
-  (a later issue) and fails MQRC_HOST_NOT_AVAILABLE (2538) until it is installed.
+  which chooses in-process or client; a client connection goes through the TCP client
+  (:mod:`tpfemu.channels.client`), whose MQPUT, MQPUT1 and MQGET this module sends to the
+  server (:func:`_remote`); the other calls use the same Connection API on both kinds.
 - ``inquire`` takes one selector (returns its value) or a list (returns a dict selector ->
   value); ``set`` takes a selector and a value, or a dict of them (all set, or none).
 """
@@ -23,13 +24,13 @@ local queue manager runs with ``import tpfemu.mqi as pymqi``:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from tpfemu import errors
 from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD
 from tpfemu.mq.structs import OD
-from tpfemu.mqi.binding import open_connection
+from tpfemu.mqi.binding import RemoteCalls, open_connection
 from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.units import scopes
@@ -158,8 +159,11 @@ class QueueManager:
         md, pmo = _md_and_options(opts)
         od = _make_od(q_desc)
         data, md = _message_bytes(msg, md, self)
-        mqput.put1(self.connection, _text(od.ObjectName), data, md, pmo,
-                      _text(od.ObjectQMgrName))
+        conn = self.connection
+        if _remote(conn):
+            conn.put1(_text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
+            return
+        mqput.put1(conn, _text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
 
     def inquire(self, attribute: int | list[int]) -> Any:
         """MQINQ of a queue-manager attribute, or of a list of them (a dict back)."""
@@ -203,6 +207,13 @@ def connect(queue_manager: str | bytes, channel: Any = None, conn_info: Any = No
     else:
         qm.connect(queue_manager, user, password)
     return qm
+
+
+def _remote(conn: Any) -> TypeGuard[RemoteCalls]:
+    """A client connection (the TCP transport's): its MQPUT, MQPUT1 and MQGET go to the
+    server, which runs them through the one put and get path; the rest of the MQI calls
+    the same Connection API on both kinds."""
+    return getattr(conn, "remote", False) is True
 
 
 def _inquire(conn: Connection, handle: Handle, attribute: int | list[int]) -> Any:
@@ -297,7 +308,13 @@ class Queue:
         data, md = _message_bytes(msg, md, self._qmgr)
         if handle is None:
             handle = self._ensure_open(cmqc.MQOO_OUTPUT)
-            mqput.put(self._connection_of(handle), handle, data, md, pmo)
+            conn = self._connection_of(handle)
+            if _remote(conn):
+                conn.put(handle, data, md, pmo)
+            else:
+                mqput.put(conn, handle, data, md, pmo)
+        elif _remote(remote := self._connection_of(handle)):
+            remote.put(handle, data, md, pmo)
         else:  # (the plan was tried above)
             mqput.put_full(self._connection_of(handle), handle, data, md, pmo)
 
@@ -307,10 +324,15 @@ class Queue:
         handle = self._handle
         if handle is None:
             handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
-            return mqget.get(self._connection_of(handle), handle, max_length, md, gmo)
+            conn = self._connection_of(handle)
+            if _remote(conn):
+                return conn.get(handle, max_length, md, gmo)
+            return mqget.get(conn, handle, max_length, md, gmo)
         data = plans.planned_get(handle.get_plan, max_length, md, gmo)  # the everyday call
         if data is not None:
             return data
+        if _remote(remote := self._connection_of(handle)):
+            return remote.get(handle, max_length, md, gmo)
         return mqget.get_full(self._connection_of(handle), handle, max_length, md, gmo)
 
     def _connection_of(self, handle: Handle) -> Connection:

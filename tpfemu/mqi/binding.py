@@ -17,13 +17,13 @@ choice:
    queue managers that do run here.
 
 A client connection is described by a :class:`ClientTarget` and made by the
-:class:`ClientTransport` installed with :func:`install_transport`, looked up at each call.
-Until the TCP client is built none is installed, and a client connection fails
-MQRC_HOST_NOT_AVAILABLE (2538), saying so. A channel definition that cannot be read
-(``conn_info`` not ``host(port)``, a channel name over 20 characters, a transport other
-than TCP, an MQCD that is not a client-connection channel, an ``MQSERVER`` not
-``CHANNEL/TCP/host(port)``) fails MQRC_CD_ERROR (2277), naming what is wrong; nothing is
-connected.
+:class:`ClientTransport` installed with :func:`install_transport`, looked up at each call:
+``import tpfemu.mqi`` installs the TCP client (:mod:`tpfemu.channels.client`). With none
+installed a client connection fails MQRC_HOST_NOT_AVAILABLE (2538), saying so. A channel
+definition that cannot be read (``conn_info`` not ``host(port)``, a channel name over 20
+characters, a transport other than TCP, an MQCD that is not a client-connection channel,
+an ``MQSERVER`` not ``CHANNEL/TCP/host(port)``) fails MQRC_CD_ERROR (2277), naming what is
+wrong; nothing is connected.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD, CNO, CSP, SCO
 from tpfemu.qmgr import registry
 
-__all__ = ["ClientTarget", "ClientTransport", "TlsSettings", "choose_target",
+__all__ = ["ClientTarget", "ClientTransport", "RemoteCalls", "TlsSettings", "choose_target",
            "current_transport", "install_transport", "open_connection", "parse_conn_name",
            "parse_mqserver"]
 
@@ -99,6 +99,27 @@ class ClientTransport(Protocol):
 
     def connect(self, target: ClientTarget, qmgr_name: str, options: int) -> Any:
         """Connect to queue manager ``qmgr_name`` through ``target``."""
+        ...
+
+
+class RemoteCalls(Protocol):
+    """What a client connection adds to the Connection API: the calls that the qmgr's
+    mqput/mqget functions make in process, sent to the server instead."""
+
+    remote: bool
+
+    def put(self, h: Any, data: bytes, md: Any = None, pmo: Any = None) -> None:
+        """MQPUT."""
+        ...
+
+    def put1(self, name: str, data: bytes, md: Any = None, pmo: Any = None,
+             qmgr_name: str = "") -> None:
+        """MQPUT1."""
+        ...
+
+    def get(self, h: Any, max_length: int | None = None, md: Any = None,
+            gmo: Any = None) -> bytes:
+        """MQGET."""
         ...
 
 
@@ -307,7 +328,7 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
     if transport is None:
         err = errors.error_for(cmqc.MQRC_HOST_NOT_AVAILABLE, call="MQCONNX",
                                obj=queue_manager)
-        err.hint = (f"the TCP client is not built yet: no client transport is installed "
-                    f"to reach channel {channel_name} at {target.host}({target.port})")
+        err.hint = (f"no client transport is installed to reach channel {channel_name} "
+                    f"at {target.host}({target.port})")
         raise err
     return transport.connect(target, queue_manager, options)

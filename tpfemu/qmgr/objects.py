@@ -509,6 +509,17 @@ class ProcessDef(ObjectDef):
             )
 
 
+#: SSLCIPH values a SVRCONN channel takes (issue 26): IBM's TLS 1.2/1.3 CipherSpec names
+#: (each selects the TLS version; Python's ssl picks the cipher within it) and ANY_TLS12,
+#: ANY_TLS13 and ANY (TLS 1.2 or later).
+SSL_CIPHERS = frozenset({
+    "ANY", "ANY_TLS12", "ANY_TLS12_OR_HIGHER", "ANY_TLS13", "ANY_TLS13_OR_HIGHER",
+    "TLS_RSA_WITH_AES_128_CBC_SHA256", "TLS_RSA_WITH_AES_256_GCM_SHA384",
+    "ECDHE_RSA_AES_128_GCM_SHA256", "ECDHE_RSA_AES_256_GCM_SHA384",
+    "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
+})
+
+
 @dataclass(frozen=True, kw_only=True)
 class ChannelDef(ObjectDef):
     """A message channel (``ZMQSC DEF CHL``): sender (SDR), receiver (RCVR) or
@@ -545,6 +556,15 @@ class ChannelDef(ObjectDef):
     longtmr: int = _int(1200, 0, 999_999_999, None)
     hbint: int = _int(300, 0, 999_999, None)
     seqwrap: int = _int(999_999_999, 100, 999_999_999, None)
+    # Issue 26: server-connection (SVRCONN) channels (other types keep but do not use
+    # them). MAXINST: the most client conversations at once; CHCKCLNT REQUIRED: a client
+    # must give a user and password the operator's user table accepts (docs/clients.md);
+    # SSLCIPH: TLS with this CipherSpec (SSL_CIPHERS); SSLCAUTH REQUIRED: the client must
+    # show a certificate the server trusts.
+    maxinst: int = _int(999_999_999, 0, 999_999_999, None)
+    chckclnt: str = _enum("NONE", ("NONE", "REQUIRED"), {}, None)
+    sslciph: str = _text(32, None)  # "": no TLS; checked against SSL_CIPHERS at connect
+    sslcauth: str = _enum("OPTIONAL", ("OPTIONAL", "REQUIRED"), {}, None)
 
     @property
     def address(self) -> tuple[str, int] | None:

@@ -1,0 +1,171 @@
+"""Benchmarks of the TCP client (issue 26): MQPUT+MQGET round trips over a SVRCONN
+channel on loopback, each figure beside a raw TCP request/response loop of the same byte
+sizes measured in the same run.
+
+Run with ``.venv/bin/python -m pytest bench/bench_client.py -p no:randomly`` (about half
+a minute). The server is another process (a System with the MQS listener and
+APP.SVRCONN); the client is this process.
+
+Goals (issue 26), pairs/s (an MQPUT and an MQGET of a 1 KB nonpersistent message):
+
+- one connection: >= 25 000; floor: a raw TCP loop sending a request of the MQPUT
+  request's size and reading a reply of the MQPUT reply's size, then the same for MQGET,
+  against a Python server process that answers each at once;
+- 8 connections at once (8 threads here, one conversation thread each at the server):
+  the total, beside the raw loop with 8 connections.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import tpfemu.mqi as pymqi
+from tpfemu.channels.fap import ApiHeader, SegmentType, Verb, encode_verb
+from tpfemu.mqi import CMQC
+
+PAIRS = 2_000
+CLIENTS = 8
+PAYLOAD = b"x" * 1024
+GROUP1, GROUP8 = "client round trip, 1 connection", "client round trip, 8 connections"
+ROOT = Path(__file__).resolve().parents[1]
+
+SERVER = """\
+import sys, tpfemu
+system = tpfemu.System.start(name="QMC", journal="off")
+for c in ("ZMQSC DEF MQP", "ZMQSC DEF QL-BENCH.Q MAXDEPTH-999999999",
+          "ZINET ADD S-MQS P-TCP MODEL-AOR PORT-0 PGM-CMQL AORL-8 IP-127.0.0.1",
+          "ZINET START S-MQS", "ZMQSC DEF CHL-APP.SVRCONN CHLTYPE-SVRCONN"):
+    system.console(c)
+print(system.inetd.servers["MQS"].port, flush=True)
+sys.stdin.readline()
+system.stop()
+"""
+
+#: Answers each request (a TSH-framed block: length at bytes 4-8) with a reply of the
+#: size the request's first byte after the header says (sizes table below).
+RAW = """\
+import socket, struct, sys, threading
+sizes = [int(v) for v in sys.argv[1:]]
+server = socket.create_server(("127.0.0.1", 0)); print(server.getsockname()[1], flush=True)
+def serve(conn):
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    replies = [b"r" * n for n in sizes]
+    buf = b""
+    while True:
+        while len(buf) < 8:
+            got = conn.recv(65536)
+            if not got:
+                return
+            buf += got
+        need = struct.unpack(">I", buf[4:8])[0]
+        while len(buf) < need:
+            buf += conn.recv(65536)
+        kind, buf = buf[8], buf[need:]
+        conn.sendall(replies[kind])
+while True:
+    c, _ = server.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"""
+
+
+def _sizes() -> tuple[int, int, int, int]:
+    """Bytes on the wire of MQPUT, its reply, MQGET and its reply (TSHM 36 + body)."""
+    api = ApiHeader(hobj=1)
+    md, pmo, gmo = pymqi.MD(), pymqi.PMO(), pymqi.GMO()
+    t = SegmentType
+    return tuple(36 + len(encode_verb(kind, verb)) for kind, verb in (  # type: ignore[return-value]
+        (t.MQPUT, Verb(api, md=md, pmo=pmo, data=PAYLOAD)),
+        (t.MQPUT_REPLY, Verb(api, md=md, pmo=pmo)),
+        (t.MQGET, Verb(api, md=md, gmo=gmo, buffer_length=0xFFFFFFFF)),
+        (t.MQGET_REPLY, Verb(api, md=md, gmo=gmo, data=PAYLOAD))))
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The port of a System serving APP.SVRCONN in another process."""
+    proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    port = int(proc.stdout.readline())
+    yield port
+    proc.stdin.write("\n")
+    proc.stdin.close()
+    proc.wait(30)
+
+
+@pytest.fixture(scope="module")
+def raw_server():
+    """The port of the raw request/response server (another process)."""
+    put_req, put_rep, get_req, get_rep = _sizes()
+    proc = subprocess.Popen([sys.executable, "-c", RAW, str(put_rep), str(get_rep)],
+                            stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline())
+    yield port, put_req, get_req
+    proc.kill()
+    proc.wait(10)
+
+
+def _client_pairs(port: int, pairs: int) -> None:
+    qm = pymqi.connect("QMC", "APP.SVRCONN", f"127.0.0.1({port})")
+    q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+    for _ in range(pairs):
+        q.put(PAYLOAD)
+        q.get(None, pymqi.MD(), pymqi.GMO())
+    q.close()
+    qm.disconnect()
+
+
+def _raw_pairs(port: int, put_req: int, get_req: int, pairs: int) -> None:
+    put = b"TSHM" + struct.pack(">I", put_req) + b"\x00" + b"p" * (put_req - 9)
+    get = b"TSHM" + struct.pack(">I", get_req) + b"\x01" + b"g" * (get_req - 9)
+    with socket.create_connection(("127.0.0.1", port)) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for _ in range(pairs):
+            for request in (put, get):
+                sock.sendall(request)
+                sock.recv(65536)  # each reply fits one read on loopback
+
+
+def _timed(work, clients: int) -> float:
+    threads = [threading.Thread(target=work) for _ in range(clients)]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return time.perf_counter() - start
+
+
+def _report(benchmark, clients: int, elapsed: float, label: str) -> None:
+    rate = clients * PAIRS / elapsed
+    benchmark.extra_info["pairs_per_s"] = round(rate)
+    print(f"\n{label}: {clients} x {PAIRS} pairs in {elapsed:.3f} s = {rate:,.0f} pairs/s")
+
+
+@pytest.mark.parametrize("clients", [1, CLIENTS])
+def test_client_put_get_round_trips(benchmark, tag, server, clients):
+    """MQPUT + MQGET of 1 KB through the TCP client and the SVRCONN server."""
+    benchmark.group = GROUP1 if clients == 1 else GROUP8
+    tag("subject", ops=clients * PAIRS)
+    elapsed = benchmark.pedantic(lambda: _timed(lambda: _client_pairs(server, PAIRS), clients),
+                                 rounds=1, iterations=1)
+    _report(benchmark, clients, elapsed, "client over SVRCONN")
+
+
+@pytest.mark.parametrize("clients", [1, CLIENTS])
+def test_raw_tcp_request_response_floor(benchmark, tag, raw_server, clients):
+    """Floor: request/response frames of the same sizes on raw TCP, same run."""
+    port, put_req, get_req = raw_server
+    benchmark.group = GROUP1 if clients == 1 else GROUP8
+    tag("baseline", ops=clients * PAIRS)
+    elapsed = benchmark.pedantic(
+        lambda: _timed(lambda: _raw_pairs(port, put_req, get_req, PAIRS), clients),
+        rounds=1, iterations=1)
+    _report(benchmark, clients, elapsed, "raw TCP, same sizes")

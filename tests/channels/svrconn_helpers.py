@@ -1,0 +1,77 @@
+"""Helpers for the SVRCONN tests: a System serving clients, client programs in other
+processes."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from mca_helpers import ok, unique
+
+import tpfemu
+import tpfemu.mqi
+
+ROOT = Path(__file__).resolve().parents[2]
+QUEUE = "APP.Q"
+
+
+def serving(name: str | None = None, channels: str = "CHL-APP.SVRCONN CHLTYPE-SVRCONN",
+            home=None) -> tuple[tpfemu.System, int]:
+    """A started System with the MQS listener (CMQL) on a free loopback port, the SVRCONN
+    channel ``channels`` defines and local queue APP.Q; returns (system, port)."""
+    system = tpfemu.System.start(name=name or unique("SV"), home=home)
+    ok(system, "ZMQSC DEF MQP")
+    ok(system, "ZINET ADD S-MQS P-TCP MODEL-AOR PORT-0 PGM-CMQL AORL-8 IP-127.0.0.1")
+    ok(system, "ZINET START S-MQS")
+    if channels:
+        ok(system, f"ZMQSC DEF {channels}")
+    ok(system, f"ZMQSC DEF QL-{QUEUE}")
+    return system, system.inetd.servers["MQS"].port
+
+
+def depth(system: tpfemu.System, queue: str = QUEUE,
+          selector: int = tpfemu.mqi.CMQC.MQIA_CURRENT_Q_DEPTH) -> int:
+    """The queue's committed depth (or another integer attribute), read in process."""
+    qm = tpfemu.mqi.connect(system.qmgr.name)
+    try:
+        return tpfemu.mqi.Queue(qm, queue, tpfemu.mqi.CMQC.MQOO_INQUIRE).inquire(selector)
+    finally:
+        qm.disconnect()
+
+
+def visible(system: tpfemu.System, queue: str = QUEUE) -> int:
+    """How many committed messages an in-process reader sees on the queue (a browse)."""
+    mqi = tpfemu.mqi
+    qm = mqi.connect(system.qmgr.name)
+    q = mqi.Queue(qm, queue, mqi.CMQC.MQOO_BROWSE)
+    gmo, count = mqi.GMO(Options=mqi.CMQC.MQGMO_BROWSE_NEXT), 0
+    try:
+        while True:
+            q.get(None, mqi.MD(), gmo)
+            count += 1
+    except mqi.MQMIError as exc:
+        assert exc.reason == mqi.CMQC.MQRC_NO_MSG_AVAILABLE, exc
+    finally:
+        q.close()
+        qm.disconnect()
+    return count
+
+
+def python(code: str, *args: str) -> subprocess.Popen:
+    """A Python process of this tree running ``code`` (dedented), stdout a pipe."""
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args],
+                            stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True,
+                            cwd=ROOT)
+
+
+@contextlib.contextmanager
+def raises_mq(reason: int, comp: int = tpfemu.mqi.CMQC.MQCC_FAILED):
+    """Expect an MQMIError with exactly this completion code and reason."""
+    with pytest.raises(tpfemu.mqi.MQMIError) as info:
+        yield info
+    got = (info.value.comp, info.value.reason)
+    assert got == (comp, reason), f"expected {comp}/{reason}, got {got}: {info.value}"

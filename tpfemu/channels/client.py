@@ -1,0 +1,443 @@
+"""The TCP client: pymqi's client connections, over a SVRCONN channel.
+
+:class:`TcpTransport` is the :class:`~tpfemu.mqi.binding.ClientTransport` that
+``tpfemu.mqi`` installs: ``connect(target, qmgr_name, options)`` opens a TCP (or TLS)
+connection to the first address of the target that answers, exchanges IDs naming the
+channel, sends the user and password (CAUT) when given, and MQCONN. It returns a
+:class:`ClientConnection`, which has the queue manager Connection API the MQI layer uses
+(``open``, ``close``, ``inquire``, ``set``, ``set_many``, ``commit``, ``backout``,
+``disconnect``, ``end``) plus ``put``, ``put1`` and ``get`` (the calls
+:mod:`tpfemu.qmgr.mqput`/:mod:`tpfemu.qmgr.mqget` make in process). Each call is one
+request and its reply behind a TSHM; none holds any MQ rule: the server runs the call
+through the queue manager's one path and the reply's completion code and reason become
+the :class:`~tpfemu.errors.MQMIError` pymqi raises.
+
+The reasons a client sees (as IBM's client does):
+
+- 2538 MQRC_HOST_NOT_AVAILABLE: no address of the connection name accepts a connection;
+- 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel is not defined, not a SVRCONN, its TLS
+  setting does not match the connection's, or the queue manager is stopping;
+- 2035 MQRC_NOT_AUTHORIZED: the user and password were refused;
+- 2537 MQRC_CHANNEL_NOT_AVAILABLE: the channel already runs MAXINST conversations;
+- 2009 MQRC_CONNECTION_BROKEN: the connection broke after it was made (the server was
+  killed or closed it); every later call fails 2009 too.
+
+A ClientConnection is used by one thread at a time (MQCNO_HANDLE_SHARE_NONE).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import socket
+import ssl
+import threading
+from typing import Any
+
+from tpfemu import errors
+from tpfemu.channels.fap import (
+    ApiHeader,
+    ConnAuth,
+    ConnBody,
+    ControlFlags,
+    FapError,
+    InitialData,
+    InqBody,
+    Segment,
+    SegmentType,
+    StatusCode,
+    Verb,
+    decode_id,
+    decode_status,
+    decode_verb,
+    encode_caut,
+    encode_id,
+    encode_segment,
+    encode_verb,
+)
+from tpfemu.channels.link import Link, LinkDown
+from tpfemu.channels.svrconn import CHAR_VALUE_LENGTH, TRANS_OVERHEAD, WHOLE_MESSAGE
+from tpfemu.channels.svrconn_tls import TLS12_ONLY, TLS13_ONLY
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import GMO, MD, OD, PMO
+from tpfemu.mqi.binding import ClientTarget, TlsSettings
+
+__all__ = ["ClientConnection", "ClientHandle", "TcpTransport"]
+
+T = SegmentType
+CONNECT_TIMEOUT = 10.0  #: seconds to wait for a TCP connection and for the ID answer
+_MAX_TRANS = 100 * 1024 * 1024 + TRANS_OVERHEAD  #: what the client offers (IBM's MAXMSGL)
+_hconns = itertools.count(1_000_001)
+_WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
+#: STATUS codes refusing a start -> the reason the client sees.
+_REFUSALS: dict[int, int] = {
+    StatusCode.SECURITY_FAILURE: cmqc.MQRC_NOT_AUTHORIZED,
+    StatusCode.CHANNEL_UNAVAILABLE: cmqc.MQRC_CHANNEL_NOT_AVAILABLE,
+    StatusCode.SSL_CLIENT_CERTIFICATE: cmqc.MQRC_NOT_AUTHORIZED,
+}
+
+
+def _error(reason: int, call: str, hint: str = "", obj: str = "") -> errors.MQMIError:
+    err = errors.error_for(reason, call=call, obj=obj)
+    err.hint = hint
+    return err
+
+
+def _tls_context(tls: TlsSettings) -> ssl.SSLContext:
+    """The client's TLS context: trust the key repository's CA certificates (a PEM file
+    or a directory of them); present ``certificate_label`` (a PEM holding the client's
+    certificate and key, relative to the key repository's directory) when given."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    spec = tls.cipher_spec.upper()
+    if spec in TLS13_ONLY:
+        context.minimum_version = ssl.TLSVersion.TLSv1_3
+    elif spec in TLS12_ONLY:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
+    repo = tls.key_repository
+    if repo and os.path.isdir(repo):
+        context.load_verify_locations(capath=repo)
+    elif repo:
+        context.load_verify_locations(cafile=repo if os.path.exists(repo) else repo + ".pem")
+    else:
+        context.load_default_certs()
+    if tls.certificate_label:
+        label = tls.certificate_label
+        base = repo if os.path.isdir(repo) else os.path.dirname(repo)
+        path = label if os.path.isabs(label) else os.path.join(base, label)
+        context.load_cert_chain(path if path.endswith(".pem") else path + ".pem")
+    context.check_hostname = bool(tls.peer_name)
+    return context
+
+
+class TcpTransport:
+    """The client transport over TCP (see the module docstring)."""
+
+    def connect(self, target: ClientTarget, qmgr_name: str, options: int) -> ClientConnection:
+        """MQCONNX over ``target``. :raises MQMIError: 2538, 2059, 2035, 2537, 2009."""
+        sock = self._socket(target, qmgr_name)
+        conn = ClientConnection(Link(sock, max_segment=_MAX_TRANS), target, qmgr_name)
+        try:
+            conn.start(options)
+        except BaseException:
+            conn.link.close()
+            raise
+        return conn
+
+    def _socket(self, target: ClientTarget, qmgr_name: str) -> socket.socket:
+        failures = []
+        for host, port in target.addresses:
+            try:
+                sock = socket.create_connection((host, port), timeout=CONNECT_TIMEOUT)
+            except OSError as exc:
+                failures.append(f"{host}({port}): {exc.strerror or exc}")
+                continue
+            if target.tls is None:
+                return sock
+            try:
+                return _tls_context(target.tls).wrap_socket(
+                    sock, server_hostname=target.tls.peer_name or host)
+            except (OSError, ssl.SSLError) as exc:
+                sock.close()
+                raise _error(cmqc.MQRC_Q_MGR_NOT_AVAILABLE, "MQCONNX",
+                             f"TLS with channel {target.channel} at {host}({port}) "
+                             f"failed: {exc}", qmgr_name) from exc
+        raise _error(cmqc.MQRC_HOST_NOT_AVAILABLE, "MQCONNX",
+                     f"the client finds no listener for channel {target.channel} at "
+                     + ", ".join(failures), qmgr_name)
+
+
+class ClientHandle:
+    """An object opened by a client connection (the MQI layer's Handle, remotely)."""
+
+    __slots__ = ("hobj", "conn", "options", "name", "kind", "closed", "put_plan", "get_plan")
+
+    def __init__(self, hobj: int, conn: ClientConnection, options: int, name: str,
+                 kind: int) -> None:
+        self.hobj = hobj
+        self.conn = conn
+        self.options = options
+        self.name = name
+        self.kind = kind
+        self.closed = False
+        self.put_plan: Any = None  # no C plans: every call goes to the server
+        self.get_plan: Any = None
+
+
+class ClientConnection:
+    """A client's connection to a queue manager through a SVRCONN channel."""
+
+    remote = True  #: the MQI layer sends MQPUT/MQPUT1/MQGET here (tpfemu.mqi.api)
+
+    def __init__(self, link: Link, target: ClientTarget, qmgr_name: str) -> None:
+        self.link = link
+        self.target = target
+        self.qmgr_name = qmgr_name
+        self.hconn = next(_hconns)
+        self.handles: dict[int, ClientHandle] = {}
+        self.connected = False
+        self.broken = False
+        self._requests = itertools.count(1)
+        self._lock = threading.Lock()
+        self.big = False
+
+    # -- start: ID, CAUT, MQCONN ----------------------------------------------------------
+
+    def start(self, options: int) -> None:
+        target = self.target
+        mine = InitialData(channel_name=target.channel, qmgr_name="",
+                           conv_per_socket=1, max_trans_size=_MAX_TRANS,
+                           max_msg_len=_MAX_TRANS - TRANS_OVERHEAD, heartbeat_interval=300)
+        try:
+            self.link.send_bytes(encode_segment(
+                Segment(T.INITIAL_DATA, payload=encode_id(mine)), form="TSHC"))
+            answer = self.link.receive(CONNECT_TIMEOUT)
+            if answer.seg_type == T.STATUS_DATA:
+                self._refused(answer)
+            if answer.seg_type != T.INITIAL_DATA:
+                raise FapError(f"the server answered the ID with segment type "
+                               f"{int(answer.seg_type):#x}", StatusCode.PROTOCOL_ID_ERROR)
+            agreed = decode_id(answer.payload, answer.big_endian)
+            self.link.limit(max(agreed.max_trans_size, 64 * 1024))
+            self.max_trans = agreed.max_trans_size
+            if target.user is not None:
+                self.link.send_bytes(encode_segment(Segment(T.CONAUTH_INFO, payload=encode_caut(
+                    ConnAuth(target.user, target.password or ""))), form="TSHC"))
+            conn = ConnBody(self.qmgr_name, _appl_name(), cmqc.MQAT_DEFAULT, options=3,
+                            xoptions=options)
+            reply = self._call(T.MQCONN, Verb(conn=conn), "MQCONNX", starting=True)
+        except (LinkDown, FapError) as exc:
+            raise _error(cmqc.MQRC_Q_MGR_NOT_AVAILABLE, "MQCONNX",
+                         f"channel {target.channel} at {target.host}({target.port}): "
+                         f"{exc}", self.qmgr_name) from exc
+        if reply.conn is not None and reply.conn.qmgr_name:
+            self.qmgr_name = reply.conn.qmgr_name
+        self.connected = True
+
+    def _refused(self, seg: Segment) -> None:
+        code, _ = decode_status(seg.payload, seg.big_endian)
+        reason = _REFUSALS.get(int(code), cmqc.MQRC_Q_MGR_NOT_AVAILABLE)
+        try:
+            name = StatusCode(code).name
+        except ValueError:
+            name = f"{int(code):#x}"
+        raise _error(reason, "MQCONNX", f"channel {self.target.channel} refused the "
+                     f"connection with STATUS {name}", self.qmgr_name)
+
+    # -- one request and its reply ----------------------------------------------------------
+
+    def _call(self, seg_type: SegmentType, verb: Verb, call: str, *,
+              starting: bool = False, obj: str = "") -> Verb:
+        if not starting:
+            self.check(call)
+        verb.api.reply_length = _MAX_TRANS
+        body = encode_verb(seg_type, verb)
+        request = next(self._requests) * 2 + 1
+        with self._lock:
+            try:
+                if len(body) + 36 > getattr(self, "max_trans", _MAX_TRANS):
+                    raise _error(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, call,
+                                 f"the request is {len(body)} bytes", obj)
+                self.link.send_bytes(encode_segment(Segment(
+                    seg_type, _WHOLE, body, conversation_id=1, request_id=request),
+                    form="TSHM"))
+                reply = self._reply(seg_type, call, starting)
+            except LinkDown as exc:
+                if starting:
+                    raise
+                self._broken()
+                raise _error(cmqc.MQRC_CONNECTION_BROKEN, call,
+                             f"the connection to channel {self.target.channel} broke: {exc}",
+                             obj) from exc
+            except FapError as exc:
+                self._broken()
+                raise _error(cmqc.MQRC_CONNECTION_BROKEN, call,
+                             f"the server sent bad data: {exc}", obj) from exc
+        if reply.api.comp_code != cmqc.MQCC_OK:
+            raise errors.error_for(reply.api.reason, call=call, obj=obj,
+                                   comp=reply.api.comp_code)
+        return reply
+
+    def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Verb:
+        while True:
+            seg = self.link.receive(None)
+            if seg.seg_type == T.HEARTBEAT:
+                continue
+            if seg.seg_type == T.STATUS_DATA:
+                if starting:
+                    self._refused(seg)
+                raise LinkDown("the server ended the conversation")
+            if seg.seg_type != seg_type + 0x10:
+                raise FapError(f"{call}: the reply is segment type {int(seg.seg_type):#x}",
+                               StatusCode.PROTOCOL_SEGMENT_TYPE)
+            return decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+
+    def _broken(self) -> None:
+        # The connection and its handles stay "open" to the MQI layer: every later call
+        # reaches check() and fails 2009, as IBM's client does.
+        self.broken = True
+        self.link.close()
+
+    # -- the Connection API -----------------------------------------------------------------
+
+    def check(self, call: str) -> None:
+        """:raises MQMIError: 2009 the connection broke, 2018 it was disconnected."""
+        if self.broken:
+            raise _error(cmqc.MQRC_CONNECTION_BROKEN, call, "the connection broke earlier")
+        if not self.connected:
+            raise _error(cmqc.MQRC_HCONN_ERROR, call)
+
+    def handle(self, h: ClientHandle | int, call: str) -> ClientHandle:
+        """The open handle ``h``. :raises MQMIError: 2009, 2018, 2019."""
+        self.check(call)
+        hobj = h.hobj if isinstance(h, ClientHandle) else h
+        handle = self.handles.get(hobj)
+        if handle is None or handle.closed:
+            raise _error(cmqc.MQRC_HOBJ_ERROR, call)
+        return handle
+
+    def open(self, name: str, options: int, qmgr_name: str = "",
+             object_type: int = cmqc.MQOT_Q) -> ClientHandle:
+        """MQOPEN."""
+        od = OD(ObjectName=name.encode("ascii"), ObjectQMgrName=qmgr_name.encode("ascii"),
+                ObjectType=object_type)
+        reply = self._call(T.MQOPEN, Verb(od=od, options=options), "MQOPEN", obj=name)
+        handle = ClientHandle(reply.api.hobj, self, options, name, object_type)
+        self.handles[handle.hobj] = handle
+        return handle
+
+    def close(self, h: ClientHandle | int, options: int = cmqc.MQCO_NONE) -> None:
+        """MQCLOSE."""
+        handle = self.handle(h, "MQCLOSE")
+        self._call(T.MQCLOSE, Verb(ApiHeader(hobj=handle.hobj), options=options), "MQCLOSE",
+                   obj=handle.name)
+        handle.closed = True
+        self.handles.pop(handle.hobj, None)
+
+    def put(self, h: ClientHandle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
+        """MQPUT; ``md`` and ``pmo`` get the values the server's MQPUT gave them."""
+        handle = self.handle(h, "MQPUT")
+        md_in, pmo_in = md if md is not None else MD(), pmo if pmo is not None else PMO()
+        reply = self._call(T.MQPUT, Verb(ApiHeader(hobj=handle.hobj), md=md_in, pmo=pmo_in,
+                                         data=data), "MQPUT", obj=handle.name)
+        _copy_back(md, reply.md)
+        _copy_back(pmo, reply.pmo)
+
+    def put1(self, name: str, data: bytes, md: Any = None, pmo: Any = None,
+             qmgr_name: str = "") -> None:
+        """MQPUT1."""
+        od = OD(ObjectName=name.encode("ascii"), ObjectQMgrName=qmgr_name.encode("ascii"))
+        md_in, pmo_in = md if md is not None else MD(), pmo if pmo is not None else PMO()
+        reply = self._call(T.MQPUT1, Verb(od=od, md=md_in, pmo=pmo_in, data=data), "MQPUT1",
+                           obj=name)
+        _copy_back(md, reply.md)
+        _copy_back(pmo, reply.pmo)
+
+    def get(self, h: ClientHandle | int, max_length: int | None = None, md: Any = None,
+            gmo: Any = None) -> bytes:
+        """MQGET (``max_length`` None: the whole message); ``md`` and ``gmo`` get the
+        values the server's MQGET gave them."""
+        handle = self.handle(h, "MQGET")
+        md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
+        size = WHOLE_MESSAGE if max_length is None else max_length
+        try:
+            reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
+                                             buffer_length=size), "MQGET", obj=handle.name)
+        except errors.MQMIError as exc:
+            if exc.reason in (cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED):
+                exc.message = getattr(exc, "message", None) or b""
+                exc.original_length = None
+            raise
+        _copy_back(md, reply.md)
+        _copy_back(gmo, reply.gmo)
+        return reply.data or b""
+
+    def inquire(self, h: ClientHandle | int, selector: int) -> int | bytes:
+        """MQINQ of one attribute: an int, or blank-padded bytes."""
+        handle = self.handle(h, "MQINQ")
+        char = selector >= cmqc.MQCA_FIRST
+        inq = InqBody([selector], 0 if char else 1, 1024 if char else 0)
+        reply = self._call(T.MQINQ, Verb(ApiHeader(hobj=handle.hobj), inq=inq), "MQINQ",
+                           obj=handle.name)
+        values = reply.inq
+        assert values is not None
+        return values.chars if char else values.ints[0]
+
+    def set(self, h: ClientHandle | int, selector: int, value: int | bytes | str) -> None:
+        """MQSET of one attribute."""
+        self.set_many(h, {selector: value})
+
+    def set_many(self, h: ClientHandle | int, values: Any) -> None:
+        """MQSET of several attributes: all change, or none (the server decides)."""
+        handle = self.handle(h, "MQSET")
+        ints, chars = [], b""
+        for selector, value in values.items():
+            if selector >= cmqc.MQCA_FIRST:
+                raw = value.encode("latin-1") if isinstance(value, str) else bytes(value)
+                if len(raw) > CHAR_VALUE_LENGTH:
+                    raise errors.error_for(cmqc.MQRC_CHAR_ATTRS_TOO_SHORT, call="MQSET",
+                                           obj=handle.name)
+                chars += raw.ljust(CHAR_VALUE_LENGTH)
+            else:
+                ints.append(int(value))
+        inq = InqBody(list(values), len(ints), len(chars), ints, chars)
+        self._call(T.MQSET, Verb(ApiHeader(hobj=handle.hobj), inq=inq), "MQSET",
+                   obj=handle.name)
+
+    def commit(self) -> None:
+        """MQCMIT."""
+        self._call(T.MQCMIT, Verb(), "MQCMIT")
+
+    def backout(self) -> None:
+        """MQBACK."""
+        self._call(T.MQBACK, Verb(), "MQBACK")
+
+    def disconnect(self) -> None:
+        """MQDISC: the server commits open work and closes every handle."""
+        if self.broken:
+            self._ended()
+            raise _error(cmqc.MQRC_CONNECTION_BROKEN, "MQDISC", "the connection broke earlier")
+        if not self.connected:
+            raise _error(cmqc.MQRC_HCONN_ERROR, "MQDISC")
+        try:
+            self._call(T.MQDISC, Verb(), "MQDISC")
+        finally:
+            self._ended()
+
+    def end(self, commit: bool) -> None:
+        """End the connection: MQDISC if ``commit``, else close it (the server backs the
+        unit of work out, as for a client that dies)."""
+        if not self.connected:
+            return
+        if commit:
+            self.disconnect()
+        else:
+            self._ended()
+
+    def _ended(self) -> None:
+        self.connected = False
+        for handle in self.handles.values():
+            handle.closed = True
+        self.handles.clear()
+        self.link.close()
+
+    def __repr__(self) -> str:
+        return (f"<ClientConnection {self.qmgr_name} via {self.target.channel} at "
+                f"{self.target.host}({self.target.port}) "
+                f"{'connected' if self.connected else 'ended'}>")
+
+
+def _copy_back(into: Any, source: Any) -> None:
+    """Write the reply's structure into the caller's (same class) in place."""
+    if into is None or source is None:
+        return
+    with contextlib.suppress(AttributeError, TypeError, ValueError):
+        into.unpack(source.pack())
+
+
+def _appl_name() -> str:
+    import sys
+
+    name = os.path.basename(sys.argv[0] or "python") if sys.argv else "python"
+    return (name or "python")[:28]

@@ -1,0 +1,425 @@
+"""The server-connection agent (SVRCONN): one client conversation on one connection.
+
+The listener (the Internet daemon's MQS server, program CMQL) hands every connection to a
+:class:`~tpfemu.channels.receiver.Receiver`; when the client's ID names a SVRCONN channel
+the receiver hands the connection here (:func:`serve`), and the conversation runs on the
+receiver's thread, so a client's MQGET with a wait blocks no other conversation.
+
+A conversation (docs/clients.md):
+
+1. Admission. The channel must be a defined SVRCONN channel (else STATUS NO_CHANNEL or
+   CHANNEL_WRONG_TYPE); a channel with SSLCIPH takes only TLS connections and one
+   without takes only plain ones (CIPHER_SPEC); fewer than MAXINST conversations may run
+   on it (CHANNEL_UNAVAILABLE). Our ID answers (SHARECNV 1: one conversation a socket).
+2. Authentication. The client may send a CAUT (user and password). A CHCKCLNT(REQUIRED)
+   channel needs one the operator's user table accepts
+   (:mod:`tpfemu.channels.svrconn_users`), else STATUS SECURITY_FAILURE.
+3. MQCONN: the queue manager name must be this one (or blank), else the reply fails 2059.
+   The conversation gets one queue manager Connection, made as an in-process
+   application's is, with its handles and unit of work.
+4. Verbs (MQOPEN, MQCLOSE, MQPUT, MQPUT1, MQGET, MQINQ, MQSET, MQCMIT, MQBACK, MQDISC),
+   each behind a TSHM, answered with the same conversation and request ids. Every put
+   and get goes through the queue manager's one put and get path (:mod:`tpfemu.qmgr.mqput`,
+   :mod:`tpfemu.qmgr.mqget`). A HEARTBEAT request is answered.
+5. The end: MQDISC commits (IBM's normal end); a connection that closes or breaks, or a
+   protocol error, backs the unit of work out and closes every handle.
+
+Every refusal is a console message (CHNL0121E) and a ``client-refused`` journal event.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from tpfemu import errors
+from tpfemu.channels.fap import (
+    ApiHeader,
+    ConnBody,
+    ControlFlags,
+    FapError,
+    InitialData,
+    InqBody,
+    NegotiationError,
+    Segment,
+    SegmentType,
+    StatusCode,
+    Verb,
+    decode_caut,
+    decode_verb,
+    encode_id,
+    encode_segment,
+    encode_verb,
+    heartbeat_segment,
+    negotiate,
+    status_segment,
+)
+from tpfemu.channels.link import Link, LinkDown
+from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
+from tpfemu.channels.svrconn_users import UserTable, table_path
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import OD
+from tpfemu.qmgr import mqget, mqput
+from tpfemu.qmgr.objects import ChannelDef
+
+if TYPE_CHECKING:
+    from tpfemu.channels.manager import ChannelManager
+
+__all__ = ["CHAR_VALUE_LENGTH", "TRANS_OVERHEAD", "WHOLE_MESSAGE", "serve"]
+
+T = SegmentType
+#: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
+#: ``get(None)``).
+WHOLE_MESSAGE = 0xFFFFFFFF
+#: Room a verb segment needs beyond its message data (TSHM, API header, MQOD, MQMD, PMO).
+TRANS_OVERHEAD = 8192
+#: MQSET's character values travel each blank-padded to this length (ours; the only
+#: character attribute MQSET changes, TriggerData, is 64 long).
+CHAR_VALUE_LENGTH = cmqc.MQ_TRIGGER_DATA_LENGTH
+FIRST_TIMEOUT = 30.0  # seconds for the client's CAUT or MQCONN after the ID
+_REFUSE = ControlFlags.ERROR | ControlFlags.CLOSE_CHANNEL
+_WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
+_REPLY = {T.MQCONN: T.MQCONN_REPLY, T.MQDISC: T.MQDISC_REPLY, T.MQOPEN: T.MQOPEN_REPLY,
+          T.MQCLOSE: T.MQCLOSE_REPLY, T.MQGET: T.MQGET_REPLY, T.MQPUT: T.MQPUT_REPLY,
+          T.MQPUT1: T.MQPUT1_REPLY, T.MQSET: T.MQSET_REPLY, T.MQINQ: T.MQINQ_REPLY,
+          T.MQCMIT: T.MQCMIT_REPLY, T.MQBACK: T.MQBACK_REPLY}
+
+_instances: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+_instances_lock = threading.Lock()
+
+
+class _Refused(Exception):
+    """Refuse the conversation with STATUS ``status``; the text says why."""
+
+    def __init__(self, text: str, status: StatusCode) -> None:
+        super().__init__(text)
+        self.status = status
+
+
+class _Ended(Exception):
+    """The conversation ended normally (MQDISC or the client's closing STATUS)."""
+
+
+def serve(manager: ChannelManager, link: Link, peer: str, first: Segment,
+          theirs: InitialData, definition: ChannelDef) -> None:
+    """Run the client conversation whose ID (``first``, decoded ``theirs``) named SVRCONN
+    channel ``definition``, on this thread, until it ends. Never raises."""
+    Conversation(manager, link, peer, definition, first).run(theirs)
+
+
+def _admit(manager: Any, name: str, maxinst: int) -> bool:
+    with _instances_lock:
+        counts = _instances.setdefault(manager, {})
+        if counts.get(name, 0) >= maxinst:
+            return False
+        counts[name] = counts.get(name, 0) + 1
+        return True
+
+
+def _leave(manager: Any, name: str) -> None:
+    with _instances_lock:
+        counts = _instances.get(manager, {})
+        counts[name] = max(0, counts.get(name, 0) - 1)
+
+
+def instances(manager: Any, name: str) -> int:
+    """The conversations running on channel ``name`` of ``manager``."""
+    with _instances_lock:
+        return _instances.get(manager, {}).get(name, 0)
+
+
+class Conversation:
+    """One client conversation (see the module docstring)."""
+
+    def __init__(self, manager: ChannelManager, link: Link, peer: str,
+                 definition: ChannelDef, first: Segment) -> None:
+        self.manager = manager
+        self.link = link
+        self.peer = peer
+        self.definition = definition
+        self.name = definition.name
+        self.big = first.big_endian
+        self.ebcdic = first.ebcdic
+        self.user = ""
+        self.conn: Any = None
+        self.admitted = False
+
+    # -- messages ----------------------------------------------------------------------
+
+    def _say(self, severity_id: str, text: str) -> None:
+        self.manager.say(f"CHNL{severity_id} {self.manager.cpu} CHL {self.name} CLIENT "
+                         f"{self.peer} {text}")
+
+    def _refuse(self, status: StatusCode, text: str) -> None:
+        self._say("0121E", f"REFUSED WITH STATUS {status.name}: {text}")
+        self.manager.event("client-refused", self.name, channel=self.name, peer=self.peer,
+                           user=self.user, status=status.name, reason=text)
+        with contextlib.suppress(LinkDown):
+            self.link.send_bytes(encode_segment(
+                status_segment(status, flags=_REFUSE, big_endian=self.big), form="TSHC"))
+
+    # -- the conversation ----------------------------------------------------------------
+
+    def run(self, theirs: InitialData) -> None:
+        try:
+            self._admission(theirs)
+            self._authenticate_and_connect()
+            while True:
+                self._handle(self.link.receive(None))
+        except _Refused as exc:
+            self._refuse(exc.status, str(exc))
+        except _Ended:
+            pass
+        except LinkDown as exc:
+            if self.conn is not None and self.conn.connected:
+                self._say("0122W", f"CONNECTION LOST: {exc}; ITS UNIT OF WORK IS BACKED OUT")
+        except FapError as exc:
+            self._refuse(exc.status or StatusCode.PROTOCOL_GENERAL, f"BAD DATA: {exc}")
+        except Exception as exc:  # noqa: BLE001 - the conversation must end with a reason
+            self._say("0129E", f"ENDED ABNORMALLY: {exc!r}")
+        finally:
+            self._end()
+
+    def _end(self) -> None:
+        conn = self.conn
+        if conn is not None and conn.connected:
+            with contextlib.suppress(Exception):
+                conn.end(commit=False)
+        if self.admitted:
+            _leave(self.manager, self.name)
+        self.link.close()
+
+    def _admission(self, theirs: InitialData) -> None:
+        definition = self.definition
+        if definition.chltype != "SVRCONN":
+            raise _Refused(f"IT IS A {definition.chltype} CHANNEL, NOT A SVRCONN",
+                           StatusCode.CHANNEL_WRONG_TYPE)
+        self._check_tls(definition)
+        if self.manager.closing:
+            raise _Refused("THE SYSTEM IS STOPPING", StatusCode.QM_TERMINATING)
+        if not _admit(self.manager, self.name, definition.maxinst):
+            raise _Refused(f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN",
+                           StatusCode.CHANNEL_UNAVAILABLE)
+        self.admitted = True
+        profile = self.manager.profile()
+        maxmsgl = profile.maxmsgl if profile is not None else 4 * 1024 * 1024
+        mine = InitialData(channel_name=self.name, qmgr_name=self.manager.qmgr_name,
+                           heartbeat_interval=definition.hbint, conv_per_socket=1,
+                           max_msg_len=maxmsgl, max_trans_size=maxmsgl + TRANS_OVERHEAD,
+                           seq_wrap=theirs.seq_wrap)
+        try:
+            agreed = negotiate(mine, theirs)
+        except NegotiationError as exc:
+            raise _Refused(f"NEGOTIATION FAILED: {exc}",
+                           exc.status or StatusCode.NEGOTIATION_FAILED) from exc
+        self.link.send_bytes(encode_segment(
+            Segment(T.INITIAL_DATA, payload=encode_id(agreed, big_endian=self.big),
+                    big_endian=self.big), form="TSHC"))
+        self.link.limit(agreed.max_trans_size)
+
+    def _check_tls(self, definition: ChannelDef) -> None:
+        sock = self.link.sock
+        tls = sock if isinstance(sock, TlsSocket) else None
+        if definition.sslciph and tls is None:
+            raise _Refused("THE CHANNEL NEEDS TLS (SSLCIPH "
+                           f"{definition.sslciph}); A PLAIN CONNECTION IS REFUSED",
+                           StatusCode.CIPHER_SPEC)
+        if tls is None:
+            return
+        if not definition.sslciph:
+            raise _Refused("A TLS CONNECTION TO A CHANNEL WITHOUT SSLCIPH",
+                           StatusCode.CIPHER_SPEC)
+        problem = cipher_problem(definition.sslciph, tls.version())
+        if problem:
+            raise _Refused(problem, StatusCode.CIPHER_SPEC)
+        if definition.sslcauth == "REQUIRED" and tls.peer_certificate() is None:
+            raise _Refused("SSLCAUTH(REQUIRED): THE CLIENT SHOWED NO TRUSTED CERTIFICATE",
+                           StatusCode.SSL_CLIENT_CERTIFICATE)
+
+    def _authenticate_and_connect(self) -> None:
+        seg = self.link.receive(FIRST_TIMEOUT)
+        password = None
+        if seg.seg_type in (T.CONAUTH_INFO, T.USERID_DATA):
+            if seg.seg_type != T.CONAUTH_INFO:
+                raise _Refused("ONLY CAUT USER/PASSWORD DATA IS SUPPORTED",
+                               StatusCode.SECURITY_FAILURE)
+            auth = decode_caut(seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+            self.user, password = auth.user, auth.password
+            seg = self.link.receive(FIRST_TIMEOUT)
+        if self.definition.chckclnt == "REQUIRED":
+            self._check_user(password)
+        if seg.seg_type != T.MQCONN:
+            raise FapError(f"expected MQCONN, got {_type_name(seg)}",
+                           StatusCode.PROTOCOL_SEGMENT_TYPE)
+        self._mqconn(seg)
+
+    def _check_user(self, password: str | None) -> None:
+        host = self.manager.host
+        path = table_path(getattr(host, "home", None))
+        if password is None or not self.user:
+            raise _Refused("CHCKCLNT(REQUIRED): THE CLIENT GAVE NO USER AND PASSWORD",
+                           StatusCode.SECURITY_FAILURE)
+        if path is None or not UserTable(path).check(self.user, password):
+            raise _Refused(f"USER {self.user!r} OR ITS PASSWORD IS NOT IN THE USER TABLE",
+                           StatusCode.SECURITY_FAILURE)
+
+    def _send(self, request: Segment, seg_type: SegmentType, verb: Verb) -> None:
+        body = encode_verb(seg_type, verb, big_endian=self.big, ebcdic=self.ebcdic)
+        self.link.send_bytes(encode_segment(Segment(
+            seg_type, _WHOLE, body, self.big, conversation_id=request.conversation_id,
+            request_id=request.request_id), form="TSHM"))
+
+    def _mqconn(self, seg: Segment) -> None:
+        verb = decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+        body = verb.conn
+        assert body is not None
+        qm = self.manager.host.qmgr
+        wanted = body.qmgr_name.strip()
+        reply = Verb(ApiHeader(), ConnBody(qm.name, body.appl_name, body.appl_type,
+                                           body.accounting_token, body.options,
+                                           body.xoptions, body.fcno_version,
+                                           qmgr_id=qm.name))
+        if wanted not in ("", "*", qm.name):
+            reply.api = ApiHeader(0, cmqc.MQCC_FAILED, cmqc.MQRC_Q_MGR_NAME_ERROR)
+            self._send(seg, T.MQCONN_REPLY, reply)
+            raise _Refused(f"QUEUE MANAGER {wanted!r} IS NOT THIS ONE ({qm.name})",
+                           StatusCode.QM_UNAVAILABLE)
+        try:
+            self.conn = qm.connect(appl_name=body.appl_name or "CLIENT", user=self.user)
+        except errors.MQMIError as exc:
+            reply.api = ApiHeader(0, exc.comp, exc.reason)
+            self._send(seg, T.MQCONN_REPLY, reply)
+            raise _Ended() from exc
+        self._send(seg, T.MQCONN_REPLY, reply)
+        self._say("0120I", f"CONNECTED{' AS USER ' + self.user if self.user else ''}")
+
+    # -- the verbs --------------------------------------------------------------------------
+
+    def _handle(self, seg: Segment) -> None:
+        kind = seg.seg_type
+        if kind == T.HEARTBEAT:
+            if seg.confirm_requested:
+                self.link.send_bytes(encode_segment(
+                    heartbeat_segment(request=False, big_endian=self.big), form="TSHM"))
+            return
+        if kind == T.STATUS_DATA:
+            raise _Ended()
+        reply_type = _REPLY.get(kind)
+        if reply_type is None or kind == T.MQCONN:
+            raise FapError(f"{_type_name(seg)} is not a verb of a connected client",
+                           StatusCode.PROTOCOL_SEGMENT_TYPE)
+        verb = decode_verb(kind, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+        reply = Verb(ApiHeader(0, cmqc.MQCC_OK, cmqc.MQRC_NONE, verb.api.hobj))
+        try:
+            _VERBS[kind](self, verb, reply)
+        except errors.MQMIError as exc:
+            reply.api.comp_code, reply.api.reason = exc.comp, exc.reason
+            if kind == T.MQGET:
+                reply.data = getattr(exc, "message", None) or b""
+        _fill_reply(kind, verb, reply)
+        self._send(seg, reply_type, reply)
+        if kind == T.MQDISC:
+            raise _Ended()
+
+    def _open(self, verb: Verb, reply: Verb) -> None:
+        od = verb.od
+        assert od is not None
+        handle = self.conn.open(_text(od.ObjectName), verb.options or 0,
+                                _text(od.ObjectQMgrName), od.ObjectType)
+        reply.api.hobj = handle.hobj
+
+    def _close(self, verb: Verb, reply: Verb) -> None:
+        self.conn.close(verb.api.hobj, verb.options or cmqc.MQCO_NONE)
+
+    def _put(self, verb: Verb, reply: Verb) -> None:
+        mqput.put(self.conn, verb.api.hobj, verb.data or b"", verb.md, verb.pmo)
+
+    def _put1(self, verb: Verb, reply: Verb) -> None:
+        od = verb.od
+        assert od is not None
+        mqput.put1(self.conn, _text(od.ObjectName), verb.data or b"", verb.md, verb.pmo,
+                   _text(od.ObjectQMgrName))
+
+    def _get(self, verb: Verb, reply: Verb) -> None:
+        size = verb.buffer_length
+        max_length = None if size == WHOLE_MESSAGE else size
+        reply.data = mqget.get(self.conn, verb.api.hobj, max_length, verb.md, verb.gmo)
+
+    def _inq(self, verb: Verb, reply: Verb) -> None:
+        inq = verb.inq
+        assert inq is not None
+        ints: list[int] = []
+        chars = b""
+        for selector in inq.selectors:
+            value = self.conn.inquire(verb.api.hobj, selector)
+            if isinstance(value, int):
+                ints.append(value)
+            else:
+                chars += bytes(value)
+        reply.inq = InqBody(list(inq.selectors), len(ints), len(chars), ints, chars)
+
+    def _set(self, verb: Verb, reply: Verb) -> None:
+        inq = verb.inq
+        assert inq is not None
+        values: dict[int, Any] = {}
+        ints, chars = iter(inq.ints), inq.chars
+        for selector in inq.selectors:
+            if selector >= cmqc.MQCA_FIRST:
+                values[selector] = chars[:CHAR_VALUE_LENGTH].rstrip(b" \0")
+                chars = chars[CHAR_VALUE_LENGTH:]
+            else:
+                values[selector] = next(ints, 0)
+        if len(values) == 1:
+            (selector, value), = values.items()
+            self.conn.set(verb.api.hobj, selector, value)
+        else:
+            self.conn.set_many(verb.api.hobj, values)
+
+    def _commit(self, verb: Verb, reply: Verb) -> None:
+        self.conn.commit()
+
+    def _backout(self, verb: Verb, reply: Verb) -> None:
+        self.conn.backout()
+
+    def _disc(self, verb: Verb, reply: Verb) -> None:
+        conn, self.conn = self.conn, None
+        conn.disconnect()
+        self._say("0123I", "DISCONNECTED")
+
+
+_VERBS = {T.MQOPEN: Conversation._open, T.MQCLOSE: Conversation._close,
+          T.MQPUT: Conversation._put, T.MQPUT1: Conversation._put1,
+          T.MQGET: Conversation._get, T.MQINQ: Conversation._inq, T.MQSET: Conversation._set,
+          T.MQCMIT: Conversation._commit, T.MQBACK: Conversation._backout,
+          T.MQDISC: Conversation._disc}
+
+
+def _fill_reply(kind: SegmentType, verb: Verb, reply: Verb) -> None:
+    """The parts a reply carries back: the request's structures as the call left them."""
+    if kind == T.MQOPEN:
+        reply.od, reply.options = verb.od or OD(), verb.options or 0
+    elif kind == T.MQCLOSE:
+        reply.options = verb.options or 0
+    elif kind in (T.MQPUT, T.MQPUT1):
+        reply.od, reply.md, reply.pmo, reply.data = verb.od, verb.md, verb.pmo, b""
+    elif kind == T.MQGET:
+        reply.md, reply.gmo = verb.md, verb.gmo
+        reply.data = reply.data or b""
+    elif kind == T.MQINQ and reply.inq is None:
+        inq = verb.inq
+        reply.inq = InqBody(list(inq.selectors) if inq else [])
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("latin-1").strip(" \0")
+    return str(value).strip()
+
+
+def _type_name(seg: Segment) -> str:
+    try:
+        return SegmentType(seg.seg_type).name
+    except ValueError:
+        return f"type {int(seg.seg_type):#x}"
