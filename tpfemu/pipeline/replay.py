@@ -20,16 +20,14 @@ it produces.
 5. The run waits for quiescence (no entry queued or running, nothing changing, for
    ``settle`` seconds), flushes the journal and stops the system.
 
-The console is echoed with repeated identical system-error dumps folded: the first is
-shown whole, the next ones only counted, and the count shown when another line comes or
-the replay ends (:class:`DumpFolder`).
+The console is echoed as the system shows it: a system-error dump that repeats is shown
+once, then counted (``SYST0010W``; ``SYST0011W`` at stop gives the total).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,7 +36,7 @@ from typing import Any
 
 from tpfemu import errors
 
-__all__ = ["DumpFolder", "ReplayResult", "load_programs", "read_inbound", "replay"]
+__all__ = ["ReplayResult", "load_programs", "read_inbound", "replay"]
 
 
 @dataclass
@@ -54,55 +52,6 @@ class ReplayResult:
     full_waits: int = 0  #: puts that found their queue full and waited
     waited: float = 0.0  #: seconds spent waiting on full queues
     hints: list[str] | None = None  #: what may explain failed entries, one line each
-
-
-#: The parts of a dump's header that change from one entry to the next.
-_VARYING = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?|\bIS-\d+|\bECB-\d+|0x[0-9a-fA-F]+")
-
-
-class DumpFolder:
-    """A console echo that folds repeated identical system-error dumps: the first is
-    passed on whole; a later one whose header and ERROR line are the same (but for the
-    time, I-stream and ECB number) is counted, and the count is passed on as one line
-    (``... the same dump N more times``) before the next other line, or by :meth:`close`.
-    Other lines pass through unchanged."""
-
-    def __init__(self, echo: Callable[[str], None]) -> None:
-        self.echo = echo
-        self._last: str | None = None
-        self._repeats = 0
-        self.dumps = 0  #: dumps seen, folded or not
-
-    @staticmethod
-    def key(text: str) -> str | None:
-        """What makes two dumps the same, or None when ``text`` is not a dump."""
-        lines = text.splitlines()
-        if not lines or ("SYSTEM ERROR" not in lines[0] and "SNAPSHOT DUMP" not in lines[0]):
-            return None
-        error = next((line for line in lines if line.strip().startswith("ERROR")), "")
-        return _VARYING.sub("#", lines[0]) + "\n" + _VARYING.sub("#", error)
-
-    def __call__(self, text: str) -> None:
-        key = self.key(text)
-        if key is not None:
-            self.dumps += 1
-            if key == self._last:
-                self._repeats += 1
-                return
-        self._flush()
-        self._last = key
-        self.echo(text)
-
-    def _flush(self) -> None:
-        if self._repeats:
-            self.echo(f"... the same dump {self._repeats} more "
-                      f"time{'s' if self._repeats > 1 else ''}")
-        self._repeats = 0
-
-    def close(self) -> None:
-        """Pass on the count of repeats not yet shown."""
-        self._flush()
-        self._last = None
 
 
 def read_inbound(paths: Sequence[str], rule=None):
@@ -326,13 +275,12 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
     if speed is not None and speed <= 0:
         raise ValueError("speed must be positive")
     rows = _inbound_rows(capture, rule)
-    folder = DumpFolder(echo or (lambda line: None))
-    say = folder
+    say = echo or (lambda line: None)
     started = time.perf_counter()
     home = Path(home)
     more = {} if istreams is None else {"istreams": istreams}
     system = System.start(name=name, home=home, cpu=cpu, journal="payload",
-                          console=folder if echo is not None else None, **more)
+                          console=echo, **more)
     try:
         for command in script:
             say(f"{system.cpu}> {command}")
@@ -361,7 +309,6 @@ def replay(capture: Sequence[str], home: str | Path, *, name: str = "TPF1", cpu:
             system.journal.flush()
     finally:
         system.stop()
-        folder.close()
     return ReplayResult(inbound=len(rows), journal=home / "journal",
                         seconds=time.perf_counter() - started, quiescent=quiet,
                         entries=stats.completed, failed=stats.failed,
