@@ -117,10 +117,11 @@ def test_start_is_recorded_and_carried_out(chl):
 
 
 def test_requests_of_svrconn_channels_are_recorded_only(chl):
-    """START CHL of a server-connection channel (no agent serves it yet) is recorded only."""
+    """START CHL of a server-connection channel is recorded only, and the response says
+    that it does not govern the channel's conversations."""
     response = ok(chl, "ZMQSC START CHL-CLIENTS")
     assert ids(response) == [m.CHL_RECORDED.id]
-    assert "NO CHANNEL AGENT" in response
+    assert "TAKES CLIENTS WHILE IT IS DEFINED" in response
 
 
 @pytest.mark.parametrize("name", ["TO.NY", "FROM.NY", "CLIENTS"])
