@@ -167,8 +167,7 @@ class _Scratch(threading.local):
 _scratch = _Scratch()
 
 
-GET_MANY_MOST = 1 << 16
-"""The most messages one :meth:`CoreQueue.get_many` call returns."""
+GET_MANY_MOST = 1 << 16  #: the most messages one :meth:`CoreQueue.get_many` call returns
 
 
 class Batch:
