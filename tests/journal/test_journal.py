@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -181,6 +182,27 @@ def test_ecb_id_and_program_of_the_calling_entry(start_system):
     assert outside.program is None and outside.ecb is None
     q.close()
     qm.disconnect()
+
+
+def test_a_failed_program_run_is_recorded(start_system):
+    """An entry that ends with a system error (a dump) is journaled as a program-failed
+    event naming its ECB, program and error; a run that ends normally is not."""
+    system = start_system()
+
+    def qzf1(ecb):
+        raise ZeroDivisionError("no divisor")
+
+    system.programs.load("QZF1", qzf1)
+    system.programs.load("QZF2", lambda ecb: None)
+    system.dispatcher.cremc("QZF1")
+    system.dispatcher.cremc("QZF2")
+    assert system.dispatcher.wait_idle(5)
+    (failed,) = _events(system, "program-failed")
+    assert failed.program == "QZF1" and isinstance(failed.ecb, int)
+    assert failed.queue == "" and failed.msg_id is None
+    detail = json.loads(failed.detail)
+    assert detail["code"].startswith("SE-E") and "no divisor" in detail["error"]
+    assert f"ECB-{failed.ecb} PGM-QZF1" in "\n".join(system.log)
 
 
 # -- levels ------------------------------------------------------------------------------

@@ -67,13 +67,16 @@ LEVELS = ("off", "events", "payload")
 #: discarded message), report (a report message the queue manager made), trigger.
 #: Unit-of-work events: commit, backout. Monitoring: depth-high, depth-ok. Object
 #: changes: define, alter, delete. The ROUTC bridge: bridge-in (a message bridged to
-#: an LNIATA), bridge-route (COA4 routed it), bridge-out (ROUTC output). Later layers add
+#: an LNIATA), bridge-route (COA4 routed it), bridge-out (ROUTC output). Programs:
+#: program-failed (an entry ended with a system error and its dump; ``ecb`` and
+#: ``program`` name it, ``detail`` holds the error code and text). Later layers add
 #: channel-* events.
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
     "define", "alter", "delete",
     "bridge-in", "bridge-route", "bridge-out",
+    "program-failed",
 )
 
 SCHEMA = pa.schema(
