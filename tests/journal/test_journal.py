@@ -45,7 +45,9 @@ def test_schema_round_trip_every_column(tmp_path):
     emitted = [
         ("put", "Q.ONE", 1_700_000_000_000_001,
          dict(msg_id=b"M" * 24, correl_id=b"C" * 24, group_id=group, priority=7,
-              persistent=True, expiry=300, length=4, uow=42, data=b"ABCD")),
+              persistent=True, expiry=300, length=4, uow=42, data=b"ABCD", msg_type=1,
+              format=b"MQSTR   ", reply_to_q=b"REPLY.Q".ljust(48),
+              reply_to_qmgr=b" " * 48)),
         ("get", "Q.ONE", 1_700_000_000_000_002,
          dict(msg_id=b"M" * 24, correl_id=b"C" * 24, priority=7, persistent=True,
               expires_us=1_700_000_000_000_002 + 250_000, length=4, uow=0, data=b"ABCD")),
@@ -68,7 +70,8 @@ def test_schema_round_trip_every_column(tmp_path):
         "queue": "Q.ONE", "event": "put", "msg_id": b"M" * 24, "correl_id": b"C" * 24,
         "group_id": group, "priority": 7, "persistent": True, "expiry": 300, "length": 4,
         "payload_hash": payload_hash(b"ABCD"), "payload": b"ABCD", "uow": 42, "ecb": None,
-        "program": None, "detail": None,
+        "program": None, "detail": None, "msg_type": 1, "format": "MQSTR",
+        "reply_to_q": "REPLY.Q", "reply_to_qmgr": None,
     }
     assert get["event"] == "get" and get["expiry"] == 3  # 0.25 s left, rounded up
     assert get["group_id"] is None and get["payload_hash"] == put["payload_hash"]
@@ -81,7 +84,7 @@ def test_schema_round_trip_every_column(tmp_path):
 
     (segment,) = journal.segments(tmp_path / "j")
     meta = pa.ipc.open_stream(pa.memory_map(str(segment))).schema.metadata
-    assert meta[b"tpfemu.journal.version"] == b"2" and meta[b"tpfemu.journal.cpu"] == b"C"
+    assert meta[b"tpfemu.journal.version"] == b"3" and meta[b"tpfemu.journal.cpu"] == b"C"
 
     (parquet,) = journal.to_parquet([tmp_path / "j"], tmp_path / "out")
     assert parquet.name == segment.stem + ".parquet"

@@ -55,6 +55,7 @@ MAX_BATCH_PAYLOAD = 256 << 20
 _COLUMN_FIELDS = frozenset({
     "msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "expires_us",
     "length", "uow", "data", "failed_ecb", "failed_program",
+    "msg_type", "format", "reply_to_q", "reply_to_qmgr",
 })
 #: The event of a program run that ended with a system error (Journal.record_failure).
 FAILED = "program-failed"
@@ -446,6 +447,9 @@ class Journal:
             pa.array(ecbs, pa.int64()),
             pa.array(programs, pa.string()),
             _details(fields),
+            pa.array(column("msg_type"), pa.int32()),
+            *[pa.array(list(map(_blank_trimmed, column(key))), pa.string())
+              for key in ("format", "reply_to_q", "reply_to_qmgr")],
         ]
 
 
@@ -459,6 +463,17 @@ def _failed_origins(kinds: tuple, fields: tuple, ecbs: tuple,
             ecb_out[i] = fields[i].get("failed_ecb")
             program_out[i] = fields[i].get("failed_program")
     return tuple(ecb_out), tuple(program_out)
+
+
+def _blank_trimmed(value: Any) -> str | None:
+    """A blank-padded MQMD text (bytes or str) without its trailing blanks and NULs;
+    None for none or a blank field."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        value = bytes(value).decode("latin-1")
+    value = value.rstrip(" \0")
+    return value or None
 
 
 def _batch_limits(items: list, most: int, payload: bool) -> list[int]:

@@ -543,7 +543,8 @@ class QueueManager:
         if resolved.put_inhibited:
             raise errors.error_for(cmqc.MQRC_PUT_INHIBITED, call="MQPUT", obj=qname)
         queue = self.local_queue(resolved.local.name)
-        record = context.encode(context.values_of(None, fields))
+        values = context.values_of(None, fields)
+        record = context.encode(values)
         args = dict(priority=priority, persistent=persistent, expiry=expiry,
                     msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record))
         plog = self.persistence
@@ -555,7 +556,8 @@ class QueueManager:
         queue.wake()
         self._emit("put", queue.name, internal=True, length=len(data), msg_id=new_id,
                    correl_id=correl_id or bytes(24), priority=priority,
-                   persistent=persistent, expires_us=expiry, uow=0, data=data)
+                   persistent=persistent, expires_us=expiry, uow=0, data=data,
+                   **context.journal_fields(values))
 
     def dead_letter(self, data: bytes, fields: dict[str, Any], reason: int, dest_q: str,
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
