@@ -103,3 +103,21 @@ def test_dump_folder_keeps_different_dumps_and_other_lines():
     assert shown == [dump(1), "... the same dump 2 more times", "a console line", dump(4),
                      dump(5, "KeyError")]
     assert fold.dumps == 5
+
+
+def test_dump_folder_takes_the_systems_repeat_notes_as_counts():
+    """The system's own SYST0010W/SYST0011W notes of a repeating dump are not echoed (they
+    repeat the dump's header): they count as repeats, or, after other lines, give the
+    total in one short line."""
+    shown: list[str] = []
+    fold = DumpFolder(shown.append)
+    dump = ("CPSE0001E 10:00:01.123 IS-01 SYSTEM ERROR SE-E0001 PROG ECB-1 PGM-ABCD\n"
+            "  ERROR    ValueError: x")
+    for text in (dump, "SYST0010W B DUMP REPEATED 2 TIMES (SHOWN ONCE): CPSE0001E SYSTEM "
+                 "ERROR", "a console line", "SYST0011W B DUMP OCCURRED 6 TIMES IN ALL: "
+                 "CPSE0001E SYSTEM ERROR"):
+        fold(text)
+    fold.close()
+    assert shown == [dump, "... the same dump 1 more time", "a console line",
+                     "... the same dump 5 more times in all (a dump shown above)"]
+    assert fold.dumps == 2

@@ -59,6 +59,8 @@ class ReplayResult:
 
 
 #: The parts of a dump's header that change from one entry to the next.
+# The system's own notes of a repeating dump (System.say folds them too): its count so far.
+_SYSTEM_NOTE = re.compile(r"^SYST001[01]W \S+ DUMP (?:REPEATED|OCCURRED) (\d+) TIMES")
 _VARYING = re.compile(r"\d{2}:\d{2}:\d{2}(?:\.\d+)?|\bIS-\d+|\bECB-\d+|0x[0-9a-fA-F]+")
 
 
@@ -67,7 +69,9 @@ class DumpFolder:
     passed on whole; a later one whose header and ERROR line are the same (but for the
     time, I-stream and ECB number) is counted, and the count is passed on as one line
     (``... the same dump N more times``) before the next other line, or by :meth:`close`.
-    Other lines pass through unchanged."""
+    Other lines pass through unchanged. The system folds repeats itself and notes their
+    count (``SYST0010W``/``SYST0011W``): a note about the dump just shown is taken as
+    that many repeats; one about a dump further up is shown as a short total line."""
 
     def __init__(self, echo: Callable[[str], None]) -> None:
         self.echo = echo
@@ -85,6 +89,17 @@ class DumpFolder:
         return _VARYING.sub("#", lines[0]) + "\n" + _VARYING.sub("#", error)
 
     def __call__(self, text: str) -> None:
+        note = _SYSTEM_NOTE.match(text)
+        if note is not None and self.dumps:
+            seen = int(note.group(1)) - 1  # repeats after the first
+            if self._last is None:  # about a dump further up: its total, briefly
+                self._flush()
+                self.echo(f"... the same dump {seen} more time{'s' if seen > 1 else ''} "
+                          "in all (a dump shown above)")
+            elif seen > self._repeats:
+                self.dumps += seen - self._repeats
+                self._repeats = seen
+            return
         key = self.key(text)
         if key is not None:
             self.dumps += 1
