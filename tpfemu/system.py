@@ -66,6 +66,8 @@ _SEVERITY = re.compile(r"^[A-Z]{4}\d{4}([IWE])\b")
 _LEVELS = {"E": logging.ERROR, "W": logging.WARNING}
 # A dump's header without what changes from one occurrence to the next (time, I-stream, ECB).
 _DUMP_HEAD = re.compile(r"^(CPSE\d{4}[IWE]) \S+ IS-\d+ (.*?) ECB-\d+ (PGM-\S+)")
+# A system error's dump header: its code and name, the ECB and its program.
+_SERRC_HEAD = re.compile(r"^CPSE\d{4}E \S+ IS-\d+ SYSTEM ERROR (SE-\S+ \S+) ECB-(\d+) PGM-(\S+)")
 
 
 @dataclass
@@ -305,6 +307,22 @@ class System:
                 self.log.append(shown)
         if shown is not None:
             self._show(shown, severity)
+        if severity == "E" and self.journal is not None:
+            self._journal_failure(line)
+
+    def _journal_failure(self, line: str) -> None:
+        """A system error's dump (a failed program run) becomes a ``program-failed``
+        event of the journal: the dispatcher reports failures only to the console."""
+        head = _SERRC_HEAD.match(line)
+        if head is None:
+            return
+        lines = line.split("\n")
+        error = lines[1].strip().removeprefix("ERROR").strip() if len(lines) > 1 else ""
+        program = None if head.group(3) == "----" else head.group(3)
+        try:
+            self.journal.record_failure(program, int(head.group(2)), head.group(1), error)
+        except Exception:  # noqa: BLE001 - the journal must never fail a console line
+            pass
 
     def _count_failure(self, line: str) -> None:
         key = _failure_key(line)

@@ -296,8 +296,9 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
 }
 
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
-                    const tpf_mq_msg_t *md, const uint8_t *group_id, const char *data,
-                    Py_ssize_t length, int64_t time_us, uint64_t uow)
+                    const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
+                    uint32_t ctx_len, const char *data, Py_ssize_t length, int64_t time_us,
+                    uint64_t uow)
 {
     EventLog *self = (EventLog *)log;
     evbuf_t *b = &self->cur;
@@ -319,8 +320,8 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     if (self->recent == NULL && q != NULL && self->hashes)
         self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent);
     tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used};
-    tpf_journal_record(&b->recs[b->n++], self->recent, kind, q, md, group_id, data,
-                       (size_t)length, &origin, self->hashes);
+    tpf_journal_record(&b->recs[b->n++], self->recent, kind, q, md, group_id, ctx, ctx_len,
+                       data, (size_t)length, &origin, self->hashes);
     if (self->payload || !self->hashes) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;
@@ -705,11 +706,14 @@ int eventlog_ready(PyObject *module)
         return -1;
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt
     PyObject *fields = Py_BuildValue(
-        "{s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)}",
+        "{s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)"
+        "s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)}",
         F(time_us, "<i8"), F(deadline, "<i8"), F(uow, "<i8"), F(ecb, "<i8"),
         F(data_off, "<i8"), F(msg_id, "V24"), F(correl_id, "V24"), F(group_id, "V24"),
         F(hash, "V8"), F(length, "<i4"), F(queue, "<i4"), F(program, "<i4"), F(kind, "u1"),
-        F(priority, "u1"), F(persistent, "u1"));
+        F(priority, "u1"), F(persistent, "u1"), F(msg_type, "<i4"), F(format_len, "u1"),
+        F(reply_q_len, "u1"), F(reply_qmgr_len, "u1"), F(format, "V8"), F(reply_q, "V48"),
+        F(reply_qmgr, "V48"));
 #undef F
     PyObject *layout = fields != NULL
         ? Py_BuildValue("(nN)", (Py_ssize_t)sizeof(eventlog_rec_t), fields) : NULL;

@@ -153,8 +153,8 @@ static PyObject *put_logged(FastQueue *self, PyObject *data, long priority, uint
                            (uint32_t)PyBytes_GET_SIZE(data));
     if (rc != MQRC_NONE)
         return raise_rc(self, rc, "MQPUT");
-    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, PyBytes_AS_STRING(data),
-                        PyBytes_GET_SIZE(data), md.put_time, uow) < 0)
+    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, NULL, 0,
+                        PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), md.put_time, uow) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -278,23 +278,23 @@ static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObj
     }
     PyObject *data = out.bytes;
     const uint8_t *g = NULL;
-    uint8_t group[TPF_MQ_ID_LEN];
+    const char *whole = PyBytes_AS_STRING(out.bytes);
     if (md.ctx_len != 0) {
-        const char *whole = PyBytes_AS_STRING(out.bytes);
         g = md_record_group_id(whole, md.ctx_len);
-        if (g != NULL) {
-            memcpy(group, g, sizeof group);
-            g = group;
-        }
         data = PyBytes_FromStringAndSize(whole + md.ctx_len,
                                          (Py_ssize_t)(md.length - md.ctx_len));
-        Py_DECREF(out.bytes);
-        if (data == NULL)
+        if (data == NULL) {
+            Py_DECREF(out.bytes);
             return NULL;
+        }
     }
-    if (eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g,
-                        PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), md_now_us(),
-                        uow) < 0) {
+    /* (out.bytes, which holds the context record, is kept until it is recorded) */
+    int logged = eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g, whole,
+                                 md.ctx_len, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
+                                 md_now_us(), uow);
+    if (data != out.bytes)
+        Py_DECREF(out.bytes);
+    if (logged < 0) {
         Py_DECREF(data);
         return NULL;
     }
@@ -442,7 +442,8 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
                                      md_record_group_id(p->record, p->record_len),
-                                     PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
+                                     p->record, p->record_len, PyBytes_AS_STRING(data),
+                                     PyBytes_GET_SIZE(data), now,
                                      uow) < 0)
         goto done;
     result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
@@ -523,8 +524,8 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     int64_t now = md.expiry == TPF_MQ_NEVER && !logged ? 0 : md_now_us();
     if (md_get_write(args[0], &md, record, now) < 0 ||
         (logged && eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md,
-                                   md_record_group_id(record, md.ctx_len),
-                                   PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
+                                   md_record_group_id(record, md.ctx_len), record,
+                                   md.ctx_len, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
                                    uow) < 0)) {
         Py_DECREF(data);
         goto done;

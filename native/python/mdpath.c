@@ -13,6 +13,7 @@
  */
 #include "mdpath.h"
 
+#include "tpf/journal.h"
 #include "tpf/putrules.h"
 
 #include <string.h>
@@ -133,6 +134,33 @@ static int build_index(void)
     return 0;
 }
 
+/* The offset of field `name` of kind `kind` and `width` bytes in the layout, or -1. */
+static int32_t field_at(const char *name, int kind, int width)
+{
+    for (int i = 0; i < L.nfields; i++)
+        if (L.f[i].kind == kind && (kind == K_INT || L.f[i].width == width) &&
+            PyUnicode_CompareWithASCIIString(L.f[i].name, name) == 0)
+            return L.f[i].offset;
+    return -1;
+}
+
+/* Hand the journal's record maker the fields it copies from this layout's records. */
+static void journal_layout(int version, Py_ssize_t size)
+{
+    tpf_journal_ctx_layout_t j = {(int32_t)size, version, field_at("MsgType", K_INT, 4),
+                                  -1, -1, -1, -1};
+    for (int i = 0; i < L.nfields; i++)
+        if (L.f[i].kind == K_INT && PyUnicode_CompareWithASCIIString(L.f[i].name, "MsgType") == 0)
+            j.default_msg_type = (int32_t)L.f[i].dflt_int;
+    static const char *const texts[3] = {"Format", "ReplyToQ", "ReplyToQMgr"};
+    static const int widths[3] = {8, 48, 48};
+    int32_t *ats[3] = {&j.format_at, &j.reply_q_at, &j.reply_qmgr_at};
+    for (int t = 0; t < 3; t++)
+        for (int kind = K_INT + 1; kind <= K_NUL && *ats[t] < 0; kind++)
+            *ats[t] = field_at(texts[t], kind, widths[t]);
+    tpf_journal_set_ctx_layout(&j);
+}
+
 /* md_layout_set(version, size, fields, expiry_offset, default_record, md_initials)
  * fields: ((name, kind, width, offset, initial, default, app), ...) in record order;
  * md_initials: {name: the MD's initial value} for Priority ... CorrelId. */
@@ -234,6 +262,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
             PyUnicode_CompareWithASCIIString(L.f[i].name, "ReplyToQMgr") == 0)
             L.rqm_at = L.f[i].offset;
     }
+    journal_layout(version, size);
     L.version = version;
     L.size = size;
     L.expiry_at = expiry_at;

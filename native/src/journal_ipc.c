@@ -27,7 +27,8 @@ const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS] = {
     {"priority", "int32", 1}, {"persistent", "bool", 1}, {"expiry", "int32", 1},
     {"length", "int32", 1}, {"payload_hash", "binary", 1}, {"payload", "binary", 1},
     {"uow", "int64", 1}, {"ecb", "int64", 1}, {"program", "string", 1},
-    {"detail", "string", 1},
+    {"detail", "string", 1}, {"msg_type", "int32", 1}, {"format", "string", 1},
+    {"reply_to_q", "string", 1}, {"reply_to_qmgr", "string", 1},
 };
 
 /* Their buffers, in body order: validity (_V) then values, or validity, offsets (_O) and
@@ -41,7 +42,9 @@ enum {
     B_PRIO_V, B_PRIO, B_PERSIST_V, B_PERSIST, B_EXPIRY_V, B_EXPIRY, B_LENGTH_V, B_LENGTH,
     B_HASH_V, B_HASH_O, B_HASH_D, B_PAYLOAD_V, B_PAYLOAD_O, B_PAYLOAD_D,
     B_UOW_V, B_UOW, B_ECB_V, B_ECB, B_PROG_V, B_PROG_O, B_PROG_D,
-    B_DETAIL_V, B_DETAIL_O, B_DETAIL_D,
+    B_DETAIL_V, B_DETAIL_O, B_DETAIL_D, B_MSGTYPE_V, B_MSGTYPE,
+    B_FORMAT_V, B_FORMAT_O, B_FORMAT_D, B_REPLYQ_V, B_REPLYQ_O, B_REPLYQ_D,
+    B_REPLYQMGR_V, B_REPLYQMGR_O, B_REPLYQMGR_D,
     NBUFS
 };
 
@@ -115,8 +118,16 @@ static int32_t time_left(int64_t deadline, int64_t t)
 /* Text columns: offsets and data, `get(i)` giving row i's text (NULL for null). */
 typedef struct {
     const tpf_journal_batch_t *b;
-    int which; /* 0 cpu, 1 qmgr, 2 queue, 3 event, 4 program */
+    int which; /* 0 cpu, 1 qmgr, 2 queue, 3 event, 4 program, 5 format, 6 reply_to_q,
+                  7 reply_to_qmgr */
 } text_src_t;
+
+/* A text the record keeps (null when blank: length 0). */
+static tpf_journal_text_t record_text(const char *p, uint8_t len)
+{
+    tpf_journal_text_t t = {len ? p : NULL, len};
+    return t;
+}
 
 static tpf_journal_text_t text_at(const text_src_t *s, size_t i)
 {
@@ -128,7 +139,10 @@ static tpf_journal_text_t text_at(const text_src_t *s, size_t i)
     case 1: return s->b->qmgr;
     case 2: return s->b->names[r->queue];
     case 3: return kinds[r->kind < 3 ? r->kind : 0];
-    default: return r->program < 0 ? none : s->b->names[r->program];
+    case 4: return r->program < 0 ? none : s->b->names[r->program];
+    case 5: return record_text(r->format, r->format_len);
+    case 6: return record_text(r->reply_q, r->reply_q_len);
+    default: return record_text(r->reply_qmgr, r->reply_qmgr_len);
     }
 }
 
@@ -231,9 +245,16 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
 {
     size_t n = b->n, bits = (n + 7u) / 8u, offs = 4u * (n + 1u);
     size_t queue_bytes = 0, prog_bytes = 0, prog_nulls = 0, group_nulls = 0, ecb_nulls = 0;
-    size_t payload_bytes = 0;
+    size_t payload_bytes = 0, type_nulls = 0;
+    size_t ctx_bytes[3] = {0, 0, 0}, ctx_nulls[3] = {0, 0, 0}; /* format, reply q, qmgr */
     for (size_t i = 0; i < n; i++) {
         const tpf_journal_rec_t *r = &b->recs[i];
+        type_nulls += r->msg_type < 0;
+        const uint8_t lens[3] = {r->format_len, r->reply_q_len, r->reply_qmgr_len};
+        for (int c = 0; c < 3; c++) {
+            ctx_bytes[c] += lens[c];
+            ctx_nulls[c] += lens[c] == 0;
+        }
         queue_bytes += b->names[r->queue].len;
         if (r->program < 0)
             prog_nulls++;
@@ -270,6 +291,10 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
     COL(ecb_nulls); BUF(8 * n);                            /* 16 ecb */
     COL(prog_nulls); BUF(offs); BUF(prog_bytes);           /* 17 program */
     COL(n); BUF(offs); BUF(0);                             /* 18 detail */
+    COL(type_nulls); BUF(4 * n);                           /* 19 msg_type */
+    for (int c = 0; c < 3; c++) {                          /* 20-22 format, reply_to_q(mgr) */
+        COL(ctx_nulls[c]); BUF(offs); BUF(ctx_bytes[c]);
+    }
 #undef COL
 #undef BUF
     /* (k == NBUFS here: the sequence above follows the enum) */
@@ -289,6 +314,7 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
     int32_t *length = (int32_t *)(body + at[B_LENGTH]);
     unsigned char *persistent = body + at[B_PERSIST];
     int64_t *uow = (int64_t *)(body + at[B_UOW]), *ecb = (int64_t *)(body + at[B_ECB]);
+    int32_t *msg_type = (int32_t *)(body + at[B_MSGTYPE]);
     for (size_t i = 0; i < n; i++) {
         const tpf_journal_rec_t *r = &b->recs[i];
         time_col[i] = r->time_us;
@@ -302,16 +328,22 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
         ecb[i] = r->ecb < 0 ? 0 : r->ecb;
         if (ecb_nulls && r->ecb >= 0)
             set_bit(body + at[B_ECB_V], i);
+        msg_type[i] = r->msg_type < 0 ? 0 : r->msg_type;
+        if (type_nulls && r->msg_type >= 0)
+            set_bit(body + at[B_MSGTYPE_V], i);
     }
     /* Text and binary columns. */
-    static const int text_cols[5][4] = { /* which, validity, offsets, data (buffer index) */
+    static const int text_cols[8][4] = { /* which, validity, offsets, data (buffer index) */
         {0, B_CPU_V, B_CPU_O, B_CPU_D}, {1, B_QMGR_V, B_QMGR_O, B_QMGR_D},
         {2, B_QUEUE_V, B_QUEUE_O, B_QUEUE_D}, {3, B_EVENT_V, B_EVENT_O, B_EVENT_D},
-        {4, B_PROG_V, B_PROG_O, B_PROG_D}};
-    for (int c = 0; c < 5; c++) {
+        {4, B_PROG_V, B_PROG_O, B_PROG_D}, {5, B_FORMAT_V, B_FORMAT_O, B_FORMAT_D},
+        {6, B_REPLYQ_V, B_REPLYQ_O, B_REPLYQ_D}, {7, B_REPLYQMGR_V, B_REPLYQMGR_O, B_REPLYQMGR_D}};
+    const size_t text_nulls[8] = {0, 0, 0, 0, prog_nulls, ctx_nulls[0], ctx_nulls[1],
+                                  ctx_nulls[2]};
+    for (int c = 0; c < 8; c++) {
         text_src_t s = {b, text_cols[c][0]};
         fill_text(body, at[text_cols[c][1]], at[text_cols[c][2]], at[text_cols[c][3]], &s, n,
-                  c == 4 && prog_nulls != 0);
+                  text_nulls[c] != 0);
     }
     fill_ids(body, at[B_MSGID_V], at[B_MSGID_O], at[B_MSGID_D], b, offsetof(tpf_journal_rec_t, msg_id), 24, 0);
     fill_ids(body, at[B_CORREL_V], at[B_CORREL_O], at[B_CORREL_D], b, offsetof(tpf_journal_rec_t, correl_id), 24, 0);

@@ -39,7 +39,8 @@ def _workload(system: tpfemu.System, tag: bytes) -> None:
         q.get()
     for i in range(3):
         q.put(tag + b" md %d" % i, pymqi.MD(Priority=7, CorrelId=b"CORREL-%d" % i,
-                                             Expiry=6000))
+                                             Expiry=6000, MsgType=CMQC.MQMT_REQUEST,
+                                             Format=CMQC.MQFMT_STRING, ReplyToQ=b"REPLY.Q"))
     for i in range(3):
         q.put(tag + b" group %d" % i, pymqi.MD(Version=2, GroupId=b"GROUP-1"))
     for _ in range(6):
@@ -137,6 +138,15 @@ def test_fast_path_events_recorded_in_c_equal_the_python_ones(start_system, monk
             assert 0 <= p.expiry <= c.expiry <= p.expiry + 1
     puts = [e for e in captured if e.event == "put"]
     gets = [e for e in captured if e.event == "get"]
+    # MsgType, Format and ReplyToQ(Mgr) as the MD gave them, read in C from the context
+    # record; a message without one has the default put context (a datagram, no format)
+    requests = [e for e in captured if e.msg_type == CMQC.MQMT_REQUEST]
+    assert len(requests) == 12 and all(  # 3 puts, their 3 gets, outside and inside
+        (e.format, e.reply_to_q, e.reply_to_qmgr) == ("MQSTR", "REPLY.Q", system.qmgr.name)
+        for e in requests)  # (a blank ReplyToQMgr is the queue manager's name, as IBM's)
+    plain = puts[:3]  # the first three puts, with no MD
+    assert all((e.msg_type, e.format, e.reply_to_q, e.reply_to_qmgr) ==
+                         (CMQC.MQMT_DATAGRAM, None, None, None) for e in plain)
     # each put's message got in put order (priority 7 first, then the priority-0 ones,
     # which is also the order they were put in), under the MsgId the put recorded
     assert [e.msg_id for e in puts] == [e.msg_id for e in gets]

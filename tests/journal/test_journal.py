@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -44,7 +45,9 @@ def test_schema_round_trip_every_column(tmp_path):
     emitted = [
         ("put", "Q.ONE", 1_700_000_000_000_001,
          dict(msg_id=b"M" * 24, correl_id=b"C" * 24, group_id=group, priority=7,
-              persistent=True, expiry=300, length=4, uow=42, data=b"ABCD")),
+              persistent=True, expiry=300, length=4, uow=42, data=b"ABCD", msg_type=1,
+              format=b"MQSTR   ", reply_to_q=b"REPLY.Q".ljust(48),
+              reply_to_qmgr=b" " * 48)),
         ("get", "Q.ONE", 1_700_000_000_000_002,
          dict(msg_id=b"M" * 24, correl_id=b"C" * 24, priority=7, persistent=True,
               expires_us=1_700_000_000_000_002 + 250_000, length=4, uow=0, data=b"ABCD")),
@@ -67,7 +70,8 @@ def test_schema_round_trip_every_column(tmp_path):
         "queue": "Q.ONE", "event": "put", "msg_id": b"M" * 24, "correl_id": b"C" * 24,
         "group_id": group, "priority": 7, "persistent": True, "expiry": 300, "length": 4,
         "payload_hash": payload_hash(b"ABCD"), "payload": b"ABCD", "uow": 42, "ecb": None,
-        "program": None, "detail": None,
+        "program": None, "detail": None, "msg_type": 1, "format": "MQSTR",
+        "reply_to_q": "REPLY.Q", "reply_to_qmgr": None,
     }
     assert get["event"] == "get" and get["expiry"] == 3  # 0.25 s left, rounded up
     assert get["group_id"] is None and get["payload_hash"] == put["payload_hash"]
@@ -80,7 +84,7 @@ def test_schema_round_trip_every_column(tmp_path):
 
     (segment,) = journal.segments(tmp_path / "j")
     meta = pa.ipc.open_stream(pa.memory_map(str(segment))).schema.metadata
-    assert meta[b"tpfemu.journal.version"] == b"2" and meta[b"tpfemu.journal.cpu"] == b"C"
+    assert meta[b"tpfemu.journal.version"] == b"3" and meta[b"tpfemu.journal.cpu"] == b"C"
 
     (parquet,) = journal.to_parquet([tmp_path / "j"], tmp_path / "out")
     assert parquet.name == segment.stem + ".parquet"
@@ -181,6 +185,27 @@ def test_ecb_id_and_program_of_the_calling_entry(start_system):
     assert outside.program is None and outside.ecb is None
     q.close()
     qm.disconnect()
+
+
+def test_a_failed_program_run_is_recorded(start_system):
+    """An entry that ends with a system error (a dump) is journaled as a program-failed
+    event naming its ECB, program and error; a run that ends normally is not."""
+    system = start_system()
+
+    def qzf1(ecb):
+        raise ZeroDivisionError("no divisor")
+
+    system.programs.load("QZF1", qzf1)
+    system.programs.load("QZF2", lambda ecb: None)
+    system.dispatcher.cremc("QZF1")
+    system.dispatcher.cremc("QZF2")
+    assert system.dispatcher.wait_idle(5)
+    (failed,) = _events(system, "program-failed")
+    assert failed.program == "QZF1" and isinstance(failed.ecb, int)
+    assert failed.queue == "" and failed.msg_id is None
+    detail = json.loads(failed.detail)
+    assert detail["code"].startswith("SE-E") and "no divisor" in detail["error"]
+    assert f"ECB-{failed.ecb} PGM-QZF1" in "\n".join(system.log)
 
 
 # -- levels ------------------------------------------------------------------------------

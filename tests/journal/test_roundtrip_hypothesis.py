@@ -26,7 +26,10 @@ message = st.fixed_dictionaries(
         "uow": st.integers(0, 2**63 - 1),
         "data": st.binary(max_size=300),
     },
-    optional={"count": st.integers(0, 10**6), "reason": st.text(max_size=20)},
+    optional={"count": st.integers(0, 10**6), "reason": st.text(max_size=20),
+              "msg_type": st.integers(1, 2**31 - 1),
+              "format": st.sampled_from([b"MQSTR   ", b"MQHRF2  ", b" " * 8]),
+              "reply_to_q": st.text("ABCQ.1 ", max_size=48)},
 )
 event = st.tuples(
     st.sampled_from(["put", "get", "browse", "expire", "commit", "trigger"]),
@@ -40,7 +43,8 @@ event = st.tuples(
 @given(st.lists(event, max_size=40))
 def test_any_events_round_trip(events):
     """Whatever events are emitted come back from the segment and from Parquet with every
-    column equal to what was emitted (GroupId of 24 NULs as null, extra fields as JSON)."""
+    column equal to what was emitted (GroupId of 24 NULs as null, extra fields as JSON,
+    blank MQMD texts as null)."""
     qmgr = QueueManager("HYPQM").start()
     with tempfile.TemporaryDirectory() as tmp:
         jr = Journal(qmgr, f"{tmp}/j", level="payload").start()
@@ -64,4 +68,8 @@ def test_any_events_round_trip(events):
             "payload_hash": payload_hash(fields["data"]), "payload": fields["data"],
             "uow": fields["uow"], "ecb": None, "program": None,
             "detail": json.dumps(extra, sort_keys=True) if extra else None,
+            "msg_type": fields.get("msg_type"),
+            "format": fields.get("format", b"").decode().rstrip() or None,
+            "reply_to_q": fields.get("reply_to_q", "").rstrip() or None,
+            "reply_to_qmgr": None,
         }

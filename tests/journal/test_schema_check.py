@@ -24,7 +24,7 @@ def test_a_column_that_differs_is_named():
     changed = SCHEMA.set(SCHEMA.get_field_index("priority"), pa.field("priority", pa.int64()))
     with pytest.raises(ImportError, match=r"column 9: C writes \('priority', 'int32'"):
         rows.check_encoder(rows.encoder_columns(), changed)
-    with pytest.raises(ImportError, match="writes 19 columns, .* has 20"):
+    with pytest.raises(ImportError, match="writes 23 columns, .* has 24"):
         rows.check_encoder(rows.encoder_columns(), SCHEMA.append(pa.field("extra", pa.string())))
 
 
@@ -40,5 +40,5 @@ def test_a_changed_schema_fails_the_import():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert run.returncode != 0
-    assert "ImportError: the journal's C encoder (native/src/journal_ipc.c) writes 19 " \
-           "columns, tpfemu/journal/schema.py has 20" in run.stderr
+    assert "ImportError: the journal's C encoder (native/src/journal_ipc.c) writes 23 " \
+           "columns, tpfemu/journal/schema.py has 24" in run.stderr

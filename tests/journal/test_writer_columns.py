@@ -30,12 +30,21 @@ def _expected_expiry(t: int, fields: dict) -> int | None:
 
 def _expected_detail(fields: dict) -> str | None:
     columns = {"msg_id", "correl_id", "group_id", "priority", "persistent", "expiry",
-               "expires_us", "length", "uow", "data"}
+               "expires_us", "length", "uow", "data", "msg_type", "format", "reply_to_q",
+               "reply_to_qmgr"}
     d = {k: v for k, v in fields.items() if k not in columns and v is not None and v != ""}
     if not d:
         return None
     return json.dumps({k: v.hex() if isinstance(v, bytes) else v for k, v in d.items()},
                       sort_keys=True)
+
+
+def _expected_text(fields: dict, key: str) -> str | None:
+    """The rule for the MQMD texts: trailing blanks and NULs dropped, blank is null."""
+    value = fields.get(key)
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    return (value or "").rstrip(" \0") or None
 
 
 EVENTS = [
@@ -62,6 +71,11 @@ EVENTS = [
     # MQGI_NONE is null, any other GroupId kept
     ("put", "Q", T0, dict(group_id=bytes(24))),
     ("put", "Q", T0, dict(group_id=b"\x00" * 23 + b"\x01")),
+    # MsgType, Format, ReplyToQ, ReplyToQMgr: columns; blank-padded texts trimmed, blank null
+    ("put", "Q", T0, dict(msg_type=1, format=b"MQSTR   ", reply_to_q=b"R.Q".ljust(48),
+                          reply_to_qmgr=b"QM2".ljust(48, b"\0"))),
+    ("get", "Q", T0, dict(msg_type=8, format=b" " * 8, reply_to_q=" " * 48,
+                          reply_to_qmgr="QM3")),
 ]
 
 
@@ -91,6 +105,9 @@ def test_columns_follow_the_per_event_rules(tmp_path, level):
             "payload": data if level == "payload" else None,
             "uow": fields.get("uow"), "ecb": None, "program": None,
             "detail": _expected_detail(fields),
+            "msg_type": fields.get("msg_type"), "format": _expected_text(fields, "format"),
+            "reply_to_q": _expected_text(fields, "reply_to_q"),
+            "reply_to_qmgr": _expected_text(fields, "reply_to_qmgr"),
         }, (seq, kind, fields)
     assert [r["expiry"] for r in rows[:9]] == [3, 2, 1, 0, 0, -1, 77, 2, -1]
 

@@ -172,3 +172,26 @@ def test_peak_depth_and_pairing_whatever_the_record_order(spark, tmp_path):
     latency = pd.read_parquet(tmp_path / "out" / "latency")
     late = latency[latency["minute"].notna()].sort_values("minute").iloc[-1]
     assert late["messages"] == 1 and late["max_us"] == 0
+
+
+def test_failed_runs_are_counted_per_program(spark, tmp_path):
+    """program-failed events count as failed runs of their program (and as its entries,
+    not its calls), in the programs table, the summary and both reports."""
+    rows = [row("get", "F.Q", BASE + 1_000, msg_id=ident("f1"), data=b"x", ecb=1,
+                program="PRG1"),
+            row("program-failed", "", BASE + 2_000, ecb=2, program="PRG1",
+                detail='{"code": "SE-E0301 PARAMETER_ERROR"}'),
+            row("program-failed", "", BASE + 3_000, ecb=3, program="PRG2"),
+            row("program-failed", "", BASE + MINUTE + 3_000, ecb=4, program="PRG2")]
+    write(rows, tmp_path / "j.parquet")
+    summary = analyze.run(spark, Inputs([tmp_path / "j.parquet"]), tmp_path / "out")
+    progs = pd.read_parquet(tmp_path / "out" / "programs")
+    totals = progs[progs["minute"].isna()].set_index("program")
+    assert totals.loc["PRG1", "failed"] == 1 and totals.loc["PRG1", "entries"] == 2
+    assert totals.loc["PRG1", "calls"] == 1 and totals.loc["PRG1", "gets"] == 1
+    assert totals.loc["PRG2", "failed"] == 2 and totals.loc["PRG2", "calls"] == 0
+    assert len(progs[progs["minute"].notna() & (progs["program"] == "PRG2")]) == 2
+    assert summary["failed_runs"] == 3
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<b>3</b>failed runs" in html and ">failed</th>" in html
+    assert "3 failed program runs" in (tmp_path / "out" / "report.md").read_text()

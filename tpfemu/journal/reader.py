@@ -66,6 +66,10 @@ class JournalEvent:
     ecb: int | None = None
     program: str | None = None
     detail: str | None = None
+    msg_type: int | None = None
+    format: str | None = None
+    reply_to_q: str | None = None
+    reply_to_qmgr: str | None = None
 
     @property
     def fields(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The event journal's schema, version 2: one row per queue-manager event.
+"""The event journal's schema, version 3: one row per queue-manager event.
 
 This is the contract between the emulator (which writes journals), the capture format
 (a journal with payloads) and the Spark pipeline (which reads them). Every column is
@@ -6,7 +6,9 @@ documented in ``docs/journal.md``; change it only by adding nullable columns and
 :data:`SCHEMA_VERSION`, so that older journals stay readable.
 
 Versions: 2 changed what ``payload_hash`` holds (XXH64, was BLAKE2b in version 1); the
-readers read a version-1 journal's ``payload_hash`` as null (:func:`stale_hashes`).
+readers read a version-1 journal's ``payload_hash`` as null (:func:`stale_hashes`). 3 added
+``msg_type``, ``format``, ``reply_to_q`` and ``reply_to_qmgr``; the readers read them as
+null in older journals.
 
 Columns (Arrow types; Spark reads them as the types in brackets):
 
@@ -35,6 +37,10 @@ ecb            int64        id of the ECB (entry) that made the call, null outsi
 program        string       4-character program of that ECB, null outside one
 detail         string       anything else the event carries, as JSON text (reason,
                             count, trigger type, feedback, depth ...), or null
+msg_type       int32        MsgType of the message (put, get, browse events)
+format         string       its Format, without trailing blanks; null when blank
+reply_to_q     string       its ReplyToQ, without trailing blanks; null when blank
+reply_to_qmgr  string       its ReplyToQMgr, without trailing blanks; null when blank
 =============  ===========  ============================================================
 """
 
@@ -55,7 +61,7 @@ __all__ = [
     "stale_hashes",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The last version whose ``payload_hash`` is not today's hash (it was BLAKE2b-64).
 LAST_BLAKE2B_VERSION = 1
 
@@ -71,6 +77,8 @@ LEVELS = ("off", "events", "payload")
 #: event a batch, its queue the transmission queue (sender) or the channel's name
 #: (receiver): channel-send, channel-receive, channel-commit, channel-backout.
 #: A refused client (issue 26): client-refused, its queue the channel's name.
+#: Programs: program-failed (an entry ended with a system error and its dump; ``ecb`` and
+#: ``program`` name it, ``detail`` holds the error code and text).
 EVENT_TYPES = (
     "put", "get", "browse", "expire", "report", "trigger",
     "commit", "backout", "depth-high", "depth-ok",
@@ -78,6 +86,7 @@ EVENT_TYPES = (
     "bridge-in", "bridge-route", "bridge-out",
     "channel-send", "channel-receive", "channel-commit", "channel-backout",
     "client-refused",
+    "program-failed",
 )
 
 SCHEMA = pa.schema(
@@ -101,6 +110,10 @@ SCHEMA = pa.schema(
         pa.field("ecb", pa.int64()),
         pa.field("program", pa.string()),
         pa.field("detail", pa.string()),
+        pa.field("msg_type", pa.int32()),
+        pa.field("format", pa.string()),
+        pa.field("reply_to_q", pa.string()),
+        pa.field("reply_to_qmgr", pa.string()),
     ],
     metadata={"tpfemu.journal.version": str(SCHEMA_VERSION)},
 )

@@ -28,6 +28,7 @@ import json
 import operator
 import os
 import threading
+import time
 from collections.abc import Callable
 from itertools import compress, repeat
 from pathlib import Path
@@ -53,8 +54,11 @@ MAX_BATCH_PAYLOAD = 256 << 20
 #: Event fields that have a column of their own (everything else goes to ``detail``).
 _COLUMN_FIELDS = frozenset({
     "msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "expires_us",
-    "length", "uow", "data",
+    "length", "uow", "data", "failed_ecb", "failed_program",
+    "msg_type", "format", "reply_to_q", "reply_to_qmgr",
 })
+#: The event of a program run that ended with a system error (Journal.record_failure).
+FAILED = "program-failed"
 _NO_GROUP = bytes(24)
 _dict_get = dict.get
 
@@ -214,6 +218,16 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def record_failure(self, program: str | None, ecb: int | None, code: str, error: str,
+                       time_us: int | None = None) -> None:
+        """Record that an entry of ``program`` (ECB ``ecb``) ended with the system error
+        ``code`` (``SE-E0xxx NAME``) and ``error`` (the dump's error text) as a
+        ``program-failed`` event, in order with the queue manager's events."""
+        if time_us is None:
+            time_us = time.time_ns() // 1000
+        self._log.add(FAILED, "", time_us, {"failed_ecb": ecb, "failed_program": program,
+                                            "code": code, "error": error})
 
     @property
     def segment(self) -> Path | None:
@@ -395,6 +409,8 @@ class Journal:
         by one C-level pass where possible (map, zip, Arrow compute)."""
         n = len(items)
         kinds, queues, times, fields, ecbs, programs = zip(*items, strict=True)
+        if FAILED in kinds:  # a failed run names its ECB and program itself
+            ecbs, programs = _failed_origins(kinds, fields, ecbs, programs)
 
         def column(key: str) -> list:
             return list(map(_dict_get, fields, repeat(key, n)))
@@ -431,7 +447,33 @@ class Journal:
             pa.array(ecbs, pa.int64()),
             pa.array(programs, pa.string()),
             _details(fields),
+            pa.array(column("msg_type"), pa.int32()),
+            *[pa.array(list(map(_blank_trimmed, column(key))), pa.string())
+              for key in ("format", "reply_to_q", "reply_to_qmgr")],
         ]
+
+
+def _failed_origins(kinds: tuple, fields: tuple, ecbs: tuple,
+                    programs: tuple) -> tuple[tuple, tuple]:
+    """The ecb and program columns, with those of each failed run taken from its fields
+    (the ECB that failed is not the one reporting it)."""
+    ecb_out, program_out = list(ecbs), list(programs)
+    for i, kind in enumerate(kinds):
+        if kind == FAILED:
+            ecb_out[i] = fields[i].get("failed_ecb")
+            program_out[i] = fields[i].get("failed_program")
+    return tuple(ecb_out), tuple(program_out)
+
+
+def _blank_trimmed(value: Any) -> str | None:
+    """A blank-padded MQMD text (bytes or str) without its trailing blanks and NULs;
+    None for none or a blank field."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        value = bytes(value).decode("latin-1")
+    value = value.rstrip(" \0")
+    return value or None
 
 
 def _batch_limits(items: list, most: int, payload: bool) -> list[int]:

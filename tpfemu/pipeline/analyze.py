@@ -21,8 +21,9 @@ Tables (all times UTC; ``minute`` is the start of the minute, a timestamp):
 ``uow``
     qmgr, minute: ``commits``, ``backouts``.
 ``programs``
-    program, minute: ``entries`` (distinct ECBs that made a call), ``calls`` (events
-    with that program), ``puts``, ``gets``. Plus a per-program total row (minute null).
+    program, minute: ``entries`` (distinct ECBs that made a call or failed), ``calls``
+    (events with that program), ``puts``, ``gets``, ``failed`` (runs that ended with a
+    system error: ``program-failed`` events). Plus a per-program total row (minute null).
 ``queues``
     one row per queue: totals of ``queue_minute``, ``max_depth`` (the highest
     ``peak_depth``), ``final_depth`` and the latency percentiles over the whole journal.
@@ -118,8 +119,10 @@ def analyze(journal) -> dict:
     programs = (
         j.where(F.col("program").isNotNull())
         .groupingSets([["program", "minute"], ["program"]], "program", "minute")
-        .agg(F.countDistinct("ecb").alias("entries"), F.count("*").alias("calls"),
-             _count("put").alias("puts"), _count("get").alias("gets"))
+        .agg(F.countDistinct("ecb").alias("entries"),
+             F.sum((F.col("event") != "program-failed").cast("long")).alias("calls"),
+             _count("put").alias("puts"), _count("get").alias("gets"),
+             _count("program-failed").alias("failed"))
         .where(F.col("program").isNotNull())
     )
     return {"queue_minute": queue_minute, "latency": latency_all, "uow": uow,
@@ -195,6 +198,8 @@ def run(spark, inputs, out) -> dict:
             if not local["queue_minute"].empty else 0,
             "queues": len(local["queues"]),
             "programs": int(local["programs"]["minute"].isna().sum()),
+            "failed_runs": int(local["programs"].loc[local["programs"]["minute"].isna(),
+                                                     "failed"].sum()),
             "busiest_queues": _busiest(local["queues"]),
             "tables": [*TABLES],
             "warnings": list(inputs.warnings),

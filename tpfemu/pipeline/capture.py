@@ -18,8 +18,9 @@ them) is decided per row, first rule that applies:
    application, a channel, a capture tool) is inbound, one made by a program running in
    an entry is outbound. A journal of an emulator run therefore needs no lists.
 
-Optional keys of a put row's ``detail`` JSON that ``replay`` honours: ``msg_type``,
-``format``, ``reply_to_q``, ``reply_to_qmgr``, ``encoding``, ``ccsid``.
+The message type, format and reply-to names ``replay`` puts a message with: the columns
+``msg_type``, ``format``, ``reply_to_q``, ``reply_to_qmgr`` (schema version 3), else the
+keys of the same names in a put row's ``detail`` JSON (a capture made by another tool).
 """
 
 from __future__ import annotations

@@ -21,7 +21,10 @@ matched pair is:
   1, whose hashes are read as null) has no digest: its pair is not compared on payload;
 - **descriptor-changed** per field when any of ``priority``, ``persistent``, ``expiry``,
   ``length``, ``group_id`` differs, or ``msg_id`` (when matched by CorrelId or sequence),
-  or ``correl_id`` (when matched by MsgId or sequence); fields can be ignored;
+  or ``correl_id`` (when matched by MsgId or sequence); fields can be ignored. The
+  message type, format and reply-to names (schema version 3) are not compared (older
+  captures and other tools' lack them) but shown beside each difference
+  (``expected_msg_type``, ``actual_reply_to_q`` ...);
 - **reordered** when, taking the matched pairs of a queue in expected order, its actual
   message was recorded before the actual message of the pair just before it (each
   adjacent inversion counts once: two swapped neighbours make one reordered pair).
@@ -57,7 +60,8 @@ DESCRIPTOR_FIELDS = ("priority", "persistent", "expiry", "length", "group_id", "
 _CARRIED = ("msg_id", "correl_id", "fp", "t", "seq", "rid")
 #: The columns fetched, for the messages that differ, to tell how they differ.
 _WIDE = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "length",
-         "payload_hash", "digest", "preview", "t", "seq")
+         "payload_hash", "digest", "preview", "t", "seq", *("msg_type", "format",
+                                                            "reply_to_q", "reply_to_qmgr"))
 #: Carried columns a stored pair does not keep (see :func:`compare`).
 _MATCHED_ONLY = ("msg_id", "correl_id", "fp")
 #: Fields of ``fp``, besides the digest.
@@ -550,6 +554,9 @@ def _examples(table, kind: str):
             if kind == "descriptor_changed":
                 for f in ("priority", "persistent", "expiry", "length"):
                     item[f"{word} {f}"] = r[f"{prefix}_{f}"]
+                for f, label in (("msg_type", "MsgType"), ("reply_to_q", "ReplyToQ")):
+                    if r[f"{prefix}_{f}"] is not None:  # (shown when recorded)
+                        item[f"{word} {label}"] = r[f"{prefix}_{f}"]
             item[f"{word} seq"] = r[f"{prefix}_seq"]
         if kind == "descriptor_changed":
             item["fields"] = ", ".join(r["changed_fields"] or [])

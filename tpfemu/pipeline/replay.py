@@ -11,8 +11,10 @@ it produces.
    is called (a module name, or a path to a ``.py`` file).
 4. Each inbound message is put with MQPUT on its recorded queue, outside syncpoint, with
    its recorded MsgId, CorrelId, GroupId, priority, persistence and expiry, and with
-   MsgType, Format, ReplyToQ and ReplyToQMgr from the row's ``detail`` JSON when it has
-   them (or ``reply_to`` for requests that name no reply queue). With ``speed``, the puts
+   the recorded MsgType, Format, ReplyToQ and ReplyToQMgr: the journal's columns
+   (schema version 3), else the row's ``detail`` JSON keys of the same names (a capture
+   made by another tool, or an older journal). ``reply_to`` overrides the ReplyToQ (and
+   makes every message a request). With ``speed``, the puts
    follow the recorded timing scaled (2.0: twice as fast); without, back to back.
    A put that finds its queue full (MQRC_Q_FULL) waits for the programs to drain it and
    is retried, with a line saying so at the first wait of each episode; a queue that
@@ -140,7 +142,11 @@ def _wait_quiet(system, timeout: float, settle: float) -> bool:
 
 
 _INBOUND_COLUMNS = ["event_time_us", "queue", "msg_id", "correl_id", "group_id",
-                    "priority", "persistent", "expiry", "payload", "detail"]
+                    "priority", "persistent", "expiry", "payload", "detail",
+                    "msg_type", "format", "reply_to_q", "reply_to_qmgr"]
+#: The descriptor fields replayed from the capture: (MQMD field, column/detail key).
+_MD_TEXTS = (("ReplyToQ", "reply_to_q"), ("ReplyToQMgr", "reply_to_qmgr"),
+             ("Format", "format"))
 
 
 def _inbound_rows(capture: Sequence[str], rule: Any) -> list[dict[str, Any]]:
@@ -169,6 +175,9 @@ def _md_of(r: dict[str, Any], reply_to: str | None) -> Any:
     from tpfemu.pipeline.capture import detail_of
 
     extra = detail_of(r["detail"])
+    for key in ("msg_type", *(column for _, column in _MD_TEXTS)):
+        if r.get(key) is not None:  # the journal's column wins over a detail key
+            extra[key] = r[key]
     md = mqi.MD(
         Priority=r["priority"] if r["priority"] is not None else 0,
         Persistence=(CMQC.MQPER_PERSISTENT if r["persistent"]
@@ -178,16 +187,16 @@ def _md_of(r: dict[str, Any], reply_to: str | None) -> Any:
                           ("GroupId", "group_id")):
         if r[column]:
             setattr(md, field, r[column])
-    reply_q = extra.get("reply_to_q") or reply_to
-    if reply_q:
-        md.ReplyToQ = str(reply_q).encode()
-        md.MsgType = CMQC.MQMT_REQUEST
-    if extra.get("reply_to_qmgr"):
-        md.ReplyToQMgr = str(extra["reply_to_qmgr"]).encode()
     if extra.get("msg_type") is not None:
         md.MsgType = int(extra["msg_type"])
-    if extra.get("format"):
-        md.Format = str(extra["format"]).encode()
+    if reply_to:  # the user's reply queue, for every message: a request
+        extra["reply_to_q"] = reply_to
+        md.MsgType = CMQC.MQMT_REQUEST
+    elif extra.get("reply_to_q") and extra.get("msg_type") is None:
+        md.MsgType = CMQC.MQMT_REQUEST  # (a reply queue named, no type: a request)
+    for field, key in _MD_TEXTS:
+        if extra.get(key):
+            setattr(md, field, str(extra[key]).encode())
     return md
 
 
@@ -247,7 +256,8 @@ def _hints(rows: list[dict[str, Any]], reply_to: str | None, failed: int) -> lis
 
     if not failed or reply_to:
         return []
-    unnamed = sum(1 for r in rows if not detail_of(r["detail"]).get("reply_to_q"))
+    unnamed = sum(1 for r in rows
+                  if not (r.get("reply_to_q") or detail_of(r["detail"]).get("reply_to_q")))
     if not unnamed:
         return []
     return [f"{unnamed:,} of {len(rows):,} inbound messages name no ReplyToQ in the "

@@ -186,6 +186,13 @@ def _analyze_charts(charts: Path, tables: dict) -> list[tuple[str, str]]:
     return made
 
 
+def _failed_runs(progs) -> int:
+    """Program runs that ended with a system error, over the whole journal."""
+    if progs.empty or "failed" not in progs:
+        return 0
+    return int(progs.loc[progs["minute"].isna(), "failed"].sum())
+
+
 def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
     """Charts + ``report.html`` + ``report.md`` for the analyze tables (pandas frames)."""
     charts = out / "charts"
@@ -204,7 +211,8 @@ def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
         span = f"{qm['minute'].min()} to {qm['minute'].max()} (UTC)"
     bigs = "".join(f"<div class='big'><b>{_fmt(v)}</b>{html.escape(k)}</div>" for k, v in (
         ("queues", len(queues)), ("puts", total_puts), ("gets", total_gets),
-        ("programs", len(totals)), ("minutes", qm["minute"].nunique() if not qm.empty else 0)))
+        ("programs", len(totals)), ("failed runs", _failed_runs(progs)),
+        ("minutes", qm["minute"].nunique() if not qm.empty else 0)))
     body = [f"<p>Journal: {html.escape(', '.join(sources))}<br>Minutes: {html.escape(span)}</p>",
             bigs]
     for title, name in made:
@@ -212,17 +220,19 @@ def analyze_report(out: Path, tables: dict, sources: list[str]) -> list[Path]:
     body.append("<h2>Queues</h2>" + _html_table(shown, left=("queue",)))
     if not totals.empty:
         body.append("<h2>Programs</h2>" + _html_table(
-            totals[["program", "entries", "calls", "puts", "gets"]], left=("program",)))
+            totals[["program", "entries", "calls", "puts", "gets", "failed"]],
+            left=("program",)))
     body.append("<p>Tables (Parquet): " + ", ".join(
         f"<code>{t}/</code>" for t in ("queue_minute", "latency", "uow", "programs", "queues"))
         + "</p>")
     (out / "report.html").write_text(_page("tpfemu traffic analysis", "".join(body)))
     md = [f"# tpfemu traffic analysis\n\nJournal: {', '.join(sources)}  \nMinutes: {span}\n",
-          f"{len(queues)} queues, {total_puts:,} puts, {total_gets:,} gets.\n"]
+          f"{len(queues)} queues, {total_puts:,} puts, {total_gets:,} gets, "
+          f"{_failed_runs(progs):,} failed program runs.\n"]
     for title, name in made:
         md.append(f"## {title}\n\n![{title}](charts/{name})\n")
     md.append("## Queues\n\n" + _md_table(shown))
-    md.append("## Programs\n\n" + _md_table(totals[["program", "entries", "calls"]]))
+    md.append("## Programs\n\n" + _md_table(totals[["program", "entries", "calls", "failed"]]))
     (out / "report.md").write_text("\n".join(md))
     return [out / "report.html", out / "report.md"]
 

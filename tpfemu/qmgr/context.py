@@ -19,7 +19,7 @@ from typing import Any
 
 from tpfemu.mq import cmqc
 
-__all__ = ["FIELDS", "DEFAULTS", "encode", "decode"]
+__all__ = ["FIELDS", "DEFAULTS", "encode", "decode", "journal_fields"]
 
 _VERSION = 1
 
@@ -215,3 +215,14 @@ def _register_layout() -> None:
 
 
 _register_layout()
+
+
+_JOURNALED = (("msg_type", _NAMES.index("MsgType")), ("format", _NAMES.index("Format")),
+              ("reply_to_q", _NAMES.index("ReplyToQ")),
+              ("reply_to_qmgr", _NAMES.index("ReplyToQMgr")))
+
+
+def journal_fields(values: tuple[Any, ...]) -> dict[str, Any]:
+    """The fields of a record's values (see :func:`values_of`) the event journal records
+    of each message, by their event field names (docs/journal.md)."""
+    return {key: values[at] for key, at in _JOURNALED}

@@ -548,7 +548,8 @@ class QueueManager:
             data = self._xmit_header(resolved.remote_q, resolved.remote_qmgr, fields, msg_id,
                                      correl_id, priority, persistent, expiry) + data
             fields = dict(fields, Format=cmqc.MQFMT_XMIT_Q_HEADER)
-        record = context.encode(context.values_of(None, fields))
+        values = context.values_of(None, fields)
+        record = context.encode(values)
         args = dict(priority=priority, persistent=persistent, expiry=expiry,
                     msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record))
         plog = self.persistence
@@ -560,7 +561,8 @@ class QueueManager:
         queue.wake()
         self._emit("put", queue.name, internal=True, length=len(data), msg_id=new_id,
                    correl_id=correl_id or bytes(24), priority=priority,
-                   persistent=persistent, expires_us=expiry, uow=0, data=data)
+                   persistent=persistent, expires_us=expiry, uow=0, data=data,
+                   **context.journal_fields(values))
 
     def _xmit_header(self, remote_q: str, remote_qmgr: str, fields: dict[str, Any],
                      msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,

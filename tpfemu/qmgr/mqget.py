@@ -249,7 +249,9 @@ def _got(conn: Connection, queue: Any, msg: Any, md: Any, options: int, uow: Any
         qm._emit("browse" if options & _BROWSE else "get", queue.name, msg_id=d.msg_id,
                  correl_id=d.correl_id, priority=d.priority, persistent=d.persistent,
                  length=d.length - d.ctx_len, uow=0 if private else uow_id,
-                 group_id=record["GroupId"],
+                 group_id=record["GroupId"], msg_type=record["MsgType"],
+                 format=record["Format"], reply_to_q=record["ReplyToQ"],
+                 reply_to_qmgr=record["ReplyToQMgr"],
                  expires_us=d.expiry, data=None if msg.reason else data)
     if msg.reason:  # MQRC_TRUNCATED_MSG_ACCEPTED
         exc = fail(msg.reason, "MQGET", name, comp=errors.MQCC_WARNING)

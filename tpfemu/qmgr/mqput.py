@@ -284,7 +284,7 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
                  persistent=persistent, expiry=expiry_tenths, length=len(data),
                  uow=uow.id if uow else 0, remote=resolved.remote_qmgr,
-                 group_id=values[_GROUP_ID_AT],
+                 group_id=values[_GROUP_ID_AT], **context.journal_fields(values),
                  data=data if type(data) is bytes else bytes(data))
     if warning:
         raise fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)

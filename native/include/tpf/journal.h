@@ -26,7 +26,7 @@
 /** The seed of the journal's payload hash: Spark's xxhash64 seed. */
 #define TPF_JOURNAL_HASH_SEED 42
 /** The columns of the journal schema the encoder writes. */
-#define TPF_JOURNAL_NCOLS 19
+#define TPF_JOURNAL_NCOLS 23
 
 /** Record kinds: an event emitted in Python (the EventLog keeps its fields), or a
  * message event recorded in C. */
@@ -52,7 +52,31 @@ typedef struct {
     uint8_t priority;
     uint8_t persistent;
     uint8_t pad;
+    int32_t msg_type;                 /**< MsgType, -1: not known (a record of another layout) */
+    uint8_t format_len;               /**< the lengths of the three texts below without */
+    uint8_t reply_q_len;              /**< their trailing blanks and NULs; 0: a blank */
+    uint8_t reply_qmgr_len;           /**< field (null in the journal) */
+    uint8_t pad2;
+    char format[8];                   /**< Format */
+    char reply_q[48];                 /**< ReplyToQ */
+    char reply_qmgr[48];              /**< ReplyToQMgr */
 } tpf_journal_rec_t;
+
+/** Where the context record (tpfemu/qmgr/context.py, the only definition of its layout;
+ * handed over with the rest of it by md_layout_set) keeps the fields a record copies:
+ * offsets in a record of `size` bytes whose first byte is `version`, and the MsgType of a
+ * message without a record (the default put context). */
+typedef struct {
+    int32_t size;
+    int32_t version;
+    int32_t msg_type_at, format_at, reply_q_at, reply_qmgr_at; /**< -1: not in the layout */
+    int32_t default_msg_type;
+} tpf_journal_ctx_layout_t;
+
+/** Set the context record layout tpf_journal_record reads (size 0: none known; then
+ * every record's msg_type is -1 and its texts blank). Not thread-safe: call before any
+ * record is made, as the layout is set once at import. */
+void tpf_journal_set_ctx_layout(const tpf_journal_ctx_layout_t *layout);
 
 /** The payload hash of a recently put message, by the queue and the put's sequence
  * number: a get of that message takes it instead of hashing the data again. A table
@@ -85,12 +109,15 @@ typedef struct {
  * data's payload hash, computed while the data is in the cache: a put's is computed and
  * remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL); a get's is the
  * put's when `recent` holds that put (a message's data never changes), else computed.
- * Without `hash`, r->hash is zero.
+ * Without `hash`, r->hash is zero. `ctx` is the message's context record (`ctx_len`
+ * bytes; NULL or 0: it has none, i.e. the default put context): r->msg_type, format,
+ * reply_q and reply_qmgr are copied from it, at the offsets tpf_journal_set_ctx_layout
+ * gave.
  */
 void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
                         const void *q, const tpf_mq_msg_t *md, const uint8_t *group_id,
-                        const void *data, size_t length, const tpf_journal_origin_t *origin,
-                        int hash);
+                        const void *ctx, uint32_t ctx_len, const void *data, size_t length,
+                        const tpf_journal_origin_t *origin, int hash);
 
 /** A piece of UTF-8 text (not NUL-terminated). */
 typedef struct {
@@ -130,7 +157,8 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * event ("put"/"get"), msg_id, correl_id, group_id (null when all zero), priority,
  * persistent, expiry (the time left at the event: -1 for none, tenths of a second
  * rounded up, 0 once passed), length, payload_hash, payload (the data when `data` is
- * given, else null), uow, ecb (null for -1), detail (null). Returns 0, or -1 when memory
+ * given, else null), uow, ecb (null for -1), detail (null), msg_type (null for -1),
+ * format, reply_to_q, reply_to_qmgr (null when blank). Returns 0, or -1 when memory
  * is exhausted (nothing allocated).
  */
 int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t *out_len);
