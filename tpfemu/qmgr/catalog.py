@@ -124,10 +124,12 @@ class Generation:
     handle's put or get plan) holds it, and is good while :attr:`current` is True: the
     next change (:meth:`Catalog.new_generation`) makes it False."""
 
-    __slots__ = ("current",)
+    __slots__ = ("current", "memo")
 
     def __init__(self) -> None:
         self.current = True
+        #: values derived from this generation's contents, kept while it is current
+        self.memo: dict[str, Any] = {}
 
 
 class Catalog:

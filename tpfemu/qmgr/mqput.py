@@ -88,8 +88,8 @@ def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = No
          qmgr_name: str = "") -> None:
     """MQPUT1: open ``name`` for output, put one message, close it."""
     handle = conn.open(name, cmqc.MQOO_OUTPUT, qmgr_name)
-    try:
-        put(conn, handle, data, md, pmo)
+    try:  # (no plan: the handle has no later call to serve)
+        put_full(conn, handle, data, md, pmo, leave_plan=False)
     finally:
         if not handle.closed:
             conn.close(handle)
@@ -111,9 +111,11 @@ def _first_def(conn: Connection, resolved: Resolved) -> Any:
     return conn.qmgr.catalog.find_queue(first.name) or first
 
 
-def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) -> None:
+def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
+             leave_plan: bool = True) -> None:
     """MQPUT by the full path: every check and rule, the recovery log, triggering and
-    events; then, when the handle's later puts may take a plan, its plan."""
+    events; then, when the handle's later puts may take a plan (and ``leave_plan``), its
+    plan."""
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -137,7 +139,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any) ->
         limit = min(limit, profile.maxmsgl)
     generation = qm.catalog.generation
     _put_checked(conn, handle, first, data, md, options, pmo)
-    if (not options & ~plans.PLAN_PUT and not resolved.remote
+    if (leave_plan and not options & ~plans.PLAN_PUT and not resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
         handle.put_plan = plans.put_plan(conn, generation, queue, first, limit)

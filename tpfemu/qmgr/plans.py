@@ -101,7 +101,10 @@ def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: i
     defpsist = first.defpsist == "YES"
     # For the ReplyToQMgr rule (mqput._reply_to_qmgr): this queue manager's name, and the
     # remote queue definitions of this generation (a ReplyToQ naming one: the full path).
-    aliases = frozenset(d.name.encode().ljust(48) for d in qm.catalog.list("QR"))
+    aliases = generation.memo.get("reply_aliases")
+    if aliases is None:  # (listed once a generation, not at every MQOPEN)
+        aliases = frozenset(d.name.encode().ljust(48) for d in qm.catalog.list("QR"))
+        generation.memo["reply_aliases"] = aliases
     return PutPlan(
         generation, queue, first.defprty, limit, defpsist, queue.core.put, queue.core.put_md,
         (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
