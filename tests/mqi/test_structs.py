@@ -8,7 +8,7 @@ import copy
 import struct
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpfemu.mq.structs import Char, Code, Int64, Long, Nested, UnknownFieldError
@@ -221,6 +221,7 @@ def test_od_initial_values():
 
 
 @pytest.mark.parametrize("cls", [MD, GMO, PMO, OD])
+@settings(deadline=None)  # (a loaded machine once took 296 ms for one OD example)
 @given(data=st.data())
 def test_round_trip(cls, data):
     """Any structure unpacks from its own bytes to an equal structure with the same bytes."""
