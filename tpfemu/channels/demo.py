@@ -131,6 +131,8 @@ def run(start: Callable[[str], Any], say: Callable[[str], None], count: int = 20
         say(f"5. Requests {count}, replies matched by CorrelId {len(got)}, served once each: "
             f"{'yes' if ok else 'NO'}")
         return ok
-    finally:
+    finally:  # the senders first: neither then retries towards a system already gone
+        a.console("ZMQSC STOP CHL-A.TO.B")
+        b.console("ZMQSC STOP CHL-B.TO.A")
         a.stop()
         b.stop()
