@@ -37,10 +37,17 @@ ZMQSC START CHL-B.TO.A
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def _free_ports(count: int) -> list[int]:
+    """``count`` different free ports: the probes stay bound until all are chosen (one
+    probe closed before the next is bound may be given the same port again)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
 
 
 class Relay:
@@ -75,7 +82,7 @@ class Relay:
 
 
 def _run(tmp_path: Path, kills: int) -> None:
-    pa, pb = _free_port(), _free_port()
+    pa, pb = _free_ports(2)
     a = start("QMA", home=tmp_path / "a")
     (tmp_path / "b").mkdir()
     script = tmp_path / "b.mqsc"
