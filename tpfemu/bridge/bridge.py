@@ -51,8 +51,8 @@ from tpfemu.bridge.layouts import (
 from tpfemu.bridge.operator import BridgeOperator
 from tpfemu.bridge.terminals import ReplyContext, Terminals
 from tpfemu.mq import cmqc
-from tpfemu.mq.headers import DLH
 from tpfemu.mq.structs import MD, OD, PMO
+from tpfemu.qmgr.mqmd import dead_letter_header
 
 __all__ = ["Am0sgTooLong", "Bridge", "BridgeOrigin", "BridgeRequest", "REASONS"]
 
@@ -428,18 +428,17 @@ class Bridge:
                 Persistence=reply.persistence, MsgId=reply.msg_id, CorrelId=reply.correl_id,
                 Report=reply.report, ReplyToQ=reply.reply_to_q.encode("ascii"),
                 ReplyToQMgr=reply.reply_to_qmgr.encode("ascii"), Expiry=request.expiry)
-        dlh = DLH(Reason=reason, DestQMgrName=self.qmgr.name.encode("ascii"),
-                  Format=reply.format, CodedCharSetId=reply.ccsid, Encoding=reply.encoding,
-                  PutApplType=cmqc.MQAT_TPF, PutApplName=INPUT_PROGRAM.encode("ascii"))
+        dlh = dead_letter_header(reason, "", self.qmgr.name, fmt=reply.format,
+                                 encoding=reply.encoding, ccsid=reply.ccsid,
+                                 appl_type=cmqc.MQAT_TPF, appl_name=INPUT_PROGRAM)
         self._put_dead_letter(dlh.pack() + request.text, md, message_id, text)
 
     def _dead_letter_reply(self, lniata: Lniata, reply: ReplyContext, text: bytes, md: MD,
                            exc: errors.MQMIError) -> None:
         """A reply the MQI refused goes to the dead-letter queue with the MQI's reason."""
-        dlh = DLH(Reason=exc.reason, DestQName=reply.reply_to_q.encode("ascii"),
-                  DestQMgrName=reply.reply_to_qmgr.encode("ascii"), Format=reply.format,
-                  CodedCharSetId=reply.ccsid, Encoding=reply.encoding,
-                  PutApplType=cmqc.MQAT_TPF, PutApplName=b"ROUTC")
+        dlh = dead_letter_header(exc.reason, reply.reply_to_q, reply.reply_to_qmgr,
+                                 fmt=reply.format, encoding=reply.encoding, ccsid=reply.ccsid,
+                                 appl_type=cmqc.MQAT_TPF, appl_name="ROUTC")
         md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
         self._put_dead_letter(
             dlh.pack() + text, md, "MQSC0944E",

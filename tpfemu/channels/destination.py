@@ -34,11 +34,10 @@ from typing import Any
 from tpfemu import errors
 from tpfemu.channels.ports import FastDelivery
 from tpfemu.mq import cmqc
-from tpfemu.mq.headers import DLH
 from tpfemu.mq.structs import MD, OD, PMO
 from tpfemu.mqi import api as mqi
-from tpfemu.qmgr.manager import DLQ_NAME, now_us
-from tpfemu.qmgr.mqmd import date_time
+from tpfemu.qmgr.manager import DLQ_NAME
+from tpfemu.qmgr.mqmd import dead_letter_header
 
 __all__ = ["BRIDGE_DEST", "REASON_NO_BRIDGE", "Deliverer", "NoDeadLetterQueue"]
 
@@ -160,12 +159,9 @@ class Deliverer:
 
         :raises NoDeadLetterQueue: the dead-letter queue could not take it.
         """
-        date, clock = date_time(now_us())
-        dlh = DLH(Reason=reason, DestQName=dest_q.encode()[:48],
-                  DestQMgrName=(dest_qmgr or self.qmgr_name).encode()[:48],
-                  Encoding=md.Encoding, CodedCharSetId=md.CodedCharSetId or cmqc.MQCCSI_INHERIT,
-                  Format=md.Format, PutApplType=cmqc.MQAT_QMGR,
-                  PutApplName=self.qmgr_name.encode()[:28], PutDate=date, PutTime=clock)
+        dlh = dead_letter_header(reason, dest_q, dest_qmgr or self.qmgr_name, fmt=md.Format,
+                                 encoding=md.Encoding, ccsid=md.CodedCharSetId,
+                                 appl_type=cmqc.MQAT_QMGR, appl_name=self.qmgr_name)
         dl_md = MD(**md.get())
         dl_md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
         try:

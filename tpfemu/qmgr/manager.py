@@ -30,7 +30,6 @@ from ecb.resources import watch_scopes
 from tpfemu import errors
 from tpfemu._lowlevel import NEVER
 from tpfemu.mq import cmqc
-from tpfemu.mq.headers import DLH
 from tpfemu.qmgr import context, registry
 from tpfemu.qmgr.catalog import Catalog
 from tpfemu.qmgr.events import EventBus
@@ -587,18 +586,13 @@ class QueueManager:
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
         """Put a message that cannot be delivered on the dead-letter queue, prefixed by an
         MQDLH naming the reason and the destination. Returns False if that failed too."""
-        from tpfemu.qmgr.mqmd import date_time as _date_time
+        from tpfemu.qmgr.mqmd import dead_letter_header
 
-        date, clock = _date_time(now_us())
-        # The DLH describes the data after it: the original MQMD's Encoding, CCSID and
-        # Format (a CCSID of 0, "the queue manager's", becomes MQCCSI_INHERIT: the same as
-        # this header's, whose MQMD keeps the original CCSID).
-        ccsid = fields.get("CodedCharSetId", cmqc.MQCCSI_Q_MGR) or cmqc.MQCCSI_INHERIT
-        dlh = DLH(Reason=reason, DestQName=dest_q.encode(), DestQMgrName=(dest_qmgr or
-                  self.name).encode(), Format=fields.get("Format", cmqc.MQFMT_NONE),
-                  Encoding=fields.get("Encoding", cmqc.MQENC_NATIVE), CodedCharSetId=ccsid,
-                  PutApplType=cmqc.MQAT_QMGR, PutApplName=self.name.encode()[:28],
-                  PutDate=date, PutTime=clock)  # IBM: the queue manager is the putter
+        dlh = dead_letter_header(  # IBM: the queue manager is the putter
+            reason, dest_q, dest_qmgr or self.name, fmt=fields.get("Format", cmqc.MQFMT_NONE),
+            encoding=fields.get("Encoding", cmqc.MQENC_NATIVE),
+            ccsid=fields.get("CodedCharSetId", cmqc.MQCCSI_Q_MGR),
+            appl_type=cmqc.MQAT_QMGR, appl_name=self.name)
         dl_fields = dict(fields, Format=cmqc.MQFMT_DEAD_LETTER_HEADER)
         try:
             self.put_internal(DLQ_NAME, "", dlh.pack() + data, dl_fields,

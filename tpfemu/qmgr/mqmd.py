@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from tpfemu.qmgr.localq import LocalQueue
     from tpfemu.qmgr.resolve import Resolved
 
-__all__ = ["ZERO_ID", "date_time", "fail", "id24", "queue_of", "queue_usable", "set_field",
-           "syncpoint", "time_from"]
+__all__ = ["ZERO_ID", "date_time", "dead_letter_header", "fail", "id24", "queue_of",
+           "queue_usable", "set_field", "syncpoint", "time_from"]
 
 #: MQMI_NONE / MQCI_NONE
 ZERO_ID = bytes(24)
@@ -93,6 +93,22 @@ def date_time(put_time_us: int) -> tuple[bytes, bytes]:
                   time.strftime("%H%M%S", t).encode() + b"%02d" % hundredths)
         _last_tick = cached
     return cached[1], cached[2]
+
+
+def dead_letter_header(reason: int, dest_q: str, dest_qmgr: str, *, fmt: bytes,
+                       encoding: int, ccsid: int, appl_type: int, appl_name: str) -> Any:
+    """The MQDLH put before a message on the dead-letter queue, the one statement of its
+    rule: why (``reason``), where the message was going, who put it there (the queue
+    manager, a channel agent, the bridge) and when (now), and the Format, Encoding and
+    CCSID of the data after it (a CCSID of 0, "the queue manager's", becomes
+    MQCCSI_INHERIT: the same as the header's, whose MQMD keeps the original CCSID)."""
+    from tpfemu.mq.headers import DLH
+
+    date, clock = date_time(time.time_ns() // 1000)
+    return DLH(Reason=reason, DestQName=dest_q.encode()[:48],
+               DestQMgrName=dest_qmgr.encode()[:48], Format=fmt, Encoding=encoding,
+               CodedCharSetId=ccsid or cmqc.MQCCSI_INHERIT, PutApplType=appl_type,
+               PutApplName=appl_name.encode()[:28], PutDate=date, PutTime=clock)
 
 
 def time_from(date: bytes, clock: bytes) -> int:
