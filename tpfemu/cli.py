@@ -224,8 +224,8 @@ def _bank_demo(home: str | None, count: int) -> None:
         gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, Options=CMQC.MQGMO_WAIT,
                         WaitInterval=5000, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
         answers = []
-        with click.progressbar(msg_ids, label="   replies ") as bar:
-            for msg_id in bar:
+        with click.progressbar(msg_ids, label="   replies ") as replies_bar:
+            for msg_id in replies_bar:
                 answers.append(replies.get(None, pymqi.MD(CorrelId=msg_id), gmo))
         say(f"   first reply: {answers[0].decode()!r}")
         say(f"   last reply:  {answers[-1].decode()!r}")

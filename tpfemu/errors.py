@@ -109,6 +109,8 @@ class MQMIError(TpfEmuError):
     # pymqi's extras, set where a call gives them (a truncated get's data and length)
     message: bytes | None
     original_length: int | None
+    # ours: what a store found wrong, where a store's error gives it (damage, I/O)
+    detail: str
 
     def __init__(self, comp: int, reason: int, *, call: str = "", obj: str = "", **kw) -> None:
         self.comp = comp
@@ -292,6 +294,10 @@ class StorageFull(MQMIError):
     """
 
     hint = "free disk space or raise the store's map size ceiling"
+
+    # set by a store whose ceiling was reached: its path and its size limit in bytes
+    store: str
+    limit: int
 
 
 @_reason("MQRC_RESOURCE_PROBLEM")

@@ -55,7 +55,9 @@ if TYPE_CHECKING:
     from tpfemu.bridge import Bridge
     from tpfemu.channels.manager import ChannelManager
     from tpfemu.channels.ports import FastDelivery
+    from tpfemu.console.monitor import DepthMonitor
     from tpfemu.inetd.daemon import InternetDaemon
+    from tpfemu.journal.writer import Journal
 
 __all__ = ["Failure", "LOGGER_NAME", "System"]
 
@@ -145,7 +147,7 @@ class System:
         self.journal_level = journal
         #: The running event journal (:class:`tpfemu.journal.Journal`), or None when the
         #: level is ``off`` or there is no home.
-        self.journal = None
+        self.journal: Journal | None = None
         self.name = name
         self.cpu = cpu.upper()
         self.home = Path(home) if home is not None else None
@@ -167,7 +169,7 @@ class System:
                                  services=_Services(self.services))
         self.running = False
         self.stop_requested = False  # ZMQSC STOP QMGR asks the CLI to end the session
-        self.depth_monitor = None
+        self.depth_monitor: DepthMonitor | None = None
         #: The Internet daemon (ZINET), once :meth:`internet_daemon` created it.
         self.inetd: InternetDaemon | None = None
         self._inetd_lock = threading.Lock()
@@ -314,7 +316,7 @@ class System:
         """A system error's dump (a failed program run) becomes a ``program-failed``
         event of the journal: the dispatcher reports failures only to the console."""
         head = _SERRC_HEAD.match(line)
-        if head is None:
+        if head is None or self.journal is None:
             return
         lines = line.split("\n")
         error = lines[1].strip().removeprefix("ERROR").strip() if len(lines) > 1 else ""

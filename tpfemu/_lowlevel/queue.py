@@ -259,11 +259,11 @@ class CoreQueue:
         # instance so a call runs no Python frame (see native/python/fastpath.c). They
         # behave exactly as the methods documented on the class.
         self._fast = _fastpath.FastQueue(_address(self._q), name)
-        self.put = self._fast.put
-        self.get = self._fast.get
-        self.get_body = self._fast.get_body
-        self.put_md = self._fast.put_md
-        self.get_md = self._fast.get_md
+        self.put = self._fast.put  # type: ignore[method-assign]
+        self.get = self._fast.get  # type: ignore[method-assign]
+        self.get_body = self._fast.get_body  # type: ignore[method-assign]
+        self.put_md = self._fast.put_md  # type: ignore[method-assign]
+        self.get_md = self._fast.get_md  # type: ignore[method-assign]
 
     @staticmethod
     def _config(max_depth, max_msg_length, fifo, default_priority, msgid_prefix):
@@ -602,7 +602,8 @@ class CoreQueue:
             break
         if rc not in (_OK, _TRUNC_ACCEPTED):
             exc = _error(rc, call, self.name)
-            if rc == _TRUNC_FAILED:  # the real length of the data, as IBM's DataLength
+            if rc == _TRUNC_FAILED and isinstance(exc, errors.TruncatedMessage):
+                # the real length of the data, as IBM's DataLength
                 exc.original_length = s.md.length - (s.md.ctx_len if req.cap_body else 0)
                 exc.descriptor = _descriptor(s.md)
                 # The context record comes whole with cap_body (the buffer has room).

@@ -6,7 +6,7 @@ the plans' layouts, the plans themselves and MQPUT's MD rules (written once in C
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 from tpfemu._lowlevel.compiled import _OK, EXPIRED_PENDING, _fastpath, ffi, lib
 
@@ -25,7 +25,7 @@ StructBase = _fastpath.StructBase
 #: returns everything recorded, in order, with the payload hashes computed:
 #: ``(count, records, names, items, data)``, the fixed records laid out as
 #: ``EventLog.LAYOUT`` says.
-EventLog = _fastpath.EventLog
+EventLog: TypeAlias = _fastpath.EventLog
 
 
 

@@ -101,7 +101,9 @@ class QueueManagerPort(Protocol):
 
     name: str
     cpu: str
-    events: Events
+
+    @property
+    def events(self) -> Events: ...
 
 
 class Am0sgTooLong(errors.MQMIError):

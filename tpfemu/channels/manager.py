@@ -50,7 +50,9 @@ class ChannelHost(Protocol):
 
     cpu: str
     qmgr: QueueManager
-    programs: Programs
+    @property
+    def programs(self) -> Programs: ...
+
     services: list[Any]
     fast_delivery: FastDelivery | None
 

@@ -22,18 +22,41 @@ __all__ = ["BridgeOperatorPort", "BridgePort", "ChannelPort", "ConsoleHost",
 class ServerDefinition(Protocol):
     """One ZINET server definition (read-only; ALTER builds a new one)."""
 
-    name: str
-    protocol: str
-    model: str
-    pgm: str
-    ip: str
-    port: int
-    procid: str
-    act: str
-    state: str
-    maxproc: int
-    timeout: int
-    aorl: int | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def protocol(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def pgm(self) -> str: ...
+
+    @property
+    def ip(self) -> str: ...
+
+    @property
+    def port(self) -> int: ...
+
+    @property
+    def procid(self) -> str: ...
+
+    @property
+    def act(self) -> str: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def maxproc(self) -> int: ...
+
+    @property
+    def timeout(self) -> int: ...
+
+    @property
+    def aorl(self) -> int | None: ...
 
     def to_json(self) -> dict[str, Any]:
         """The definition as field -> value."""
@@ -42,11 +65,20 @@ class ServerDefinition(Protocol):
 class ServerStatus(Protocol):
     """A started server, as ZINET DISPLAY shows it."""
 
-    address: tuple[str, int]
-    accepted: int
-    entries: int
-    refused: int
-    errors: int
+    @property
+    def address(self) -> tuple[str, int]: ...
+
+    @property
+    def accepted(self) -> int: ...
+
+    @property
+    def entries(self) -> int: ...
+
+    @property
+    def refused(self) -> int: ...
+
+    @property
+    def errors(self) -> int: ...
 
     @property
     def active(self) -> int:
@@ -56,9 +88,14 @@ class ServerStatus(Protocol):
 class InternetDaemonPort(Protocol):
     """The Internet daemon of one processor, as the ZINET command drives it."""
 
-    lock: AbstractContextManager[Any]
-    default_aorl: int
-    default_maxproc: int
+    @property
+    def lock(self) -> AbstractContextManager[Any]: ...
+
+    @property
+    def default_aorl(self) -> int: ...
+
+    @property
+    def default_maxproc(self) -> int: ...
 
     @property
     def definitions(self) -> Mapping[str, ServerDefinition]:
@@ -130,7 +167,8 @@ class BridgeOperatorPort(Protocol):
 class BridgePort(Protocol):
     """The ROUTC bridge of one processor, as the console sees it."""
 
-    operator: BridgeOperatorPort
+    @property
+    def operator(self) -> BridgeOperatorPort: ...
 
 
 class ChannelPort(Protocol):

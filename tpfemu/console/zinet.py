@@ -270,7 +270,7 @@ def _display(system: ConsoleHost, daemon: InternetDaemonPort, values: dict) -> l
             wanted = values.get("state")
             if wanted is None or (wanted == "ACT") == (server is not None):
                 shown.append((daemon.definitions[each], server))
-    lines = []
+    lines: list[str] = []
     for definition, server in shown:
         lines.extend(f"INET0006I {cpu} {row}" for row in _block(definition, server))
     lines.append(f"INET0007I {cpu} {len(shown)} SERVER(S) DISPLAYED")

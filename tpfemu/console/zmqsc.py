@@ -34,6 +34,7 @@ reference is ``docs/console.md``.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -490,7 +491,7 @@ class _Run:
         values: dict[str, Any] = {}
         for attr, spec in specs.items():
             value = given.get(attr, spec.default)
-            values[attr] = self.catalog_call(lambda s=spec, v=value: s.check(v, f"CHL {name!r}"))
+            values[attr] = self.catalog_call(functools.partial(spec.check, value, f"CHL {name!r}"))
         channel = self.catalog_call(lambda: self.catalog.get("CHL", name))
         if channel.chltype not in _CHANNEL_TYPES[verb]:
             raise self.reject(m.CHL_WRONG_TYPE, verb=verb, name=name, chltype=channel.chltype,

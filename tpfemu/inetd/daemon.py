@@ -78,7 +78,9 @@ class DaemonHost(Protocol):
 
     cpu: str
     home: Path | None
-    programs: Programs
+    @property
+    def programs(self) -> Programs: ...
+
     dispatcher: Dispatcher
     services: list[Any]
 

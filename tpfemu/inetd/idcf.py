@@ -95,7 +95,7 @@ def _one_of(keyword: str, choices: tuple[str, ...], note: str = "") -> Callable[
     def check(value: object) -> str:
         if value not in choices:
             raise ValueError(f"{keyword} is {' or '.join(choices)}{note}")
-        return value  # type: ignore[return-value]
+        return str(value)
 
     return check
 

@@ -134,7 +134,7 @@ _QUEUE_LIVE = {"MQCA_Q_NAME", "MQIA_Q_TYPE", "MQIA_CURRENT_Q_DEPTH", "MQIA_OPEN_
 _QMGR_LIVE = {"MQCA_Q_MGR_NAME", "MQCA_VERSION", "MQCA_Q_MGR_IDENTIFIER"} | set(_QMGR_FIXED)
 
 
-def _family(*classes: type) -> set[str]:
+def _family(*classes: type[ObjectDef]) -> set[str]:
     return {spec.selector for cls in classes for spec in cls.ATTRS.values() if spec.selector}
 
 

@@ -53,6 +53,7 @@ definitions are immutable and each change replaces one dictionary entry atomical
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -226,7 +227,7 @@ class Catalog:
                 pool = [d for d in self._space(cls).values() if type(d) is cls]
         return sorted((d for d in pool if matches(d.name, pattern)), key=lambda d: d.name)
 
-    def snapshot(self) -> list[ObjectDef]:
+    def snapshot(self) -> builtins.list[ObjectDef]:
         """Every definition: the profile first, then queues, processes and channels by name."""
         with self._lock:
             head: list[ObjectDef] = [self._profile] if self._profile is not None else []
@@ -283,7 +284,7 @@ class Catalog:
             self._check_maxmsgl(new, profile)
             if existing is not None:
                 self._check_usage_change(existing, new)
-            space[name] = new  # type: ignore[assignment]
+            space[name] = new
             self._emit("alter" if existing is not None else "define", existing, new)
             return new
 
@@ -305,7 +306,7 @@ class Catalog:
             if "maxmsgl" in {key.lower() for key in attrs}:
                 self._check_maxmsgl(new, profile)
             self._check_usage_change(old, new)
-            self._space(cls)[old.name] = new  # type: ignore[assignment]
+            self._space(cls)[old.name] = new
             self._emit("alter", old, new)
             return new
 
@@ -387,7 +388,8 @@ class Catalog:
             )
 
     def adopt(self, definitions: Iterable[ObjectDef | Mapping[str, Any]],
-              still_current: Callable[[], bool] | None = None) -> list[str] | None:  # fmt: skip
+              still_current: Callable[[], bool] | None = None,
+              ) -> builtins.list[str] | None:  # fmt: skip
         """Make the catalog equal ``definitions``: the stored set, changed by another
         processor of the complex (definitions are common to the complex, seed 004).
 

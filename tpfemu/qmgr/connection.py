@@ -244,8 +244,9 @@ class Connection:
                     queue.output_count -= 1
                 if not handle.options & (_INPUT | cmqc.MQOO_OUTPUT):
                     queue.other_count -= 1
-                self.qmgr.ref(_held(handle.resolved), -1)
-        if last_input and not queue.deleted and self.qmgr.running:
+                if handle.resolved is not None:
+                    self.qmgr.ref(_held(handle.resolved), -1)
+        if last_input and queue is not None and not queue.deleted and self.qmgr.running:
             self.qmgr.triggers.on_last_input_close(queue)  # seed 000, point 12
 
     # -- units of work -------------------------------------------------------------------------

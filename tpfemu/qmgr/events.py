@@ -135,11 +135,11 @@ class EventBus:
         subscribers = self._subscribers
         if subscribers:
             event = Event(kind, self.qmgr, queue, time_us, fields)
-            for fn in subscribers:
+            for subscriber in subscribers:
                 try:
-                    fn(event)
+                    subscriber(event)
                 except Exception as exc:
-                    self._failed(fn, exc)
+                    self._failed(subscriber, exc)
 
     def _failed(self, fn: Callable[..., None], exc: Exception) -> None:
         self.unsubscribe(fn)

@@ -220,7 +220,7 @@ def _defprty() -> Any:
 def _definition(cls: type[T]) -> type[T]:
     """Collect the AttrSpecs of a definition dataclass and register its type name."""
     specs = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cls):
         if "spec" in f.metadata:
             specs[f.name] = dataclasses.replace(
                 f.metadata["spec"], keyword=f.name.upper(), default=f.default

@@ -252,9 +252,9 @@ class Triggers:
         if process_name:
             data = TMC2.from_tm(tm, self.qmgr.name).pack()
         else:
-            data = (md if md is not None else MD(Version=2)).copy()
-            data.Version = 2
-            data = data.pack() + tm.pack()
+            header = (md if md is not None else MD(Version=2)).copy()
+            header.Version = 2
+            data = header.pack() + tm.pack()
         entries.create_entry(program, data, origin=("TRIGGER", qname))
         return True
 

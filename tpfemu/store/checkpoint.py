@@ -191,7 +191,8 @@ class CheckpointStore:
     def queues(self) -> list[str]:
         """The names of the queues with a checkpoint."""
         with self.env.read() as txn:
-            return [key.decode() for key in txn.cursor(db=self._pointers).iternext(values=False)]
+            keys = txn.cursor(db=self._pointers).iternext(values=False)
+            return [bytes(key).decode() for key in keys]
 
     def load(self, queue: str) -> tuple[int, Iterator[StoredMessage]]:
         """(replay lsn, the messages in the order written) of ``queue``'s checkpoint.
@@ -394,7 +395,7 @@ def _encode_chunks(
     """(chunk, message count) for ``messages``, each chunk about CHUNK_BYTES of data."""
     pack = DESC.pack
     descs: list[bytes] = []
-    datas: list[bytes] = []
+    datas: list[bytes | memoryview] = []
     size = 0
     last = order.last
     for m in messages:

@@ -234,7 +234,7 @@ class Head:
     @classmethod
     def unpack(cls, raw: bytes) -> Head:
         v = HEAD.unpack(raw)
-        return cls(*v[:18], list(v[18:28]), list(v[28:38]), list(v[38:48]))
+        return cls(*v[:18], list(v[18:28]), list(v[28:38]), list(v[38:48]))  # type: ignore[call-arg]  # (18 scalars)
 
     def remove(self, t: Transaction, key: bytes, rec: Rec) -> None:
         """Remove message ``key`` (state record ``rec``) from the queue for good: its

@@ -75,6 +75,13 @@ class Request:
     def browse(self) -> int:
         return self.options & BROWSE_BITS
 
+    @property
+    def given_cursor(self) -> SharedCursor:
+        """The cursor of a browse or of a get under the cursor (the caller checked that
+        such options come with one)."""
+        assert self.cursor is not None, "a browse or a get under the cursor needs a cursor"
+        return self.cursor
+
 
 @dataclass(slots=True)
 class Outcome:
@@ -98,7 +105,7 @@ def run(t: Transaction, head: Head, req: Request) -> Outcome:
         if found is None:
             out.rc = RC_NO_UNDER
     else:
-        after = req.cursor.pos if req.options & BROWSE_NEXT else None
+        after = req.given_cursor.pos if req.options & BROWSE_NEXT else None
         found = _scan(t, head, after, req, out)
         if found is None:
             out.rc = RC_NO_MSG
@@ -112,7 +119,7 @@ def _under_cursor(t: Transaction, head: Head, req: Request,
                   out: Outcome) -> tuple[bytes, Rec] | None:
     """The message under the cursor if it is still there for it (an expired one is
     discarded: seed 001, note 6)."""
-    cursor = req.cursor
+    cursor = req.given_cursor
     pos = cursor.pos
     if pos is None:
         return None
@@ -152,7 +159,7 @@ def _deliver(t: Transaction, head: Head, req: Request, key: bytes, rec: Rec,
     if req.browse:
         out.pos = key
         if req.options & LOCK:
-            _lock(t, head, req.cursor, key, rec, out)
+            _lock(t, head, req.given_cursor, key, rec, out)
             out.dirty = True
         return
     take(t, head, key, rec, req.owner, req.uow)
@@ -199,17 +206,19 @@ def _candidates(t: Transaction, head: Head, after: bytes | None, mid: bytes | No
     """The available messages after ``after`` in delivery order: every one, or with
     an id to match, those the MsgId (else CorrelId) index lists under it. Removing
     the one just yielded, between steps, is allowed."""
-    if mid is None and cid is None:
-        pid, prefix = head.msgs, b"A"
+    if mid is not None:
+        pid, prefix = head.ids, b"M" + mid
+    elif cid is not None:
+        pid, prefix = head.ids, b"C" + cid
     else:
-        pid, prefix = head.ids, (b"M" + mid) if mid is not None else (b"C" + cid)
+        pid, prefix = head.msgs, b"A"
     cur = t.cursor(pid)
     start = prefix + (after or b"")
     element = cur.seek(start)
-    if element is not None and after is not None and element.key == start:
+    if element is not None and after is not None and element.key_bytes == start:
         element = cur.next()
-    while element is not None and element.key.startswith(prefix):
-        key = element.key[len(prefix):]
+    while element is not None and element.key_bytes.startswith(prefix):
+        key = element.key_bytes[len(prefix):]
         if pid == head.msgs:
             yield key, Rec.unpack(element.data)
         else:

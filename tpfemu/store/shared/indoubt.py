@@ -95,8 +95,8 @@ def find(store: Tpfcs, directory: bytes, name: str, cpu4: bytes,
         out = []
         cur = t.cursor(head.owners)
         element = cur.seek(cpu4)
-        while element is not None and element.key.startswith(cpu4):
-            owner, key = element.key[:OWNER_LEN], element.key[OWNER_LEN:]
+        while element is not None and element.key_bytes.startswith(cpu4):
+            owner, key = element.key_bytes[:OWNER_LEN], element.key_bytes[OWNER_LEN:]
             _, inc, kind, ident = split_owner(owner)
             rec = None
             if finished(inc) and element.data in (OP_PUT, OP_GET) and kind == b"U":
@@ -144,9 +144,9 @@ def release_locks(store: Tpfcs, directory: bytes, name: str, cpu4: bytes,
         cur = t.cursor(head.owners)
         element = cur.seek(cpu4)
         doomed = []
-        while element is not None and element.key.startswith(cpu4):
-            if element.data == OP_LOCK and finished(split_owner(element.key[:OWNER_LEN])[1]):
-                doomed.append(element.key)
+        while element is not None and element.key_bytes.startswith(cpu4):
+            if element.data == OP_LOCK and finished(split_owner(element.key_bytes[:OWNER_LEN])[1]):
+                doomed.append(element.key_bytes)
             element = cur.next()
         for k in doomed:
             key = k[OWNER_LEN:]

@@ -37,7 +37,7 @@ from tpfemu._lowlevel import (
 )
 from tpfemu.errors import TpfcsError
 from tpfemu.mq import cmqc
-from tpfemu.store.shared import get
+from tpfemu.store.shared import get as getop
 from tpfemu.store.shared.codecs import (
     AVAILABLE,
     LOCKED,
@@ -78,7 +78,7 @@ def _body(data: object, ctx_len: int, name: str) -> bytes:
     if isinstance(data, str):
         raise TypeError("message data must be bytes-like, not str (encode it first)")
     try:
-        body = bytes(memoryview(data))
+        body = bytes(memoryview(data))  # type: ignore[arg-type]  # (checked here)
     except TypeError:
         raise TypeError(f"message data must be bytes-like, not {type(data).__name__}") \
             from None
@@ -205,7 +205,7 @@ class SharedQueue:
         rc, seq = self._run(lambda t: self._put(t, rec, body))
         if rc:
             exc = errors.error_for(rc, call="MQPUT", obj=self.name)
-            if rc == cmqc.MQRC_STORAGE_MEDIUM_FULL:
+            if isinstance(exc, errors.StorageFull):
                 exc.store, exc.limit = str(self._tpfcs.path), self._tpfcs.max_size
             raise exc
         return mid, seq
@@ -260,7 +260,7 @@ class SharedQueue:
         :raises NoMessageAvailable, NoMessageUnderCursor, TruncatedMessage, OptionsError,
             NoMessageLocked, StorageFull.
         """
-        o = options | (get.ACCEPT if accept_truncated else 0)
+        o = options | (getop.ACCEPT if accept_truncated else 0)
         rc = check_get_options(o, cursor is not None)  # the core's rule, stated once
         if rc:
             raise errors.error_for(rc, call="MQGET", obj=self.name)
@@ -272,10 +272,11 @@ class SharedQueue:
         _check_uow(uow)
         mid = check_id(msg_id, "msg_id")
         cid = check_id(correl_id, "correl_id")
-        if o & get.UNLOCK:
+        if o & getop.UNLOCK:
+            assert cursor is not None  # (check_get_options refused UNLOCK without one)
             return self._unlock(cursor)
-        browse = o & get.BROWSE_BITS
-        req = get.Request(
+        browse = o & getop.BROWSE_BITS
+        req = getop.Request(
             o, cursor,
             mid if msg_id is not None and mid != ZERO_ID else None,
             cid if correl_id is not None and cid != ZERO_ID else None,
@@ -290,24 +291,26 @@ class SharedQueue:
                 cursor.locked = None
             if out.locked is not None:
                 cursor.locked = out.locked
-        if out.rc not in (get.RC_NONE, get.RC_TRUNC_ACCEPTED):
+        if out.rc not in (getop.RC_NONE, getop.RC_TRUNC_ACCEPTED):
             raise self._get_error(out, req.capped)
         if browse:
             self._browses += 1
         if out.pending:
             self._on_expired_pending()
+        assert out.rec is not None  # (a get that succeeded found a message)
         return Message(out.data, out.rec.descriptor(), out.rc)
 
-    def _get(self, t: Transaction, req: get.Request) -> get.Outcome:
+    def _get(self, t: Transaction, req: getop.Request) -> getop.Outcome:
         head = self._head(t)
-        out = get.run(t, head, req)
+        out = getop.run(t, head, req)
         if out.dirty:
             self._save(t, head)
         return out
 
-    def _get_error(self, out: get.Outcome, capped: bool) -> errors.TpfEmuError:
+    def _get_error(self, out: getop.Outcome, capped: bool) -> errors.TpfEmuError:
         exc = errors.error_for(out.rc, call="MQGET", obj=self.name)
-        if out.rc == get.RC_TRUNC_FAILED:
+        if (out.rc == getop.RC_TRUNC_FAILED and isinstance(exc, errors.TruncatedMessage)
+                and out.rec is not None):
             d = out.rec.descriptor()
             exc.original_length = d.length - (d.ctx_len if capped else 0)
             exc.descriptor = d
@@ -316,9 +319,9 @@ class SharedQueue:
 
     def _unlock(self, cursor: SharedCursor) -> Message:
         """MQGMO_UNLOCK through ``cursor``: an empty message, or NoMessageLocked."""
-        def work(t: Transaction) -> get.Outcome:
+        def work(t: Transaction) -> getop.Outcome:
             head = self._head(t)
-            out = get.unlock(t, head, cursor)
+            out = getop.unlock(t, head, cursor)
             if out.dirty:
                 self._save(t, head)
             return out
@@ -334,7 +337,7 @@ class SharedQueue:
         cursor's close)."""
         def release(t: Transaction) -> None:
             head = self._head(t)
-            if get.release(t, head, key, owner):
+            if getop.release(t, head, key, owner):
                 self._save(t, head)
         self._tpfcs.transact(release)
 
@@ -360,8 +363,8 @@ class SharedQueue:
             cur = t.cursor(head.owners)
             element = cur.seek(owner)
             work = []
-            while element is not None and element.key.startswith(owner):
-                work.append((element.key, element.data))
+            while element is not None and element.key_bytes.startswith(owner):
+                work.append((element.key_bytes, element.data))
                 element = cur.next()
             for okey, op in work:
                 t.remove_key(head.owners, okey)
@@ -386,7 +389,7 @@ class SharedQueue:
                 return None
             head.expired_pending -= 1
             self._save(t, head)
-            rec, data = get.expired_message(element.data)
+            rec, data = getop.expired_message(element.data)
             return Message(data, rec.descriptor())
         return self._run(take)
 
@@ -400,13 +403,13 @@ class SharedQueue:
             doomed = []
             cur = t.cursor(head.msgs)
             element = cur.seek(b"A")
-            while element is not None and element.key[:1] == b"A":
+            while element is not None and element.key_bytes[:1] == b"A":
                 rec = Rec.unpack(element.data)
                 if rec.expired(when):
-                    doomed.append((element.key[1:], rec))
+                    doomed.append((element.key_bytes[1:], rec))
                 element = cur.next()
             for key, rec in doomed:
-                get.discard(t, head, key, rec)
+                getop.discard(t, head, key, rec)
             if doomed:
                 self._save(t, head)
             return len(doomed)
@@ -417,7 +420,7 @@ class SharedQueue:
         them are released."""
         def purge(t: Transaction) -> int:
             head = self._head(t)
-            doomed = [(e.key[1:], Rec.unpack(e.data)) for e in t.cursor(head.msgs)
+            doomed = [(e.key_bytes[1:], Rec.unpack(e.data)) for e in t.cursor(head.msgs)
                       if e.data[0] in (AVAILABLE, LOCKED)]
             for key, rec in doomed:
                 if rec.state == LOCKED:

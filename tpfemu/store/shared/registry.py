@@ -218,9 +218,11 @@ class SharedQueueStore:
                 return
             if not create:
                 raise errors.error_for(cmqc.MQRC_UNKNOWN_OBJECT_NAME, call="MQOPEN", obj=name)
-            pids = [t.create_keyed_set(self._ds, Lifetime.SHORT_TERM) for _ in range(5)]
-            head = Head(*pids, max_depth=max_depth, max_msg_length=max_msg_length,
-                        fifo=1 if fifo else 0, default_priority=default_priority)
+            msgs, data, owners, expired, ids = (
+                t.create_keyed_set(self._ds, Lifetime.SHORT_TERM) for _ in range(5))
+            head = Head(msgs, data, owners, expired, ids, max_depth=max_depth,
+                        max_msg_length=max_msg_length, fifo=1 if fifo else 0,
+                        default_priority=default_priority)
             t.at_new_key_put(self._dir, qkey, head.pack())
         self._tpfcs.transact(make)
         q = SharedQueue(self, name, msgid_prefix)
@@ -231,7 +233,7 @@ class SharedQueueStore:
     def queues(self) -> list[str]:
         """The names of every shared queue of the complex, sorted."""
         self._check()
-        return [e.key.decode() for e in self._tpfcs.cursor(self._dir)]
+        return [e.key_bytes.decode() for e in self._tpfcs.cursor(self._dir)]
 
     def exists(self, name: str) -> bool:
         """True if shared queue ``name`` is defined in the complex."""

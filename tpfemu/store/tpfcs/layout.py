@@ -193,6 +193,16 @@ class Element:
     index: int
     data: bytes
 
+    @property
+    def key_bytes(self) -> bytes:
+        """The key of an element of a keyed collection.
+
+        :raises TypeError: the element is a sequence's or a log's, which has no key.
+        """
+        if self.key is None:
+            raise TypeError(f"element {self.index} has no key (not a keyed collection)")
+        return self.key
+
 
 @dataclass(frozen=True, slots=True)
 class CollectionInfo:
@@ -302,7 +312,7 @@ class Header:
         ) + self.name.encode()
 
     @classmethod
-    def unpack(cls, raw: bytes) -> Header:
+    def unpack(cls, raw: bytes | memoryview) -> Header:
         """Read a stored header."""
         (_fmt, kind, lifetime, state, ds, entry_length, key_length, max_entries, next_serial,
          count, created_at, deleted_at, owner) = _HEADER.unpack_from(raw)
@@ -330,6 +340,6 @@ def pack_session(os_pid: int, start_time: int, opened_at: float) -> bytes:
     return _SESSION.pack(os_pid, start_time, opened_at)
 
 
-def unpack_session(raw: bytes) -> tuple[int, int, float]:
+def unpack_session(raw: bytes | memoryview) -> tuple[int, int, float]:
     """(OS pid, process start time, opened at) of a stored session record."""
     return _SESSION.unpack_from(raw)

@@ -66,7 +66,7 @@ class Dbs:
     sessions: Any
 
 
-def decode(kind: Kind, key: bytes, value: bytes) -> Element:
+def decode(kind: Kind, key: bytes, value: bytes | memoryview) -> Element:
     """The :class:`Element` stored under element key ``key`` (PID + locator)."""
     locator = key[PID_LENGTH:]
     if kind.keyed:
@@ -158,7 +158,7 @@ class Ops:
         prefix = name_key(name, b"")
         with self.txn.cursor(db=self.dbs.names) as cur:
             if cur.set_range(prefix):
-                while cur.key().startswith(prefix) and cur.delete():
+                while cur.key()[:len(prefix)] == prefix and cur.delete():
                     pass
         self.txn.delete(name.encode(), db=self.dbs.ds)
 
@@ -282,7 +282,7 @@ class Ops:
         with self.txn.cursor(db=self.dbs.names) as cur:
             if cur.set_range(prefix):
                 for key, value in cur.iternext():
-                    if not key.startswith(prefix):
+                    if key[:len(prefix)] != prefix:
                         break
                     out[bytes(key[len(prefix):]).decode()] = Pid(bytes(value))
         return out
@@ -315,7 +315,7 @@ class Ops:
 
     def _first_at(self, prefix: bytes) -> tuple[bytes, bytes] | None:
         with self.txn.cursor(db=self.dbs.elem) as cur:
-            if cur.set_range(prefix) and cur.key().startswith(prefix):
+            if cur.set_range(prefix) and cur.key()[:len(prefix)] == prefix:
                 return bytes(cur.key()), bytes(cur.value())
         return None
 
@@ -375,7 +375,7 @@ class Ops:
         with self.txn.cursor(db=self.dbs.elem) as cur:
             if cur.set_range(prefix):
                 for k, v in cur.iternext():
-                    if not k.startswith(prefix):
+                    if k[:len(prefix)] != prefix:
                         break
                     out.append(decode(header.kind, bytes(k), v))
         return out
