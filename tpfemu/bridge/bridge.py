@@ -52,6 +52,7 @@ from tpfemu.bridge.operator import BridgeOperator
 from tpfemu.bridge.terminals import ReplyContext, Terminals
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import MD, OD, PMO
+from tpfemu.mqi import api as mqi
 from tpfemu.qmgr.mqmd import dead_letter_header
 
 __all__ = ["Am0sgTooLong", "Bridge", "BridgeOrigin", "BridgeRequest", "REASONS"]
@@ -108,10 +109,20 @@ class Am0sgTooLong(errors.MQMIError):
     """A message longer than one AM0SG block holds: refused (MQRC_MSG_TOO_BIG_FOR_Q)."""
 
 
+_NAMES: dict[bytes | str, str] = {}  # an MQMD name field -> its text (read once)
+
+
 def _text(value: bytes | str) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("ascii", "replace").strip(" \0")
-    return str(value).strip()
+    """An MQMD name field (ReplyToQ, ReplyToQMgr) as text, blanks and nulls stripped."""
+    found = _NAMES.get(value)
+    if found is None:
+        if isinstance(value, (bytes, bytearray)):
+            found = bytes(value).decode("ascii", "replace").strip(" \0")
+        else:
+            found = str(value).strip()
+        if len(_NAMES) < 4096 and isinstance(value, (bytes, str)):
+            _NAMES[value] = found
+    return found
 
 
 class BridgeRequest(NamedTuple):
@@ -144,10 +155,11 @@ def _close(queue: Any) -> None:
 
 
 def _reply_context(channel: str, md: MD) -> ReplyContext:
+    fmt = md.Format
     return ReplyContext(_text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId),
                         bytes(md.CorrelId), md.Report, md.Persistence, md.Priority,
-                        bytes(md.Format) if not isinstance(md.Format, str)
-                        else md.Format.encode("ascii"),
+                        fmt if type(fmt) is bytes else
+                        fmt.encode("ascii") if isinstance(fmt, str) else bytes(fmt),
                         md.CodedCharSetId, md.Encoding, channel)
 
 
@@ -182,8 +194,6 @@ class Bridge:
 
     def start(self) -> Bridge:
         """Load the default programs, become the ROUTC router, connect to the MQI."""
-        from tpfemu import mqi
-
         defaults = {INPUT_PROGRAM: self._cmqb, ROUTER_PROGRAM: self._coa4,
                     EXIT_PROGRAM: cuiw.default_cuiw(self.terminals)}
         for name, fn in defaults.items():
@@ -376,8 +386,6 @@ class Bridge:
     def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
         """MQPUT the reply on the open handle of its queue (opened on first use, kept
         for the next replies to it). :raises MQMIError: from MQOPEN or MQPUT."""
-        from tpfemu import mqi
-
         key = (reply.reply_to_q, reply.reply_to_qmgr)
         with self._mq_lock:
             cached = self._handles.pop(key, None)
