@@ -40,7 +40,9 @@ from pathlib import Path
 import pytest
 
 import tpfemu
+from ecb import Level
 from tpfemu import mqi
+from tpfemu.bridge import Am0sg, Rcpl
 from tpfemu.mqi import CMQC
 
 REQUESTS = 2_000
@@ -58,9 +60,6 @@ VARIANTS = {  # name: (remote queue on TPFA, channel, role)
 
 def avl1(ecb) -> None:
     """The bridged application: answer the AM0SG on D0 by ROUTC."""
-    from ecb import Level
-    from tpfemu.bridge import Am0sg, Rcpl
-
     block = ecb.block(Level.D0)
     message = Am0sg.unpack(block)
     rcpl = Rcpl.unpack(ecb.ebw[0:16])
@@ -194,6 +193,15 @@ def pair():
     assert "dumps 0" in tail, tail
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def _round(queue: str, count: int) -> float:
     """Seconds for ``count`` requests to ``queue`` and their replies (all matched)."""
     qm = mqi.connect("TPFA")
@@ -231,21 +239,28 @@ def test_bridged_request_reply_over_fast_channels(pair, external):
     """Bridged request/replies between two processes beside the MQ application baseline
     and the channel pair's floor, interleaved round by round; medians per request."""
     times: dict[str, list[float]] = {name: [] for name in VARIANTS}
+    cpu: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
+    child = pair[1].pid
     only = os.environ.get("BENCH_ONLY", "")  # e.g. "subject": one variant (profiling)
     variants = {n: v for n, v in VARIANTS.items() if only in v[2]}
     for queue, _, _ in variants.values():
         _round(queue, REQUESTS // 4)  # warm-up: handles open, programs loaded
     for _ in range(ROUNDS):
         for name, (queue, _, _) in variants.items():
+            a_cpu, b_cpu = time.process_time(), _cpu(child)
             times[name].append(_round(queue, REQUESTS) / REQUESTS)
+            cpu[name].append(((time.process_time() - a_cpu) / REQUESTS,
+                              (_cpu(child) - b_cpu) / REQUESTS))
     median = {name: statistics.median(values) for name, values in times.items() if values}
     if len(median) < len(VARIANTS):
         print(median)
         return
     for name, values in times.items():
         rates = ", ".join(f"{1 / v:,.0f}" for v in values)
+        a_cpu = statistics.median(a for a, _ in cpu[name]) * 1e6
+        b_cpu = statistics.median(b for _, b in cpu[name]) * 1e6
         print(f"\n{name}: median {median[name] * 1e6:.1f} us = {1 / median[name]:,.0f}/s "
-              f"(rounds: {rates} /s)")
+              f"(rounds: {rates} /s); CPU a request: TPFA {a_cpu:.0f} us, TPFB {b_cpu:.0f} us")
     subject = median["subject, bridged (ROUTC)"]
     floor = median["floor, the channel pair alone"]
     goal_rate = min(20_000.0, 0.8 / floor)

@@ -25,6 +25,7 @@ LNIATA.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import OrderedDict
@@ -145,6 +146,13 @@ class BridgeOrigin(NamedTuple):
 
     def __repr__(self) -> str:
         return f"LNIATA {self.lniata} (MQ)"
+
+
+@functools.lru_cache(maxsize=4096)
+def _to_router(lniata: Lniata) -> bytes:
+    """CMQB's EBW000-EBW103 for COA4: the RCPL (destination COA4, origin the terminal,
+    AM0SG, from MQ), the rest of the CUIW area cleared."""
+    return Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack() + _CLEAR
 
 
 def _close(queue: Any) -> None:
@@ -281,8 +289,9 @@ class Bridge:
         memoryview(block)[AM0LNI:AM0LNI + 3] = lniata
         self.terminals.mark_mq(lniata, reply, application)
         ecb.origin = BridgeOrigin(lniata, request)
-        area[0:CUIW_PARAMS] = Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack() + _CLEAR
-        self._journal("bridge-in", "", lniata, request, channel=request.channel)
+        area[0:CUIW_PARAMS] = _to_router(lniata)
+        if self.qmgr.events.active:
+            self._journal("bridge-in", "", lniata, request, channel=request.channel)
         ecb.entnc(ROUTER_PROGRAM)
 
     def _coa4(self, ecb: Ecb) -> None:
@@ -310,7 +319,7 @@ class Bridge:
                               f"COA4 FOUND {what} FOR LNIATA {lniata}")
             return
         memoryview(ecb.ebw)[0:RCPL_SIZE] = Rcpl(application, lniata, from_mq=rcpl.from_mq).pack()
-        if isinstance(origin, BridgeOrigin):
+        if isinstance(origin, BridgeOrigin) and self.qmgr.events.active:
             self._journal("bridge-route", "", lniata, origin.request, application=application)
         ecb.entnc(application)
 
@@ -379,9 +388,10 @@ class Bridge:
             return
         self.terminals.count_output(lniata)
         self.replies += 1
-        self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
-                      msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
-                      reply_to_qmgr=reply.reply_to_qmgr)
+        if self.qmgr.events.active:
+                self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
+                          msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
+                          reply_to_qmgr=reply.reply_to_qmgr)
 
     def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
         """MQPUT the reply on the open handle of its queue (opened on first use, kept
