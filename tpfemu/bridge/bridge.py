@@ -15,9 +15,9 @@ nonpersistent message and starts one entry, as TPF's queue manager does:
    and the RCPL at EBW000. The message never appears on a queue.
 
 Outbound, the bridge is the dispatcher's ROUTC router (:mod:`ecb.routc`): ROUTC to an
-MQ terminal becomes an MQ reply through the MQI (MQPUT1 to the saved ReplyToQ at
-ReplyToQMgr, which the queue manager resolves, e.g. to a transmission queue); ROUTC to an
-ordinary terminal goes to its terminal log. What cannot be delivered goes to the
+MQ terminal becomes an MQ reply through the MQI (MQPUT, on a handle kept open, to the
+saved ReplyToQ at ReplyToQMgr, which the queue manager resolves, e.g. to a transmission
+queue); ROUTC to an ordinary terminal goes to its terminal log. What cannot be delivered goes to the
 dead-letter queue with a reason (:data:`REASONS`) and a console message; nothing is lost
 silently. Journal events: ``bridge-in``, ``bridge-route``, ``bridge-out``, each with its
 LNIATA.
