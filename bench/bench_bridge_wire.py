@@ -46,7 +46,7 @@ from tpfemu.bridge import Am0sg, Rcpl
 from tpfemu.mqi import CMQC
 
 REQUESTS = 2_000
-ROUNDS = 5
+ROUNDS = 7
 TEXT = "AVL 0815 12DEC".encode("cp037").ljust(40, b"\x40")
 GROUP = "bridge over the wire (two processes)"
 VARIANTS = {  # name: (remote queue on TPFA, channel, role)
@@ -114,7 +114,8 @@ def _mq_server(name: str, stop: threading.Event) -> None:
 
 def serve(a_port: int) -> None:
     """TPFB: print its MQS port, serve until stdin closes."""
-    system = tpfemu.System.start(name="TPFB", journal="off", istreams=2)
+    system = tpfemu.System.start(name="TPFB", journal="off",
+                                 istreams=int(os.environ.get("BENCH_ISTREAMS", "2")))
     for command in ("ZMQSC DEF MQP", "ZMQSC DEF QL-BENCH.REQ MAXDEPTH-999999",
                     "ZMQSC DEF QL-TPFA USAGE-XMITQ MAXDEPTH-999999",
                     "ZINET ADD S-MQS P-TCP MODEL-AOR PORT-0 PGM-CMQL AORL-8 IP-127.0.0.1",
