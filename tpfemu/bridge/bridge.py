@@ -115,13 +115,14 @@ _NAMES: dict[bytes | str, str] = {}  # an MQMD name field -> its text (read once
 
 def _text(value: bytes | str) -> str:
     """An MQMD name field (ReplyToQ, ReplyToQMgr) as text, blanks and nulls stripped."""
-    found = _NAMES.get(value)
+    cacheable = type(value) in (bytes, str)
+    found = _NAMES.get(value) if cacheable else None
     if found is None:
         if isinstance(value, (bytes, bytearray)):
             found = bytes(value).decode("ascii", "replace").strip(" \0")
         else:
             found = str(value).strip()
-        if len(_NAMES) < 4096 and isinstance(value, (bytes, str)):
+        if cacheable and len(_NAMES) < 4096:
             _NAMES[value] = found
     return found
 

@@ -380,12 +380,13 @@ class CuiwParams(NamedTuple):
 
     def pack(self) -> bytes:
         """The 104 bytes (names blank-padded ASCII, as the MQMD holds them)."""
-        found = _CUIW_PACKED.get(self)
+        cacheable = type(self.lniata) is not bytearray  # (a bytearray does not hash)
+        found = _CUIW_PACKED.get(self) if cacheable else None
         if found is None:
             app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
             found = _CUIW.pack(_padded(self.reply_to_q), _padded(self.reply_to_qmgr),
                                self.lniata, app, 0)
-            if len(_CUIW_PACKED) < _CACHE_LIMIT:
+            if cacheable and len(_CUIW_PACKED) < _CACHE_LIMIT:
                 _CUIW_PACKED[self] = found
         return found
 
