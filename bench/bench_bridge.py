@@ -18,7 +18,8 @@ MQGET on the reply queue, the requester's side, the same in each variant):
   bridge does (no CUIW, COA4, AM0SG, WGTA, RCPL).
 
 The issue's speed goal (at least 20 000 bridged request/replies a second over a fast
-channel between two processes) needs the channel; it is measured after integration.
+channel between two processes) is measured by ``bench_bridge_wire.py``, beside its floor
+and baseline.
 """
 
 from __future__ import annotations

@@ -126,8 +126,11 @@ def _load_example(path):
 @click.option("--channels", is_flag=True,
               help="Show two systems doing request/reply over channels, with a cut "
                    "connection and its recovery (issue 25).")
+@click.option("--bridge", is_flag=True,
+              help="Show a second system driving a legacy application through the ROUTC "
+                   "bridge over a FAST channel (issue 27, examples/bridge/inquiry.py).")
 @translate_errors
-def demo(home: str | None, count: int, channels: bool) -> None:
+def demo(home: str | None, count: int, channels: bool, bridge: bool = False) -> None:
     """Run a legacy TPF application end to end, the way an operator and a client see it.
 
     \b
@@ -140,7 +143,9 @@ def demo(home: str | None, count: int, channels: bool) -> None:
        as a TPF entry with the MQTMC2 on data level 0, and it answers every request.
     5. Show the console, the queue display with its trigger counters, and a summary.
     """
-    if channels:
+    if bridge:
+        _bridge_demo(count)
+    elif channels:
         _channels_demo(count)
     else:
         _bank_demo(home, count)
@@ -154,6 +159,17 @@ def _channels_demo(count: int) -> None:
     if not channels_demo(lambda name: System.start(name=name, journal="off"), click.echo,
                          min(count, 200)):
         raise errors.TpfEmuError("the channels demo did not get every reply once")
+
+
+def _bridge_demo(count: int) -> None:
+    """The ROUTC bridge demo over channels (examples/bridge/inquiry.py, ``wire``)."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "bridge" / "inquiry.py"
+    if not example.is_file():
+        raise errors.TpfEmuError(f"the demo's application is not here: {example}")
+    if not _load_example(example).wire(min(count, 1000), click.echo):
+        raise errors.TpfEmuError("the bridge demo did not get every reply")
 
 
 def _bank_demo(home: str | None, count: int) -> None:

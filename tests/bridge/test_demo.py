@@ -53,3 +53,28 @@ def test_request_ids_fit_a_msgid(n):
         sys.path.remove(str(DEMO.parent))
     msg_id, _ = inquiry.request(n)
     assert len(msg_id) == 24 and msg_id.endswith(b"%d" % n)
+
+
+def test_wire_demo_a_second_system_gets_every_reply_over_a_fast_channel():
+    """Run as a program with --wire, the demo's partner system sends 60 requests over a
+    FAST channel; each reaches AVL1 through the bridge (no queue and no dead letter on
+    TPF1) and its reply comes back to the partner matched by CorrelId; it exits 0."""
+    done = subprocess.run([sys.executable, str(DEMO), "--wire", "60"], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "ZMQSC DEF CHL-PARTNER.TO.TPF1 CHLTYPE-SDR" in out and "SPEED-FAST" in out
+    assert "AVL 0100 01DEC -> AVL 0100 01DEC SEATS 122" in out
+    assert "queue AVL.INQUIRY on TPF1: none; dead-letter queue depth 0" in out
+    assert "INPUTS  60" in out and "OUTPUTS 60" in out
+    assert "60 of 60 replies matched their requests" in out
+
+
+def test_tpfemu_demo_bridge_runs_the_wire_demo():
+    """`tpfemu demo --bridge` is the same demo from the command line: every reply of its
+    requests is matched, and it exits 0."""
+    exe = Path(sys.executable).with_name("tpfemu")
+    done = subprocess.run([str(exe), "demo", "--bridge", "--requests", "25"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4. 25 of 25 replies matched their requests" in done.stdout

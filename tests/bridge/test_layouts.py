@@ -104,3 +104,37 @@ def test_am0sg_round_trips(text, lni, from_mq):
     """Any text that fits comes back from the block unchanged, with its LNIATA and flag."""
     message = Am0sg(text, Lniata(lni), from_mq, "QZZ1")
     assert Am0sg.unpack(message.pack()) == message
+
+
+def test_reading_again_gives_the_same_values_and_bad_bytes_still_fail():
+    """Each layout is read once and remembered: reading the same bytes again (from bytes,
+    a bytearray or a memoryview) gives an equal value, each LNIATA is a Lniata, and bytes
+    that failed to read fail again, also after good ones of the same shape were read."""
+    raw = Rcpl("BAL1", LNI, from_mq=True).pack()
+    for source in (raw, bytearray(raw), memoryview(raw), raw + b"extra"):
+        assert Rcpl.unpack(source) == Rcpl("BAL1", LNI, True, True)
+        assert type(Rcpl.unpack(source).origin) is Lniata
+    bad = bytearray(raw)
+    bad[4] = 0x01  # origin flagged a terminal, not starting X'00'
+    for _ in range(2):
+        with pytest.raises(LayoutError, match="does not start X'00'"):
+            Rcpl.unpack(bad)
+    area = CuiwParams("REPLY.Q", "QM2", LNI, "BAL1").pack()
+    assert CuiwParams.unpack(bytearray(area)) == CuiwParams.unpack(area)
+    assert CuiwParams.unpack(area) == CuiwParams("REPLY.Q", "QM2", LNI, "BAL1")
+    assert CuiwParams("REPLY.Q", "QM2", bytearray(LNI), "BAL1").pack() == area
+    wrong = bytearray(area)
+    wrong[99:103] = b"1BAD"
+    for _ in range(2):
+        with pytest.raises(LayoutError, match="CUIW application"):
+            CuiwParams.unpack(wrong)
+
+
+def test_many_distinct_values_read_correctly_past_the_remembered_ones():
+    """More distinct RCPLs and CUIW areas than are remembered (4096) still each read back
+    to their own values."""
+    for n in range(5000):
+        lni = Lniata(n.to_bytes(3, "big"))
+        assert Rcpl.unpack(Rcpl("BAL1", lni).pack()).origin == lni
+        area = CuiwParams(f"Q{n}", "QM", lni).pack()
+        assert CuiwParams.unpack(area) == CuiwParams(f"Q{n}", "QM", lni)

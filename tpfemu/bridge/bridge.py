@@ -15,9 +15,9 @@ nonpersistent message and starts one entry, as TPF's queue manager does:
    and the RCPL at EBW000. The message never appears on a queue.
 
 Outbound, the bridge is the dispatcher's ROUTC router (:mod:`ecb.routc`): ROUTC to an
-MQ terminal becomes an MQ reply through the MQI (MQPUT1 to the saved ReplyToQ at
-ReplyToQMgr, which the queue manager resolves, e.g. to a transmission queue); ROUTC to an
-ordinary terminal goes to its terminal log. What cannot be delivered goes to the
+MQ terminal becomes an MQ reply through the MQI (MQPUT, on a handle kept open, to the
+saved ReplyToQ at ReplyToQMgr, which the queue manager resolves, e.g. to a transmission
+queue); ROUTC to an ordinary terminal goes to its terminal log. What cannot be delivered goes to the
 dead-letter queue with a reason (:data:`REASONS`) and a console message; nothing is lost
 silently. Journal events: ``bridge-in``, ``bridge-route``, ``bridge-out``, each with its
 LNIATA.
@@ -25,6 +25,7 @@ LNIATA.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections import OrderedDict
@@ -52,6 +53,7 @@ from tpfemu.bridge.operator import BridgeOperator
 from tpfemu.bridge.terminals import ReplyContext, Terminals
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import MD, OD, PMO
+from tpfemu.mqi import api as mqi
 from tpfemu.qmgr.mqmd import dead_letter_header
 
 __all__ = ["Am0sgTooLong", "Bridge", "BridgeOrigin", "BridgeRequest", "REASONS"]
@@ -110,10 +112,21 @@ class Am0sgTooLong(errors.MQMIError):
     """A message longer than one AM0SG block holds: refused (MQRC_MSG_TOO_BIG_FOR_Q)."""
 
 
+_NAMES: dict[bytes | str, str] = {}  # an MQMD name field -> its text (read once)
+
+
 def _text(value: bytes | str) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        return bytes(value).decode("ascii", "replace").strip(" \0")
-    return str(value).strip()
+    """An MQMD name field (ReplyToQ, ReplyToQMgr) as text, blanks and nulls stripped."""
+    cacheable = type(value) in (bytes, str)
+    found = _NAMES.get(value) if cacheable else None
+    if found is None:
+        if isinstance(value, (bytes, bytearray)):
+            found = bytes(value).decode("ascii", "replace").strip(" \0")
+        else:
+            found = str(value).strip()
+        if cacheable and len(_NAMES) < 4096:
+            _NAMES[value] = found
+    return found
 
 
 class BridgeRequest(NamedTuple):
@@ -138,6 +151,13 @@ class BridgeOrigin(NamedTuple):
         return f"LNIATA {self.lniata} (MQ)"
 
 
+@functools.lru_cache(maxsize=4096)
+def _to_router(lniata: Lniata) -> bytes:
+    """CMQB's EBW000-EBW103 for COA4: the RCPL (destination COA4, origin the terminal,
+    AM0SG, from MQ), the rest of the CUIW area cleared."""
+    return Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack() + _CLEAR
+
+
 def _close(queue: Any) -> None:
     try:
         queue.close()
@@ -146,10 +166,11 @@ def _close(queue: Any) -> None:
 
 
 def _reply_context(channel: str, md: MD) -> ReplyContext:
+    fmt = md.Format
     return ReplyContext(_text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId),
                         bytes(md.CorrelId), md.Report, md.Persistence, md.Priority,
-                        bytes(md.Format) if not isinstance(md.Format, str)
-                        else md.Format.encode("ascii"),
+                        fmt if type(fmt) is bytes else
+                        fmt.encode("ascii") if isinstance(fmt, str) else bytes(fmt),
                         md.CodedCharSetId, md.Encoding, channel)
 
 
@@ -184,8 +205,6 @@ class Bridge:
 
     def start(self) -> Bridge:
         """Load the default programs, become the ROUTC router, connect to the MQI."""
-        from tpfemu import mqi
-
         defaults = {INPUT_PROGRAM: self._cmqb, ROUTER_PROGRAM: self._coa4,
                     EXIT_PROGRAM: cuiw.default_cuiw(self.terminals)}
         for name, fn in defaults.items():
@@ -273,8 +292,9 @@ class Bridge:
         memoryview(block)[AM0LNI:AM0LNI + 3] = lniata
         self.terminals.mark_mq(lniata, reply, application)
         ecb.origin = BridgeOrigin(lniata, request)
-        area[0:CUIW_PARAMS] = Rcpl(ROUTER_PROGRAM, lniata, from_mq=True).pack() + _CLEAR
-        self._journal("bridge-in", "", lniata, request, channel=request.channel)
+        area[0:CUIW_PARAMS] = _to_router(lniata)
+        if self.qmgr.events.active:
+            self._journal("bridge-in", "", lniata, request, channel=request.channel)
         ecb.entnc(ROUTER_PROGRAM)
 
     def _coa4(self, ecb: Ecb) -> None:
@@ -302,7 +322,7 @@ class Bridge:
                               f"COA4 FOUND {what} FOR LNIATA {lniata}")
             return
         memoryview(ecb.ebw)[0:RCPL_SIZE] = Rcpl(application, lniata, from_mq=rcpl.from_mq).pack()
-        if isinstance(origin, BridgeOrigin):
+        if isinstance(origin, BridgeOrigin) and self.qmgr.events.active:
             self._journal("bridge-route", "", lniata, origin.request, application=application)
         ecb.entnc(application)
 
@@ -371,15 +391,14 @@ class Bridge:
             return
         self.terminals.count_output(lniata)
         self.replies += 1
-        self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
-                      msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
-                      reply_to_qmgr=reply.reply_to_qmgr)
+        if self.qmgr.events.active:
+                self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
+                          msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
+                          reply_to_qmgr=reply.reply_to_qmgr)
 
     def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
         """MQPUT the reply on the open handle of its queue (opened on first use, kept
         for the next replies to it). :raises MQMIError: from MQOPEN or MQPUT."""
-        from tpfemu import mqi
-
         key = (reply.reply_to_q, reply.reply_to_qmgr)
         with self._mq_lock:
             cached = self._handles.pop(key, None)

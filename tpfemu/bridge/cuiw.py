@@ -24,7 +24,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tpfemu.bridge.layouts import CUIW_OUT, CUIW_PARAMS, CuiwParams, LayoutError, Lniata
+from tpfemu.bridge.layouts import (
+    CUIW_OUT,
+    CUIW_PARAMS,
+    NO_LNIATA,
+    CuiwParams,
+    LayoutError,
+    Lniata,
+)
 
 if TYPE_CHECKING:
     from ecb import Ecb
@@ -60,8 +67,9 @@ def assign_lniata(fn: AssignFunction) -> Callable[[Ecb], None]:
         application = None
         if isinstance(answer, tuple):
             answer, application = answer
-        lniata = Lniata(b"\0\0\0") if answer is None else _lniata(answer)
-        ecb.ebw[CUIW_OUT:CUIW_PARAMS] = CuiwParams("", "", lniata, application).results()
+        lniata = NO_LNIATA if answer is None else _lniata(answer)
+        results = CuiwParams("", "", lniata, application).results()
+        memoryview(ecb.ebw)[CUIW_OUT:CUIW_PARAMS] = results  # 7 + 1 bytes: always fits
 
     cuiw.__qualname__ = f"CUIW({getattr(fn, '__qualname__', fn)!s})"
     return cuiw

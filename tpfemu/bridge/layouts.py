@@ -198,6 +198,18 @@ class Lniata(bytes):
 
 
 NO_LNIATA = Lniata(b"\0\0\0")
+_LNIATAS: dict[bytes, Lniata] = {}  # 3 raw bytes -> the Lniata (read once)
+_CACHE_LIMIT = 4096  # entries per read-once cache below (past it: read every time)
+
+
+def _lniata_of(raw: bytes) -> Lniata:
+    """The Lniata of 3 raw bytes (each distinct value is built once)."""
+    found = _LNIATAS.get(raw)
+    if found is None:
+        found = Lniata(raw)
+        if len(_LNIATAS) < _CACHE_LIMIT:
+            _LNIATAS[bytes(raw)] = found
+    return found
 
 
 class Am0sg(NamedTuple):
@@ -232,7 +244,7 @@ class Am0sg(NamedTuple):
         if count > len(data) - AM0SG_HEADER_SIZE:
             raise LayoutError(f"AM0CCT {count} is more than the {len(data)}-byte block holds")
         text = bytes(data[AM0SG_HEADER_SIZE:AM0SG_HEADER_SIZE + count])
-        return cls(text, Lniata(lni), bool(flags & AM0SG_FROM_MQ), _name_of(pgm, "AM0PGM"))
+        return cls(text, _lniata_of(lni), bool(flags & AM0SG_FROM_MQ), _name_of(pgm, "AM0PGM"))
 
 
 Address = Lniata | str  # a terminal or a program
@@ -266,7 +278,7 @@ def _read_address(raw: bytes, is_program: bool, field: str) -> Address:
     if raw[0] != 0:
         raise LayoutError(f"RCPL {field} X'{raw.hex().upper()}' is flagged a terminal but "
                           "does not start X'00'")
-    return Lniata(raw[1:])
+    return _lniata_of(raw[1:])
 
 
 @functools.lru_cache(maxsize=4096)
@@ -277,6 +289,9 @@ def _rcpl_bytes(destination: Address, origin: Address, am0sg: bool, from_mq: boo
     flags = ((RCPL_DEST_PROGRAM if des_pgm else 0) | (RCPL_ORIGIN_PROGRAM if org_pgm else 0)
              | (RCPL_AM0SG if am0sg else 0) | (RCPL_FROM_MQ if from_mq else 0))
     return _RCPL.pack(des, org, flags, bytes(3), bytes(4))
+
+
+_RCPLS: dict[bytes, Rcpl] = {}  # the first 16 (or 12) bytes -> the Rcpl (read once)
 
 
 class Rcpl(NamedTuple):
@@ -301,14 +316,19 @@ class Rcpl(NamedTuple):
 
         :raises LayoutError: too short, or an address that contradicts its flag.
         """
-        data = bytes(raw)
+        data = bytes(raw[:RCPL_SIZE])
+        found = _RCPLS.get(data)
+        if found is not None:
+            return found
         if len(data) < RCPL_BASIC_SIZE:
             raise LayoutError(f"an RCPL is at least {RCPL_BASIC_SIZE} bytes, not {len(data)}")
-        data = data[:RCPL_SIZE].ljust(RCPL_SIZE, b"\0")
-        des, org, flags, _ctl, _ext = _RCPL.unpack(data)
-        return cls(_address_of(des, bool(flags & RCPL_DEST_PROGRAM), "destination"),
-                   _address_of(org, bool(flags & RCPL_ORIGIN_PROGRAM), "origin"),
-                   bool(flags & RCPL_AM0SG), bool(flags & RCPL_FROM_MQ))
+        des, org, flags, _ctl, _ext = _RCPL.unpack(data.ljust(RCPL_SIZE, b"\0"))
+        found = cls(_address_of(des, bool(flags & RCPL_DEST_PROGRAM), "destination"),
+                    _address_of(org, bool(flags & RCPL_ORIGIN_PROGRAM), "origin"),
+                    bool(flags & RCPL_AM0SG), bool(flags & RCPL_FROM_MQ))
+        if len(_RCPLS) < _CACHE_LIMIT:
+            _RCPLS[data] = found
+        return found
 
     def reply(self) -> Rcpl:
         """The RCPL of an answer: back to the origin (an AM0SG, from this destination)."""
@@ -360,9 +380,15 @@ class CuiwParams(NamedTuple):
 
     def pack(self) -> bytes:
         """The 104 bytes (names blank-padded ASCII, as the MQMD holds them)."""
-        app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
-        return _CUIW.pack(_padded(self.reply_to_q), _padded(self.reply_to_qmgr), self.lniata,
-                          app, 0)
+        cacheable = type(self.lniata) is not bytearray  # (a bytearray does not hash)
+        found = _CUIW_PACKED.get(self) if cacheable else None
+        if found is None:
+            app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
+            found = _CUIW.pack(_padded(self.reply_to_q), _padded(self.reply_to_qmgr),
+                               self.lniata, app, 0)
+            if cacheable and len(_CUIW_PACKED) < _CACHE_LIMIT:
+                _CUIW_PACKED[self] = found
+        return found
 
     @staticmethod
     def results_of(raw: bytes | bytearray | memoryview) -> tuple[Lniata, str | None]:
@@ -371,12 +397,24 @@ class CuiwParams(NamedTuple):
         :raises LayoutError: a bad application name.
         """
         out = bytes(raw[CUIW_OUT:CUIW_PARAMS])
-        return Lniata(out[0:3]), _name_of(out[3:7], "CUIW application (EBW099)")
+        return _lniata_of(out[0:3]), _name_of(out[3:7], "CUIW application (EBW099)")
 
     @classmethod
     def unpack(cls, raw: bytes | bytearray | memoryview) -> CuiwParams:
         """Read the area back. :raises LayoutError: a bad application name."""
-        q, qmgr, lni, app, _ = _CUIW.unpack(bytes(raw[:CUIW_PARAMS]))
-        return cls(q.decode("ascii", "replace").rstrip(" \0"),
-                   qmgr.decode("ascii", "replace").rstrip(" \0"), Lniata(lni),
-                   _name_of(app, "CUIW application (EBW099)"))
+        data = bytes(raw[:CUIW_PARAMS])
+        found = _CUIW_READ.get(data)
+        if found is not None:
+            return found
+        q, qmgr, lni, app, _ = _CUIW.unpack(data)
+        found = cls(q.decode("ascii", "replace").rstrip(" \0"),
+                    qmgr.decode("ascii", "replace").rstrip(" \0"), _lniata_of(lni),
+                    _name_of(app, "CUIW application (EBW099)"))
+        if len(_CUIW_READ) < _CACHE_LIMIT:
+            _CUIW_READ[data] = found
+        return found
+
+
+#: Read-once caches of the CUIW area: its values -> the 104 bytes, and back.
+_CUIW_PACKED: dict[CuiwParams, bytes] = {}
+_CUIW_READ: dict[bytes, CuiwParams] = {}
