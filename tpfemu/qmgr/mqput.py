@@ -52,6 +52,8 @@ __all__ = ["put", "put1", "put_full"]
 
 _GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
 _REPLY_Q_AT = context._NAMES.index("ReplyToQ")
+_FORMAT_AT = context._NAMES.index("Format")
+_XMIT_FORMAT = context.normalized({"Format": cmqc.MQFMT_XMIT_Q_HEADER})["Format"]
 _REPLY_QMGR_AT = context._NAMES.index("ReplyToQMgr")
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
                                      ("PutApplName", 28), ("ApplOriginData", 4))}
@@ -221,9 +223,9 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
               MsgId=msg_id, CorrelId=correl_id, PutDate=date, PutTime=clock)
     xqh = XQH(RemoteQName=resolved.remote_q.encode(),
               RemoteQMgrName=resolved.remote_qmgr.encode(), MsgDesc=inner)
-    values = context.values_of(None, dict(zip(context._NAMES, values, strict=True),
-                                          Format=cmqc.MQFMT_XMIT_Q_HEADER))
-    return values, xqh.pack() + body, msg_id
+    outer = list(values)  # (already in stored form: only the Format changes)
+    outer[_FORMAT_AT] = _XMIT_FORMAT
+    return tuple(outer), xqh.pack() + body, msg_id
 
 
 def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
