@@ -569,4 +569,3 @@ class RecoveryLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
