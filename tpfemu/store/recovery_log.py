@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
@@ -99,6 +100,7 @@ __all__ = ["Backout", "Commit", "Get", "LogRecord", "Put", "Record", "RecoveryLo
 
 _INCARNATION, _FLOOR = b"incarnation", b"floor"
 _TRIM_STEP = 2048  # batches deleted per write transaction by trim
+_LINGER_MAX = 0.002  # seconds the logger may wait for a batch's usual callers
 
 
 # -- tickets and batches ------------------------------------------------------------------
@@ -112,7 +114,7 @@ class _Batch:
     """
 
     __slots__ = ("first_lsn", "parts", "count", "uows", "closing", "committers", "seq",
-                 "gate", "finished", "error", "urgent")  # fmt: skip
+                 "gate", "finished", "error", "urgent", "waiting")  # fmt: skip
 
     def __init__(self, first_lsn: int, seq: int, gate: LogGate) -> None:
         self.first_lsn = first_lsn
@@ -126,6 +128,7 @@ class _Batch:
         self.finished = False
         self.error: errors.TpfEmuError | None = None
         self.urgent = False  # something waits on it: the logger must write it
+        self.waiting = 0  # appends not deferred (their callers wait, or will)
 
     def finish(self) -> None:
         """Mark the batch written (or failed) and wake every waiter (once), with one call
@@ -247,6 +250,8 @@ class RecoveryLog:
         self._broken: errors.TpfEmuError | None = None
         self._closing = False
         self._busy = False  # a batch is being written (by the logger or a committer)
+        self._siblings = 0  # appends not deferred in the last batch the logger wrote
+        self._linger_for = 0.0  # at most this long (s) the logger waits for them again
         self.stats = {"batches": 0, "records": 0, "syncs": 0, "largest_batch": 0}
         self._logger = threading.Thread(target=self._run, name="tpfemu-logger", daemon=True)
         self._logger.start()
@@ -379,6 +384,7 @@ class RecoveryLog:
                 self._batches += 1
                 batch = self._open = _Batch(self._next_lsn, self._batches, self._gate)
             if not defer:
+                batch.waiting += 1
                 # (an urgent batch is the logger's already: it was woken to write it)
                 if inline and not self._busy and not batch.urgent:
                     self._busy = True
@@ -387,6 +393,8 @@ class RecoveryLog:
                     names = list(self._unwritten.items())
                 elif not batch.urgent:
                     batch.urgent = True
+                    self._wake.notify()
+                elif batch.waiting == self._siblings:  # the logger may linger for this one
                     self._wake.notify()
             ticket = Ticket(self, batch, self._next_lsn, count)
             self._next_lsn += count
@@ -413,11 +421,32 @@ class RecoveryLog:
                     if self._closing and self._open is None and not self._busy:
                         return
                     self._wake.wait()
+                self._linger()
                 batch, self._open = self._open, None
                 self._busy = True
+                self._siblings = batch.waiting
                 names = list(self._unwritten.items())
             self._write(batch, names)
             batch.finish()
+
+    def _linger(self) -> None:
+        """Let the open batch gather as many callers as the last one had (under
+        ``_lock``), for at most half the last sync's time (and 2 ms).
+
+        The committers woken by the last batch append their next commits one after the
+        other (each needs the GIL); the first makes the batch urgent. Taking it then
+        would sync one or two commits and leave the rest to the sync after, so the
+        logger waits, briefly, for the others: one sync for them all. A caller that does
+        not come back costs that wait once (the next batch expects only those that did).
+        """
+        batch = self._open
+        if batch is None or batch.waiting >= self._siblings or self._closing:
+            return
+        deadline = time.monotonic() + self._linger_for
+        while batch.waiting < self._siblings and not self._closing:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._wake.wait(left):
+                return
 
     def _write(self, batch: _Batch, names: list[tuple[str, int]]) -> None:
         """Write one batch in one transaction and sync once (the one busy writer)."""
@@ -468,7 +497,9 @@ class RecoveryLog:
         breaks the log."""
         try:
             if self.sync_mode == "envsync":
+                started = time.monotonic()
                 self._env.sync()
+                self._linger_for = min((time.monotonic() - started) / 2, _LINGER_MAX)
         except errors.TpfEmuError as exc:
             batch.error = exc
             with self._lock:
