@@ -101,6 +101,7 @@ __all__ = ["Backout", "Commit", "Get", "LogRecord", "Put", "Record", "RecoveryLo
 _INCARNATION, _FLOOR = b"incarnation", b"floor"
 _TRIM_STEP = 2048  # batches deleted per write transaction by trim
 _LINGER_MAX = 0.002  # seconds the logger may wait for a batch's usual callers
+_LINGER_SHARE = 0.5  # ... and at most this share of the last sync's time
 
 
 # -- tickets and batches ------------------------------------------------------------------
@@ -499,7 +500,7 @@ class RecoveryLog:
             if self.sync_mode == "envsync":
                 started = time.monotonic()
                 self._env.sync()
-                self._linger_for = min((time.monotonic() - started) / 2, _LINGER_MAX)
+                self._linger_for = min((time.monotonic() - started) * _LINGER_SHARE, _LINGER_MAX)
         except errors.TpfEmuError as exc:
             batch.error = exc
             with self._lock:
