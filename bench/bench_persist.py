@@ -15,6 +15,11 @@ Goals (issue 7):
 - restart recovery of 1 000 000 persistent 1 KB messages: >= 1 000 000 messages/s,
   beside a plain LMDB cursor scan of the same messages stored one per key.
 
+Goals (issue 24), 16 threads, same run: the bare log >= 0.8x the C-handoff floor
+(``test_c_group_commit_floor_16_threads``: what committers that are Python threads can do
+at most, whatever the log is written in), and MQPUT persistent + MQCMIT through the MQI
+(``test_mqi_16_committers``) >= 0.6x the bare log (compare the two subjects' rates).
+
 Durability of the baselines, as configured by default: persist-queue's SQLite runs with a
 rollback journal and ``synchronous=FULL`` (fsyncs every commit); diskcache runs SQLite in
 WAL mode with ``synchronous=NORMAL``, which does not fsync at commit (it survives a killed
@@ -110,8 +115,9 @@ def _log_committers(log: RecoveryLog, per_commit: int, commits: int):
     return run
 
 
-@pytest.mark.parametrize(("goal", "goal_vs"), [(20, "diskcache"), (30, "persistqueue")],
-                         ids=["vs-diskcache", "vs-persistqueue"])  # fmt: skip
+@pytest.mark.parametrize(("goal", "goal_vs"),
+                         [(20, "diskcache"), (30, "persistqueue"), (0.8, "c_group_commit")],
+                         ids=["vs-diskcache", "vs-persistqueue", "vs-c-floor"])  # fmt: skip
 def test_log_16_committers(benchmark, tag, log, goal, goal_vs):
     """tpfemu: 16 threads, each committing one persistent put per unit of work."""
     benchmark.group = GROUP16
@@ -139,14 +145,11 @@ def mqi_system(tmp_path: Path):
     system.stop()
 
 
-def test_mqi_16_committers(benchmark, tag, mqi_system):
-    """tpfemu through the MQI: 16 threads, each MQPUT (persistent, syncpoint) + MQCMIT of
-    1 KB, on one memory queue; a round's messages are then cleared (CLEAR QL, logged)."""
+def _mqi_committers(system) -> Callable[[], None]:
+    """A round of test_mqi_16_committers on ``system``."""
     import tpfemu.mqi as pymqi
     from tpfemu.mqi import CMQC
 
-    benchmark.group = GROUP16
-    tag("subject", ops=THREADS * PER_THREAD)
     md = {"Persistence": CMQC.MQPER_PERSISTENT}
 
     def work(t: int) -> None:
@@ -161,9 +164,17 @@ def test_mqi_16_committers(benchmark, tag, mqi_system):
 
     def run() -> None:
         _threads(work)
-        assert "MQSC0030I" in mqi_system.console("ZMQSC CLEAR QL-BENCH.Q")
+        assert "MQSC0030I" in system.console("ZMQSC CLEAR QL-BENCH.Q")
 
-    _pedantic(benchmark, run)
+    return run
+
+
+def test_mqi_16_committers(benchmark, tag, mqi_system):
+    """tpfemu through the MQI: 16 threads, each MQPUT (persistent, syncpoint) + MQCMIT of
+    1 KB, on one memory queue; a round's messages are then cleared (CLEAR QL, logged)."""
+    benchmark.group = GROUP16
+    tag("subject", ops=THREADS * PER_THREAD)
+    _pedantic(benchmark, _mqi_committers(mqi_system))
 
 
 def test_python_group_commit_floor_16_threads(benchmark, tag, tmp_path):
@@ -251,9 +262,28 @@ def test_c_group_commit_floor_16_threads(benchmark, tag, tmp_path, commit_floor)
     """
     benchmark.group = GROUP16
     tag("baseline", ops=THREADS * PER_THREAD)
+    fd = _floor_file(tmp_path)
+    assert commit_floor.floor_start(fd) == 0
+    try:
+        _pedantic(benchmark, _floor_committers(commit_floor))
+    finally:
+        stopped = commit_floor.floor_stop()
+        os.close(fd)
+    assert stopped == 0
+    benchmark.extra_info["commits_per_sync"] = (commit_floor.floor_commits()
+                                                / commit_floor.floor_syncs())
+
+
+def _floor_file(tmp_path: Path) -> int:
+    """The C floor's file: 1 MiB preallocated and synced (an open descriptor)."""
     fd = os.open(tmp_path / "floor.log", os.O_RDWR | os.O_CREAT, 0o644)
     os.pwrite(fd, bytes(1 << 20), 0)
     os.fsync(fd)
+    return fd
+
+
+def _floor_committers(commit_floor: ctypes.CDLL) -> Callable[[], None]:
+    """A round of test_c_group_commit_floor_16_threads (its writer started)."""
 
     def work(t: int) -> None:
         commit = commit_floor.floor_commit
@@ -261,15 +291,49 @@ def test_c_group_commit_floor_16_threads(benchmark, tag, tmp_path, commit_floor)
             if commit():
                 raise OSError("commit_floor: the writer's write or sync failed")
 
+    return lambda: _threads(work)
+
+
+def test_interleaved_16_threads(tmp_path, log, mqi_system, commit_floor, capsys):
+    """Issue 24's ratios, measured interleaved: rounds of the C floor, the bare log and
+    the MQI (the rounds of the three benchmarks above) in turn, so that the disk and the
+    machine's load are the same for all three; prints the median rate of each and the
+    median of the per-round ratios (bare log / C floor, goal 0.8; MQI / bare log, goal
+    0.6). On a shared machine those ratios are the figures to quote."""
+    import statistics
+    import time
+
+    fd = _floor_file(tmp_path)
     assert commit_floor.floor_start(fd) == 0
+    subjects = {"C floor": _floor_committers(commit_floor),
+                "bare log": _log_committers(log, 1, PER_THREAD),
+                "MQI": _mqi_committers(mqi_system)}  # fmt: skip
+    rates: dict[str, list[float]] = {name: [] for name in subjects}
     try:
-        _pedantic(benchmark, lambda: _threads(work))
+        for round_ in range(ROUNDS + 2):  # (the first is a warm-up)
+            for name, run in subjects.items():
+                os.sync()
+                started = time.perf_counter()
+                run()
+                if round_:
+                    rates[name].append(THREADS * PER_THREAD / (time.perf_counter() - started))
     finally:
         stopped = commit_floor.floor_stop()
         os.close(fd)
     assert stopped == 0
-    benchmark.extra_info["commits_per_sync"] = (commit_floor.floor_commits()
-                                                / commit_floor.floor_syncs())
+    med = {name: statistics.median(r) for name, r in rates.items()}
+    pairs = zip(rates["bare log"], rates["C floor"], rates["MQI"], strict=True)
+    log_floor = statistics.median(lg / fl for lg, fl, _ in pairs)
+    mqi_log = statistics.median(mq / lg for lg, _, mq in
+                                zip(rates["bare log"], rates["C floor"], rates["MQI"], strict=True))
+    with capsys.disabled():
+        print(f"\n[interleaved, 16 threads, {ROUNDS + 1} rounds] " + ", ".join(
+            f"{name} {rate / 1000:.1f}k msgs/s" for name, rate in med.items()))
+        print(f"  bare log / C floor {log_floor:.2f} (goal >= 0.8), MQI / bare log "
+              f"{mqi_log:.2f} (goal >= 0.6), commits per sync: C floor "
+              f"{commit_floor.floor_commits() / commit_floor.floor_syncs():.1f}, bare log "
+              f"{log.stats['records'] / 2 / log.stats['batches']:.1f}")
+    assert all(r > 0 for r in med.values())
 
 
 def test_diskcache_deque_16_threads(benchmark, tag, tmp_path):

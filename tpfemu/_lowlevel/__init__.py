@@ -7,7 +7,8 @@
 - :mod:`~tpfemu._lowlevel.queue`: the queue binding, :class:`CoreQueue` and its cursors;
 - :mod:`~tpfemu._lowlevel.shim`: what the MQI's hot paths need beyond the queue (the MQ
   structures' C base, the journal's EventLog and columns, the plans, MQPUT's MD rules);
-- :mod:`~tpfemu._lowlevel.logreplay`: the recovery log's replay at restart.
+- :mod:`~tpfemu._lowlevel.logreplay`: the recovery log's replay at restart;
+- :mod:`~tpfemu._lowlevel.loggate`: the recovery log's wait for durability.
 
 Above this package nothing sees cffi objects: ``ffi`` and ``lib`` stay inside it.
 
@@ -26,6 +27,7 @@ from tpfemu._lowlevel.compiled import (
     TPF_RC,
     header_constants,
 )
+from tpfemu._lowlevel.loggate import LogGate
 from tpfemu._lowlevel.logreplay import log_pack, log_replay
 from tpfemu._lowlevel.queue import (
     Batch,
@@ -58,4 +60,5 @@ __all__ = [
     "follow_running_ecbs", "header_constants", "journal_columns", "log_pack", "log_replay",
     "payload_hashes", "planned_get", "planned_put",
     "put_rules", "set_md_layout", "set_plan_layout",
+    "LogGate",
 ]

@@ -207,10 +207,15 @@ class LmdbEnv:
         """
         limit = self.max_map_size + (self.reserve if reclaim else 0)
         retried_at_ceiling = False
+        gate = self._gate
         while True:
             try:
-                with self._gate.shared(), self._env.begin(write=True) as txn:
-                    result = fn(txn)
+                gate.acquire_shared()  # (not `with gate.shared()`: this is the log's hot path)
+                try:
+                    with self._env.begin(write=True) as txn:
+                        result = fn(txn)
+                finally:
+                    gate.release_shared()
                 if reclaim:
                     self._settle(limit)
                 return result

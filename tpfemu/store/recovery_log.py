@@ -21,12 +21,13 @@ record would otherwise have had its own.
 **Group commit.** One logger thread takes *every* record appended while it was writing and
 syncing the previous batch, writes them as one LMDB value in one write transaction, syncs
 once, then wakes every waiter of that batch. A record is durable when its batch's sync
-has returned, and not before: :attr:`RecoveryLog.durable_lsn` says how far that is. Two
-refinements, both measured: the waiters of a synced batch are woken right after the next
-batch's transaction is written (so they do not compete with the logger for the GIL while
-it writes, and run while it waits on the disk); and a committer that finds the log idle
-writes and syncs its own batch instead of handing it to the logger (two thread switches
-less for a lone committer).
+has returned, and not before: :attr:`RecoveryLog.durable_lsn` says how far that is.
+Batches are numbered in the order they are written; a committer waits on its batch's
+number in C (:class:`~tpfemu._lowlevel.LogGate`, without the GIL), and the writer wakes
+every waiter of a synced batch with one call that holds neither the GIL nor a lock of the
+log, so the woken committers run (and gather the next batch) while nothing else needs the
+GIL. A committer that finds the log idle writes and syncs its own batch instead of
+handing it to the logger (two thread switches less for a lone committer).
 
 **Sync mode.** ``"envsync"`` (default) opens the environment with ``sync=False,
 metasync=False`` and calls ``env.sync()`` after each batch: one fdatasync per batch.
@@ -64,12 +65,13 @@ from __future__ import annotations
 
 import os
 import threading
-from _thread import allocate_lock
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
 from tpfemu import errors
+from tpfemu._lowlevel import LogGate
 from tpfemu.mq import cmqc
 from tpfemu.store.lmdbenv import DEFAULT_MAX_MAP_SIZE, LmdbEnv, MiB, claim_writer
 from tpfemu.store.log_records import (
@@ -98,51 +100,56 @@ __all__ = ["Backout", "Commit", "Get", "LogRecord", "Put", "Record", "RecoveryLo
 
 _INCARNATION, _FLOOR = b"incarnation", b"floor"
 _TRIM_STEP = 2048  # batches deleted per write transaction by trim
+_LINGER_MAX = 0.002  # seconds the logger may wait for a batch's usual callers
+_LINGER_SHARE = 0.5  # ... and at most this share of the last sync's time
 
 
 # -- tickets and batches ------------------------------------------------------------------
 
 
 class _Batch:
-    """Records appended while the logger was busy: written and synced together."""
+    """Records appended while the logger was busy: written and synced together.
 
-    __slots__ = ("first_lsn", "parts", "count", "uows", "closing", "committers", "latches",
-                 "finished", "error", "urgent")  # fmt: skip
+    Batches are numbered (``seq``) in the order they are written, and finish in that
+    order: the waiters of batch n wait on the log's :class:`LogGate` for n.
+    """
 
-    def __init__(self, first_lsn: int) -> None:
+    __slots__ = ("first_lsn", "parts", "count", "uows", "closing", "committers", "seq",
+                 "gate", "finished", "error", "urgent", "waiting")  # fmt: skip
+
+    def __init__(self, first_lsn: int, seq: int, gate: LogGate) -> None:
         self.first_lsn = first_lsn
         self.parts: list[bytes] = []
         self.count = 0
         self.uows: set[int] = set()  # units of work with a record here
         self.closing: set[int] = set()  # units of work committed or backed out here
         self.committers: list[tuple[Ticket, list[tuple[int, int]]]] = []
-        self.latches: list = []  # one held lock per waiting ticket: released when done
+        self.seq = seq
+        self.gate = gate
         self.finished = False
         self.error: errors.TpfEmuError | None = None
         self.urgent = False  # something waits on it: the logger must write it
+        self.waiting = 0  # appends not deferred (their callers wait, or will)
 
     def finish(self) -> None:
-        """Mark the batch written (or failed) and wake every waiter (once)."""
+        """Mark the batch written (or failed) and wake every waiter (once), with one call
+        into C that holds neither the GIL nor a lock of the log."""
         if self.finished:
             return
         self.finished = True
-        for latch in self.latches:
-            latch.release()
+        self.gate.finish(self.seq)
 
 
 class Ticket:
     """The receipt of an append: the records' LSNs, and a way to wait until durable."""
 
-    __slots__ = ("lsn", "count", "_batch", "_latch", "error", "_log")
+    __slots__ = ("lsn", "count", "_batch", "error", "_log")
 
     def __init__(self, log: RecoveryLog, batch: _Batch, lsn: int, count: int) -> None:
         self.lsn = lsn  # LSN of the first record; record i has lsn + i
         self.count = count
         self._log = log
         self._batch = batch
-        self._latch = latch = allocate_lock()  # held until the batch is finished
-        latch.acquire()
-        batch.latches.append(latch)
         self.error: errors.TpfEmuError | None = None  # this ticket's own failure
 
     @property
@@ -167,9 +174,8 @@ class Ticket:
         if not b.finished:
             if not b.urgent:  # deferred: have it written now
                 self._log._urge(b)
-            if not self._latch.acquire(True, -1 if timeout is None else timeout):
+            if not b.gate.wait(b.seq, timeout):
                 raise TimeoutError(f"log records {self.lsn}.. not durable after {timeout} s")
-            self._latch.release()  # so that waiting again returns at once
         error = self.error or b.error
         if error is not None:
             raise error
@@ -239,10 +245,14 @@ class RecoveryLog:
         self._next_lsn = next_lsn
         self.durable_lsn = next_lsn - 1
         self._open: _Batch | None = None
+        self._gate = LogGate()
+        self._batches = 0  # the number of the last batch made
         self._doomed: set[int] = set()  # (logger thread only)
         self._broken: errors.TpfEmuError | None = None
         self._closing = False
         self._busy = False  # a batch is being written (by the logger or a committer)
+        self._siblings = 0  # appends not deferred in the last batch the logger wrote
+        self._linger_for = 0.0  # at most this long (s) the logger waits for them again
         self.stats = {"batches": 0, "records": 0, "syncs": 0, "largest_batch": 0}
         self._logger = threading.Thread(target=self._run, name="tpfemu-logger", daemon=True)
         self._logger.start()
@@ -372,8 +382,10 @@ class RecoveryLog:
                 raise errors.TpfEmuError(f"recovery log {str(self.home)!r} is closed")
             batch = self._open
             if batch is None:
-                batch = self._open = _Batch(self._next_lsn)
+                self._batches += 1
+                batch = self._open = _Batch(self._next_lsn, self._batches, self._gate)
             if not defer:
+                batch.waiting += 1
                 # (an urgent batch is the logger's already: it was woken to write it)
                 if inline and not self._busy and not batch.urgent:
                     self._busy = True
@@ -382,6 +394,8 @@ class RecoveryLog:
                     names = list(self._unwritten.items())
                 elif not batch.urgent:
                     batch.urgent = True
+                    self._wake.notify()
+                elif batch.waiting == self._siblings:  # the logger may linger for this one
                     self._wake.notify()
             ticket = Ticket(self, batch, self._next_lsn, count)
             self._next_lsn += count
@@ -399,45 +413,41 @@ class RecoveryLog:
     # -- the writer: the logger thread, or a committer that found the log idle ---------
 
     def _run(self) -> None:
-        """The logger: write the batch that gathered while the previous one synced.
-
-        The waiters of a synced batch are woken only after the next batch's transaction
-        is written, just before its sync: while the logger needs the GIL (to write) no
-        woken committer competes for it, and the woken committers run while the logger
-        waits on the disk, their next commits gathering for the batch after.
-        """
-        synced: _Batch | None = None  # durable, its waiters not yet woken
+        """The logger: write the batch that gathered while the previous one synced, sync
+        it, and wake its waiters (one call into C, without the GIL)."""
         while True:
             with self._lock:
-                if not self._ready() and synced is None:
-                    self._busy = False
-                    while not self._ready() or self._busy:
-                        if self._closing and self._open is None and not self._busy:
-                            return
-                        self._wake.wait()
-                batch = None
-                if self._ready():
-                    batch, self._open = self._open, None
-                    self._busy = True
-                    names = list(self._unwritten.items())
-            if batch is None:  # nothing to write: wake the synced batch's waiters now
-                synced.finish()
-                synced = None
-                continue
-            try:
-                written = self._commit(batch, names)
-                if synced is not None:
-                    synced.finish()
-                    synced = None
-                if written and self._sync(batch) and self.sync_mode == "envsync":
-                    synced = batch
-                else:
-                    batch.finish()
-            except Exception as exc:  # a bug: fail the waiters rather than hang them
-                if synced is not None:
-                    synced.finish()  # durable already
-                    synced = None
-                self._fail(exc, batch)
+                self._busy = False
+                while not self._ready() or self._busy:
+                    if self._closing and self._open is None and not self._busy:
+                        return
+                    self._wake.wait()
+                self._linger()
+                batch, self._open = self._open, None
+                self._busy = True
+                self._siblings = batch.waiting
+                names = list(self._unwritten.items())
+            self._write(batch, names)
+            batch.finish()
+
+    def _linger(self) -> None:
+        """Let the open batch gather as many callers as the last one had (under
+        ``_lock``), for at most half the last sync's time (and 2 ms).
+
+        The committers woken by the last batch append their next commits one after the
+        other (each needs the GIL); the first makes the batch urgent. Taking it then
+        would sync one or two commits and leave the rest to the sync after, so the
+        logger waits, briefly, for the others: one sync for them all. A caller that does
+        not come back costs that wait once (the next batch expects only those that did).
+        """
+        batch = self._open
+        if batch is None or batch.waiting >= self._siblings or self._closing:
+            return
+        deadline = time.monotonic() + self._linger_for
+        while batch.waiting < self._siblings and not self._closing:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._wake.wait(left):
+                return
 
     def _write(self, batch: _Batch, names: list[tuple[str, int]]) -> None:
         """Write one batch in one transaction and sync once (the one busy writer)."""
@@ -488,7 +498,9 @@ class RecoveryLog:
         breaks the log."""
         try:
             if self.sync_mode == "envsync":
+                started = time.monotonic()
                 self._env.sync()
+                self._linger_for = min((time.monotonic() - started) * _LINGER_SHARE, _LINGER_MAX)
         except errors.TpfEmuError as exc:
             batch.error = exc
             with self._lock:
@@ -589,4 +601,3 @@ class RecoveryLog:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

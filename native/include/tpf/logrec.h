@@ -129,4 +129,34 @@ size_t tpf_log_pack_size(const unsigned char *descs, size_t len);
 void tpf_log_pack(const unsigned char *descs, size_t len, const void *const *addrs,
                   unsigned char *out);
 
+/* -- the wait for durability (group commit) ------------------------------------------
+ *
+ * The recovery log (tpfemu/store/recovery_log.py) writes its records in batches
+ * numbered 1, 2, 3... in order, each in one LMDB transaction and one sync. A committer
+ * waits on its batch's number; the writer, once a batch is synced (or failed), finishes
+ * it, which wakes its waiters. The wait and the wake-up are here, in C, so that cffi
+ * calls them without the GIL: a writer wakes all the waiters of a batch with one call
+ * that holds no Python lock, and the waiters sleep on a condition variable, not on one
+ * Python lock each. What a batch's outcome was (durable or failed) stays in Python.
+ */
+
+/** A gate over batch numbers (opaque). */
+typedef struct tpf_log_gate tpf_log_gate_t;
+
+/** A new gate, no batch finished (NULL: out of memory). */
+tpf_log_gate_t *tpf_log_gate_new(void);
+
+void tpf_log_gate_free(tpf_log_gate_t *g);
+
+/** Batches up to `seq` are finished: wake every thread waiting on one of them. Batches
+ * finish in order; a `seq` at or below the last one finished changes nothing. */
+void tpf_log_gate_finish(tpf_log_gate_t *g, uint64_t seq);
+
+/** Wait until batch `seq` is finished, at most `timeout_ns` nanoseconds (< 0: no limit).
+ * Returns 1 when it is, 0 when the time ran out first. */
+int tpf_log_gate_wait(tpf_log_gate_t *g, uint64_t seq, int64_t timeout_ns);
+
+/** The number of the last batch finished. */
+uint64_t tpf_log_gate_finished(tpf_log_gate_t *g);
+
 #endif
