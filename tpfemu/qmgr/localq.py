@@ -24,6 +24,7 @@ from tpfemu import errors
 from tpfemu._lowlevel import CoreQueue
 from tpfemu.qmgr.logkeys import LogKeys
 from tpfemu.qmgr.objects import LocalQueueDef
+from tpfemu.store.message import StoredMessage
 
 T = TypeVar("T")
 
@@ -82,11 +83,11 @@ class LocalQueue:
         # a logged core operation and its log record are appended together under
         # log_lock; log_keys maps the core's put sequence of each logged message to its
         # key (the LSN of its Put record); log_inflight holds the logged gets not yet
-        # committed or backed out (seq -> (uow, key)); log_pending the logged puts not
-        # yet committed (seq -> uow).
+        # committed or backed out (seq -> (uow, the message as stored)); log_pending the
+        # logged puts not yet committed (seq -> uow).
         self.log_lock = threading.Lock()
         self.log_keys = LogKeys()
-        self.log_inflight: dict[int, tuple[int, int]] = {}
+        self.log_inflight: dict[int, tuple[int, StoredMessage]] = {}
         self.log_pending: dict[int, int] = {}
 
     # -- definition ----------------------------------------------------------------------

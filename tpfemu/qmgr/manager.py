@@ -274,10 +274,10 @@ class QueueManager:
         store = self.definitions
         if store is None or self._adopting == threading.get_ident():
             return  # (a change adopted from the store is not written back)
-        if new is None:
-            store.remove(old.type_name, old.name)
-        else:
+        if new is not None:
             store.save(new.to_dict(), self.cpu)
+        elif old is not None:
+            store.remove(old.type_name, old.name)
 
     def __enter__(self) -> QueueManager:
         return self if self.running else self.start()
@@ -300,6 +300,8 @@ class QueueManager:
 
     def _on_catalog(self, event: str, old: ObjectDef | None, new: ObjectDef | None) -> None:
         defn = new if new is not None else old
+        if defn is None:
+            return
         if not isinstance(defn, LocalQueueDef):
             if event == "alter":
                 # An alias or remote definition may now inhibit gets or puts: waiters on
@@ -313,7 +315,7 @@ class QueueManager:
             self.triggers.on_define(queue)
         elif event == "alter":
             self.queues[defn.name].redefine(defn)
-            if old is not None:
+            if isinstance(old, LocalQueueDef):
                 self.triggers.on_alter(old, defn)
         elif event == "delete":
             queue = self.queues.pop(defn.name)
@@ -428,15 +430,16 @@ class QueueManager:
         for queue, uow_id in work:
             if queue.deleted:
                 continue
-            if logged and uow_id in logged:
+            if plog is not None and uow_id in logged:
                 n = plog.apply_end(queue, uow_id, commit)
             else:
                 n = queue.core.commit(uow_id) if commit else queue.core.backout(uow_id)
             if n:
                 queue.wake()
                 self._emit(kind, queue.name, uow=uow_id, count=n)
-        for uow_id in logged:
-            plog.applied(uow_id)
+        if plog is not None:
+            for uow_id in logged:
+                plog.applied(uow_id)
         uow.queues.clear()
         uow.extra.clear()
         uow.count = 0

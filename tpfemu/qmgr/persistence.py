@@ -132,7 +132,7 @@ def _put_tail(queue: LocalQueue, core: CoreQueue, tail: LogTail) -> None:
     _placed(queue, placed, tail.descriptors)
 
 
-def _put_chunk(queue: LocalQueue, core: CoreQueue, chunk: bytes) -> None:
+def _put_chunk(queue: LocalQueue, core: CoreQueue, chunk: bytes | bytearray | memoryview) -> None:
     try:
         placed = core.put_packed(chunk)
     except (ValueError, errors.TpfEmuError):

@@ -413,7 +413,7 @@ def _encode_chunks(
         yield b"".join([COUNT.pack(len(descs)), *descs, *datas]), len(descs)
 
 
-def decode(chunk: bytes, queue: str) -> list[StoredMessage]:
+def decode(chunk: bytes | bytearray, queue: str) -> list[StoredMessage]:
     """The messages of a chunk of ``queue``'s checkpoint.
 
     :raises ObjectDamaged: the chunk is not readable (naming the queue).

@@ -228,7 +228,7 @@ class LmdbEnv:
                 self._adopt_size()
             except lmdb.Error as exc:
                 if getattr(exc, "code", 0) == errno.EIO and self._disk_looks_full():
-                    exc.code = errno.ENOSPC  # LMDB reports a short write as EIO
+                    exc.code = errno.ENOSPC  # type: ignore[misc]  # (LMDB reports a short write as EIO)
                 raise translate(exc, call=call, obj=obj) from exc
 
     @contextmanager
@@ -244,7 +244,7 @@ class LmdbEnv:
         for attempt in range(3):
             self._gate.acquire_shared()
             try:
-                txn = self._env.begin(buffers=buffers)
+                txn = self._env.begin(buffers=True) if buffers else self._env.begin()
                 break
             except lmdb.MapResizedError:  # another process grew the map: adopt its size
                 self._gate.release_shared()

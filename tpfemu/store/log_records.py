@@ -168,17 +168,16 @@ def encode_records(
     commits: list[tuple[int, int]] = []
     closing: list[int] = []
     for r in records:
-        kind = type(r)
-        if kind is Put:
+        if isinstance(r, Put):
             parts.append(encode_put(r, qid_of(r.queue)))
             parts.append(r.data)
-        elif kind is Get:
+        elif isinstance(r, Get):
             parts.append(REC.pack(GET, qid_of(r.queue), r.backout_count, r.uow, r.key))
-        elif kind is Commit:
+        elif isinstance(r, Commit):
             commits.append((len(parts), r.uow))
             closing.append(r.uow)
             parts.append(REC.pack(COMMIT, 0, 0, r.uow, 0))
-        elif kind is Backout:
+        elif isinstance(r, Backout):
             closing.append(r.uow)
             parts.append(REC.pack(BACKOUT, 0, 0, r.uow, 0))
         else:
@@ -221,7 +220,7 @@ def batch_views(env: LmdbEnv, txn, from_lsn: int = 0) -> Iterator[tuple[int, int
 def read_queue_names(env: LmdbEnv) -> dict[int, str]:
     """Queue id -> name, as stored in the log environment."""
     with env.read() as txn:
-        return {U32.unpack(qid)[0]: name.decode()
+        return {U32.unpack(qid)[0]: bytes(name).decode()
                 for name, qid in txn.cursor(db=env.db(QUEUES_DB))}  # fmt: skip
 
 

@@ -74,7 +74,7 @@ def encode_chunk(messages: Iterable[StoredMessage]) -> bytes:
     return b"".join([COUNT.pack(len(messages)), descriptors, *(m.data for m in messages)])
 
 
-def decode_chunk(chunk: bytes) -> list[StoredMessage]:
+def decode_chunk(chunk: bytes | bytearray) -> list[StoredMessage]:
     """The messages of a chunk, in order; their data are views of ``chunk`` (kept alive).
 
     Pass ``bytes`` (not a view into an LMDB map, which is gone when its transaction ends).
@@ -98,7 +98,7 @@ def decode_chunk(chunk: bytes) -> list[StoredMessage]:
     return out
 
 
-def chunk_keys(chunk: bytes) -> Sequence[int]:
+def chunk_keys(chunk: bytes | bytearray | memoryview) -> Sequence[int]:
     """The message keys of a chunk, in order (read in place: no parse of the rest)."""
     (count,) = COUNT.unpack_from(chunk)
     end = COUNT.size + count * DESC.size

@@ -80,7 +80,7 @@ class LogTail:
 
     def __init__(self, descriptors: bytearray, addresses: bytearray, batches: list) -> None:
         self.descriptors = descriptors
-        self._addresses: bytes | None = addresses
+        self._addresses: bytearray | None = addresses
         self._batches = batches  # the buffers the addresses point into, kept referenced
 
     @property
@@ -190,12 +190,12 @@ class _Queue:
         return out
 
 
-def segments_count(segments: list[Segment]) -> int:
+def segments_count(segments: Sequence[Segment]) -> int:
     """How many messages ``segments`` hold."""
     return sum(len(s) if isinstance(s, list | LogTail) else len(chunk_keys(s)) for s in segments)
 
 
-def messages_of(queue: str, segments: list[Segment]) -> list[StoredMessage]:
+def messages_of(queue: str, segments: Sequence[Segment]) -> list[StoredMessage]:
     """The messages of ``queue``'s ``segments``, in order (packed chunks decoded).
 
     :raises ObjectDamaged: a chunk is not readable.

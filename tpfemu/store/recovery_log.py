@@ -261,7 +261,7 @@ class RecoveryLog:
         """Read the queue ids and return the next LSN to assign."""
         with self._env.read() as txn:
             for name, qid in txn.cursor(db=self._queues_db):
-                self._qids[name.decode()] = U32.unpack(qid)[0]
+                self._qids[bytes(name).decode()] = U32.unpack(qid)[0]
             self._names = {qid: name for name, qid in self._qids.items()}
             floor = txn.get(_FLOOR, db=self._meta)
             next_lsn = max(U64.unpack(floor)[0] if floor else 1, 1)
@@ -424,6 +424,7 @@ class RecoveryLog:
                     self._wake.wait()
                 self._linger()
                 batch, self._open = self._open, None
+                assert batch is not None  # (_ready: a batch is open)
                 self._busy = True
                 self._siblings = batch.waiting
                 names = list(self._unwritten.items())
