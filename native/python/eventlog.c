@@ -8,6 +8,7 @@
 #include "eventlog.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <stddef.h>
@@ -40,6 +41,8 @@ typedef struct {
     int hashes;           /**< hash each event's data here; 0: keep the data instead,
                                hash 0 (the writer hashes it; bench_journal's alternative) */
     int writing;          /**< write_ipc() runs with the GIL released */
+    unsigned char *enc;   /**< write_ipc's buffer for one encoded batch, kept for the next */
+    size_t enc_cap;
 } EventLog;
 
 static PyObject *s_ecb_id, *s_program; /* interned attribute names */
@@ -572,14 +575,12 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             batch.recs = taken.recs + done;
             batch.n = (size_t)n;
             batch.seq0 = seq0 + done;
-            unsigned char *msg;
             size_t len;
-            if (tpf_journal_encode(&batch, &msg, &len) < 0) {
+            if (tpf_journal_encode(&batch, &self->enc, &self->enc_cap, &len) < 0) {
                 err = ENOMEM;
                 break;
             }
-            int rc = write_all(fd, msg, len);
-            free(msg);
+            int rc = write_all(fd, self->enc, len);
             if (rc < 0) {
                 err = errno;
                 break;
@@ -642,6 +643,7 @@ static void el_dealloc(EventLog *self)
     buf_free(&self->cur);
     buf_free(&self->spare);
     PyMem_RawFree(self->recent);
+    free(self->enc);
     Py_XDECREF(self->names);
     Py_XDECREF(self->index);
     Py_XDECREF(self->current);

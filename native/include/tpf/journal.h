@@ -151,7 +151,10 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * Encode `b` as one Arrow IPC encapsulated record-batch message (continuation marker,
  * metadata length, the flatbuffer Message with its RecordBatch header, padding, then the
  * body buffers), ready to append to a segment that begins with the schema message, into
- * a new buffer: *out (free it with free()) of *out_len bytes, a multiple of 8. Columns,
+ * the caller's buffer *buf of *cap bytes (NULL and 0 at first), which it grows with
+ * realloc when the message needs more (free it with free() after the last call); the
+ * message is its first *out_len bytes, a multiple of 8. The columns are filled in one
+ * pass over the records. Columns,
  * and how each is made from a record: event_time_us, seq (seq0 + i), cpu and qmgr (the
  * same text on every row), queue and program (text from the names; program null for -1),
  * event ("put"/"get"), msg_id, correl_id, group_id (null when all zero), priority,
@@ -159,9 +162,10 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * rounded up, 0 once passed), length, payload_hash, payload (the data when `data` is
  * given, else null), uow, ecb (null for -1), detail (null), msg_type (null for -1),
  * format, reply_to_q, reply_to_qmgr (null when blank). Returns 0, or -1 when memory
- * is exhausted (nothing allocated).
+ * is exhausted (the buffer unchanged).
  */
-int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t *out_len);
+int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t *cap,
+                       size_t *out_len);
 
 /**
  * The journal's payload hash: XXH64(data[0:len], seed=TPF_JOURNAL_HASH_SEED) into out[8],
