@@ -23,7 +23,20 @@ typedef struct {
     size_t used, size;
     PyObject **items;     /**< tuples of events emitted in Python, in order (owned) */
     Py_ssize_t nitems, cap_items;
+    uint64_t recno0;      /**< the record number of recs[0] */
+    size_t held;          /**< bytes of the puts' data held for the writer to hash */
 } evbuf_t;
+
+/** A put's hash as the writer knows it (a ring of TPF_JOURNAL_PUT_RING, by record
+ * number; tag: the record number + 1, 0: empty). */
+typedef struct {
+    uint64_t tag;
+    uint8_t hash[8];
+} put_hash_t;
+
+/** Most bytes of the puts' data a buffer holds for the writer; past that, puts are
+ * hashed as they are recorded. */
+#define HELD_MAX ((size_t)64 << 20)
 
 
 typedef struct {
@@ -43,6 +56,8 @@ typedef struct {
     int writing;          /**< write_ipc() runs with the GIL released */
     unsigned char *enc;   /**< write_ipc's buffer for one encoded batch, kept for the next */
     size_t enc_cap;
+    uint64_t recno;       /**< the number the next record takes */
+    put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
 } EventLog;
 
 static PyObject *s_ecb_id, *s_program; /* interned attribute names */
@@ -232,8 +247,68 @@ static int data_room(evbuf_t *b, size_t len)
     return 0;
 }
 
+/* Let go of the puts' data b holds (HELD, HELD_DONE: their hashes then stay as they
+ * are, zeros for a HELD one). Needs the GIL. */
+static void release_held(evbuf_t *b)
+{
+    if (b->held == 0)
+        return;
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        eventlog_rec_t *r = &b->recs[i];
+        if (r->hash_state == TPF_JOURNAL_HASH_HELD || r->hash_state == TPF_JOURNAL_HASH_HELD_DONE) {
+            Py_DECREF((PyObject *)(intptr_t)r->data_off);
+            r->data_off = 0;
+            r->hash_state = TPF_JOURNAL_HASHED;
+        }
+    }
+    b->held = 0;
+}
+
+/* The hashes the application's thread left to the writer, for every record of b in
+ * order: each HELD put's data hashed (once for a run of puts of the same object), each
+ * OF_PUT get given its put's hash from the ring, every put's hash put in the ring.
+ * Every buffer goes through here once, in record order (write_ipc, take), so the ring
+ * holds what the application's thread expects. Needs no GIL: it reads the held
+ * objects' data only (immutable bytes, held). */
+static void resolve_hashes(put_hash_t *ring, evbuf_t *b)
+{
+    const PyObject *last = NULL;
+    uint8_t last_hash[8] = {0};
+    for (Py_ssize_t i = 0; i < b->n; i++) {
+        eventlog_rec_t *r = &b->recs[i];
+        uint64_t recno = b->recno0 + (uint64_t)i;
+        if (r->kind == EVENTLOG_PY)
+            continue;
+        if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
+            PyObject *data = (PyObject *)(intptr_t)r->data_off;
+            if (data != last) {
+                tpf_payload_hash64((const uint8_t *)PyBytes_AS_STRING(data),
+                                   (size_t)PyBytes_GET_SIZE(data), last_hash);
+                last = data;
+            }
+            memcpy(r->hash, last_hash, 8);
+            r->hash_state = TPF_JOURNAL_HASH_HELD_DONE;
+        } else if (r->hash_state == TPF_JOURNAL_HASH_OF_PUT) {
+            uint64_t put;
+            memcpy(&put, r->hash, 8);
+            const put_hash_t *e = &ring[put & (TPF_JOURNAL_PUT_RING - 1)];
+            if (e->tag == put + 1) /* (always: the put is at most the ring's size back) */
+                memcpy(r->hash, e->hash, 8);
+            else
+                memset(r->hash, 0, 8);
+            r->hash_state = TPF_JOURNAL_HASHED;
+        }
+        if (r->kind == EVENTLOG_PUT) {
+            put_hash_t *e = &ring[recno & (TPF_JOURNAL_PUT_RING - 1)];
+            e->tag = recno + 1;
+            memcpy(e->hash, r->hash, 8);
+        }
+    }
+}
+
 static void buf_free(evbuf_t *b)
 {
+    release_held(b);
     for (Py_ssize_t i = 0; i < b->nitems; i++)
         Py_DECREF(b->items[i]);
     PyMem_RawFree(b->recs);
@@ -300,8 +375,8 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
 
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
-                    uint32_t ctx_len, const char *data, Py_ssize_t length, int64_t time_us,
-                    uint64_t uow)
+                    uint32_t ctx_len, PyObject *data_obj, const char *data,
+                    Py_ssize_t length, int64_t time_us, uint64_t uow)
 {
     EventLog *self = (EventLog *)log;
     evbuf_t *b = &self->cur;
@@ -320,11 +395,30 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
         return 0;
     }
     Py_XDECREF(program); /* (held by names) */
-    if (self->recent == NULL && q != NULL && self->hashes)
-        self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent);
-    tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used};
-    tpf_journal_record(&b->recs[b->n++], self->recent, kind, q, md, group_id, ctx, ctx_len,
-                       data, (size_t)length, &origin, self->hashes);
+    if (self->hashes && ((self->recent == NULL && q != NULL &&
+        (self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent)) == NULL) ||
+        (self->ring == NULL &&
+        (self->ring = PyMem_RawCalloc(TPF_JOURNAL_PUT_RING, sizeof *self->ring)) == NULL))) {
+        self->lost++;
+        return 0;
+    }
+    /* A put's data is held for the writer to hash, off this thread, when it is a bytes
+     * object (immutable) and the log keeps no copy of it (level events). */
+    int how = !self->hashes ? TPF_JOURNAL_HASH_NONE
+        : data_obj != NULL && PyBytes_CheckExact(data_obj) && !self->payload &&
+          b->held + (size_t)length <= HELD_MAX && PyBytes_AS_STRING(data_obj) == data &&
+          PyBytes_GET_SIZE(data_obj) == length
+        ? TPF_JOURNAL_HASH_DEFER : TPF_JOURNAL_HASH_NOW;
+    tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used,
+                                   self->recno};
+    eventlog_rec_t *r = &b->recs[b->n++];
+    tpf_journal_record(r, self->recent, kind, q, md, group_id, ctx, ctx_len,
+                       data, (size_t)length, &origin, how);
+    self->recno++;
+    if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
+        r->data_off = (int64_t)(intptr_t)Py_NewRef(data_obj);
+        b->held += (size_t)length;
+    }
     if (self->payload || !self->hashes) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;
@@ -377,6 +471,7 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
     r->program = -1;
     r->length = -1;
     b->items[b->nitems++] = item;
+    self->recno++;
     Py_RETURN_NONE;
 }
 
@@ -393,6 +488,12 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 {
     (void)unused;
     evbuf_t *b = &self->cur;
+    if (self->writing) {
+        PyErr_SetString(PyExc_RuntimeError, "EventLog.take() while write_ipc() runs");
+        return NULL;
+    }
+    if (self->ring != NULL)
+        resolve_hashes(self->ring, b);
     PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
@@ -408,7 +509,9 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
         for (Py_ssize_t i = 0; i < b->nitems; i++) /* the references move into the list */
             PyList_SET_ITEM(items, i, b->items[i]);
         b->nitems = 0;
+        release_held(b);
         buf_empty(b);
+        b->recno0 = self->recno;
         names_restart(self, fresh_names, fresh_index);
     } else {
         Py_XDECREF(fresh_names);
@@ -530,6 +633,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     /* Swap under the GIL: the application records into the spare from now on. */
     evbuf_t taken = *cur;
     *cur = self->spare;
+    cur->recno0 = self->recno;
     memset(&self->spare, 0, sizeof self->spare);
     names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
 
@@ -541,6 +645,11 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     size_t written = 0;
     int err = 0; /* errno of a failed write (ENOMEM: encoding), -1: emitted raised */
     self->writing = 1;
+    if (self->ring != NULL) { /* every record's hash first, whatever the writes do */
+        Py_BEGIN_ALLOW_THREADS
+        resolve_hashes(self->ring, &taken);
+        Py_END_ALLOW_THREADS
+    }
     while (done < taken.n && err == 0) {
         Py_ssize_t end = done;
         if (taken.recs[done].kind == EVENTLOG_PY) { /* a run emitted in Python */
@@ -595,6 +704,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     PyMem_RawFree(names_block);
     PyMem_RawFree(consts);
     Py_ssize_t count = taken.n;
+    release_held(&taken);
     buf_empty(&taken); /* it becomes the spare */
     self->spare = taken;
     if (err != 0) {

@@ -4,25 +4,42 @@
 
 #include <string.h>
 
-/* The payload hash of data[0:length] into out, by way of the recent puts (see
- * tpf_journal_record). */
-static void event_hash(tpf_journal_recent_t *recent, int kind, const void *q,
-                       const tpf_mq_msg_t *md, const void *data, size_t length, uint8_t out[8])
+/* The payload hash of data[0:length] into r->hash, by way of the recent puts (see
+ * tpf_journal_record), and r->hash_state. */
+static void event_hash(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
+                       const void *q, const tpf_mq_msg_t *md, const void *data,
+                       size_t length, int how, uint64_t recno)
 {
     tpf_journal_recent_t *slot = NULL;
+    r->hash_state = TPF_JOURNAL_HASHED;
     if (recent != NULL && q != NULL)
         slot = &recent[md->seq & (TPF_JOURNAL_RECENT_PUTS - 1)];
     if (kind == TPF_JOURNAL_GET && slot != NULL && slot->q == q && slot->seq == md->seq &&
         slot->put_time == md->put_time) {
-        memcpy(out, slot->hash, 8);
-        return;
+        if (slot->known) {
+            memcpy(r->hash, slot->hash, 8);
+            return;
+        }
+        if (recno - slot->recno < TPF_JOURNAL_PUT_RING) {
+            memcpy(r->hash, &slot->recno, 8);
+            r->hash_state = TPF_JOURNAL_HASH_OF_PUT;
+            return;
+        }
     }
-    tpf_payload_hash64((const uint8_t *)data, length, out);
+    int held = kind == TPF_JOURNAL_PUT && how == TPF_JOURNAL_HASH_DEFER;
+    if (held) {
+        memset(r->hash, 0, 8);
+        r->hash_state = TPF_JOURNAL_HASH_HELD;
+    } else {
+        tpf_payload_hash64((const uint8_t *)data, length, r->hash);
+    }
     if (kind == TPF_JOURNAL_PUT && slot != NULL) {
         slot->q = q;
         slot->seq = md->seq;
         slot->put_time = md->put_time;
-        memcpy(slot->hash, out, 8);
+        slot->recno = recno;
+        slot->known = !held;
+        memcpy(slot->hash, r->hash, 8);
     }
 }
 
@@ -92,12 +109,13 @@ void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int 
     r->kind = (uint8_t)kind;
     r->priority = md->priority;
     r->persistent = md->persistent;
-    r->pad = 0;
     copy_context(r, (const char *)ctx, ctx_len);
-    /* Hashed here, while the data is in the cache (the core has just copied it): keeping
-     * it for the writer instead costs more, as memory traffic, than hashing it. */
-    if (hash)
-        event_hash(recent, kind, q, md, data, length, r->hash);
-    else
+    /* Hashed here, while the data is in the cache (the core has just copied it), unless
+     * the caller holds a put's data for the writer (no copy). */
+    if (hash != TPF_JOURNAL_HASH_NONE) {
+        event_hash(r, recent, kind, q, md, data, length, hash, origin->recno);
+    } else {
         memset(r->hash, 0, sizeof r->hash);
+        r->hash_state = TPF_JOURNAL_HASHED;
+    }
 }

@@ -51,7 +51,7 @@ typedef struct {
     uint8_t kind;                     /**< TPF_JOURNAL_* */
     uint8_t priority;
     uint8_t persistent;
-    uint8_t pad;
+    uint8_t hash_state;               /**< TPF_JOURNAL_HASH_* (internal to the log) */
     int32_t msg_type;                 /**< MsgType, -1: not known (a record of another layout) */
     uint8_t format_len;               /**< the lengths of the three texts below without */
     uint8_t reply_q_len;              /**< their trailing blanks and NULs; 0: a blank */
@@ -86,33 +86,59 @@ typedef struct {
     uint64_t seq;         /**< the put's sequence number within the queue */
     int64_t put_time;     /**< (with q and seq: a queue made later at the same address
                                that numbers its puts afresh does not match) */
+    uint64_t recno;       /**< the put's record number in the log */
     uint8_t hash[8];
+    uint8_t known;        /**< 0: the hash is left to the writer (TPF_JOURNAL_HASH_HELD) */
 } tpf_journal_recent_t;
 
 #define TPF_JOURNAL_RECENT_PUTS 4096
 
+/** How a record's hash is known (tpf_journal_rec_t.hash_state):
+ * - HASHED: it is in `hash`;
+ * - HELD: not yet: the log holds the put's data (an immutable object, its address in
+ *   `data_off`) and its writer hashes it, off the application's thread;
+ * - OF_PUT: it is the hash of the put whose record number is in `hash`, a put at most
+ *   TPF_JOURNAL_PUT_RING records earlier (the writer remembers that many puts' hashes);
+ * - HELD_DONE: HELD, hashed by now, the data not yet let go. */
+#define TPF_JOURNAL_HASHED 0
+#define TPF_JOURNAL_HASH_HELD 1
+#define TPF_JOURNAL_HASH_OF_PUT 2
+#define TPF_JOURNAL_HASH_HELD_DONE 3
+#define TPF_JOURNAL_PUT_RING (1u << 16)
+
+/** tpf_journal_record's `hash`: none (zeros), now, or a put's left to the writer. */
+#define TPF_JOURNAL_HASH_NONE 0
+#define TPF_JOURNAL_HASH_NOW 1
+#define TPF_JOURNAL_HASH_DEFER 2
+
 /** What a record holds besides the message: when, in which unit of work (0: none), by
- * which ECB (-1: none), the indexes of its queue's and program's names (-1: none), and
- * where its data is in the capture's arena. */
+ * which ECB (-1: none), the indexes of its queue's and program's names (-1: none),
+ * where its data is in the capture's arena, and its record number in the log (every
+ * record, of any kind, takes the next). */
 typedef struct {
     int64_t time_us;
     uint64_t uow;
     int64_t ecb;
     int32_t queue, program;
     int64_t data_off;
+    uint64_t recno;
 } tpf_journal_origin_t;
 
 /**
  * Fill `r` for a put or get (`kind`, TPF_JOURNAL_PUT or _GET) of the message `md`
  * describes on queue `q` (its core address), whose data (without its context record) is
- * data[0:length]; `group_id` is its GroupId or NULL for none. With `hash`, r->hash is the
- * data's payload hash, computed while the data is in the cache: a put's is computed and
- * remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL); a get's is the
- * put's when `recent` holds that put (a message's data never changes), else computed.
- * Without `hash`, r->hash is zero. `ctx` is the message's context record (`ctx_len`
- * bytes; NULL or 0: it has none, i.e. the default put context): r->msg_type, format,
- * reply_q and reply_qmgr are copied from it, at the offsets tpf_journal_set_ctx_layout
- * gave.
+ * data[0:length]; `group_id` is its GroupId or NULL for none. `hash` says how r->hash is
+ * made (r->hash_state says what it is then): TPF_JOURNAL_HASH_NONE, zeros;
+ * TPF_JOURNAL_HASH_NOW, the data's payload hash, computed while the data is in the
+ * cache, a put's remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL);
+ * TPF_JOURNAL_HASH_DEFER, as NOW except that a put's is left to the writer (HELD: the
+ * caller holds the data and puts its address in r->data_off). A get's is the put's when
+ * `recent` holds that put (a message's data never changes): copied when known, else
+ * named by the put's record number (OF_PUT) when the put is at most
+ * TPF_JOURNAL_PUT_RING records back, else computed. `ctx` is the message's context
+ * record (`ctx_len` bytes; NULL or 0: it has none, i.e. the default put context):
+ * r->msg_type, format, reply_q and reply_qmgr are copied from it, at the offsets
+ * tpf_journal_set_ctx_layout gave.
  */
 void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
                         const void *q, const tpf_mq_msg_t *md, const uint8_t *group_id,
