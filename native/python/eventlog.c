@@ -48,6 +48,9 @@ typedef struct {
     PyObject *index;      /**< dict: name -> its index in names */
     PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
     int32_t last_ix[2];
+    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr seen (raw bytes) */
+    size_t last_text_len[3]; /**< their lengths, 0: none seen this cycle */
+    int32_t last_text_ix[3]; /**< and their indexes in names */
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */
@@ -341,6 +344,7 @@ static void names_restart(EventLog *self, PyObject *names, PyObject *index)
     Py_SETREF(self->names, names);
     Py_SETREF(self->index, index);
     self->last_name[0] = self->last_name[1] = NULL;
+    self->last_text_len[0] = self->last_text_len[1] = self->last_text_len[2] = 0;
 }
 
 /* The index of `name` (a str) in this cycle's names, added if new; `which`: 0 queue,
@@ -373,6 +377,32 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
+/* The index in this cycle's names of text `t` of a context record (`which`: 0 Format,
+ * 1 ReplyToQ, 2 ReplyToQMgr; its bytes read as Latin-1, as the events emitted in Python
+ * read them), added if new; -1 for a blank field. A run of one text is a memcmp. -2
+ * with an exception set. */
+static int32_t text_index(EventLog *self, int which, tpf_journal_text_t t)
+{
+    if (t.p == NULL || t.len == 0)
+        return -1;
+    if (t.len > sizeof self->last_text[which])
+        t.len = sizeof self->last_text[which];
+    if (t.len == self->last_text_len[which] && memcmp(t.p, self->last_text[which], t.len) == 0)
+        return self->last_text_ix[which];
+    PyObject *text = PyUnicode_DecodeLatin1(t.p, (Py_ssize_t)t.len, NULL);
+    if (text == NULL)
+        return -2;
+    int32_t ix = name_index(self, text, 0);
+    self->last_name[0] = NULL; /* (text may not be the object names holds) */
+    Py_DECREF(text);
+    if (ix < 0)
+        return -2;
+    memcpy(self->last_text[which], t.p, t.len);
+    self->last_text_len[which] = t.len;
+    self->last_text_ix[which] = ix;
+    return ix;
+}
+
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
                     uint32_t ctx_len, PyObject *data_obj, const char *data,
@@ -382,7 +412,18 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     evbuf_t *b = &self->cur;
     int64_t ecb;
     PyObject *program;
-    int32_t queue_ix = -1, program_ix = -1;
+    int32_t queue_ix = -1, program_ix = -1, texts[3] = {-1, -1, -1};
+    if (ctx != NULL && ctx_len != 0) {
+        tpf_journal_text_t t[3];
+        tpf_journal_ctx_texts(ctx, ctx_len, t);
+        for (int c = 0; c < 3; c++) {
+            if ((texts[c] = text_index(self, c, t[c])) < -1) {
+                PyErr_Clear();
+                self->lost++;
+                return 0;
+            }
+        }
+    }
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
     if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
@@ -410,7 +451,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
           PyBytes_GET_SIZE(data_obj) == length
         ? TPF_JOURNAL_HASH_DEFER : TPF_JOURNAL_HASH_NOW;
     tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used,
-                                   self->recno};
+                                   self->recno, {texts[0], texts[1], texts[2]}};
     eventlog_rec_t *r = &b->recs[b->n++];
     tpf_journal_record(r, self->recent, kind, q, md, group_id, ctx, ctx_len,
                        data, (size_t)length, &origin, how);
@@ -819,13 +860,12 @@ int eventlog_ready(PyObject *module)
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt
     PyObject *fields = Py_BuildValue(
         "{s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)"
-        "s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)}",
+        "s(ns)s(ns)s(ns)s(ns)}",
         F(time_us, "<i8"), F(deadline, "<i8"), F(uow, "<i8"), F(ecb, "<i8"),
         F(data_off, "<i8"), F(msg_id, "V24"), F(correl_id, "V24"), F(group_id, "V24"),
         F(hash, "V8"), F(length, "<i4"), F(queue, "<i4"), F(program, "<i4"), F(kind, "u1"),
-        F(priority, "u1"), F(persistent, "u1"), F(msg_type, "<i4"), F(format_len, "u1"),
-        F(reply_q_len, "u1"), F(reply_qmgr_len, "u1"), F(format, "V8"), F(reply_q, "V48"),
-        F(reply_qmgr, "V48"));
+        F(priority, "u1"), F(persistent, "u1"), F(msg_type, "<i4"), F(format, "<i4"),
+        F(reply_q, "<i4"), F(reply_qmgr, "<i4"));
 #undef F
     PyObject *layout = fields != NULL
         ? Py_BuildValue("(nN)", (Py_ssize_t)sizeof(eventlog_rec_t), fields) : NULL;

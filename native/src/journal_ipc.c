@@ -144,6 +144,15 @@ static inline void text_put(text_col_t *c, size_t i, const void *p, size_t len)
     c->offs[i + 1] = c->at;
 }
 
+/* Row i of a text column: the name at index `ix`, null for -1. */
+static inline void name_put(text_col_t *c, size_t i, const tpf_journal_text_t *names, int32_t ix)
+{
+    if (ix < 0)
+        text_put(c, i, NULL, 0);
+    else
+        text_put(c, i, names[ix].p, names[ix].len);
+}
+
 /* Row i of a column of fixed-width binary values (ids, hashes): every row has one. */
 static inline void id_put(unsigned char *data, size_t i, const void *p, size_t width)
 {
@@ -254,10 +263,12 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t
     for (size_t i = 0; i < n; i++) {
         const tpf_journal_rec_t *r = &b->recs[i];
         type_nulls += r->msg_type < 0;
-        const uint8_t lens[3] = {r->format_len, r->reply_q_len, r->reply_qmgr_len};
+        const int32_t texts[3] = {r->format, r->reply_q, r->reply_qmgr};
         for (int c = 0; c < 3; c++) {
-            ctx_bytes[c] += lens[c];
-            ctx_nulls[c] += lens[c] == 0;
+            if (texts[c] < 0)
+                ctx_nulls[c]++;
+            else
+                ctx_bytes[c] += b->names[texts[c]].len;
         }
         queue_bytes += b->names[r->queue].len;
         if (r->program < 0)
@@ -375,13 +386,10 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t
         text_put(&group, i, id_is_zero(r->group_id) ? NULL : r->group_id, 24);
         const tpf_journal_text_t *q = &b->names[r->queue];
         text_put(&queue, i, q->p, q->len);
-        if (r->program < 0)
-            text_put(&program, i, NULL, 0);
-        else
-            text_put(&program, i, b->names[r->program].p, b->names[r->program].len);
-        text_put(&format, i, r->format_len ? r->format : NULL, r->format_len);
-        text_put(&reply_q, i, r->reply_q_len ? r->reply_q : NULL, r->reply_q_len);
-        text_put(&reply_qmgr, i, r->reply_qmgr_len ? r->reply_qmgr : NULL, r->reply_qmgr_len);
+        name_put(&program, i, b->names, r->program);
+        name_put(&format, i, b->names, r->format);
+        name_put(&reply_q, i, b->names, r->reply_q);
+        name_put(&reply_qmgr, i, b->names, r->reply_qmgr);
         if (b->data != NULL) {
             memcpy(pd + pat, b->data + r->data_off, (size_t)r->length);
             pat += r->length;

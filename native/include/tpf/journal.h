@@ -53,13 +53,9 @@ typedef struct {
     uint8_t persistent;
     uint8_t hash_state;               /**< TPF_JOURNAL_HASH_* (internal to the log) */
     int32_t msg_type;                 /**< MsgType, -1: not known (a record of another layout) */
-    uint8_t format_len;               /**< the lengths of the three texts below without */
-    uint8_t reply_q_len;              /**< their trailing blanks and NULs; 0: a blank */
-    uint8_t reply_qmgr_len;           /**< field (null in the journal) */
-    uint8_t pad2;
-    char format[8];                   /**< Format */
-    char reply_q[48];                 /**< ReplyToQ */
-    char reply_qmgr[48];              /**< ReplyToQMgr */
+    int32_t format;                   /**< Format, ReplyToQ and ReplyToQMgr without their */
+    int32_t reply_q;                  /**< trailing blanks and NULs: indexes into the names */
+    int32_t reply_qmgr;               /**< table (as queue), -1: a blank field (null) */
 } tpf_journal_rec_t;
 
 /** Where the context record (tpfemu/qmgr/context.py, the only definition of its layout;
@@ -122,6 +118,7 @@ typedef struct {
     int32_t queue, program;
     int64_t data_off;
     uint64_t recno;
+    int32_t texts[3]; /**< the indexes of its Format, ReplyToQ and ReplyToQMgr, -1: blank */
 } tpf_journal_origin_t;
 
 /**
@@ -137,8 +134,8 @@ typedef struct {
  * named by the put's record number (OF_PUT) when the put is at most
  * TPF_JOURNAL_PUT_RING records back, else computed. `ctx` is the message's context
  * record (`ctx_len` bytes; NULL or 0: it has none, i.e. the default put context):
- * r->msg_type, format, reply_q and reply_qmgr are copied from it, at the offsets
- * tpf_journal_set_ctx_layout gave.
+ * r->msg_type is read from it, at the offset tpf_journal_set_ctx_layout gave; r->format,
+ * reply_q and reply_qmgr are origin->texts.
  */
 void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
                         const void *q, const tpf_mq_msg_t *md, const uint8_t *group_id,
@@ -150,6 +147,13 @@ typedef struct {
     const char *p;
     size_t len;
 } tpf_journal_text_t;
+
+/** The Format, ReplyToQ and ReplyToQMgr of a message's context record (`ctx_len`
+ * bytes; NULL or 0: it has none) into out[0..2]: each a pointer into the record and its
+ * length without trailing blanks and NULs, {NULL, 0} for a blank field, a record of
+ * another layout, or none (tpf_journal_set_ctx_layout's offsets). The caller turns them
+ * into the indexes a record keeps (tpf_journal_origin_t.texts). */
+void tpf_journal_ctx_texts(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3]);
 
 /** One batch to encode. */
 typedef struct {
