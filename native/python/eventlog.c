@@ -25,6 +25,8 @@ typedef struct {
     Py_ssize_t nitems, cap_items;
     uint64_t recno0;      /**< the record number of recs[0] */
     size_t held;          /**< bytes of the puts' data held for the writer to hash */
+    PyObject **held_objs; /**< that data (owned), in order */
+    Py_ssize_t nheld, cap_held;
 } evbuf_t;
 
 /** A put's hash as the writer knows it (a ring of TPF_JOURNAL_PUT_RING, by record
@@ -234,6 +236,20 @@ static int rec_room(evbuf_t *b)
     return 0;
 }
 
+/* Room for one more held object in b; -1 when memory is exhausted (nothing changed). */
+static int held_room(evbuf_t *b)
+{
+    if (b->nheld < b->cap_held)
+        return 0;
+    Py_ssize_t cap = b->cap_held ? b->cap_held * 2 : 1024;
+    PyObject **objs = PyMem_RawRealloc(b->held_objs, sizeof *objs * (size_t)cap);
+    if (objs == NULL)
+        return -1;
+    b->held_objs = objs;
+    b->cap_held = cap;
+    return 0;
+}
+
 /* Room for `len` more bytes in b's arena; -1 when memory is exhausted. */
 static int data_room(evbuf_t *b, size_t len)
 {
@@ -250,34 +266,28 @@ static int data_room(evbuf_t *b, size_t len)
     return 0;
 }
 
-/* Let go of the puts' data b holds (HELD, HELD_DONE: their hashes then stay as they
- * are, zeros for a HELD one). Needs the GIL. */
+/* Let go of the puts' data b holds (their records' hashes are made by then, or, for a
+ * buffer dropped unwritten, stay zeros). Needs the GIL. */
 static void release_held(evbuf_t *b)
 {
-    if (b->held == 0)
-        return;
-    for (Py_ssize_t i = 0; i < b->n; i++) {
-        eventlog_rec_t *r = &b->recs[i];
-        if (r->hash_state == TPF_JOURNAL_HASH_HELD || r->hash_state == TPF_JOURNAL_HASH_HELD_DONE) {
-            Py_DECREF((PyObject *)(intptr_t)r->data_off);
-            r->data_off = 0;
-            r->hash_state = TPF_JOURNAL_HASHED;
-        }
-    }
+    for (Py_ssize_t i = 0; i < b->nheld; i++)
+        Py_DECREF(b->held_objs[i]);
+    b->nheld = 0;
     b->held = 0;
 }
 
-/* The hashes the application's thread left to the writer, for every record of b in
- * order: each HELD put's data hashed (once for a run of puts of the same object), each
- * OF_PUT get given its put's hash from the ring, every put's hash put in the ring.
- * Every buffer goes through here once, in record order (write_ipc, take), so the ring
- * holds what the application's thread expects. Needs no GIL: it reads the held
- * objects' data only (immutable bytes, held). */
-static void resolve_hashes(put_hash_t *ring, evbuf_t *b)
+/* The hashes the application's thread left to the writer, for records [start, end) of
+ * b in order: each HELD put's data hashed (once for a run of puts of the same object),
+ * each OF_PUT get given its put's hash from the ring, every put's hash put in the ring.
+ * Every record goes through here once, in record order (write_ipc, batch by batch just
+ * before it encodes them, while they are in the cache; take), so the ring holds what
+ * the application's thread expects. Needs no GIL: it reads the held objects' data only
+ * (immutable bytes, held). */
+static void resolve_hashes(put_hash_t *ring, evbuf_t *b, Py_ssize_t start, Py_ssize_t end)
 {
     const PyObject *last = NULL;
     uint8_t last_hash[8] = {0};
-    for (Py_ssize_t i = 0; i < b->n; i++) {
+    for (Py_ssize_t i = start; i < end; i++) {
         eventlog_rec_t *r = &b->recs[i];
         uint64_t recno = b->recno0 + (uint64_t)i;
         if (r->kind == EVENTLOG_PY)
@@ -317,6 +327,7 @@ static void buf_free(evbuf_t *b)
     PyMem_RawFree(b->recs);
     PyMem_RawFree(b->data);
     PyMem_RawFree(b->items);
+    PyMem_RawFree(b->held_objs);
     memset(b, 0, sizeof *b);
 }
 
@@ -448,7 +459,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     int how = !self->hashes ? TPF_JOURNAL_HASH_NONE
         : data_obj != NULL && PyBytes_CheckExact(data_obj) && !self->payload &&
           b->held + (size_t)length <= HELD_MAX && PyBytes_AS_STRING(data_obj) == data &&
-          PyBytes_GET_SIZE(data_obj) == length
+          PyBytes_GET_SIZE(data_obj) == length && held_room(b) == 0
         ? TPF_JOURNAL_HASH_DEFER : TPF_JOURNAL_HASH_NOW;
     tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used,
                                    self->recno, {texts[0], texts[1], texts[2]}};
@@ -457,7 +468,8 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                        data, (size_t)length, &origin, how);
     self->recno++;
     if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
-        r->data_off = (int64_t)(intptr_t)Py_NewRef(data_obj);
+        r->data_off = (int64_t)(intptr_t)data_obj;
+        b->held_objs[b->nheld++] = Py_NewRef(data_obj);
         b->held += (size_t)length;
     }
     if (self->payload || !self->hashes) {
@@ -534,7 +546,7 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
         return NULL;
     }
     if (self->ring != NULL)
-        resolve_hashes(self->ring, b);
+        resolve_hashes(self->ring, b, 0, b->n);
     PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
@@ -686,11 +698,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     size_t written = 0;
     int err = 0; /* errno of a failed write (ENOMEM: encoding), -1: emitted raised */
     self->writing = 1;
-    if (self->ring != NULL) { /* every record's hash first, whatever the writes do */
-        Py_BEGIN_ALLOW_THREADS
-        resolve_hashes(self->ring, &taken);
-        Py_END_ALLOW_THREADS
-    }
+
     while (done < taken.n && err == 0) {
         Py_ssize_t end = done;
         if (taken.recs[done].kind == EVENTLOG_PY) { /* a run emitted in Python */
@@ -722,6 +730,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
         while (done < end) {
             Py_ssize_t n = end - done < most ? end - done : most;
+            if (self->ring != NULL)
+                resolve_hashes(self->ring, &taken, done, done + n);
             batch.recs = taken.recs + done;
             batch.n = (size_t)n;
             batch.seq0 = seq0 + done;
@@ -744,6 +754,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     PyMem_RawFree(names);
     PyMem_RawFree(names_block);
     PyMem_RawFree(consts);
+    if (err != 0 && self->ring != NULL) /* (every record's hash, for the gets to come) */
+        resolve_hashes(self->ring, &taken, done, taken.n);
     Py_ssize_t count = taken.n;
     release_held(&taken);
     buf_empty(&taken); /* it becomes the spare */
