@@ -4,10 +4,12 @@
  * queue manager emits in Python reach it as a raw event-bus subscriber (EventLog.add,
  * a C method: no Python frame). The MQI's fast paths (fastpath.c, planpath.c) record
  * their put and get events here directly, in C, from the core's descriptor: a fixed
- * record with the payload hash of the data (computed now, while the data is in the
- * cache; a get of a message whose put was recorded recently takes the put's hash), the
- * queue and program names as indexes into a table of names, and, at level payload
- * only, the data copied into an arena the log reuses. No Python object is made or kept
+ * record (152 bytes) with the queue, program, Format, ReplyToQ and ReplyToQMgr as
+ * indexes into a table of names and, at level payload only, the data copied into an
+ * arena the log reuses. The payload hash: at level events, a put's data (a bytes object)
+ * is held, not copied, and hashed by the writer (write_ipc, take), off the application's
+ * thread; a get of a message whose put was recorded recently names the put's record and
+ * takes its hash there; any other data is hashed as it is recorded. No Python object is made or kept
  * per event. Both kinds go into one buffer in the order they happen (every call holds
  * the GIL).
  *

@@ -2,8 +2,9 @@
  *
  * The journal (tpfemu/journal/, docs/journal.md) records every queue-manager event. The
  * MQI's fast paths record their put and get events as fixed records (tpf_journal_rec_t,
- * kept by the EventLog shim, native/python/eventlog.h) with the payload hash of the data,
- * computed while the data is in the cache; the journal's writer encodes runs of them as
+ * kept by the EventLog shim, native/python/eventlog.h) with the payload hash of the data
+ * (made as it is recorded, or by the writer from the held data of a put, see
+ * TPF_JOURNAL_HASH_HELD); the journal's writer encodes runs of them as
  * Arrow IPC record batches of the journal schema with the GIL released. Both were
  * measured against the libraries that could do them (the xxhash package, pyarrow) on
  * the journal's cost of an MQI put+get, and kept because they pay (bench/bench_journal.py,
@@ -44,7 +45,7 @@ typedef struct {
     uint8_t msg_id[TPF_MQ_ID_LEN];
     uint8_t correl_id[TPF_MQ_ID_LEN];
     uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
-    uint8_t hash[8];                  /**< payload hash of the data, when recorded */
+    uint8_t hash[8];                  /**< payload hash of the data (see hash_state) */
     int32_t length;                   /**< message data length (without the record) */
     int32_t queue;                    /**< index of the queue's name in the names table */
     int32_t program;                  /**< index of the program's name, -1: none */
