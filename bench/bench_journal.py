@@ -29,11 +29,14 @@ costs the MQI.
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import statistics
+import subprocess
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -41,6 +44,7 @@ import tpfemu
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
 
+ROOT = Path(__file__).resolve().parents[1]
 PAYLOAD = b"x" * 1024
 PAIRS = 50_000
 ROUNDS = 7
@@ -220,6 +224,84 @@ def test_accelerators_interleaved(benchmark, tag, external, systems, shape):
              c_cost, "the same with pyarrow writing the rows", pa_cost)
     external(group, "the journal's cost with the C payload hash (rows by pyarrow)", pa_cost,
              "the same with the xxhash package hashing", xx_cost)
+
+
+# -- the journal beside its floor, rounds interleaved ------------------------------------------
+
+FLOOR_PASSES = 9
+
+
+@pytest.fixture(scope="module")
+def journal_floor(tmp_path_factory) -> ctypes.CDLL:
+    """native/bench/journal_floor.c with the journal's XXH64, compiled with the core's
+    warnings as errors."""
+    lib = tmp_path_factory.mktemp("jfloor") / "libjournal_floor.so"
+    subprocess.run(
+        [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+         "-shared", "-fPIC", f"-I{ROOT / 'native' / 'include'}",
+         str(ROOT / "native/bench/journal_floor.c"), str(ROOT / "native/src/payload_hash.c"),
+         "-o", str(lib)],
+        check=True,
+    )
+    floor = ctypes.CDLL(str(lib))
+    floor.floor_journal.argtypes = [ctypes.c_int, ctypes.c_uint64, ctypes.c_char_p,
+                                    ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64)]
+    return floor
+
+
+@pytest.mark.parametrize("shape", ["with MD", "no MD"])
+def test_events_beside_floor(benchmark, tag, external, systems, journal_floor, tmp_path,
+                             shape):
+    """The issue-29 figure: MQI put+get at journal level ``events`` beside ``off`` and
+    beside the floor (the ``off`` round plus native/bench/journal_floor.c recording the
+    same pairs: two clock reads, the put's XXH64, two 64-byte records in a 1 MiB buffer
+    written in bulk), the three interleaved pass by pass on the same host; medians of
+    FLOOR_PASSES paired passes. Goal: events <= +20 % against off, or, where the floor
+    itself is above that, events at >= 0.8x the floor's speed."""
+    benchmark.group = f"journal: events beside off and the floor, MQI put+get 1KB, {shape}"
+    tag("subject", ops=PAIRS * 2)
+    runs = {c: _round(systems[c], shape == "with MD") for c in ("off", "events")}
+    fd = os.open(tmp_path / "floor.journal", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    offset = ctypes.c_int64(0)
+    times: dict[str, list[float]] = {"off": [], "events": [], "floor work": []}
+
+    def floor_work():
+        assert journal_floor.floor_journal(fd, PAIRS, PAYLOAD, len(PAYLOAD),
+                                           ctypes.byref(offset)) == 0
+
+    work = {"off": runs["off"][0], "events": runs["events"][0], "floor work": floor_work}
+    passes = itertools.count()
+
+    def one_pass():
+        k = next(passes)
+        order = list(work)
+        for c in order[k % 3:] + order[:k % 3]:
+            start = time.perf_counter()
+            work[c]()
+            times[c].append(time.perf_counter() - start)
+
+    try:
+        benchmark.pedantic(one_pass, rounds=FLOOR_PASSES, iterations=1, warmup_rounds=1)
+    finally:
+        os.close(fd)
+    for _, q, qm in runs.values():
+        q.close()
+        qm.disconnect()
+    per = {c: [t * 1e9 / PAIRS for t in v[1:]] for c, v in times.items()}
+    off = statistics.median(per["off"])
+    events = statistics.median(per["events"])
+    floor = statistics.median(o + w for o, w in zip(per["off"], per["floor work"],
+                                                     strict=True))
+    loss = statistics.median(e / o - 1 for e, o in zip(per["events"], per["off"],
+                                                       strict=True)) * 100
+    floor_loss = statistics.median((o + w) / o - 1 for o, w in zip(
+        per["off"], per["floor work"], strict=True)) * 100
+    group = f"journal, MQI put+get 1KB {shape}: {FLOOR_PASSES} interleaved passes"
+    external(group, f"journal=events: {loss:+.1f}% against off (goal <= +20%)", events,
+             "journal=off, same passes", off, goal_ns=off * 1.2)
+    external(group, f"floor (off + journal_floor.c): {floor_loss:+.1f}% against off; "
+             f"events at {floor / events:.2f}x the floor's speed", events,
+             "floor, same passes", floor, goal_ns=max(off * 1.2, floor / 0.8))
 
 
 # -- the capture's parts, beside what they replace --------------------------------------------

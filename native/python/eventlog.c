@@ -8,6 +8,7 @@
 #include "eventlog.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <stddef.h>
@@ -22,7 +23,22 @@ typedef struct {
     size_t used, size;
     PyObject **items;     /**< tuples of events emitted in Python, in order (owned) */
     Py_ssize_t nitems, cap_items;
+    uint64_t recno0;      /**< the record number of recs[0] */
+    size_t held;          /**< bytes of the puts' data held for the writer to hash */
+    PyObject **held_objs; /**< that data (owned), in order */
+    Py_ssize_t nheld, cap_held;
 } evbuf_t;
+
+/** A put's hash as the writer knows it (a ring of TPF_JOURNAL_PUT_RING, by record
+ * number; tag: the record number + 1, 0: empty). */
+typedef struct {
+    uint64_t tag;
+    uint8_t hash[8];
+} put_hash_t;
+
+/** Most bytes of the puts' data a buffer holds for the writer; past that, puts are
+ * hashed as they are recorded. */
+#define HELD_MAX ((size_t)64 << 20)
 
 
 typedef struct {
@@ -34,12 +50,19 @@ typedef struct {
     PyObject *index;      /**< dict: name -> its index in names */
     PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
     int32_t last_ix[2];
+    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr seen (raw bytes) */
+    size_t last_text_len[3]; /**< their lengths, 0: none seen this cycle */
+    int32_t last_text_ix[3]; /**< and their indexes in names */
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */
     int hashes;           /**< hash each event's data here; 0: keep the data instead,
                                hash 0 (the writer hashes it; bench_journal's alternative) */
     int writing;          /**< write_ipc() runs with the GIL released */
+    unsigned char *enc;   /**< write_ipc's buffer for one encoded batch, kept for the next */
+    size_t enc_cap;
+    uint64_t recno;       /**< the number the next record takes */
+    put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
 } EventLog;
 
 static PyObject *s_ecb_id, *s_program; /* interned attribute names */
@@ -213,6 +236,20 @@ static int rec_room(evbuf_t *b)
     return 0;
 }
 
+/* Room for one more held object in b; -1 when memory is exhausted (nothing changed). */
+static int held_room(evbuf_t *b)
+{
+    if (b->nheld < b->cap_held)
+        return 0;
+    Py_ssize_t cap = b->cap_held ? b->cap_held * 2 : 1024;
+    PyObject **objs = PyMem_RawRealloc(b->held_objs, sizeof *objs * (size_t)cap);
+    if (objs == NULL)
+        return -1;
+    b->held_objs = objs;
+    b->cap_held = cap;
+    return 0;
+}
+
 /* Room for `len` more bytes in b's arena; -1 when memory is exhausted. */
 static int data_room(evbuf_t *b, size_t len)
 {
@@ -229,13 +266,68 @@ static int data_room(evbuf_t *b, size_t len)
     return 0;
 }
 
+/* Let go of the puts' data b holds (their records' hashes are made by then, or, for a
+ * buffer dropped unwritten, stay zeros). Needs the GIL. */
+static void release_held(evbuf_t *b)
+{
+    for (Py_ssize_t i = 0; i < b->nheld; i++)
+        Py_DECREF(b->held_objs[i]);
+    b->nheld = 0;
+    b->held = 0;
+}
+
+/* The hashes the application's thread left to the writer, for records [start, end) of
+ * b in order: each HELD put's data hashed (once for a run of puts of the same object),
+ * each OF_PUT get given its put's hash from the ring, every put's hash put in the ring.
+ * Every record goes through here once, in record order (write_ipc, batch by batch just
+ * before it encodes them, while they are in the cache; take), so the ring holds what
+ * the application's thread expects. Needs no GIL: it reads the held objects' data only
+ * (immutable bytes, held). */
+static void resolve_hashes(put_hash_t *ring, evbuf_t *b, Py_ssize_t start, Py_ssize_t end)
+{
+    const PyObject *last = NULL;
+    uint8_t last_hash[8] = {0};
+    for (Py_ssize_t i = start; i < end; i++) {
+        eventlog_rec_t *r = &b->recs[i];
+        uint64_t recno = b->recno0 + (uint64_t)i;
+        if (r->kind == EVENTLOG_PY)
+            continue;
+        if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
+            PyObject *data = (PyObject *)(intptr_t)r->data_off;
+            if (data != last) {
+                tpf_payload_hash64((const uint8_t *)PyBytes_AS_STRING(data),
+                                   (size_t)PyBytes_GET_SIZE(data), last_hash);
+                last = data;
+            }
+            memcpy(r->hash, last_hash, 8);
+            r->hash_state = TPF_JOURNAL_HASH_HELD_DONE;
+        } else if (r->hash_state == TPF_JOURNAL_HASH_OF_PUT) {
+            uint64_t put;
+            memcpy(&put, r->hash, 8);
+            const put_hash_t *e = &ring[put & (TPF_JOURNAL_PUT_RING - 1)];
+            if (e->tag == put + 1) /* (always: the put is at most the ring's size back) */
+                memcpy(r->hash, e->hash, 8);
+            else
+                memset(r->hash, 0, 8);
+            r->hash_state = TPF_JOURNAL_HASHED;
+        }
+        if (r->kind == EVENTLOG_PUT) {
+            put_hash_t *e = &ring[recno & (TPF_JOURNAL_PUT_RING - 1)];
+            e->tag = recno + 1;
+            memcpy(e->hash, r->hash, 8);
+        }
+    }
+}
+
 static void buf_free(evbuf_t *b)
 {
+    release_held(b);
     for (Py_ssize_t i = 0; i < b->nitems; i++)
         Py_DECREF(b->items[i]);
     PyMem_RawFree(b->recs);
     PyMem_RawFree(b->data);
     PyMem_RawFree(b->items);
+    PyMem_RawFree(b->held_objs);
     memset(b, 0, sizeof *b);
 }
 
@@ -263,6 +355,7 @@ static void names_restart(EventLog *self, PyObject *names, PyObject *index)
     Py_SETREF(self->names, names);
     Py_SETREF(self->index, index);
     self->last_name[0] = self->last_name[1] = NULL;
+    self->last_text_len[0] = self->last_text_len[1] = self->last_text_len[2] = 0;
 }
 
 /* The index of `name` (a str) in this cycle's names, added if new; `which`: 0 queue,
@@ -295,16 +388,53 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
+/* The index in this cycle's names of text `t` of a context record (`which`: 0 Format,
+ * 1 ReplyToQ, 2 ReplyToQMgr; its bytes read as Latin-1, as the events emitted in Python
+ * read them), added if new; -1 for a blank field. A run of one text is a memcmp. -2
+ * with an exception set. */
+static int32_t text_index(EventLog *self, int which, tpf_journal_text_t t)
+{
+    if (t.p == NULL || t.len == 0)
+        return -1;
+    if (t.len > sizeof self->last_text[which])
+        t.len = sizeof self->last_text[which];
+    if (t.len == self->last_text_len[which] && memcmp(t.p, self->last_text[which], t.len) == 0)
+        return self->last_text_ix[which];
+    PyObject *text = PyUnicode_DecodeLatin1(t.p, (Py_ssize_t)t.len, NULL);
+    if (text == NULL)
+        return -2;
+    int32_t ix = name_index(self, text, 0);
+    self->last_name[0] = NULL; /* (text may not be the object names holds) */
+    Py_DECREF(text);
+    if (ix < 0)
+        return -2;
+    memcpy(self->last_text[which], t.p, t.len);
+    self->last_text_len[which] = t.len;
+    self->last_text_ix[which] = ix;
+    return ix;
+}
+
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
-                    uint32_t ctx_len, const char *data, Py_ssize_t length, int64_t time_us,
-                    uint64_t uow)
+                    uint32_t ctx_len, PyObject *data_obj, const char *data,
+                    Py_ssize_t length, int64_t time_us, uint64_t uow)
 {
     EventLog *self = (EventLog *)log;
     evbuf_t *b = &self->cur;
     int64_t ecb;
     PyObject *program;
-    int32_t queue_ix = -1, program_ix = -1;
+    int32_t queue_ix = -1, program_ix = -1, texts[3] = {-1, -1, -1};
+    if (ctx != NULL && ctx_len != 0) {
+        tpf_journal_text_t t[3];
+        tpf_journal_ctx_texts(ctx, ctx_len, t);
+        for (int c = 0; c < 3; c++) {
+            if ((texts[c] = text_index(self, c, t[c])) < -1) {
+                PyErr_Clear();
+                self->lost++;
+                return 0;
+            }
+        }
+    }
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
     if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
@@ -317,11 +447,31 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
         return 0;
     }
     Py_XDECREF(program); /* (held by names) */
-    if (self->recent == NULL && q != NULL && self->hashes)
-        self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent);
-    tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used};
-    tpf_journal_record(&b->recs[b->n++], self->recent, kind, q, md, group_id, ctx, ctx_len,
-                       data, (size_t)length, &origin, self->hashes);
+    if (self->hashes && ((self->recent == NULL && q != NULL &&
+        (self->recent = PyMem_RawCalloc(TPF_JOURNAL_RECENT_PUTS, sizeof *self->recent)) == NULL) ||
+        (self->ring == NULL &&
+        (self->ring = PyMem_RawCalloc(TPF_JOURNAL_PUT_RING, sizeof *self->ring)) == NULL))) {
+        self->lost++;
+        return 0;
+    }
+    /* A put's data is held for the writer to hash, off this thread, when it is a bytes
+     * object (immutable) and the log keeps no copy of it (level events). */
+    int how = !self->hashes ? TPF_JOURNAL_HASH_NONE
+        : data_obj != NULL && PyBytes_CheckExact(data_obj) && !self->payload &&
+          b->held + (size_t)length <= HELD_MAX && PyBytes_AS_STRING(data_obj) == data &&
+          PyBytes_GET_SIZE(data_obj) == length && held_room(b) == 0
+        ? TPF_JOURNAL_HASH_DEFER : TPF_JOURNAL_HASH_NOW;
+    tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used,
+                                   self->recno, {texts[0], texts[1], texts[2]}};
+    eventlog_rec_t *r = &b->recs[b->n++];
+    tpf_journal_record(r, self->recent, kind, q, md, group_id, ctx, ctx_len,
+                       data, (size_t)length, &origin, how);
+    self->recno++;
+    if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
+        r->data_off = (int64_t)(intptr_t)data_obj;
+        b->held_objs[b->nheld++] = Py_NewRef(data_obj);
+        b->held += (size_t)length;
+    }
     if (self->payload || !self->hashes) {
         memcpy(b->data + b->used, data, (size_t)length);
         b->used += (size_t)length;
@@ -374,6 +524,7 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
     r->program = -1;
     r->length = -1;
     b->items[b->nitems++] = item;
+    self->recno++;
     Py_RETURN_NONE;
 }
 
@@ -390,6 +541,12 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 {
     (void)unused;
     evbuf_t *b = &self->cur;
+    if (self->writing) {
+        PyErr_SetString(PyExc_RuntimeError, "EventLog.take() while write_ipc() runs");
+        return NULL;
+    }
+    if (self->ring != NULL)
+        resolve_hashes(self->ring, b, 0, b->n);
     PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
@@ -405,7 +562,9 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
         for (Py_ssize_t i = 0; i < b->nitems; i++) /* the references move into the list */
             PyList_SET_ITEM(items, i, b->items[i]);
         b->nitems = 0;
+        release_held(b);
         buf_empty(b);
+        b->recno0 = self->recno;
         names_restart(self, fresh_names, fresh_index);
     } else {
         Py_XDECREF(fresh_names);
@@ -527,6 +686,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     /* Swap under the GIL: the application records into the spare from now on. */
     evbuf_t taken = *cur;
     *cur = self->spare;
+    cur->recno0 = self->recno;
     memset(&self->spare, 0, sizeof self->spare);
     names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
 
@@ -538,6 +698,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     size_t written = 0;
     int err = 0; /* errno of a failed write (ENOMEM: encoding), -1: emitted raised */
     self->writing = 1;
+
     while (done < taken.n && err == 0) {
         Py_ssize_t end = done;
         if (taken.recs[done].kind == EVENTLOG_PY) { /* a run emitted in Python */
@@ -569,17 +730,17 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
         while (done < end) {
             Py_ssize_t n = end - done < most ? end - done : most;
+            if (self->ring != NULL)
+                resolve_hashes(self->ring, &taken, done, done + n);
             batch.recs = taken.recs + done;
             batch.n = (size_t)n;
             batch.seq0 = seq0 + done;
-            unsigned char *msg;
             size_t len;
-            if (tpf_journal_encode(&batch, &msg, &len) < 0) {
+            if (tpf_journal_encode(&batch, &self->enc, &self->enc_cap, &len) < 0) {
                 err = ENOMEM;
                 break;
             }
-            int rc = write_all(fd, msg, len);
-            free(msg);
+            int rc = write_all(fd, self->enc, len);
             if (rc < 0) {
                 err = errno;
                 break;
@@ -593,7 +754,10 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     PyMem_RawFree(names);
     PyMem_RawFree(names_block);
     PyMem_RawFree(consts);
+    if (err != 0 && self->ring != NULL) /* (every record's hash, for the gets to come) */
+        resolve_hashes(self->ring, &taken, done, taken.n);
     Py_ssize_t count = taken.n;
+    release_held(&taken);
     buf_empty(&taken); /* it becomes the spare */
     self->spare = taken;
     if (err != 0) {
@@ -642,6 +806,7 @@ static void el_dealloc(EventLog *self)
     buf_free(&self->cur);
     buf_free(&self->spare);
     PyMem_RawFree(self->recent);
+    free(self->enc);
     Py_XDECREF(self->names);
     Py_XDECREF(self->index);
     Py_XDECREF(self->current);
@@ -707,13 +872,12 @@ int eventlog_ready(PyObject *module)
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt
     PyObject *fields = Py_BuildValue(
         "{s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)"
-        "s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)s(ns)}",
+        "s(ns)s(ns)s(ns)s(ns)}",
         F(time_us, "<i8"), F(deadline, "<i8"), F(uow, "<i8"), F(ecb, "<i8"),
         F(data_off, "<i8"), F(msg_id, "V24"), F(correl_id, "V24"), F(group_id, "V24"),
         F(hash, "V8"), F(length, "<i4"), F(queue, "<i4"), F(program, "<i4"), F(kind, "u1"),
-        F(priority, "u1"), F(persistent, "u1"), F(msg_type, "<i4"), F(format_len, "u1"),
-        F(reply_q_len, "u1"), F(reply_qmgr_len, "u1"), F(format, "V8"), F(reply_q, "V48"),
-        F(reply_qmgr, "V48"));
+        F(priority, "u1"), F(persistent, "u1"), F(msg_type, "<i4"), F(format, "<i4"),
+        F(reply_q, "<i4"), F(reply_qmgr, "<i4"));
 #undef F
     PyObject *layout = fields != NULL
         ? Py_BuildValue("(nN)", (Py_ssize_t)sizeof(eventlog_rec_t), fields) : NULL;

@@ -4,10 +4,12 @@
  * queue manager emits in Python reach it as a raw event-bus subscriber (EventLog.add,
  * a C method: no Python frame). The MQI's fast paths (fastpath.c, planpath.c) record
  * their put and get events here directly, in C, from the core's descriptor: a fixed
- * record with the payload hash of the data (computed now, while the data is in the
- * cache; a get of a message whose put was recorded recently takes the put's hash), the
- * queue and program names as indexes into a table of names, and, at level payload
- * only, the data copied into an arena the log reuses. No Python object is made or kept
+ * record (152 bytes) with the queue, program, Format, ReplyToQ and ReplyToQMgr as
+ * indexes into a table of names and, at level payload only, the data copied into an
+ * arena the log reuses. The payload hash: at level events, a put's data (a bytes object)
+ * is held, not copied, and hashed by the writer (write_ipc, take), off the application's
+ * thread; a get of a message whose put was recorded recently names the put's record and
+ * takes its hash there; any other data is hashed as it is recorded. No Python object is made or kept
  * per event. Both kinds go into one buffer in the order they happen (every call holds
  * the GIL).
  *
@@ -65,14 +67,17 @@ static inline int eventlog_check(PyObject *obj)
  * `time_us`, by unit of work `uow` (0: none; the call's, not md->uow, which a get
  * reports as the put's). `group_id` is the message's GroupId, or NULL for none; `ctx`
  * its context record (`ctx_len` bytes; NULL or 0 for none), whose MsgType, Format,
- * ReplyToQ and ReplyToQMgr the record keeps. Reads
+ * ReplyToQ and ReplyToQMgr the record keeps. `data_obj`, when not NULL, is the bytes
+ * object whose contents `data` is: at level events the log then holds it (a new
+ * reference, until the writer has hashed it) instead of hashing a put's data on the
+ * caller's thread. Reads
  * the calling ECB. Returns 0: the call it records has happened, so an event that cannot
  * be recorded (no memory, or the ECB lookup failed) is counted in EventLog.lost, and
  * the exception cleared, instead of failing that call.
  */
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
                     const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
-                    uint32_t ctx_len, const char *data, Py_ssize_t length, int64_t time_us,
-                    uint64_t uow);
+                    uint32_t ctx_len, PyObject *data_obj, const char *data,
+                    Py_ssize_t length, int64_t time_us, uint64_t uow);
 
 #endif

@@ -153,7 +153,7 @@ static PyObject *put_logged(FastQueue *self, PyObject *data, long priority, uint
                            (uint32_t)PyBytes_GET_SIZE(data));
     if (rc != MQRC_NONE)
         return raise_rc(self, rc, "MQPUT");
-    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, NULL, 0,
+    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, NULL, 0, data,
                         PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), md.put_time, uow) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -290,7 +290,7 @@ static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObj
     }
     /* (out.bytes, which holds the context record, is kept until it is recorded) */
     int logged = eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g, whole,
-                                 md.ctx_len, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
+                                 md.ctx_len, NULL, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
                                  md_now_us(), uow);
     if (data != out.bytes)
         Py_DECREF(out.bytes);
@@ -442,7 +442,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         goto done;
     if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
                                      md_record_group_id(p->record, p->record_len),
-                                     p->record, p->record_len, PyBytes_AS_STRING(data),
+                                     p->record, p->record_len, data, PyBytes_AS_STRING(data),
                                      PyBytes_GET_SIZE(data), now,
                                      uow) < 0)
         goto done;
@@ -525,7 +525,7 @@ static PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     if (md_get_write(args[0], &md, record, now) < 0 ||
         (logged && eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md,
                                    md_record_group_id(record, md.ctx_len), record,
-                                   md.ctx_len, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
+                                   md.ctx_len, NULL, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
                                    uow) < 0)) {
         Py_DECREF(data);
         goto done;

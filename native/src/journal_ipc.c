@@ -115,74 +115,67 @@ static int32_t time_left(int64_t deadline, int64_t t)
     return tenths > INT32_MAX ? INT32_MAX : (int32_t)tenths;
 }
 
-/* Text columns: offsets and data, `get(i)` giving row i's text (NULL for null). */
+/* A text column being filled: its validity bitmap (NULL: the column has no nulls),
+ * offsets, data and the data written so far. */
 typedef struct {
-    const tpf_journal_batch_t *b;
-    int which; /* 0 cpu, 1 qmgr, 2 queue, 3 event, 4 program, 5 format, 6 reply_to_q,
-                  7 reply_to_qmgr */
-} text_src_t;
+    unsigned char *valid;
+    int32_t *offs;
+    unsigned char *data;
+    int32_t at;
+} text_col_t;
 
-/* A text the record keeps (null when blank: length 0). */
-static tpf_journal_text_t record_text(const char *p, uint8_t len)
+static text_col_t text_col(unsigned char *body, const size_t *at, int v, int o, int d,
+                           int nullable)
 {
-    tpf_journal_text_t t = {len ? p : NULL, len};
-    return t;
+    text_col_t c = {nullable ? body + at[v] : NULL, (int32_t *)(body + at[o]), body + at[d], 0};
+    c.offs[0] = 0;
+    return c;
 }
 
-static tpf_journal_text_t text_at(const text_src_t *s, size_t i)
+/* Row i of a text or binary column: `p[0:len]`, or null for p == NULL. */
+static inline void text_put(text_col_t *c, size_t i, const void *p, size_t len)
 {
-    static const tpf_journal_text_t kinds[3] = {{"", 0}, {"put", 3}, {"get", 3}};
-    static const tpf_journal_text_t none = {NULL, 0};
-    const tpf_journal_rec_t *r = &s->b->recs[i];
-    switch (s->which) {
-    case 0: return s->b->cpu;
-    case 1: return s->b->qmgr;
-    case 2: return s->b->names[r->queue];
-    case 3: return kinds[r->kind < 3 ? r->kind : 0];
-    case 4: return r->program < 0 ? none : s->b->names[r->program];
-    case 5: return record_text(r->format, r->format_len);
-    case 6: return record_text(r->reply_q, r->reply_q_len);
-    default: return record_text(r->reply_qmgr, r->reply_qmgr_len);
+    if (p != NULL) {
+        if (c->valid != NULL)
+            set_bit(c->valid, i);
+        memcpy(c->data + c->at, p, len);
+        c->at += (int32_t)len;
     }
+    c->offs[i + 1] = c->at;
 }
 
-static void fill_text(unsigned char *body, size_t valid_at, size_t offs_at, size_t data_at,
-                      const text_src_t *s, size_t n, int nullable)
+/* Row i of a text column: the name at index `ix`, null for -1. */
+static inline void name_put(text_col_t *c, size_t i, const tpf_journal_text_t *names, int32_t ix)
+{
+    if (ix < 0)
+        text_put(c, i, NULL, 0);
+    else
+        text_put(c, i, names[ix].p, names[ix].len);
+}
+
+/* Row i of a column of fixed-width binary values (ids, hashes): every row has one. */
+static inline void id_put(unsigned char *data, size_t i, const void *p, size_t width)
+{
+    memcpy(data + i * width, p, width);
+}
+
+/* The offsets of a binary column whose rows are all `width` bytes. */
+static void fixed_offsets(int32_t *offs, size_t n, size_t width)
+{
+    for (size_t i = 0; i <= n; i++)
+        offs[i] = (int32_t)(i * width);
+}
+
+/* A column holding the same text on every row (cpu, qmgr). */
+static void same_text(unsigned char *body, size_t offs_at, size_t data_at, size_t n,
+                      tpf_journal_text_t t)
 {
     int32_t *offs = (int32_t *)(body + offs_at);
     unsigned char *data = body + data_at;
-    int32_t o = 0;
-    offs[0] = 0;
-    for (size_t i = 0; i < n; i++) {
-        tpf_journal_text_t t = text_at(s, i);
-        if (t.p != NULL) {
-            if (nullable)
-                set_bit(body + valid_at, i);
-            memcpy(data + o, t.p, t.len);
-            o += (int32_t)t.len;
-        }
-        offs[i + 1] = o;
-    }
-}
-
-/* Fixed-width binary values (24-byte ids, 8-byte hashes) at `field` of each record. */
-static void fill_ids(unsigned char *body, size_t valid_at, size_t offs_at, size_t data_at,
-                     const tpf_journal_batch_t *b, size_t field, size_t width, int zero_is_null)
-{
-    int32_t *offs = (int32_t *)(body + offs_at);
-    unsigned char *data = body + data_at;
-    int32_t o = 0;
-    offs[0] = 0;
-    for (size_t i = 0; i < b->n; i++) {
-        const uint8_t *v = (const uint8_t *)&b->recs[i] + field;
-        if (!(zero_is_null && id_is_zero(v))) {
-            if (zero_is_null)
-                set_bit(body + valid_at, i);
-            memcpy(data + o, v, width);
-            o += (int32_t)width;
-        }
-        offs[i + 1] = o;
-    }
+    for (size_t i = 0; i <= n; i++)
+        offs[i] = (int32_t)(i * t.len);
+    for (size_t i = 0; i < n; i++)
+        memcpy(data + i * t.len, t.p, t.len);
 }
 
 /* The metadata: a flatbuffer Message{version V5, header RecordBatch{length, nodes,
@@ -241,7 +234,27 @@ static void write_metadata(unsigned char *fb, const layout_t *L, size_t n)
     }
 }
 
-int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t *out_len)
+/* Zero what the fill below leaves unwritten: the metadata's padding, every buffer's
+ * padding, the validity bitmaps, and the offsets of the columns that are all null. */
+static void zero_gaps(unsigned char *body, const layout_t *L, const size_t *at, int payload)
+{
+    for (int i = 0; i < NBUFS; i++) {
+        size_t off = (size_t)L->bufs[i].offset, len = (size_t)L->bufs[i].length;
+        memset(body + off + len, 0, pad8(len) - len);
+    }
+    static const int valid[] = {B_TIME_V, B_SEQ_V, B_CPU_V, B_QMGR_V, B_QUEUE_V, B_EVENT_V,
+        B_MSGID_V, B_CORREL_V, B_GROUP_V, B_PRIO_V, B_PERSIST_V, B_EXPIRY_V, B_LENGTH_V,
+        B_HASH_V, B_PAYLOAD_V, B_UOW_V, B_ECB_V, B_PROG_V, B_DETAIL_V, B_MSGTYPE_V,
+        B_FORMAT_V, B_REPLYQ_V, B_REPLYQMGR_V, B_PERSIST};
+    for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++)
+        memset(body + at[valid[i]], 0, (size_t)L->bufs[valid[i]].length);
+    memset(body + at[B_DETAIL_O], 0, (size_t)L->bufs[B_DETAIL_O].length);
+    if (!payload)
+        memset(body + at[B_PAYLOAD_O], 0, (size_t)L->bufs[B_PAYLOAD_O].length);
+}
+
+int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t *cap,
+                       size_t *out_len)
 {
     size_t n = b->n, bits = (n + 7u) / 8u, offs = 4u * (n + 1u);
     size_t queue_bytes = 0, prog_bytes = 0, prog_nulls = 0, group_nulls = 0, ecb_nulls = 0;
@@ -250,10 +263,12 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
     for (size_t i = 0; i < n; i++) {
         const tpf_journal_rec_t *r = &b->recs[i];
         type_nulls += r->msg_type < 0;
-        const uint8_t lens[3] = {r->format_len, r->reply_q_len, r->reply_qmgr_len};
+        const int32_t texts[3] = {r->format, r->reply_q, r->reply_qmgr};
         for (int c = 0; c < 3; c++) {
-            ctx_bytes[c] += lens[c];
-            ctx_nulls[c] += lens[c] == 0;
+            if (texts[c] < 0)
+                ctx_nulls[c]++;
+            else
+                ctx_bytes[c] += b->names[texts[c]].len;
         }
         queue_bytes += b->names[r->queue].len;
         if (r->program < 0)
@@ -299,26 +314,59 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
 #undef BUF
     /* (k == NBUFS here: the sequence above follows the enum) */
     size_t meta = pad8(META_LEN), total = 8 + meta + L.body;
-    unsigned char *msg = calloc(1, total); /* zeros: padding, null bits, null offsets */
-    if (msg == NULL)
-        return -1;
+    if (*cap < total) { /* the caller's buffer, grown as needed and kept for the next */
+        unsigned char *grown = realloc(*buf, total);
+        if (grown == NULL)
+            return -1;
+        *buf = grown;
+        *cap = total;
+    }
+    unsigned char *msg = *buf;
+    memset(msg, 0, 8 + meta);
     put32(msg, 0xFFFFFFFFu);
     put32(msg + 4, (uint32_t)meta);
     write_metadata(msg + 8, &L, n);
     unsigned char *body = msg + 8 + meta;
+    zero_gaps(body, &L, at, b->data != NULL);
 
-    /* Fixed-width columns, one pass over the records. */
-    int64_t *time_col = (int64_t *)(body + at[B_TIME]);
+    /* The columns whose rows do not depend on the records. */
+    same_text(body, at[B_CPU_O], at[B_CPU_D], n, b->cpu);
+    same_text(body, at[B_QMGR_O], at[B_QMGR_D], n, b->qmgr);
+    fixed_offsets((int32_t *)(body + at[B_EVENT_O]), n, 3);
+    fixed_offsets((int32_t *)(body + at[B_MSGID_O]), n, 24);
+    fixed_offsets((int32_t *)(body + at[B_CORREL_O]), n, 24);
+    fixed_offsets((int32_t *)(body + at[B_HASH_O]), n, 8);
     int64_t *seq_col = (int64_t *)(body + at[B_SEQ]);
+    for (size_t i = 0; i < n; i++)
+        seq_col[i] = b->seq0 + (int64_t)i;
+
+    /* Everything else, in one pass over the records. */
+    static const char kinds[3][3] = {{0, 0, 0}, {'p', 'u', 't'}, {'g', 'e', 't'}};
+    int64_t *time_col = (int64_t *)(body + at[B_TIME]);
     int32_t *prio = (int32_t *)(body + at[B_PRIO]), *expiry = (int32_t *)(body + at[B_EXPIRY]);
     int32_t *length = (int32_t *)(body + at[B_LENGTH]);
     unsigned char *persistent = body + at[B_PERSIST];
     int64_t *uow = (int64_t *)(body + at[B_UOW]), *ecb = (int64_t *)(body + at[B_ECB]);
     int32_t *msg_type = (int32_t *)(body + at[B_MSGTYPE]);
+    unsigned char *ecb_valid = ecb_nulls ? body + at[B_ECB_V] : NULL;
+    unsigned char *type_valid = type_nulls ? body + at[B_MSGTYPE_V] : NULL;
+    unsigned char *event = body + at[B_EVENT_D], *msg_id = body + at[B_MSGID_D];
+    unsigned char *correl_id = body + at[B_CORREL_D], *hash = body + at[B_HASH_D];
+    text_col_t queue = text_col(body, at, B_QUEUE_V, B_QUEUE_O, B_QUEUE_D, 0);
+    text_col_t program = text_col(body, at, B_PROG_V, B_PROG_O, B_PROG_D, prog_nulls != 0);
+    text_col_t group = text_col(body, at, B_GROUP_V, B_GROUP_O, B_GROUP_D, group_nulls != 0);
+    text_col_t format = text_col(body, at, B_FORMAT_V, B_FORMAT_O, B_FORMAT_D, ctx_nulls[0] != 0);
+    text_col_t reply_q = text_col(body, at, B_REPLYQ_V, B_REPLYQ_O, B_REPLYQ_D, ctx_nulls[1] != 0);
+    text_col_t reply_qmgr = text_col(body, at, B_REPLYQMGR_V, B_REPLYQMGR_O, B_REPLYQMGR_D,
+                                     ctx_nulls[2] != 0);
+    int32_t *po = (int32_t *)(body + at[B_PAYLOAD_O]);
+    unsigned char *pd = body + at[B_PAYLOAD_D];
+    int32_t pat = 0;
+    if (b->data != NULL)
+        po[0] = 0;
     for (size_t i = 0; i < n; i++) {
         const tpf_journal_rec_t *r = &b->recs[i];
         time_col[i] = r->time_us;
-        seq_col[i] = b->seq0 + (int64_t)i;
         prio[i] = r->priority;
         if (r->persistent)
             set_bit(persistent, i);
@@ -326,43 +374,28 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t
         length[i] = r->length;
         uow[i] = r->uow;
         ecb[i] = r->ecb < 0 ? 0 : r->ecb;
-        if (ecb_nulls && r->ecb >= 0)
-            set_bit(body + at[B_ECB_V], i);
+        if (ecb_valid != NULL && r->ecb >= 0)
+            set_bit(ecb_valid, i);
         msg_type[i] = r->msg_type < 0 ? 0 : r->msg_type;
-        if (type_nulls && r->msg_type >= 0)
-            set_bit(body + at[B_MSGTYPE_V], i);
-    }
-    /* Text and binary columns. */
-    static const int text_cols[8][4] = { /* which, validity, offsets, data (buffer index) */
-        {0, B_CPU_V, B_CPU_O, B_CPU_D}, {1, B_QMGR_V, B_QMGR_O, B_QMGR_D},
-        {2, B_QUEUE_V, B_QUEUE_O, B_QUEUE_D}, {3, B_EVENT_V, B_EVENT_O, B_EVENT_D},
-        {4, B_PROG_V, B_PROG_O, B_PROG_D}, {5, B_FORMAT_V, B_FORMAT_O, B_FORMAT_D},
-        {6, B_REPLYQ_V, B_REPLYQ_O, B_REPLYQ_D}, {7, B_REPLYQMGR_V, B_REPLYQMGR_O, B_REPLYQMGR_D}};
-    const size_t text_nulls[8] = {0, 0, 0, 0, prog_nulls, ctx_nulls[0], ctx_nulls[1],
-                                  ctx_nulls[2]};
-    for (int c = 0; c < 8; c++) {
-        text_src_t s = {b, text_cols[c][0]};
-        fill_text(body, at[text_cols[c][1]], at[text_cols[c][2]], at[text_cols[c][3]], &s, n,
-                  text_nulls[c] != 0);
-    }
-    fill_ids(body, at[B_MSGID_V], at[B_MSGID_O], at[B_MSGID_D], b, offsetof(tpf_journal_rec_t, msg_id), 24, 0);
-    fill_ids(body, at[B_CORREL_V], at[B_CORREL_O], at[B_CORREL_D], b, offsetof(tpf_journal_rec_t, correl_id), 24, 0);
-    fill_ids(body, at[B_GROUP_V], at[B_GROUP_O], at[B_GROUP_D], b, offsetof(tpf_journal_rec_t, group_id), 24,
-             group_nulls != 0);
-    fill_ids(body, at[B_HASH_V], at[B_HASH_O], at[B_HASH_D], b, offsetof(tpf_journal_rec_t, hash), 8, 0);
-    if (b->data != NULL) { /* payload */
-        int32_t *po = (int32_t *)(body + at[B_PAYLOAD_O]);
-        unsigned char *pd = body + at[B_PAYLOAD_D];
-        int32_t o = 0;
-        po[0] = 0;
-        for (size_t i = 0; i < n; i++) {
-            const tpf_journal_rec_t *r = &b->recs[i];
-            memcpy(pd + o, b->data + r->data_off, (size_t)r->length);
-            o += r->length;
-            po[i + 1] = o;
+        if (type_valid != NULL && r->msg_type >= 0)
+            set_bit(type_valid, i);
+        memcpy(event + 3 * i, kinds[r->kind < 3 ? r->kind : 0], 3);
+        id_put(msg_id, i, r->msg_id, 24);
+        id_put(correl_id, i, r->correl_id, 24);
+        id_put(hash, i, r->hash, 8);
+        text_put(&group, i, id_is_zero(r->group_id) ? NULL : r->group_id, 24);
+        const tpf_journal_text_t *q = &b->names[r->queue];
+        text_put(&queue, i, q->p, q->len);
+        name_put(&program, i, b->names, r->program);
+        name_put(&format, i, b->names, r->format);
+        name_put(&reply_q, i, b->names, r->reply_q);
+        name_put(&reply_qmgr, i, b->names, r->reply_qmgr);
+        if (b->data != NULL) {
+            memcpy(pd + pat, b->data + r->data_off, (size_t)r->length);
+            pat += r->length;
+            po[i + 1] = pat;
         }
     }
-    *out = msg;
     *out_len = total;
     return 0;
 }

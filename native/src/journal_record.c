@@ -4,25 +4,42 @@
 
 #include <string.h>
 
-/* The payload hash of data[0:length] into out, by way of the recent puts (see
- * tpf_journal_record). */
-static void event_hash(tpf_journal_recent_t *recent, int kind, const void *q,
-                       const tpf_mq_msg_t *md, const void *data, size_t length, uint8_t out[8])
+/* The payload hash of data[0:length] into r->hash, by way of the recent puts (see
+ * tpf_journal_record), and r->hash_state. */
+static void event_hash(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
+                       const void *q, const tpf_mq_msg_t *md, const void *data,
+                       size_t length, int how, uint64_t recno)
 {
     tpf_journal_recent_t *slot = NULL;
+    r->hash_state = TPF_JOURNAL_HASHED;
     if (recent != NULL && q != NULL)
         slot = &recent[md->seq & (TPF_JOURNAL_RECENT_PUTS - 1)];
     if (kind == TPF_JOURNAL_GET && slot != NULL && slot->q == q && slot->seq == md->seq &&
         slot->put_time == md->put_time) {
-        memcpy(out, slot->hash, 8);
-        return;
+        if (slot->known) {
+            memcpy(r->hash, slot->hash, 8);
+            return;
+        }
+        if (recno - slot->recno < TPF_JOURNAL_PUT_RING) {
+            memcpy(r->hash, &slot->recno, 8);
+            r->hash_state = TPF_JOURNAL_HASH_OF_PUT;
+            return;
+        }
     }
-    tpf_payload_hash64((const uint8_t *)data, length, out);
+    int held = kind == TPF_JOURNAL_PUT && how == TPF_JOURNAL_HASH_DEFER;
+    if (held) {
+        memset(r->hash, 0, 8);
+        r->hash_state = TPF_JOURNAL_HASH_HELD;
+    } else {
+        tpf_payload_hash64((const uint8_t *)data, length, r->hash);
+    }
     if (kind == TPF_JOURNAL_PUT && slot != NULL) {
         slot->q = q;
         slot->seq = md->seq;
         slot->put_time = md->put_time;
-        memcpy(slot->hash, out, 8);
+        slot->recno = recno;
+        slot->known = !held;
+        memcpy(slot->hash, r->hash, 8);
     }
 }
 
@@ -33,41 +50,56 @@ void tpf_journal_set_ctx_layout(const tpf_journal_ctx_layout_t *layout)
     ctx_layout = *layout;
 }
 
-/* A blank-padded text field of `width` bytes at `at` of the record into `out`; its length
- * without trailing blanks and NULs. */
-static uint8_t copy_text(char *out, const char *record, int32_t at, size_t width)
+/* A blank-padded text field of `width` bytes at `at` of the record, without its
+ * trailing blanks and NULs ({NULL, 0}: blank, or not in the layout). */
+static tpf_journal_text_t field_text(const char *record, int32_t at, size_t width)
 {
+    tpf_journal_text_t t = {NULL, 0};
     if (at < 0)
-        return 0;
-    memcpy(out, record + at, width);
+        return t;
     size_t len = width;
-    while (len > 0 && (out[len - 1] == ' ' || out[len - 1] == '\0'))
+    while (len > 0 && (record[at + len - 1] == ' ' || record[at + len - 1] == '\0'))
         len--;
-    return (uint8_t)len;
+    if (len > 0) {
+        t.p = record + at;
+        t.len = len;
+    }
+    return t;
 }
 
-/* MsgType, Format, ReplyToQ and ReplyToQMgr from the context record, if it is one of the
- * layout's (a message without one has the default put context: blank texts). */
-static void copy_context(tpf_journal_rec_t *r, const char *ctx, uint32_t ctx_len)
+/* 1 when ctx is a context record of the layout's. */
+static int ctx_known(const char *ctx, uint32_t ctx_len)
 {
     const tpf_journal_ctx_layout_t *L = &ctx_layout;
-    r->format_len = r->reply_q_len = r->reply_qmgr_len = 0;
-    r->pad2 = 0;
-    if (ctx == NULL || ctx_len == 0) {
-        r->msg_type = L->size > 0 ? L->default_msg_type : -1;
+    return ctx != NULL && ctx_len != 0 && L->size > 0 && ctx_len == (uint32_t)L->size &&
+           (uint8_t)ctx[0] == L->version;
+}
+
+void tpf_journal_ctx_texts(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3])
+{
+    const tpf_journal_ctx_layout_t *L = &ctx_layout;
+    static const tpf_journal_text_t none = {NULL, 0};
+    out[0] = out[1] = out[2] = none;
+    if (!ctx_known(ctx, ctx_len))
         return;
-    }
-    if (L->size <= 0 || ctx_len != (uint32_t)L->size || (uint8_t)ctx[0] != L->version) {
-        r->msg_type = -1;
-        return;
-    }
+    out[0] = field_text(ctx, L->format_at, 8);
+    out[1] = field_text(ctx, L->reply_q_at, 48);
+    out[2] = field_text(ctx, L->reply_qmgr_at, 48);
+}
+
+/* MsgType from the context record, if it is one of the layout's (a message without one
+ * has the default put context's). */
+static int32_t context_msg_type(const char *ctx, uint32_t ctx_len)
+{
+    const tpf_journal_ctx_layout_t *L = &ctx_layout;
+    if (ctx == NULL || ctx_len == 0)
+        return L->size > 0 ? L->default_msg_type : -1;
+    if (!ctx_known(ctx, ctx_len))
+        return -1;
     int32_t mt = -1;
     if (L->msg_type_at >= 0)
         memcpy(&mt, ctx + L->msg_type_at, 4); /* (the record is little-endian: "<") */
-    r->msg_type = mt;
-    r->format_len = copy_text(r->format, ctx, L->format_at, sizeof r->format);
-    r->reply_q_len = copy_text(r->reply_q, ctx, L->reply_q_at, sizeof r->reply_q);
-    r->reply_qmgr_len = copy_text(r->reply_qmgr, ctx, L->reply_qmgr_at, sizeof r->reply_qmgr);
+    return mt;
 }
 
 void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
@@ -92,12 +124,16 @@ void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int 
     r->kind = (uint8_t)kind;
     r->priority = md->priority;
     r->persistent = md->persistent;
-    r->pad = 0;
-    copy_context(r, (const char *)ctx, ctx_len);
-    /* Hashed here, while the data is in the cache (the core has just copied it): keeping
-     * it for the writer instead costs more, as memory traffic, than hashing it. */
-    if (hash)
-        event_hash(recent, kind, q, md, data, length, r->hash);
-    else
+    r->msg_type = context_msg_type((const char *)ctx, ctx_len);
+    r->format = origin->texts[0];
+    r->reply_q = origin->texts[1];
+    r->reply_qmgr = origin->texts[2];
+    /* Hashed here, while the data is in the cache (the core has just copied it), unless
+     * the caller holds a put's data for the writer (no copy). */
+    if (hash != TPF_JOURNAL_HASH_NONE) {
+        event_hash(r, recent, kind, q, md, data, length, hash, origin->recno);
+    } else {
         memset(r->hash, 0, sizeof r->hash);
+        r->hash_state = TPF_JOURNAL_HASHED;
+    }
 }

@@ -159,18 +159,9 @@ def record_batch(recs: np.ndarray, names: list[str], seq0: int, cpu: str, qmgr: 
         table.take(pa.array(program)),
         pa.nulls(n, pa.string()),
         pa.array(recs["msg_type"], mask=recs["msg_type"] < 0),
-        _texts(recs, "format", "format_len"),
-        _texts(recs, "reply_q", "reply_q_len"),
-        _texts(recs, "reply_qmgr", "reply_qmgr_len"),
+        *[table.take(pa.array(np.where(recs[field] < 0, len(names), recs[field])))
+          for field in ("format", "reply_q", "reply_qmgr")],
     ], schema=SCHEMA)
-
-
-def _texts(recs: np.ndarray, field: str, length: str) -> pa.Array:
-    """A blank-padded text the records keep (Format, ReplyToQ...), each its first
-    ``length`` bytes; null where that is 0 (a blank field)."""
-    lens = recs[length].tolist()
-    return pa.array([bytes(v[:k]).decode("latin-1") if k else None
-                     for v, k in zip(recs[field].tolist(), lens, strict=True)], pa.string())
 
 
 def runs(kinds: np.ndarray) -> list[tuple[int, int, bool]]:

@@ -3,10 +3,11 @@
 Events are recorded, on the thread of the MQI call, in an
 :class:`~tpfemu._lowlevel.EventLog` (native/python/eventlog.h) subscribed with
 :meth:`~tpfemu.qmgr.events.EventBus.subscribe_capture`: the MQI's fast paths record their
-put and get events in it in C (a fixed record with the payload hash, computed there while
-the data is in the cache; the data itself only at level ``payload``; no Python object per
-event), and every other event reaches it through its ``add``, a raw subscriber in C that
-keeps the event's fields and the calling ECB. A writer thread wakes every ``interval``
+put and get events in it in C (a fixed record; at level ``events`` the log holds the
+put's data object, without a copy, and the writer hashes it; at level ``payload`` the data
+is copied and hashed there; no Python object is made per event), and every other event
+reaches it through its ``add``, a raw subscriber in C that keeps the event's fields and
+the calling ECB. A writer thread wakes every ``interval``
 seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
 ``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
 batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/src/journal_ipc.c) and

@@ -2,8 +2,9 @@
  *
  * The journal (tpfemu/journal/, docs/journal.md) records every queue-manager event. The
  * MQI's fast paths record their put and get events as fixed records (tpf_journal_rec_t,
- * kept by the EventLog shim, native/python/eventlog.h) with the payload hash of the data,
- * computed while the data is in the cache; the journal's writer encodes runs of them as
+ * kept by the EventLog shim, native/python/eventlog.h) with the payload hash of the data
+ * (made as it is recorded, or by the writer from the held data of a put, see
+ * TPF_JOURNAL_HASH_HELD); the journal's writer encodes runs of them as
  * Arrow IPC record batches of the journal schema with the GIL released. Both were
  * measured against the libraries that could do them (the xxhash package, pyarrow) on
  * the journal's cost of an MQI put+get, and kept because they pay (bench/bench_journal.py,
@@ -44,22 +45,18 @@ typedef struct {
     uint8_t msg_id[TPF_MQ_ID_LEN];
     uint8_t correl_id[TPF_MQ_ID_LEN];
     uint8_t group_id[TPF_MQ_ID_LEN];  /**< all zero: MQGI_NONE */
-    uint8_t hash[8];                  /**< payload hash of the data, when recorded */
+    uint8_t hash[8];                  /**< payload hash of the data (see hash_state) */
     int32_t length;                   /**< message data length (without the record) */
     int32_t queue;                    /**< index of the queue's name in the names table */
     int32_t program;                  /**< index of the program's name, -1: none */
     uint8_t kind;                     /**< TPF_JOURNAL_* */
     uint8_t priority;
     uint8_t persistent;
-    uint8_t pad;
+    uint8_t hash_state;               /**< TPF_JOURNAL_HASH_* (internal to the log) */
     int32_t msg_type;                 /**< MsgType, -1: not known (a record of another layout) */
-    uint8_t format_len;               /**< the lengths of the three texts below without */
-    uint8_t reply_q_len;              /**< their trailing blanks and NULs; 0: a blank */
-    uint8_t reply_qmgr_len;           /**< field (null in the journal) */
-    uint8_t pad2;
-    char format[8];                   /**< Format */
-    char reply_q[48];                 /**< ReplyToQ */
-    char reply_qmgr[48];              /**< ReplyToQMgr */
+    int32_t format;                   /**< Format, ReplyToQ and ReplyToQMgr without their */
+    int32_t reply_q;                  /**< trailing blanks and NULs: indexes into the names */
+    int32_t reply_qmgr;               /**< table (as queue), -1: a blank field (null) */
 } tpf_journal_rec_t;
 
 /** Where the context record (tpfemu/qmgr/context.py, the only definition of its layout;
@@ -86,33 +83,60 @@ typedef struct {
     uint64_t seq;         /**< the put's sequence number within the queue */
     int64_t put_time;     /**< (with q and seq: a queue made later at the same address
                                that numbers its puts afresh does not match) */
+    uint64_t recno;       /**< the put's record number in the log */
     uint8_t hash[8];
+    uint8_t known;        /**< 0: the hash is left to the writer (TPF_JOURNAL_HASH_HELD) */
 } tpf_journal_recent_t;
 
 #define TPF_JOURNAL_RECENT_PUTS 4096
 
+/** How a record's hash is known (tpf_journal_rec_t.hash_state):
+ * - HASHED: it is in `hash`;
+ * - HELD: not yet: the log holds the put's data (an immutable object, its address in
+ *   `data_off`) and its writer hashes it, off the application's thread;
+ * - OF_PUT: it is the hash of the put whose record number is in `hash`, a put at most
+ *   TPF_JOURNAL_PUT_RING records earlier (the writer remembers that many puts' hashes);
+ * - HELD_DONE: HELD, hashed by now, the data not yet let go. */
+#define TPF_JOURNAL_HASHED 0
+#define TPF_JOURNAL_HASH_HELD 1
+#define TPF_JOURNAL_HASH_OF_PUT 2
+#define TPF_JOURNAL_HASH_HELD_DONE 3
+#define TPF_JOURNAL_PUT_RING (1u << 16)
+
+/** tpf_journal_record's `hash`: none (zeros), now, or a put's left to the writer. */
+#define TPF_JOURNAL_HASH_NONE 0
+#define TPF_JOURNAL_HASH_NOW 1
+#define TPF_JOURNAL_HASH_DEFER 2
+
 /** What a record holds besides the message: when, in which unit of work (0: none), by
- * which ECB (-1: none), the indexes of its queue's and program's names (-1: none), and
- * where its data is in the capture's arena. */
+ * which ECB (-1: none), the indexes of its queue's and program's names (-1: none),
+ * where its data is in the capture's arena, and its record number in the log (every
+ * record, of any kind, takes the next). */
 typedef struct {
     int64_t time_us;
     uint64_t uow;
     int64_t ecb;
     int32_t queue, program;
     int64_t data_off;
+    uint64_t recno;
+    int32_t texts[3]; /**< the indexes of its Format, ReplyToQ and ReplyToQMgr, -1: blank */
 } tpf_journal_origin_t;
 
 /**
  * Fill `r` for a put or get (`kind`, TPF_JOURNAL_PUT or _GET) of the message `md`
  * describes on queue `q` (its core address), whose data (without its context record) is
- * data[0:length]; `group_id` is its GroupId or NULL for none. With `hash`, r->hash is the
- * data's payload hash, computed while the data is in the cache: a put's is computed and
- * remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL); a get's is the
- * put's when `recent` holds that put (a message's data never changes), else computed.
- * Without `hash`, r->hash is zero. `ctx` is the message's context record (`ctx_len`
- * bytes; NULL or 0: it has none, i.e. the default put context): r->msg_type, format,
- * reply_q and reply_qmgr are copied from it, at the offsets tpf_journal_set_ctx_layout
- * gave.
+ * data[0:length]; `group_id` is its GroupId or NULL for none. `hash` says how r->hash is
+ * made (r->hash_state says what it is then): TPF_JOURNAL_HASH_NONE, zeros;
+ * TPF_JOURNAL_HASH_NOW, the data's payload hash, computed while the data is in the
+ * cache, a put's remembered in `recent` (a table of TPF_JOURNAL_RECENT_PUTS, or NULL);
+ * TPF_JOURNAL_HASH_DEFER, as NOW except that a put's is left to the writer (HELD: the
+ * caller holds the data and puts its address in r->data_off). A get's is the put's when
+ * `recent` holds that put (a message's data never changes): copied when known, else
+ * named by the put's record number (OF_PUT) when the put is at most
+ * TPF_JOURNAL_PUT_RING records back, else computed. `ctx` is the message's context
+ * record (`ctx_len` bytes; NULL or 0: it has none, i.e. the default put context):
+ * r->msg_type is read from it, at the offset tpf_journal_set_ctx_layout gave; r->format,
+ * reply_q and reply_qmgr are origin->texts.
  */
 void tpf_journal_record(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int kind,
                         const void *q, const tpf_mq_msg_t *md, const uint8_t *group_id,
@@ -124,6 +148,13 @@ typedef struct {
     const char *p;
     size_t len;
 } tpf_journal_text_t;
+
+/** The Format, ReplyToQ and ReplyToQMgr of a message's context record (`ctx_len`
+ * bytes; NULL or 0: it has none) into out[0..2]: each a pointer into the record and its
+ * length without trailing blanks and NULs, {NULL, 0} for a blank field, a record of
+ * another layout, or none (tpf_journal_set_ctx_layout's offsets). The caller turns them
+ * into the indexes a record keeps (tpf_journal_origin_t.texts). */
+void tpf_journal_ctx_texts(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3]);
 
 /** One batch to encode. */
 typedef struct {
@@ -151,7 +182,10 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * Encode `b` as one Arrow IPC encapsulated record-batch message (continuation marker,
  * metadata length, the flatbuffer Message with its RecordBatch header, padding, then the
  * body buffers), ready to append to a segment that begins with the schema message, into
- * a new buffer: *out (free it with free()) of *out_len bytes, a multiple of 8. Columns,
+ * the caller's buffer *buf of *cap bytes (NULL and 0 at first), which it grows with
+ * realloc when the message needs more (free it with free() after the last call); the
+ * message is its first *out_len bytes, a multiple of 8. The columns are filled in one
+ * pass over the records. Columns,
  * and how each is made from a record: event_time_us, seq (seq0 + i), cpu and qmgr (the
  * same text on every row), queue and program (text from the names; program null for -1),
  * event ("put"/"get"), msg_id, correl_id, group_id (null when all zero), priority,
@@ -159,9 +193,10 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * rounded up, 0 once passed), length, payload_hash, payload (the data when `data` is
  * given, else null), uow, ecb (null for -1), detail (null), msg_type (null for -1),
  * format, reply_to_q, reply_to_qmgr (null when blank). Returns 0, or -1 when memory
- * is exhausted (nothing allocated).
+ * is exhausted (the buffer unchanged).
  */
-int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **out, size_t *out_len);
+int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t *cap,
+                       size_t *out_len);
 
 /**
  * The journal's payload hash: XXH64(data[0:len], seed=TPF_JOURNAL_HASH_SEED) into out[8],
