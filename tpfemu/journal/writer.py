@@ -150,7 +150,7 @@ class Journal:
         self.qmgr = qmgr
         self.directory = Path(directory)
         self.level = level
-        self.cpu = (cpu or getattr(qmgr, "cpu", "B")).upper()
+        self.cpu = (cpu or getattr(qmgr, "cpu", None) or "B").upper()
         self.segment_bytes = segment_bytes
         self.batch_events = batch_events
         self.interval = interval
@@ -281,9 +281,11 @@ class Journal:
 
     def _append(self, message: Any) -> None:
         """Append an encapsulated IPC message (bytes or an Arrow buffer) to the segment."""
+        fd = self._fd
+        assert fd is not None, "no segment is open"
         view = memoryview(message)
         while view:
-            view = view[os.write(self._fd, view):]
+            view = view[os.write(fd, view):]
         self._size += len(message)
 
     def _write_behind(self, *, last: bool = False) -> None:
@@ -296,6 +298,7 @@ class Journal:
         end = self._size
         older, newer = self._behind
         drop_end = end if last else older
+        assert self._fd is not None, "no segment is open"
         advise_behind(self._fd, newer, end, self._dropped, drop_end, wait=last)
         self._behind, self._dropped = (newer, end), drop_end
 
@@ -423,8 +426,9 @@ class Journal:
         if length_col.null_count:  # the length of the data, when the event has data
             fixed = False
             for i in compress(range(n), map(operator.is_, lengths, repeat(None))):
-                if datas[i] is not None:
-                    lengths[i] = len(datas[i])
+                data = datas[i]
+                if data is not None:
+                    lengths[i] = len(data)
                     fixed = True
             if fixed:
                 length_col = pa.array(lengths, pa.int32())
