@@ -37,7 +37,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args);
 enum { MD_CONTEXT_DEFAULT = 0, MD_CONTEXT_IDENTITY = 1, MD_CONTEXT_ALL = 2 };
 
 /** A put plan's settings for one context (plans.py, PutPlan), read once per call. */
-typedef struct {
+typedef struct md_put_settings {
     long defprty;           /**< DEFPRTY */
     int defpsist, logged;   /**< DEFPSIST(YES); persistent messages are logged */
     int mode;               /**< MD_CONTEXT_* */
@@ -68,6 +68,25 @@ int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_pu
  * set and initial names removed; SET_IDENTITY: the record's, those at the MD's initial
  * value removed). */
 int md_put_write(PyObject *fields, const md_put_t *p, const md_put_settings_t *s, int64_t now);
+
+/** md_put_read for a C program's MQMD (cmqc.h's layout) of `version`, read in place:
+ * the same rules, the fields read as the MQMD would become an MD (a field at cmqc.h's
+ * default or the MD's initial value stands for it; a character field ends at its first
+ * null). 0 (declined) too when the layouts do not match. */
+int md_put_read_raw(const void *mqmd, int version, const md_put_settings_t *s, int64_t now,
+                    md_put_t *out);
+
+/** md_put_write into a C program's MQMD: the same fields, in C layout. 0, or -1. */
+int md_put_write_raw(void *mqmd, int version, const md_put_t *p, const md_put_settings_t *s,
+                     int64_t now);
+
+/** md_get_read from a C program's MQMD: 1, or 0 when the layouts do not match. */
+int md_get_read_raw(const void *mqmd, int version, uint32_t match, tpf_mq_getreq_t *req);
+
+/** md_get_write into a C program's MQMD: every record field its version has and the
+ * descriptor fields. 0, or -1 with ValueError for a record this layout did not write. */
+int md_get_write_raw(void *mqmd, int version, const tpf_mq_msg_t *md, const char *record,
+                     int64_t now);
 
 /** Read the MsgId/CorrelId an MQGET matches (`match`: MQMO_* bits) into req. */
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);

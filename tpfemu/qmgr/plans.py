@@ -48,8 +48,8 @@ from tpfemu.mq.structs import GMO, MD, PMO
 from tpfemu.qmgr import context
 from tpfemu.qmgr.catalog import Generation
 
-__all__ = ["GetPlan", "PLAN_GET", "PLAN_PUT", "PutPlan", "get_plan", "planned_get",
-           "planned_put", "put_plan"]
+__all__ = ["GetPlan", "PLAN_GET", "PLAN_PUT", "PutPlan", "get_plan", "plan_raw",
+           "planned_get", "planned_get_raw", "planned_put", "planned_put_raw", "put_plan"]
 
 #: MQPMO options a put plan serves (MQPMO_NEW_MSG_ID: the core makes the MsgId, as for
 #: MQMI_NONE; MQPMO_SYNCPOINT: the message joins the unit of work, unseen until MQCMIT).
@@ -152,3 +152,10 @@ planned_put = _lowlevel.planned_put
 #: ``planned_get(plan, max_length, md, gmo) -> bytes | None``: MQGET by a get plan;
 #: None, having changed nothing, when it does not serve the call.
 planned_get = _lowlevel.planned_get
+#: The same plans for a C program's MQMD, MQPMO and MQGMO as they lie in memory: the
+#: entries for tpfemu._cprog (a capsule, native/include/tpf/plan_raw.h), and, for tests,
+#: ``planned_put_raw(plan, data, md, pmo) -> bool`` and ``planned_get_raw(plan, md, gmo,
+#: buffer) -> int | None`` with writable buffers in C layout.
+plan_raw = _lowlevel.plan_raw
+planned_put_raw = _lowlevel.planned_put_raw
+planned_get_raw = _lowlevel.planned_get_raw
