@@ -279,11 +279,11 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
             L.rqm_at = L.f[i].offset;
     }
     journal_layout(version, size);
-    raw_setup();
     L.version = version;
     L.size = size;
     L.expiry_at = expiry_at;
     memcpy(L.default_record, PyBytes_AS_STRING(default_record), (size_t)size);
+    raw_setup(); /* (from the layout and its default record, complete now) */
     L.ready = 1;
     Py_RETURN_NONE;
 }
