@@ -500,6 +500,9 @@ static int is_space(char c)
 
 static int all_space(const char *p, Py_ssize_t n)
 {
+    static const char blanks[64] = "                                                                ";
+    if (n <= (Py_ssize_t)sizeof blanks && memcmp(p, blanks, (size_t)n) == 0)
+        return 1; /* (the everyday case: a blank-padded field) */
     for (Py_ssize_t i = 0; i < n; i++)
         if (!is_space(p[i]))
             return 0;

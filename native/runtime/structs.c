@@ -342,13 +342,24 @@ size_t st_length(int which, int version)
 
 void st_normalize(int which, void *c, int version)
 {
+    /* The last structure of each kind normalized, before and after (a program's calls
+     * mostly pass alike ones); every caller holds the GIL. */
+    static unsigned char last_in[ST_COUNT][sizeof(MQMD)], last_out[ST_COUNT][sizeof(MQMD)];
+    static size_t last_len[ST_COUNT];
     const table_t *t = &T[which];
     unsigned char *base = c;
     const unsigned char *c_default = t->c_default;
-    if (memcmp(base, c_default, (size_t)t->vlen[version]) == 0) {
-        memcpy(base, t->dflt, (size_t)t->vlen[version]); /* (st_to_py makes it a bare one) */
+    size_t len = (size_t)t->vlen[version];
+    if (memcmp(base, c_default, len) == 0) {
+        memcpy(base, t->dflt, len); /* (st_to_py makes it a bare one) */
         return;
     }
+    if (last_len[which] == len && memcmp(base, last_in[which], len) == 0) {
+        memcpy(base, last_out[which], len);
+        return;
+    }
+    if (len <= sizeof last_in[which])
+        memcpy(last_in[which], base, len);
     for (int i = 0; i < t->n; i++) {
         const field_t *f = &t->f[i];
         unsigned char *at = base + f->offset;
@@ -362,5 +373,9 @@ void st_normalize(int which, void *c, int version)
             if (end != NULL)
                 memset(end, ' ', (size_t)(at + f->size - end));
         }
+    }
+    if (len <= sizeof last_out[which]) {
+        memcpy(last_out[which], base, len);
+        last_len[which] = len;
     }
 }
