@@ -23,6 +23,7 @@
 #include "fastqueue.h"
 #include "mdpath.h"
 #include "planpath.h"
+#include "structbase.h"
 #include "tpf/queue.h"
 
 static put_fn core_put;                 /**< tpf_mq_put_simple of tpfemu._native */
@@ -625,7 +626,8 @@ int fq_get_raw(FastQueue *self, void *md, int mdv, uint32_t match, int not_persi
         memcpy(whole, get_scratch.p + m.ctx_len, (size_t)n);
         data = whole;
     }
-    memcpy(buffer, get_scratch.p + m.ctx_len, (size_t)(n < room ? n : room));
+    if (n > 0 && room > 0)
+        memcpy(buffer, get_scratch.p + m.ctx_len, (size_t)(n < room ? n : room));
     *length = n;
     *flags = m.flags;
     int64_t now = m.expiry == TPF_MQ_NEVER && log == NULL ? 0 : md_now_us();

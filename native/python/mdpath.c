@@ -10,12 +10,14 @@
  *   when the ReplyToQ is a reply-to alias (a remote queue definition);
  * - on MQGET, every record field is written back (the defaults when there is no record),
  *   and Expiry becomes the time left, in tenths of a second rounded up, at least 1.
+ * The put context comes from the MD as the PMO's context option says (SET_IDENTITY,
+ * SET_ALL: each field's `source`). A C program's MQMD is read and written in place by
+ * mdraw.c with the same functions (mdlayout.h); the times are mdtime.c's.
  */
 #include "mdpath.h"
+#include "mdlayout.h"
 
-#include "cmqc.h"
 #include "tpf/journal.h"
-#include "tpf/mqmd_fields.h"
 #include "tpf/putrules.h"
 
 #include <stddef.h>
@@ -23,69 +25,14 @@
 #include <string.h>
 #include <time.h>
 
-enum { K_INT = 0, K_BLANK = 1, K_NUL = 2 }; /* record field kinds */
-
-#define MAX_FIELDS 32
-
-typedef struct {
-    PyObject *name;    /**< interned field name */
-    PyObject *initial; /**< the MD's initial value (the class attribute itself) */
-    PyObject *dflt;    /**< the value of a message stored without a record */
-    long dflt_int;     /**< dflt as a C long (K_INT) */
-    int kind, width, offset;
-    int source;        /**< where a put takes it from: MD_FROM_* (else the base record) */
-} rec_field_t;
-
-/* Where a put takes a record field from (context.py, _source): never from the MD; from
- * it always; with MQPMO_SET_IDENTITY_CONTEXT or SET_ALL_CONTEXT; with SET_ALL only. */
-enum { MD_FROM_NEVER = 0, MD_FROM_MD = 1, MD_FROM_IDENTITY = 2, MD_FROM_ALL = 3 };
-
-/* Whether a put in context mode `mode` (MD_CONTEXT_*) takes field f from the MD. */
-static int from_md(const rec_field_t *f, int mode)
-{
-    return f->source == MD_FROM_MD || (f->source == MD_FROM_IDENTITY && mode >= 1) ||
-           (f->source == MD_FROM_ALL && mode == MD_CONTEXT_ALL);
-}
-
-/* The MQMD fields the core keeps, and those MQPUT checks, by name. */
-enum { D_PRIORITY, D_PERSISTENCE, D_EXPIRY, D_MSGTYPE, D_REPLYTOQ, D_MSGID, D_CORRELID,
-       D_PUTDATE, D_PUTTIME, D_BACKOUT, N_DESC };
-static const char *const desc_names[N_DESC] = {
+/* (the layout's types and the helpers mdraw.c shares: mdlayout.h) */
+md_layout_t md_layout;
+const char *const md_desc_names[N_DESC] = {
     "Priority", "Persistence", "Expiry", "MsgType", "ReplyToQ", "MsgId", "CorrelId",
     "PutDate", "PutTime", "BackoutCount",
 };
-#define N_READ (D_PUTTIME + 1) /* the fields read from an MD: their initials are needed */
 
-static struct {
-    int ready;
-    int version;
-    Py_ssize_t size;
-    int nfields;
-    int expiry_at;
-    int group_at;   /**< offset of GroupId (24 bytes) in the record, -1 if it has none */
-    int rq_at;      /**< offset of ReplyToQ (48 bytes) in the record, -1 if it has none */
-    int rqm_at;     /**< offset of ReplyToQMgr (48 bytes) in the record, -1 if it has none */
-    rec_field_t f[MAX_FIELDS];
-    char default_record[TPF_MQ_MAX_CTX];
-    PyObject *name[N_DESC];
-    PyObject *initial[N_READ];
-    /** Every name a put reads, to its code: (descriptor index + 1) | (record field
-     * index + 1) << 8, either part 0 when the name is not one (MsgType is both). */
-    PyObject *index;
-    /** Every field MQGET writes, at the value of a message stored without a record
-     * (descriptor fields: None, always overwritten): copied as an MD's new dict, so a
-     * get fills a dict already sized and holding the defaults. */
-    PyObject *get_template;
-} L;
-
-int64_t md_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void put_i32(char *at, long v)
+void md_put_i32(char *at, long v)
 {
     uint32_t u = (uint32_t)(int32_t)v;
     for (int i = 0; i < 4; i++)
@@ -100,12 +47,11 @@ static int32_t get_i32(const char *at)
     return (int32_t)u;
 }
 
-static int as_i32(PyObject *v, long *out);
+int md_as_i32(PyObject *v, long *out);
 
 /* -- the layout, from context.py ---------------------------------------------------- */
 
 static void records_clear(void);
-static void raw_setup(void);
 
 static void layout_clear(void)
 {
@@ -197,7 +143,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
     }
     layout_clear();
     for (int i = 0; i < N_DESC; i++) {
-        if (L.name[i] == NULL && (L.name[i] = PyUnicode_InternFromString(desc_names[i])) == NULL)
+        if (L.name[i] == NULL && (L.name[i] = PyUnicode_InternFromString(md_desc_names[i])) == NULL)
             return NULL;
     }
     for (int i = 0; i < N_READ; i++) {
@@ -205,7 +151,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
         if (v == NULL) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_ValueError, "md_layout_set: no initial value of %s",
-                             desc_names[i]);
+                             md_desc_names[i]);
             layout_clear();
             return NULL;
         }
@@ -235,7 +181,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
         Py_INCREF(dflt);
         f->dflt = dflt;
         L.nfields = (int)i + 1;
-        int ok = f->kind == K_INT ? as_i32(dflt, &f->dflt_int)
+        int ok = f->kind == K_INT ? md_as_i32(dflt, &f->dflt_int)
                                   : PyBytes_Check(dflt) && PyBytes_GET_SIZE(dflt) == f->width;
         if (ok <= 0) {
             if (ok == 0)
@@ -283,180 +229,12 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
     L.size = size;
     L.expiry_at = expiry_at;
     memcpy(L.default_record, PyBytes_AS_STRING(default_record), (size_t)size);
-    raw_setup(); /* (from the layout and its default record, complete now) */
+    md_raw_setup(); /* (from the layout and its default record, complete now) */
     L.ready = 1;
     Py_RETURN_NONE;
 }
 
-/* -- a C program's MQMD (cmqc.h), read and written in place -------------------------- */
-
-typedef struct {
-    const char *name;
-    int at, size;
-    char kind; /**< 'i', 'c' or 'b' (tpf/mqmd_fields.h) */
-    int since;
-} c_field_t;
-
-#define C_FIELD(type, member, kind, since) \
-    {#member, (int)offsetof(type, member), (int)sizeof(((type *)0)->member), kind, since},
-static const c_field_t c_fields[] = {TPF_MQMD_FIELDS(C_FIELD)};
-static const MQMD c_default = {MQMD_DEFAULT};
-
-/* A field of the MQMD as the record layout and the MD's initial values see it. */
-typedef struct {
-    int at, size, since;
-    char kind;
-    char initial[48];       /**< the MD's initial value in C layout (padded as C keeps it) */
-    Py_ssize_t initial_len; /**< its length before padding */
-    long initial_int;       /**< (kind 'i') */
-} raw_t;
-
-static struct {
-    int ready;              /**< 0: the layouts do not match; the C entries decline */
-    raw_t f[MAX_FIELDS];    /**< the record's fields */
-    raw_t d[N_READ];        /**< the descriptor fields a put reads */
-    /** An MQMD whose every field a put reads is at the MD's initial value (the others
-     * at cmqc.h's defaults): one that equals it past StrucId and Version takes no record
-     * field from the MD. */
-    MQMD initial;
-    /** An MQMD holding the record's default values: a got message without a record
-     * starts from it (the descriptor fields are written after). */
-    MQMD defaults;
-} RW;
-
-/* The MQMD field `name` with the MD's initial value `initial`, into *r: 1, or 0 when
- * there is none of that kind (`kind`: the record's, -1 a descriptor's) or the initial
- * value does not fit it. */
-static int raw_field(const char *name, int kind, PyObject *initial, raw_t *r)
-{
-    const c_field_t *c = NULL;
-    for (size_t i = 0; i < sizeof c_fields / sizeof c_fields[0]; i++)
-        if (strcmp(c_fields[i].name, name) == 0)
-            c = &c_fields[i];
-    if (c == NULL || c->size > (int)sizeof r->initial)
-        return 0;
-    static const char kinds[3] = {'i', 'c', 'b'}; /* K_INT, K_BLANK, K_NUL */
-    if (kind >= 0 && kinds[kind] != c->kind)
-        return 0;
-    r->at = c->at;
-    r->size = c->size;
-    r->since = c->since;
-    r->kind = c->kind;
-    if (c->kind == 'i') {
-        int ok = as_i32(initial, &r->initial_int);
-        if (ok < 0)
-            PyErr_Clear();
-        if (ok <= 0)
-            return 0;
-        int32_t x = (int32_t)r->initial_int;
-        memcpy(r->initial, &x, 4);
-        return 1;
-    }
-    if (!PyBytes_Check(initial) || PyBytes_GET_SIZE(initial) > c->size)
-        return 0;
-    r->initial_len = PyBytes_GET_SIZE(initial);
-    memcpy(r->initial, PyBytes_AS_STRING(initial), (size_t)r->initial_len);
-    memset(r->initial + r->initial_len, c->kind == 'c' ? ' ' : '\0',
-           (size_t)(c->size - r->initial_len));
-    return 1;
-}
-
-/* Match the record's fields and the descriptor's to the MQMD's (after a new layout). */
-static void raw_setup(void)
-{
-    RW.ready = 0;
-    for (int i = 0; i < L.nfields; i++) {
-        const rec_field_t *f = &L.f[i];
-        const char *name = PyUnicode_AsUTF8(f->name);
-        if (name == NULL || !raw_field(name, f->kind, f->initial, &RW.f[i]) ||
-            (f->kind != K_INT && RW.f[i].size != f->width)) {
-            PyErr_Clear();
-            return;
-        }
-    }
-    for (int i = 0; i < N_READ; i++)
-        if (!raw_field(desc_names[i], -1, L.initial[i], &RW.d[i]))
-            return;
-    memcpy(&RW.initial, &c_default, sizeof RW.initial);
-    memcpy(&RW.defaults, &c_default, sizeof RW.defaults);
-    for (int i = 0; i < L.nfields; i++) {
-        memcpy((char *)&RW.initial + RW.f[i].at, RW.f[i].initial, (size_t)RW.f[i].size);
-        memcpy((char *)&RW.defaults + RW.f[i].at, L.default_record + L.f[i].offset,
-               (size_t)RW.f[i].size);
-    }
-    for (int i = 0; i < N_READ; i++)
-        memcpy((char *)&RW.initial + RW.d[i].at, RW.d[i].initial, (size_t)RW.d[i].size);
-    RW.ready = 1;
-}
-
-/* Whether the field at `at` stands for the MD's initial value, as a C program's MQMD
- * becomes an MD (native/runtime/structs.c): cmqc.h's default, or the initial value (a
- * character field up to its first null, padded with blanks). */
-static int raw_is_initial(const raw_t *r, const char *at)
-{
-    if (memcmp(at, r->initial, (size_t)r->size) == 0 ||
-        memcmp(at, (const char *)&c_default + r->at, (size_t)r->size) == 0)
-        return 1;
-    if (r->kind != 'c')
-        return 0;
-    const char *end = memchr(at, 0, (size_t)r->size);
-    size_t len = end ? (size_t)(end - at) : (size_t)r->size;
-    if (memcmp(at, r->initial, len) != 0)
-        return 0;
-    for (size_t i = len; i < (size_t)r->size; i++)
-        if (r->initial[i] != ' ')
-            return 0;
-    return 1;
-}
-
-/* 1: the field is set (not at its initial value) in an MQMD of `version`. */
-static int raw_set(const raw_t *r, const char *md, int version)
-{
-    return r->since <= version && !raw_is_initial(r, md + r->at);
-}
-
-static long raw_int(const raw_t *r, const char *md, int version)
-{
-    if (!raw_set(r, md, version))
-        return r->initial_int;
-    int32_t x;
-    memcpy(&x, md + r->at, 4);
-    return x;
-}
-
-/* The field's bytes as the MD holds them (a character field up to its first null). */
-static const char *raw_bytes(const raw_t *r, const char *md, int version, Py_ssize_t *n)
-{
-    if (!raw_set(r, md, version)) {
-        *n = r->initial_len;
-        return r->initial;
-    }
-    const char *at = md + r->at, *end = r->kind == 'c' ? memchr(at, 0, (size_t)r->size) : NULL;
-    *n = end ? end - at : r->size;
-    return at;
-}
-
-/* An id (MsgId, CorrelId) of the MQMD, padded with nulls to 24 bytes. */
-static void raw_id(const raw_t *r, const char *md, int version, uint8_t *out)
-{
-    Py_ssize_t n;
-    const char *p = raw_bytes(r, md, version, &n);
-    if (n > TPF_MQ_ID_LEN)
-        n = TPF_MQ_ID_LEN;
-    memcpy(out, p, (size_t)n);
-    memset(out + n, 0, (size_t)(TPF_MQ_ID_LEN - n));
-}
-
-/* Record field `value` (in stored form) into the MQMD, where its version has it. */
-static void raw_store(const raw_t *r, char *md, int version, const char *value)
-{
-    if (r->since <= version)
-        memcpy(md + r->at, value, (size_t)r->size); /* (an MQLONG: little-endian both) */
-}
-
-_Static_assert(TPF_MQ_ID_LEN == sizeof(((MQMD *)0)->MsgId), "an id is an MQBYTE24");
-
-static int check_ready(void)
+int md_check_ready(void)
 {
     if (L.ready)
         return 0;
@@ -467,7 +245,7 @@ static int check_ready(void)
 /* -- reading an MD ------------------------------------------------------------------- */
 
 /* 1: an int in MQLONG's signed range, in *out; 0: anything else; -1: error. */
-static int as_i32(PyObject *v, long *out)
+int md_as_i32(PyObject *v, long *out)
 {
     if (!PyLong_Check(v))
         return 0;
@@ -493,25 +271,20 @@ static int read_id(PyObject *v, uint8_t *out)
 }
 
 /* Python's bytes.strip() leaves nothing of the n bytes at p: each ASCII whitespace. */
-static int is_space(char c)
-{
-    return c == ' ' || (c >= '\t' && c <= '\r'); /* (\t \n \v \f \r) */
-}
-
-static int all_space(const char *p, Py_ssize_t n)
+int md_all_space(const char *p, Py_ssize_t n)
 {
     static const char blanks[64] = "                                                                ";
     if (n <= (Py_ssize_t)sizeof blanks && memcmp(p, blanks, (size_t)n) == 0)
         return 1; /* (the everyday case: a blank-padded field) */
     for (Py_ssize_t i = 0; i < n; i++)
-        if (!is_space(p[i]))
+        if (!md_is_space(p[i]))
             return 0;
     return 1;
 }
 
 static int is_blank(PyObject *v)
 {
-    return all_space(PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v));
+    return md_all_space(PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v));
 }
 
 /* Every one of the n bytes at p is a blank. */
@@ -528,9 +301,9 @@ static int put_value(char *at, const rec_field_t *f, PyObject *v)
 {
     if (f->kind == K_INT) {
         long x;
-        int r = as_i32(v, &x);
+        int r = md_as_i32(v, &x);
         if (r > 0)
-            put_i32(at, x);
+            md_put_i32(at, x);
         return r;
     }
     if (!PyBytes_Check(v) || PyBytes_GET_SIZE(v) > f->width)
@@ -597,83 +370,8 @@ static int reply_to_qmgr(char *record, PyObject *qmgr, PyObject *aliases)
     return 1;
 }
 
-/* Python's bytes.strip() of the n bytes at p: the first and the length of what is left. */
-static const char *strip(const char *p, Py_ssize_t *n)
-{
-    while (*n > 0 && is_space(p[0])) {
-        p++;
-        (*n)--;
-    }
-    while (*n > 0 && is_space(p[*n - 1]))
-        (*n)--;
-    return p;
-}
-
-/* 1: the n bytes at p are decimal digits; their value in *v. */
-static int digits(const char *p, int n, int *v)
-{
-    *v = 0;
-    for (int i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return 0;
-        *v = *v * 10 + (p[i] - '0');
-    }
-    return 1;
-}
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-/* MQPMO_SET_ALL_CONTEXT's put time from the MD's PutDate and PutTime, as the full path
- * reads them (tpfemu/qmgr/mqmd.py, time_from): 1 with *us (0: now, the date blank); 0
- * for anything but a plain date and time (8 digits of a date from 1970 on, 0, 6 or 8
- * digits of a time, each part in range), which the full path reads. */
-static int put_time_of(const char *date, Py_ssize_t dn, const char *clock, Py_ssize_t cn,
-                       int64_t *us)
-{
-    date = strip(date, &dn);
-    clock = strip(clock, &cn);
-    *us = 0;
-    if (dn == 0)
-        return 1;
-    int y, mo, d, h = 0, mi = 0, sec = 0, hs = 0;
-    if (dn != 8 || !digits(date, 4, &y) || !digits(date + 4, 2, &mo) ||
-        !digits(date + 6, 2, &d) || (cn != 0 && cn != 6 && cn != 8))
-        return 0;
-    if (cn >= 6 && (!digits(clock, 2, &h) || !digits(clock + 2, 2, &mi) ||
-                    !digits(clock + 4, 2, &sec)))
-        return 0;
-    if (cn == 8 && !digits(clock + 6, 2, &hs))
-        return 0;
-    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
-        (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 59)
-        return 0;
-    int64_t seconds = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
-    *us = seconds * 1000000 + (int64_t)hs * 10000;
-    return 1;
-}
-
-/* The MD fields a put reads, however the MD is held (a Python MD's dict, a C program's
- * MQMD): its reader fills these (and the ids and the record fields it takes from the MD
- * into the md_put_t), and put_finish applies the rules. */
-typedef struct {
-    long priority, persistence, expiry, msg_type;
-    int reply_blank;       /**< the ReplyToQ is blank (bytes.strip() leaves nothing) */
-    int64_t put_time;      /**< SET_ALL_CONTEXT: from PutDate and PutTime; 0: now */
-} md_in_t;
-
 /* The rules of MQPUT on what the reader found: 1 with *out complete, 0 declined. */
-static int put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now,
+int md_put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now,
                       md_put_t *out)
 {
     tpf_mq_put_desc_t put;
@@ -687,7 +385,7 @@ static int put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now
     if (!in->reply_blank && (r = reply_to_qmgr(out->record, s->reply_qmgr,
                                                 s->reply_aliases)) <= 0)
         return r;
-    put_i32(out->record + L.expiry_at, in->expiry);
+    md_put_i32(out->record + L.expiry_at, in->expiry);
     out->record_len =
         memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;
     out->md.priority = (uint8_t)put.priority;
@@ -702,7 +400,7 @@ static int put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now
 }
 
 /* The base record of the settings (the layout's size) into out->record: 1, or -1. */
-static int put_base(const md_put_settings_t *s, md_put_t *out)
+int md_put_base(const md_put_settings_t *s, md_put_t *out)
 {
     if (!PyBytes_Check(s->base_record) || PyBytes_GET_SIZE(s->base_record) != L.size) {
         PyErr_Format(PyExc_ValueError, "the base record must be %zd bytes", L.size);
@@ -745,17 +443,17 @@ int md_settings_read(PyObject *settings, md_put_settings_t *s)
 
 int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_put_t *out)
 {
-    if (check_ready() < 0)
+    if (md_check_ready() < 0)
         return -1;
     PyObject *desc[N_READ], *app[MAX_FIELDS];
     md_in_t in;
     int r;
     if ((r = put_fields(fields, desc, app)) <= 0)
         return r;
-    if ((r = as_i32(desc[D_PRIORITY], &in.priority)) <= 0 ||
-        (r = as_i32(desc[D_PERSISTENCE], &in.persistence)) <= 0 ||
-        (r = as_i32(desc[D_EXPIRY], &in.expiry)) <= 0 ||
-        (r = as_i32(desc[D_MSGTYPE], &in.msg_type)) <= 0)
+    if ((r = md_as_i32(desc[D_PRIORITY], &in.priority)) <= 0 ||
+        (r = md_as_i32(desc[D_PERSISTENCE], &in.persistence)) <= 0 ||
+        (r = md_as_i32(desc[D_EXPIRY], &in.expiry)) <= 0 ||
+        (r = md_as_i32(desc[D_MSGTYPE], &in.msg_type)) <= 0)
         return r;
     PyObject *reply_to = desc[D_REPLYTOQ];
     in.reply_blank = !PyBytes_Check(reply_to) || is_blank(reply_to);
@@ -763,19 +461,19 @@ int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_pu
     if (s->mode == MD_CONTEXT_ALL) {
         PyObject *date = desc[D_PUTDATE], *clock = desc[D_PUTTIME];
         if (!PyBytes_Check(date) || !PyBytes_Check(clock) ||
-            !put_time_of(PyBytes_AS_STRING(date), PyBytes_GET_SIZE(date),
+            !md_put_time_of(PyBytes_AS_STRING(date), PyBytes_GET_SIZE(date),
                          PyBytes_AS_STRING(clock), PyBytes_GET_SIZE(clock), &in.put_time))
             return 0;
     }
     if ((r = read_id(desc[D_MSGID], out->md.msg_id)) <= 0 ||
         (r = read_id(desc[D_CORRELID], out->md.correl_id)) <= 0)
         return r;
-    if ((r = put_base(s, out)) <= 0)
+    if ((r = md_put_base(s, out)) <= 0)
         return r;
     for (int i = 0; i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
         PyObject *v = app[i];
-        if (v == NULL || v == f->initial || !from_md(f, s->mode))
+        if (v == NULL || v == f->initial || !md_from_md(f, s->mode))
             continue; /* not set, or set to the MD's initial value: the default */
         /* exact ints and bytes: the comparison runs no Python code */
         int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
@@ -786,7 +484,7 @@ int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_pu
         if ((r = put_value(out->record + f->offset, f, v)) <= 0)
             return r;
     }
-    return put_finish(&in, s, now, out);
+    return md_put_finish(&in, s, now, out);
 }
 
 const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len)
@@ -801,45 +499,6 @@ const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len)
 
 /* -- writing an MD ------------------------------------------------------------------- */
 
-/* PutDate and PutTime (8 characters each, GMT) of a time in microseconds: 0, or -1
- * with OverflowError. The last hundredth's are kept (every caller holds the GIL). */
-static int format_date_time(int64_t us, char *d, char *c)
-{
-    static int64_t tick = -1;
-    static char date[8], clock[8];
-    int64_t t = us / 10000;
-    if (t != tick) {
-        time_t seconds = (time_t)(t / 100);
-        struct tm tm;
-        if (gmtime_r(&seconds, &tm) == NULL || tm.tm_year < -1900 ||
-            tm.tm_year > 9999 - 1900) {
-            PyErr_SetString(PyExc_OverflowError, "put time out of range");
-            return -1;
-        }
-        char dd[48], cc[48];
-        snprintf(dd, sizeof dd, "%04d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
-        snprintf(cc, sizeof cc, "%02d%02d%02d%02d", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                 (int)(t % 100));
-        memcpy(date, dd, 8);
-        memcpy(clock, cc, 8);
-        tick = t;
-    }
-    memcpy(d, date, 8);
-    memcpy(c, clock, 8);
-    return 0;
-}
-
-/* An MQGET's Expiry: the time left of a message with deadline `expiry`, in tenths of a
- * second rounded up, at least 1 (MQEI_UNLIMITED: it never expires). */
-static long time_left(int64_t expiry, int64_t now)
-{
-    if (expiry == TPF_MQ_NEVER)
-        return MQEI_UNLIMITED;
-    int64_t us = expiry - now;
-    int64_t tenths = us > 0 ? (us + 99999) / 100000 : 0;
-    return tenths < 1 ? 1 : tenths > INT32_MAX ? INT32_MAX : (long)tenths;
-}
-
 /* PutDate and PutTime of a time (GMT), made once per hundredth of a second. */
 static int date_time(int64_t us, PyObject **date, PyObject **clock)
 {
@@ -848,7 +507,7 @@ static int date_time(int64_t us, PyObject **date, PyObject **clock)
     int64_t t = us / 10000;
     if (t != tick) {
         char d[8], c[8];
-        if (format_date_time(us, d, c) < 0)
+        if (md_format_date_time(us, d, c) < 0)
             return -1;
         PyObject *nd = PyBytes_FromStringAndSize(d, 8);
         PyObject *nc = PyBytes_FromStringAndSize(c, 8);
@@ -952,7 +611,7 @@ static int read_get_id(PyObject *fields, int which, uint8_t *out)
 
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
 {
-    if (check_ready() < 0)
+    if (md_check_ready() < 0)
         return -1;
     int r;
     req->match = match & (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID);
@@ -1025,9 +684,9 @@ static PyObject *record_template(const char *record)
 
 /* 0 when a got message's record (md->ctx_len bytes at `record`) is one this layout
  * wrote, or none; -1 with ValueError. */
-static int check_record(const tpf_mq_msg_t *md, const char *record)
+int md_check_record(const tpf_mq_msg_t *md, const char *record)
 {
-    if (check_ready() < 0)
+    if (md_check_ready() < 0)
         return -1;
     if (md->ctx_len != 0 &&
         ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version)) {
@@ -1042,7 +701,7 @@ static int check_record(const tpf_mq_msg_t *md, const char *record)
 
 int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now)
 {
-    if (check_record(md, record) < 0)
+    if (md_check_record(md, record) < 0)
         return -1;
     /* The MD's new dict: every output field at the message's record values (a
      * template: the defaults, or the record's from the cache), the other fields set on
@@ -1063,7 +722,7 @@ int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int6
     Py_DECREF(old);
     if (merged < 0)
         goto done;
-    long left = time_left(md->expiry, now);
+    long left = md_time_left(md->expiry, now);
     if (set_new(fields, L.name[D_MSGID],
                 PyBytes_FromStringAndSize((const char *)md->msg_id, TPF_MQ_ID_LEN)) < 0 ||
         set_new(fields, L.name[D_CORRELID],
@@ -1080,303 +739,3 @@ done:
     return rc;
 }
 
-/* -- a C program's MQMD: MQPUT and MQGET ----------------------------------------------- */
-
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "the record's MQLONGs are little-endian, stored in the MQMD as they are"
-#endif
-
-int md_put_read_raw(const void *mqmd, int version, const md_put_settings_t *s, int64_t now,
-                    md_put_t *out)
-{
-    if (check_ready() < 0)
-        return -1;
-    if (!RW.ready)
-        return 0;
-    const char *md = mqmd;
-    md_in_t in;
-    in.priority = raw_int(&RW.d[D_PRIORITY], md, version);
-    in.persistence = raw_int(&RW.d[D_PERSISTENCE], md, version);
-    in.expiry = raw_int(&RW.d[D_EXPIRY], md, version);
-    in.msg_type = raw_int(&RW.d[D_MSGTYPE], md, version);
-    Py_ssize_t n, cn;
-    const char *p = raw_bytes(&RW.d[D_REPLYTOQ], md, version, &n);
-    in.reply_blank = all_space(p, n);
-    in.put_time = 0;
-    if (s->mode == MD_CONTEXT_ALL) {
-        const char *clock = raw_bytes(&RW.d[D_PUTTIME], md, version, &cn);
-        p = raw_bytes(&RW.d[D_PUTDATE], md, version, &n);
-        if (!put_time_of(p, n, clock, cn, &in.put_time))
-            return 0;
-    }
-    raw_id(&RW.d[D_MSGID], md, version, out->md.msg_id);
-    raw_id(&RW.d[D_CORRELID], md, version, out->md.correl_id);
-    int r = put_base(s, out);
-    if (r <= 0)
-        return r;
-    size_t len = version >= 2 ? sizeof(MQMD) : sizeof(MQMD1), skip = offsetof(MQMD, Report);
-    int bare = memcmp(md + skip, (const char *)&RW.initial + skip, len - skip) == 0;
-    for (int i = 0; !bare && i < L.nfields; i++) {
-        const rec_field_t *f = &L.f[i];
-        const raw_t *rf = &RW.f[i];
-        if (!from_md(f, s->mode) || !raw_set(rf, md, version))
-            continue; /* at the MD's initial value: the default */
-        char *at = out->record + f->offset;
-        if (f->kind == K_INT) {
-            memcpy(at, md + rf->at, 4);
-            continue;
-        }
-        p = raw_bytes(rf, md, version, &n);
-        memcpy(at, p, (size_t)n);
-        memset(at + n, f->kind == K_BLANK ? ' ' : '\0', (size_t)(f->width - n));
-    }
-    return put_finish(&in, s, now, out);
-}
-
-int md_put_write_raw(void *mqmd, int version, const md_put_t *p, const md_put_settings_t *s,
-                     int64_t now)
-{
-    MQMD *md = mqmd;
-    memcpy(md->MsgId, p->md.msg_id, TPF_MQ_ID_LEN);
-    if (s->mode == MD_CONTEXT_ALL)
-        return 0; /* the MD gave the context: only the MsgId is written */
-    if (format_date_time(now, md->PutDate, md->PutTime) < 0)
-        return -1;
-    const char *record = p->record_len != 0 ? p->record : L.default_record;
-    for (int i = 0; i < L.nfields; i++)
-        if (L.f[i].source == MD_FROM_IDENTITY || L.f[i].source == MD_FROM_ALL)
-            raw_store(&RW.f[i], mqmd, version, record + L.f[i].offset);
-    return 0;
-}
-
-int md_get_read_raw(const void *mqmd, int version, uint32_t match, tpf_mq_getreq_t *req)
-{
-    if (check_ready() < 0)
-        return -1;
-    if (!RW.ready)
-        return 0;
-    req->match = match & (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID);
-    memset(req->msg_id, 0, TPF_MQ_ID_LEN);
-    memset(req->correl_id, 0, TPF_MQ_ID_LEN);
-    if (match & MQMO_MATCH_MSG_ID)
-        raw_id(&RW.d[D_MSGID], mqmd, version, req->msg_id);
-    if (match & MQMO_MATCH_CORREL_ID)
-        raw_id(&RW.d[D_CORRELID], mqmd, version, req->correl_id);
-    return 1;
-}
-
-int md_get_write_raw(void *mqmd, int version, const tpf_mq_msg_t *m, const char *record,
-                     int64_t now)
-{
-    if (check_record(m, record) < 0)
-        return -1;
-    MQMD *md = mqmd;
-    char date[8], clock[8];
-    if (format_date_time(m->put_time, date, clock) < 0)
-        return -1;
-    if (m->ctx_len == 0) { /* (every field but StrucId and Version is written) */
-        size_t len = version >= 2 ? sizeof(MQMD) : sizeof(MQMD1), skip = offsetof(MQMD, Report);
-        memcpy((char *)mqmd + skip, (const char *)&RW.defaults + skip, len - skip);
-    } else {
-        for (int i = 0; i < L.nfields; i++)
-            raw_store(&RW.f[i], mqmd, version, record + L.f[i].offset);
-    }
-    memcpy(md->PutDate, date, sizeof date);
-    memcpy(md->PutTime, clock, sizeof clock);
-    memcpy(md->MsgId, m->msg_id, TPF_MQ_ID_LEN);
-    memcpy(md->CorrelId, m->correl_id, TPF_MQ_ID_LEN);
-    md->Priority = m->priority;
-    md->Persistence = m->persistent;
-    md->BackoutCount = (MQLONG)m->backout_count;
-    md->Expiry = (MQLONG)time_left(m->expiry, now);
-    return 0;
-}
-
-/* -- MQ structures: __init__ ----------------------------------------------------------- */
-
-static PyObject *s_nested, *s_ints, *s_bytes, *s_py_init, *s_set;
-
-static int struct_names(void)
-{
-    if (s_set != NULL)
-        return 0;
-    if ((s_nested = PyUnicode_InternFromString("_nested")) == NULL ||
-        (s_ints = PyUnicode_InternFromString("_ints")) == NULL ||
-        (s_bytes = PyUnicode_InternFromString("_bytes")) == NULL ||
-        (s_py_init = PyUnicode_InternFromString("_py_init")) == NULL ||
-        (s_set = PyUnicode_InternFromString("set")) == NULL)
-        return -1;
-    return 0;
-}
-
-/* 1: `value` for field `name` is stored as given (what the Python check would store);
- * 0: the Python check must judge it; -1: error. `ints` and `lengths` are the type's
- * _ints (a frozenset) and _bytes (a dict). */
-static int plain_value(PyObject *ints, PyObject *lengths, PyObject *name, PyObject *value)
-{
-    if (PyLong_CheckExact(value)) {
-        int in = PySet_Contains(ints, name);
-        if (in <= 0)
-            return in;
-        int overflow;
-        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
-        if (x == -1 && PyErr_Occurred())
-            return -1;
-        return !overflow && x >= -0x80000000LL && x <= 0xFFFFFFFFLL;
-    }
-    if (PyBytes_CheckExact(value)) {
-        PyObject *limit = PyDict_GetItemWithError(lengths, name);
-        if (limit == NULL)
-            return PyErr_Occurred() ? -1 : 0;
-        Py_ssize_t most = PyLong_AsSsize_t(limit);
-        if (most == -1 && PyErr_Occurred())
-            return -1;
-        return PyBytes_GET_SIZE(value) <= most;
-    }
-    return 0;
-}
-
-/* self.<method>(**kw): what it returns (None for __init__ and set), or NULL. */
-static PyObject *call_with_keywords(PyObject *self, PyObject *method, PyObject *kw)
-{
-    PyObject *fn = PyObject_GetAttr(self, method);
-    if (fn == NULL)
-        return NULL;
-    PyObject *empty = PyTuple_New(0);
-    PyObject *r = empty != NULL ? PyObject_Call(fn, empty, kw) : NULL;
-    Py_XDECREF(empty);
-    Py_DECREF(fn);
-    return r;
-}
-
-/* What struct_init reads of a structure's type, kept while the type is unchanged (its
- * version tag holds: setting any attribute of it or of a base clears the tag). */
-typedef struct {
-    PyTypeObject *type; /**< a strong reference; NULL: a free entry */
-    unsigned int tag;
-    int nested;        /**< the type has nested structures */
-    PyObject *ints;    /**< its _ints (a set) */
-    PyObject *lengths; /**< its _bytes (a dict) */
-} struct_info_t;
-
-static struct_info_t struct_infos[16]; /* the MQ structures: MD, GMO, PMO, OD, ... */
-
-static void info_clear(struct_info_t *info)
-{
-    Py_CLEAR(info->type);
-    Py_CLEAR(info->ints);
-    Py_CLEAR(info->lengths);
-}
-
-/* The type's entry, read from the type now unless a current one is kept (borrowed; the
- * entry may be a scratch one, valid until the next call); NULL with an exception. */
-static const struct_info_t *struct_info(PyTypeObject *type)
-{
-    static struct_info_t scratch;
-    struct_info_t *slot = NULL;
-    for (size_t i = 0; i < sizeof struct_infos / sizeof struct_infos[0]; i++) {
-        struct_info_t *info = &struct_infos[i];
-        if (info->type == type) {
-            if (PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) &&
-                type->tp_version_tag == info->tag)
-                return info;
-            slot = info; /* changed since: read again */
-            break;
-        }
-        if (info->type == NULL && slot == NULL)
-            slot = info;
-    }
-    if (slot == NULL)
-        slot = &scratch; /* more types than entries: read each time */
-    info_clear(slot);
-    PyObject *nested = PyObject_GetAttr((PyObject *)type, s_nested);
-    if (nested == NULL)
-        return NULL;
-    slot->nested = !PyTuple_Check(nested) || PyTuple_GET_SIZE(nested) != 0;
-    Py_DECREF(nested);
-    if (!slot->nested) {
-        slot->ints = PyObject_GetAttr((PyObject *)type, s_ints);
-        slot->lengths = slot->ints != NULL ? PyObject_GetAttr((PyObject *)type, s_bytes) : NULL;
-        if (slot->lengths == NULL || !PyAnySet_Check(slot->ints) ||
-            !PyDict_Check(slot->lengths)) {
-            if (slot->lengths != NULL)
-                PyErr_SetString(PyExc_TypeError,
-                                "struct_init: _ints must be a set, _bytes a dict");
-            info_clear(slot);
-            return NULL;
-        }
-    }
-    /* The lookups above gave the type a valid tag, unless it cannot have one. */
-    if (slot != &scratch && PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
-        Py_INCREF(type);
-        slot->type = type;
-        slot->tag = type->tp_version_tag;
-    }
-    return slot;
-}
-
-/* StructBase.__init__ (tp_init): see mdpath.h. */
-static int struct_tp_init(PyObject *self, PyObject *args, PyObject *kw)
-{
-    if (struct_names() < 0)
-        return -1;
-    if (PyTuple_GET_SIZE(args) != 0) {
-        PyErr_SetString(PyExc_TypeError, "an MQ structure takes its fields as keywords only "
-                                         "(e.g. MD(Priority=5))");
-        return -1;
-    }
-    const struct_info_t *info = struct_info(Py_TYPE(self));
-    if (info == NULL)
-        return -1;
-    PyObject *r;
-    if (info->nested) { /* fresh nested structures: the Python __init__ */
-        r = call_with_keywords(self, s_py_init, kw);
-        goto called;
-    }
-    if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
-        return 0;
-    /* (plain_value runs no Python code: the entry stays as it is) */
-    Py_ssize_t pos = 0;
-    PyObject *name, *value;
-    int plain = 1;
-    while (plain > 0 && PyDict_Next(kw, &pos, &name, &value))
-        plain = plain_value(info->ints, info->lengths, name, value);
-    if (plain < 0)
-        return -1;
-    if (!plain) { /* set() checks every value and says what is wrong */
-        r = call_with_keywords(self, s_set, kw);
-        goto called;
-    }
-    if (Py_REFCNT(kw) == 1 && PyDict_CheckExact(kw)) {
-        /* The keywords' dict is the call's own (made for this call, as every call from
-         * Python makes one): it becomes the structure's dict, which is only fields. */
-        PyObject *had = PyObject_GenericGetDict(self, NULL);
-        if (had == NULL)
-            return -1;
-        Py_ssize_t n = PyDict_GET_SIZE(had);
-        Py_DECREF(had);
-        if (n == 0)
-            return PyObject_GenericSetDict(self, kw, NULL);
-    }
-    PyObject *fields = PyObject_GenericGetDict(self, NULL);
-    if (fields == NULL)
-        return -1;
-    int rc = PyDict_Update(fields, kw);
-    Py_DECREF(fields);
-    return rc;
-called:
-    if (r == NULL)
-        return -1;
-    Py_DECREF(r);
-    return 0;
-}
-
-PyTypeObject md_struct_base_type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tpfemu._fastpath.StructBase",
-    .tp_basicsize = sizeof(PyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = PyDoc_STR("Base of the MQ structures: __init__(**fields) in C (mdpath.h)."),
-    .tp_init = struct_tp_init,
-    .tp_new = PyType_GenericNew,
-};

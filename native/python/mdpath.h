@@ -9,7 +9,8 @@
  *
  * An MD here is tpfemu.mq.structs.MD: its instance dict holds the fields set on it,
  * already checked (ints in MQLONG range, bytes no longer than their field); a field not
- * in the dict has the MD's initial value. All functions need the GIL.
+ * in the dict has the MD's initial value. The *_raw functions (mdraw.c) do the same
+ * for a C program's MQMD in cmqc.h's layout. All functions need the GIL.
  */
 #ifndef TPFEMU_MDPATH_H
 #define TPFEMU_MDPATH_H
@@ -97,14 +98,6 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);
  * ValueError, changing nothing, for a record this layout did not write. */
 int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now);
 
-/** StructBase, the C base of tpfemu.mq.structs.MQStruct; its __init__(self, **fields)
- * is a tp_init, so making a structure runs no Python frame: a structure without nested
- * ones stores fields given as an exact int in MQLONG range or exact bytes within the
- * field's length as they are (what its checks would store); anything else goes to
- * self.set(**fields), which checks and reports, and a structure with nested ones to
- * self._py_init(**fields). What it reads of a type (_nested, _ints, _bytes) it keeps
- * while the type is unchanged. */
-extern PyTypeObject md_struct_base_type;
 
 /** The GroupId stored in a context record (`ctx_len` bytes at `record`, as the core
  * keeps it), or NULL when it has none (no record, MQGI_NONE, or not this layout's). */

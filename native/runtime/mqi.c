@@ -298,7 +298,8 @@ static int raw_put(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pPutMsgO
     memcpy(&pmo, pPutMsgOpts, pmo_len);
     st_normalize(ST_MD, &md, mdv);
     st_normalize(ST_PMO, &pmo, pmov);
-    int r = RT.raw->put(plan, pBuffer, BufferLength, &md, mdv, &pmo, pmov);
+    int r = RT.raw->put(plan, pBuffer != NULL ? pBuffer : "", BufferLength, &md, mdv, &pmo,
+                        pmov); /* (no buffer: length 0, put_args said) */
     Py_DECREF(plan);
     if (r > 0) {
         memcpy(pMsgDesc, &md, md_len);
