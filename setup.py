@@ -16,7 +16,8 @@ setup(
             # (the journal's record, hash and encoder are the C core's, native/src:
             # EventLog calls them from the shim too)
             sources=["native/python/fastpath.c", "native/python/batchpath.c",
-                     "native/python/mdpath.c", "native/python/planpath.c",
+                     "native/python/mdpath.c", "native/python/mdraw.c", "native/python/mdtime.c",
+                     "native/python/structbase.c", "native/python/planpath.c",
                      "native/python/eventlog.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
                      "native/src/journal_record.c",

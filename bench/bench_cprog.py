@@ -6,16 +6,28 @@ Goal (issue 28): a C program's MQPUT + MQGET pair of 1 KB (fresh MQMD_DEFAULT ea
 non-persistent, outside syncpoint) at least 2x faster than the same pair made from Python
 through ``tpfemu.mqi`` (``Queue.put(data, MD())`` + ``Queue.get(None, MD(), GMO())``).
 
-Two C subjects: a get buffer as long as the queue's MAXMSGL (the get takes the handle's
-plan, as Python's ``get(None, ...)`` does), and a 4 KB buffer on a queue whose MAXMSGL is
-larger (the get takes the full path, which truncates as IBM's MQGET does).
-The C program (bench/cprog/qben.c) runs as the root program of an entry on the test's
-thread (``run_entry``), so the figure holds no dispatcher hop.
+Two C subjects: a get buffer as long as the queue's MAXMSGL (the put and the get take
+the handle's plans through their raw entry, tpf/plan_raw.h, on the C structures in
+place), and a 4 KB buffer on a queue whose MAXMSGL is larger (the get takes the full
+path, which truncates as IBM's MQGET does). The C program (bench/cprog/qben.c) runs as
+the root program of an entry on the test's thread (``run_entry``), so the figure holds
+no dispatcher hop.
+
+``test_c_pair_cpu_time_and_floor`` measures the planned C pair and the Python pair
+interleaved, in CPU time of the thread (robust on a loaded machine, where wall-clock
+rounds of the two differ by more than the ratio), beside the floor: the core's put+get
+pair of 1 KB in C with no Python at all (native/bench/bench_core.c, depth 0), which a C
+program's pair must do as well as take the GIL twice.
 """
 
 from __future__ import annotations
 
+import os
+import statistics
 import struct
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 
@@ -46,8 +58,6 @@ def qmgr():
 @pytest.fixture(scope="module")
 def qben(tmp_path_factory):
     """The C program QBEN (bench/cprog/qben.c), built and loaded."""
-    from pathlib import Path
-
     out = tmp_path_factory.mktemp("qben") / "qben.so"
     compile_program([Path(__file__).parent / "cprog" / "qben.c"], out)
     programs = Programs()
@@ -90,3 +100,51 @@ def test_python_put_get_pair(benchmark, tag, qmgr):
     benchmark.pedantic(run, rounds=ROUNDS, iterations=1, warmup_rounds=1)
     q.close()
     qm.disconnect()
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _core_floor_ns(tmp_path: Path) -> float:
+    """The core's put+get pair of 1 KB at depth 0 in C, no Python (median of 3 runs)."""
+    exe = tmp_path / "bench_core"
+    src = sorted(str(p) for p in (ROOT / "native" / "src").glob("*.c"))
+    subprocess.run([os.environ.get("CC", "cc"), "-std=c11", "-O2", "-pthread",
+                    f"-I{ROOT / 'native' / 'include'}", *src,
+                    str(ROOT / "native/bench/bench_core.c"), "-o", str(exe)], check=True)
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([str(exe), "0", "2000000", "1024"], check=True,
+                             capture_output=True, text=True).stdout
+        runs.append(float(dict(line.split() for line in out.splitlines()
+                               if line.split()[0].endswith("_ns"))["core_put_get_ns"]))
+    return statistics.median(runs)
+
+
+def test_c_pair_cpu_time_and_floor(tmp_path, qmgr, qben, external):
+    """The planned C pair and the Python pair, interleaved rounds in thread CPU time
+    (goal: the C pair in half Python's), beside the core-only floor."""
+    qm = pymqi.connect(qmgr.name)
+    q = pymqi.Queue(qm, "CBENCH.PY", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    md_type, gmo_type = pymqi.MD, pymqi.GMO
+
+    def python_round():
+        for _ in range(PAIRS):
+            q.put(PAYLOAD, md_type())
+            q.get(None, md_type(), gmo_type())
+
+    c_round = _c_round(qben, "CBENCH.PLAN")
+    c_ns, py_ns = [], []
+    for _ in range(3 * ROUNDS):
+        for fn, into in ((c_round, c_ns), (python_round, py_ns)):
+            start = time.thread_time()
+            fn()
+            into.append((time.thread_time() - start) / PAIRS * 1e9)
+    q.close()
+    qm.disconnect()
+    py = statistics.median(py_ns)
+    external("C MQPUT+MQGET 1KB, CPU time", "C pair by the plan's raw entry",
+             statistics.median(c_ns), "Python pair through tpfemu.mqi", py, goal_ns=py / 2)
+    external("C MQPUT+MQGET 1KB, CPU time", "C pair by the plan's raw entry",
+             statistics.median(c_ns), "floor: core put+get 1KB in C, no Python",
+             _core_floor_ns(tmp_path))

@@ -23,6 +23,7 @@
 #include "fastqueue.h"
 #include "mdpath.h"
 #include "planpath.h"
+#include "structbase.h"
 #include "tpf/queue.h"
 
 static put_fn core_put;                 /**< tpf_mq_put_simple of tpfemu._native */
@@ -352,17 +353,44 @@ static PyObject *fq_get_body(FastQueue *self, PyObject *const *args, Py_ssize_t 
 }
 
 /* Join record and data in put_scratch (the core takes one buffer). */
-static const char *joined(const char *record, uint32_t nrec, PyObject *data)
+static const char *joined(const char *record, uint32_t nrec, const char *data, Py_ssize_t ndata)
 {
     if (nrec == 0)
-        return PyBytes_AS_STRING(data);
-    Py_ssize_t ndata = PyBytes_GET_SIZE(data);
+        return data;
     char *p = scratch_room(&put_scratch, (size_t)nrec + (size_t)ndata);
     if (p != NULL) {
         memcpy(p, record, nrec);
-        memcpy(p + nrec, PyBytes_AS_STRING(data), (size_t)ndata);
+        memcpy(p + nrec, data, (size_t)ndata);
     }
     return p;
+}
+
+/* The put of a descriptor md_put_read or md_put_read_raw made, its record and the
+ * `ndata` bytes at `data` joined: 0, or -1 with the queue's exception. */
+static int put_prepared(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t ndata,
+                        uint64_t uow)
+{
+    p->md.uow = uow;
+    const char *buf = joined(p->record, p->record_len, data, ndata);
+    if (buf == NULL)
+        return -1;
+    int rc = core_put_full(self->q, &p->md, buf, p->record_len + (uint32_t)ndata);
+    if (rc != MQRC_NONE) {
+        raise_rc(self, rc, "MQPUT");
+        return -1;
+    }
+    return 0;
+}
+
+/* The put event of a message put_prepared put, in the EventLog `log` (NULL: none). */
+static int put_event(FastQueue *self, const md_put_t *p, PyObject *data_obj, const char *data,
+                     Py_ssize_t ndata, PyObject *log, int64_t now, uint64_t uow)
+{
+    if (log == NULL)
+        return 0;
+    return eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
+                           md_record_group_id(p->record, p->record_len), p->record,
+                           p->record_len, data_obj, data, ndata, now, uow);
 }
 
 
@@ -374,7 +402,8 @@ PyDoc_STRVAR(put_md_doc,
              "the base record, the put context outputs dict, the names of those left at\n"
              "the MD's initial values, the queue manager's name (48 bytes: the\n"
              "ReplyToQMgr of a put with a ReplyToQ and none), the set of 48-byte remote\n"
-             "queue definition names (such a ReplyToQ is declined)). Returns 0, having changed\n"
+             "queue definition names (such a ReplyToQ is declined), the context (0: the\n"
+             "default, 1: SET_IDENTITY, 2: SET_ALL)). Returns 0, having changed\n"
              "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
              "message is put, 2 when it is put and has an expiry. With an EventLog as\n"
              "log, the put event is recorded there. uow: the core unit of work the put\n"
@@ -394,22 +423,12 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     uint64_t uow = 0;
     if (nargs == 5 && read_uow(args[4], &uow) < 0)
         return NULL;
-    if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
-        PyTuple_GET_SIZE(settings) != 8 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
-        !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
-        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes, "
-                                         "settings (defprty, defpsist, logged, base_record, "
-                                         "outputs, initial_names, reply_qmgr, "
-                                         "reply_aliases)");
+    if (!PyBytes_CheckExact(data)) {
+        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes");
         return NULL;
     }
-    PyObject *outputs = PyTuple_GET_ITEM(settings, 4);
-    long defprty = PyLong_AsLong(PyTuple_GET_ITEM(settings, 0));
-    if (defprty == -1 && PyErr_Occurred())
-        return NULL;
-    int defpsist = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 1));
-    int logged = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 2));
-    if (defpsist < 0 || logged < 0)
+    md_put_settings_t set;
+    if (md_settings_read(settings, &set) < 0)
         return NULL;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQPUT");
@@ -422,29 +441,15 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     md_put_t *p = &put;
     int64_t now = md_now_us();
     PyObject *result = NULL;
-    int r = md_put_read(fields, defprty, defpsist, logged, PyTuple_GET_ITEM(settings, 3),
-                        PyTuple_GET_ITEM(settings, 6), PyTuple_GET_ITEM(settings, 7), now, p);
+    int r = md_put_read(fields, &set, now, p);
     if (r <= 0) {
         result = r < 0 ? NULL : PyLong_FromLong(0);
         goto done;
     }
-    p->md.uow = uow;
-    const char *buf = joined(p->record, p->record_len, data);
-    if (buf == NULL)
-        goto done;
-    int rc = core_put_full(self->q, &p->md, buf,
-                           p->record_len + (uint32_t)PyBytes_GET_SIZE(data));
-    if (rc != MQRC_NONE) {
-        raise_rc(self, rc, "MQPUT");
-        goto done;
-    }
-    if (md_put_write(fields, p->md.msg_id, outputs, PyTuple_GET_ITEM(settings, 5), now) < 0)
-        goto done;
-    if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
-                                     md_record_group_id(p->record, p->record_len),
-                                     p->record, p->record_len, data, PyBytes_AS_STRING(data),
-                                     PyBytes_GET_SIZE(data), now,
-                                     uow) < 0)
+    if (put_prepared(self, p, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), uow) < 0 ||
+        md_put_write(fields, p, &set, now) < 0 ||
+        put_event(self, p, data, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
+                  journaled ? log : NULL, now, uow) < 0)
         goto done;
     result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
@@ -545,6 +550,98 @@ done:
     return result;
 }
 
+/* -- the same for a C program's structures (planpath.c's raw entries) ------------------- */
+
+static PyTypeObject FastQueueType;
+
+FastQueue *fastqueue_of(PyObject *method)
+{
+    if (!PyCFunction_Check(method))
+        return NULL;
+    PyObject *self = PyCFunction_GET_SELF(method);
+    return self != NULL && Py_TYPE(self) == &FastQueueType ? (FastQueue *)self : NULL;
+}
+
+int fq_put_raw(FastQueue *self, const void *data, Py_ssize_t ndata, void *md, int mdv,
+               const md_put_settings_t *s, PyObject *log, uint64_t uow)
+{
+    if (self->q == NULL) {
+        raise_rc(self, -1, "MQPUT");
+        return -1;
+    }
+    if ((size_t)ndata > UINT32_MAX - TPF_MQ_MAX_CTX) {
+        raise_rc(self, MQRC_MSG_TOO_BIG_FOR_Q, "MQPUT");
+        return -1;
+    }
+    md_put_t put; /* (the MD is read into it before anything can run) */
+    int64_t now = md_now_us();
+    int r = md_put_read_raw(md, mdv, s, now, &put);
+    if (r <= 0)
+        return r;
+    if (put_prepared(self, &put, data, ndata, uow) < 0 ||
+        md_put_write_raw(md, mdv, &put, s, now) < 0 ||
+        put_event(self, &put, NULL, data, ndata, log, now, uow) < 0)
+        return -1;
+    return put.md.expiry == TPF_MQ_NEVER ? 1 : 2;
+}
+
+int fq_get_raw(FastQueue *self, void *md, int mdv, uint32_t match, int not_persistent,
+               PyObject *log, uint64_t uow, char *buffer, Py_ssize_t room,
+               Py_ssize_t *length, long *flags)
+{
+    if (self->q == NULL) {
+        raise_rc(self, -1, "MQGET");
+        return -1;
+    }
+    tpf_mq_getreq_t req;
+    memset(&req, 0, sizeof req);
+    int r = md_get_read_raw(md, mdv, match, &req);
+    if (r <= 0)
+        return r;
+    req.now = TPF_MQ_NOW;
+    req.uow = uow;
+    req.flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
+    tpf_mq_msg_t m;
+    int rc = scratch_get(self, &req, &m);
+    if (rc < 0)
+        return -1;
+    if (rc == TPF_RC_PERSISTENT)
+        return 0; /* nothing done: the full path gets it */
+    if (rc != MQRC_NONE) {
+        raise_rc(self, rc, "MQGET");
+        return -1;
+    }
+    /* Out of the shared scratch buffer before anything that may run Python code (see
+     * fq_get_md); a longer message than the buffer is copied whole for its event. */
+    char record[TPF_MQ_MAX_CTX];
+    memcpy(record, get_scratch.p, m.ctx_len);
+    Py_ssize_t n = (Py_ssize_t)(m.length - m.ctx_len);
+    const char *data = buffer;
+    char *whole = NULL;
+    if (n > room && log != NULL) {
+        if ((whole = PyMem_Malloc((size_t)n)) == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memcpy(whole, get_scratch.p + m.ctx_len, (size_t)n);
+        data = whole;
+    }
+    if (n > 0 && room > 0)
+        memcpy(buffer, get_scratch.p + m.ctx_len, (size_t)(n < room ? n : room));
+    *length = n;
+    *flags = m.flags;
+    int64_t now = m.expiry == TPF_MQ_NEVER && log == NULL ? 0 : md_now_us();
+    rc = md_get_write_raw(md, mdv, &m, record, now) < 0 ||
+                 (log != NULL &&
+                  eventlog_record(log, EVENTLOG_GET, self->name, self->q, &m,
+                                  md_record_group_id(record, m.ctx_len), record, m.ctx_len,
+                                  NULL, data, n, now, uow) < 0)
+             ? -1
+             : 1;
+    PyMem_Free(whole);
+    return rc;
+}
+
 static PyObject *fq_detach(FastQueue *self, PyObject *unused)
 {
     (void)unused;
@@ -641,6 +738,12 @@ static PyMethodDef fp_methods[] = {
     {"planned_get", (PyCFunction)(void (*)(void))planned_get, METH_FASTCALL,
      "planned_get(plan, max_length, md, gmo) -> bytes | None: MQGET by a get plan, or "
      "None having changed nothing (see native/python/planpath.h)."},
+    {"planned_put_raw", (PyCFunction)(void (*)(void))planned_put_raw_py, METH_FASTCALL,
+     "planned_put_raw(plan, data, md, pmo) -> bool: planned_put with an MQMD and MQPMO in "
+     "C layout (writable buffers), as C programs call it (see tpf/plan_raw.h)."},
+    {"planned_get_raw", (PyCFunction)(void (*)(void))planned_get_raw_py, METH_FASTCALL,
+     "planned_get_raw(plan, md, gmo, buffer) -> int | None: planned_get with an MQMD and "
+     "MQGMO in C layout into buffer; the message's length, or None when declined."},
     {"md_layout_set", md_layout_set, METH_VARARGS,
      "md_layout_set(version, size, fields, expiry_offset, default_record, md_initials): "
      "the context record's layout and the MD's initial values (from tpfemu.qmgr.context)."},
@@ -670,6 +773,13 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         return NULL;
     }
     if (eventlog_ready(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    PyObject *raw = PyCapsule_New((void *)&plan_raw, TPF_PLAN_RAW_CAPSULE, NULL);
+    int added = raw != NULL ? PyModule_AddObjectRef(m, "plan_raw", raw) : -1;
+    Py_XDECREF(raw);
+    if (added < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -45,6 +45,26 @@ PyObject *raise_rc(FastQueue *self, int rc, const char *call);
 /** Read a unit of work number (an int, 0: none). Returns 0, or -1 with an exception. */
 int read_uow(PyObject *arg, uint64_t *uow);
 
+/* ---- fastpath.c: MQPUT and MQGET with a C program's MQMD (planpath.c's raw entries) ---- */
+
+struct md_put_settings; /* (mdpath.h) */
+
+/** The FastQueue whose bound method `method` is (a plan's put_md or get_md), or NULL. */
+FastQueue *fastqueue_of(PyObject *method);
+
+/** put_md for a C program's MQMD (version mdv, read and written in place): 1 put, 2 put
+ * and it can expire, 0 declined (nothing changed), -1 with the queue's exception. `log`:
+ * an EventLog or NULL. */
+int fq_put_raw(FastQueue *self, const void *data, Py_ssize_t ndata, void *md, int mdv,
+               const struct md_put_settings *s, PyObject *log, uint64_t uow);
+
+/** get_md for a C program's MQMD and buffer: 1 got (the data's first `room` bytes in
+ * `buffer`, its length in *length, the core's TPF_MQ_F_* bits in *flags), 0 declined, -1
+ * with the queue's exception. */
+int fq_get_raw(FastQueue *self, void *md, int mdv, uint32_t match, int not_persistent,
+               PyObject *log, uint64_t uow, char *buffer, Py_ssize_t room,
+               Py_ssize_t *length, long *flags);
+
 /* ---- batchpath.c ---- */
 
 /** put_many(payloads, priority, uow): see put_many_doc. */

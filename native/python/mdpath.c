@@ -10,67 +10,29 @@
  *   when the ReplyToQ is a reply-to alias (a remote queue definition);
  * - on MQGET, every record field is written back (the defaults when there is no record),
  *   and Expiry becomes the time left, in tenths of a second rounded up, at least 1.
+ * The put context comes from the MD as the PMO's context option says (SET_IDENTITY,
+ * SET_ALL: each field's `source`). A C program's MQMD is read and written in place by
+ * mdraw.c with the same functions (mdlayout.h); the times are mdtime.c's.
  */
 #include "mdpath.h"
+#include "mdlayout.h"
 
 #include "tpf/journal.h"
 #include "tpf/putrules.h"
 
+#include <stddef.h>
+
 #include <string.h>
 #include <time.h>
 
-enum { K_INT = 0, K_BLANK = 1, K_NUL = 2 }; /* record field kinds */
-
-#define MAX_FIELDS 32
-
-typedef struct {
-    PyObject *name;    /**< interned field name */
-    PyObject *initial; /**< the MD's initial value (the class attribute itself) */
-    PyObject *dflt;    /**< the value of a message stored without a record */
-    long dflt_int;     /**< dflt as a C long (K_INT) */
-    int kind, width, offset;
-    int app;           /**< 1: taken from the MD on put (else the base record's) */
-} rec_field_t;
-
-/* The MQMD fields the core keeps, and those MQPUT checks, by name. */
-enum { D_PRIORITY, D_PERSISTENCE, D_EXPIRY, D_MSGTYPE, D_REPLYTOQ, D_MSGID, D_CORRELID,
-       D_BACKOUT, D_PUTDATE, D_PUTTIME, N_DESC };
-static const char *const desc_names[N_DESC] = {
+/* (the layout's types and the helpers mdraw.c shares: mdlayout.h) */
+md_layout_t md_layout;
+const char *const md_desc_names[N_DESC] = {
     "Priority", "Persistence", "Expiry", "MsgType", "ReplyToQ", "MsgId", "CorrelId",
-    "BackoutCount", "PutDate", "PutTime",
+    "PutDate", "PutTime", "BackoutCount",
 };
-#define N_READ (D_CORRELID + 1) /* the fields read from an MD: their initials are needed */
 
-static struct {
-    int ready;
-    int version;
-    Py_ssize_t size;
-    int nfields;
-    int expiry_at;
-    int group_at;   /**< offset of GroupId (24 bytes) in the record, -1 if it has none */
-    int rq_at;      /**< offset of ReplyToQ (48 bytes) in the record, -1 if it has none */
-    int rqm_at;     /**< offset of ReplyToQMgr (48 bytes) in the record, -1 if it has none */
-    rec_field_t f[MAX_FIELDS];
-    char default_record[TPF_MQ_MAX_CTX];
-    PyObject *name[N_DESC];
-    PyObject *initial[N_READ];
-    /** Every name a put reads, to its code: (descriptor index + 1) | (record field
-     * index + 1) << 8, either part 0 when the name is not one (MsgType is both). */
-    PyObject *index;
-    /** Every field MQGET writes, at the value of a message stored without a record
-     * (descriptor fields: None, always overwritten): copied as an MD's new dict, so a
-     * get fills a dict already sized and holding the defaults. */
-    PyObject *get_template;
-} L;
-
-int64_t md_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static void put_i32(char *at, long v)
+void md_put_i32(char *at, long v)
 {
     uint32_t u = (uint32_t)(int32_t)v;
     for (int i = 0; i < 4; i++)
@@ -85,7 +47,7 @@ static int32_t get_i32(const char *at)
     return (int32_t)u;
 }
 
-static int as_i32(PyObject *v, long *out);
+int md_as_i32(PyObject *v, long *out);
 
 /* -- the layout, from context.py ---------------------------------------------------- */
 
@@ -129,7 +91,7 @@ static int build_index(void)
         if (index_add(L.name[i], i + 1) < 0)
             return -1;
     for (int i = 0; i < L.nfields; i++)
-        if (L.f[i].app && index_add(L.f[i].name, (long)(i + 1) << 8) < 0)
+        if (L.f[i].source != MD_FROM_NEVER && index_add(L.f[i].name, (long)(i + 1) << 8) < 0)
             return -1;
     return 0;
 }
@@ -181,7 +143,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
     }
     layout_clear();
     for (int i = 0; i < N_DESC; i++) {
-        if (L.name[i] == NULL && (L.name[i] = PyUnicode_InternFromString(desc_names[i])) == NULL)
+        if (L.name[i] == NULL && (L.name[i] = PyUnicode_InternFromString(md_desc_names[i])) == NULL)
             return NULL;
     }
     for (int i = 0; i < N_READ; i++) {
@@ -189,7 +151,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
         if (v == NULL) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_ValueError, "md_layout_set: no initial value of %s",
-                             desc_names[i]);
+                             md_desc_names[i]);
             layout_clear();
             return NULL;
         }
@@ -199,14 +161,14 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         rec_field_t *f = &L.f[i];
         PyObject *name, *initial, *dflt;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "UiiiOOp", &name, &f->kind,
-                              &f->width, &f->offset, &initial, &dflt, &f->app)) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "UiiiOOi", &name, &f->kind,
+                              &f->width, &f->offset, &initial, &dflt, &f->source)) {
             layout_clear();
             return NULL;
         }
         int width = f->kind == K_INT ? 4 : f->width;
         if (f->kind < K_INT || f->kind > K_NUL || width < 1 || f->offset < 1 ||
-            f->offset + width > size) {
+            f->offset + width > size || f->source < MD_FROM_NEVER || f->source > MD_FROM_ALL) {
             PyErr_Format(PyExc_ValueError, "md_layout_set: field %zd does not fit", i);
             layout_clear();
             return NULL;
@@ -219,7 +181,7 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
         Py_INCREF(dflt);
         f->dflt = dflt;
         L.nfields = (int)i + 1;
-        int ok = f->kind == K_INT ? as_i32(dflt, &f->dflt_int)
+        int ok = f->kind == K_INT ? md_as_i32(dflt, &f->dflt_int)
                                   : PyBytes_Check(dflt) && PyBytes_GET_SIZE(dflt) == f->width;
         if (ok <= 0) {
             if (ok == 0)
@@ -267,11 +229,12 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
     L.size = size;
     L.expiry_at = expiry_at;
     memcpy(L.default_record, PyBytes_AS_STRING(default_record), (size_t)size);
+    md_raw_setup(); /* (from the layout and its default record, complete now) */
     L.ready = 1;
     Py_RETURN_NONE;
 }
 
-static int check_ready(void)
+int md_check_ready(void)
 {
     if (L.ready)
         return 0;
@@ -282,7 +245,7 @@ static int check_ready(void)
 /* -- reading an MD ------------------------------------------------------------------- */
 
 /* 1: an int in MQLONG's signed range, in *out; 0: anything else; -1: error. */
-static int as_i32(PyObject *v, long *out)
+int md_as_i32(PyObject *v, long *out)
 {
     if (!PyLong_Check(v))
         return 0;
@@ -307,14 +270,21 @@ static int read_id(PyObject *v, uint8_t *out)
     return 1;
 }
 
-/* Python's bytes.strip() leaves nothing: every byte ASCII whitespace. */
-static int is_blank(PyObject *v)
+/* Python's bytes.strip() leaves nothing of the n bytes at p: each ASCII whitespace. */
+int md_all_space(const char *p, Py_ssize_t n)
 {
-    const char *p = PyBytes_AS_STRING(v);
-    for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(v); i++)
-        if (strchr(" \t\n\r\v\f", p[i]) == NULL || p[i] == '\0')
+    static const char blanks[64] = "                                                                ";
+    if (n <= (Py_ssize_t)sizeof blanks && memcmp(p, blanks, (size_t)n) == 0)
+        return 1; /* (the everyday case: a blank-padded field) */
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (!md_is_space(p[i]))
             return 0;
     return 1;
+}
+
+static int is_blank(PyObject *v)
+{
+    return md_all_space(PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v));
 }
 
 /* Every one of the n bytes at p is a blank. */
@@ -331,9 +301,9 @@ static int put_value(char *at, const rec_field_t *f, PyObject *v)
 {
     if (f->kind == K_INT) {
         long x;
-        int r = as_i32(v, &x);
+        int r = md_as_i32(v, &x);
         if (r > 0)
-            put_i32(at, x);
+            md_put_i32(at, x);
         return r;
     }
     if (!PyBytes_Check(v) || PyBytes_GET_SIZE(v) > f->width)
@@ -400,47 +370,110 @@ static int reply_to_qmgr(char *record, PyObject *qmgr, PyObject *aliases)
     return 1;
 }
 
-int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
-                PyObject *base_record, PyObject *reply_qmgr, PyObject *reply_aliases,
-                int64_t now, md_put_t *out)
+/* The rules of MQPUT on what the reader found: 1 with *out complete, 0 declined. */
+int md_put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now,
+                      md_put_t *out)
 {
-    if (check_ready() < 0)
-        return -1;
-    PyObject *desc[N_READ], *app[MAX_FIELDS];
-    long priority, persistence, expiry, msg_type;
-    int r;
-    if ((r = put_fields(fields, desc, app)) <= 0)
-        return r;
-    if ((r = as_i32(desc[D_PRIORITY], &priority)) <= 0 ||
-        (r = as_i32(desc[D_PERSISTENCE], &persistence)) <= 0 ||
-        (r = as_i32(desc[D_EXPIRY], &expiry)) <= 0 ||
-        (r = as_i32(desc[D_MSGTYPE], &msg_type)) <= 0)
-        return r;
-    PyObject *reply_to = desc[D_REPLYTOQ];
-    int blank = !PyBytes_Check(reply_to) || is_blank(reply_to);
     tpf_mq_put_desc_t put;
-    if (tpf_mq_put_rules((int32_t)priority, (int32_t)persistence, (int32_t)expiry,
-                         (int32_t)msg_type, blank, (int32_t)defprty, defpsist, now,
-                         &put) != MQRC_NONE)
+    if (tpf_mq_put_rules((int32_t)in->priority, (int32_t)in->persistence,
+                         (int32_t)in->expiry, (int32_t)in->msg_type, in->reply_blank,
+                         (int32_t)s->defprty, s->defpsist, now, &put) != MQRC_NONE)
         return 0; /* a warning or a failure: the full path reports it */
-    if (put.persistent && logged)
+    if (put.persistent && s->logged)
         return 0; /* the recovery log records it: the full path */
-    priority = put.priority;
-    out->md.expiry = put.expiry;
-    int persistent = put.persistent;
-    if ((r = read_id(desc[D_MSGID], out->md.msg_id)) <= 0 ||
-        (r = read_id(desc[D_CORRELID], out->md.correl_id)) <= 0)
+    int r;
+    if (!in->reply_blank && (r = reply_to_qmgr(out->record, s->reply_qmgr,
+                                                s->reply_aliases)) <= 0)
         return r;
+    md_put_i32(out->record + L.expiry_at, in->expiry);
+    out->record_len =
+        memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;
+    out->md.priority = (uint8_t)put.priority;
+    out->md.persistent = (uint8_t)put.persistent;
+    out->md.expiry = put.expiry;
+    out->md.put_time = in->put_time != 0 ? in->put_time : now;
+    out->md.uow = 0;
+    out->md.ctx_len = out->record_len;
+    out->md.backout_count = 0;
+    out->md.flags = 0;
+    return 1;
+}
 
-    if (!PyBytes_Check(base_record) || PyBytes_GET_SIZE(base_record) != L.size) {
+/* The base record of the settings (the layout's size) into out->record: 1, or -1. */
+int md_put_base(const md_put_settings_t *s, md_put_t *out)
+{
+    if (!PyBytes_Check(s->base_record) || PyBytes_GET_SIZE(s->base_record) != L.size) {
         PyErr_Format(PyExc_ValueError, "the base record must be %zd bytes", L.size);
         return -1;
     }
-    memcpy(out->record, PyBytes_AS_STRING(base_record), (size_t)L.size);
+    memcpy(out->record, PyBytes_AS_STRING(s->base_record), (size_t)L.size);
+    return 1;
+}
+
+int md_settings_read(PyObject *settings, md_put_settings_t *s)
+{
+    if (!PyTuple_Check(settings) || PyTuple_GET_SIZE(settings) != 9 ||
+        !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
+        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): settings (defprty, "
+                                         "defpsist, logged, base_record, outputs, "
+                                         "initial_names, reply_qmgr, reply_aliases, "
+                                         "context)");
+        return -1;
+    }
+    s->defprty = PyLong_AsLong(PyTuple_GET_ITEM(settings, 0));
+    if (s->defprty == -1 && PyErr_Occurred())
+        return -1;
+    s->defpsist = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 1));
+    s->logged = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 2));
+    s->mode = (int)PyLong_AsLong(PyTuple_GET_ITEM(settings, 8));
+    if (s->defpsist < 0 || s->logged < 0 || (s->mode == -1 && PyErr_Occurred()))
+        return -1;
+    if (s->mode < MD_CONTEXT_DEFAULT || s->mode > MD_CONTEXT_ALL) {
+        PyErr_SetString(PyExc_ValueError, "put_md: context must be 0, 1 or 2");
+        return -1;
+    }
+    s->base_record = PyTuple_GET_ITEM(settings, 3);
+    s->outputs = PyTuple_GET_ITEM(settings, 4);
+    s->initial_names = PyTuple_GET_ITEM(settings, 5);
+    s->reply_qmgr = PyTuple_GET_ITEM(settings, 6);
+    s->reply_aliases = PyTuple_GET_ITEM(settings, 7);
+    return 0;
+}
+
+int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_put_t *out)
+{
+    if (md_check_ready() < 0)
+        return -1;
+    PyObject *desc[N_READ], *app[MAX_FIELDS];
+    md_in_t in;
+    int r;
+    if ((r = put_fields(fields, desc, app)) <= 0)
+        return r;
+    if ((r = md_as_i32(desc[D_PRIORITY], &in.priority)) <= 0 ||
+        (r = md_as_i32(desc[D_PERSISTENCE], &in.persistence)) <= 0 ||
+        (r = md_as_i32(desc[D_EXPIRY], &in.expiry)) <= 0 ||
+        (r = md_as_i32(desc[D_MSGTYPE], &in.msg_type)) <= 0)
+        return r;
+    PyObject *reply_to = desc[D_REPLYTOQ];
+    in.reply_blank = !PyBytes_Check(reply_to) || is_blank(reply_to);
+    in.put_time = 0;
+    if (s->mode == MD_CONTEXT_ALL) {
+        PyObject *date = desc[D_PUTDATE], *clock = desc[D_PUTTIME];
+        if (!PyBytes_Check(date) || !PyBytes_Check(clock) ||
+            !md_put_time_of(PyBytes_AS_STRING(date), PyBytes_GET_SIZE(date),
+                         PyBytes_AS_STRING(clock), PyBytes_GET_SIZE(clock), &in.put_time))
+            return 0;
+    }
+    if ((r = read_id(desc[D_MSGID], out->md.msg_id)) <= 0 ||
+        (r = read_id(desc[D_CORRELID], out->md.correl_id)) <= 0)
+        return r;
+    if ((r = md_put_base(s, out)) <= 0)
+        return r;
     for (int i = 0; i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
         PyObject *v = app[i];
-        if (v == NULL || v == f->initial)
+        if (v == NULL || v == f->initial || !md_from_md(f, s->mode))
             continue; /* not set, or set to the MD's initial value: the default */
         /* exact ints and bytes: the comparison runs no Python code */
         int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
@@ -451,19 +484,7 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
         if ((r = put_value(out->record + f->offset, f, v)) <= 0)
             return r;
     }
-    if (!blank && (r = reply_to_qmgr(out->record, reply_qmgr, reply_aliases)) <= 0)
-        return r;
-    put_i32(out->record + L.expiry_at, expiry);
-    out->record_len =
-        memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;
-    out->md.priority = (uint8_t)priority;
-    out->md.persistent = (uint8_t)persistent;
-    out->md.put_time = now;
-    out->md.uow = 0;
-    out->md.ctx_len = out->record_len;
-    out->md.backout_count = 0;
-    out->md.flags = 0;
-    return 1;
+    return md_put_finish(&in, s, now, out);
 }
 
 const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len)
@@ -485,16 +506,9 @@ static int date_time(int64_t us, PyObject **date, PyObject **clock)
     static PyObject *cached_date, *cached_clock;
     int64_t t = us / 10000;
     if (t != tick) {
-        time_t seconds = (time_t)(t / 100);
-        struct tm tm;
-        if (gmtime_r(&seconds, &tm) == NULL || tm.tm_year < -1900 || tm.tm_year > 9999 - 1900) {
-            PyErr_SetString(PyExc_OverflowError, "put time out of range");
+        char d[8], c[8];
+        if (md_format_date_time(us, d, c) < 0)
             return -1;
-        }
-        char d[48], c[48];
-        snprintf(d, sizeof d, "%04d%02d%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
-        snprintf(c, sizeof c, "%02d%02d%02d%02d", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                 (int)(t % 100));
         PyObject *nd = PyBytes_FromStringAndSize(d, 8);
         PyObject *nc = PyBytes_FromStringAndSize(c, 8);
         if (nd == NULL || nc == NULL) {
@@ -530,15 +544,55 @@ static int set_date_time(PyObject *fields, int64_t us)
     return 0;
 }
 
-int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs,
-                 PyObject *initial_names, int64_t now)
+/* The value of record field f in `record` (the layout's size), a new reference. */
+static PyObject *record_value(const rec_field_t *f, const char *record)
+{
+    const char *at = record + f->offset;
+    return f->kind == K_INT ? PyLong_FromLong(get_i32(at))
+                            : PyBytes_FromStringAndSize(at, f->width);
+}
+
+/* MQPMO_SET_IDENTITY_CONTEXT's put context outputs: each put context field of the
+ * record put, removed from the MD's dict where it is the MD's initial value. */
+static int put_context_write(PyObject *fields, const md_put_t *p)
+{
+    const char *record = p->record_len != 0 ? p->record : L.default_record;
+    for (int i = 0; i < L.nfields; i++) {
+        const rec_field_t *f = &L.f[i];
+        if (f->source != MD_FROM_IDENTITY && f->source != MD_FROM_ALL)
+            continue;
+        PyObject *v = record_value(f, record);
+        if (v == NULL)
+            return -1;
+        int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
+        int rc = same < 0 ? -1 : !same ? PyDict_SetItem(fields, f->name, v) : 0;
+        if (same > 0) {
+            int held = PyDict_Contains(fields, f->name);
+            rc = held < 0 ? -1 : held ? PyDict_DelItem(fields, f->name) : 0;
+        }
+        Py_DECREF(v);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int md_put_write(PyObject *fields, const md_put_t *p, const md_put_settings_t *s, int64_t now)
 {
     if (set_new(fields, L.name[D_MSGID],
-                PyBytes_FromStringAndSize((const char *)msg_id, TPF_MQ_ID_LEN)) < 0 ||
-        PyDict_Update(fields, outputs) < 0)
+                PyBytes_FromStringAndSize((const char *)p->md.msg_id, TPF_MQ_ID_LEN)) < 0)
         return -1;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(initial_names); i++) {
-        PyObject *name = PyTuple_GET_ITEM(initial_names, i);
+    if (s->mode == MD_CONTEXT_ALL)
+        return 0; /* the MD gave the context: only the MsgId is written */
+    if (s->mode == MD_CONTEXT_IDENTITY) {
+        if (put_context_write(fields, p) < 0)
+            return -1;
+        return set_date_time(fields, now);
+    }
+    if (PyDict_Update(fields, s->outputs) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(s->initial_names); i++) {
+        PyObject *name = PyTuple_GET_ITEM(s->initial_names, i);
         int held = PyDict_Contains(fields, name); /* (rarely: a reused MD) */
         if (held < 0 || (held && PyDict_DelItem(fields, name) < 0))
             return -1;
@@ -557,7 +611,7 @@ static int read_get_id(PyObject *fields, int which, uint8_t *out)
 
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req)
 {
-    if (check_ready() < 0)
+    if (md_check_ready() < 0)
         return -1;
     int r;
     req->match = match & (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID);
@@ -628,9 +682,11 @@ static PyObject *record_template(const char *record)
     return t;
 }
 
-int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now)
+/* 0 when a got message's record (md->ctx_len bytes at `record`) is one this layout
+ * wrote, or none; -1 with ValueError. */
+int md_check_record(const tpf_mq_msg_t *md, const char *record)
 {
-    if (check_ready() < 0)
+    if (md_check_ready() < 0)
         return -1;
     if (md->ctx_len != 0 &&
         ((Py_ssize_t)md->ctx_len != L.size || (uint8_t)record[0] != L.version)) {
@@ -640,6 +696,13 @@ int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int6
                      md->ctx_len, (int)(uint8_t)record[0], L.size, L.version);
         return -1;
     }
+    return 0;
+}
+
+int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now)
+{
+    if (md_check_record(md, record) < 0)
+        return -1;
     /* The MD's new dict: every output field at the message's record values (a
      * template: the defaults, or the record's from the cache), the other fields set on
      * the MD, then the descriptor fields. */
@@ -659,12 +722,7 @@ int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int6
     Py_DECREF(old);
     if (merged < 0)
         goto done;
-    long left = MQEI_UNLIMITED;
-    if (md->expiry != TPF_MQ_NEVER) {
-        int64_t us = md->expiry - now;
-        int64_t tenths = us > 0 ? (us + 99999) / 100000 : 0;
-        left = tenths < 1 ? 1 : tenths > INT32_MAX ? INT32_MAX : (long)tenths;
-    }
+    long left = md_time_left(md->expiry, now);
     if (set_new(fields, L.name[D_MSGID],
                 PyBytes_FromStringAndSize((const char *)md->msg_id, TPF_MQ_ID_LEN)) < 0 ||
         set_new(fields, L.name[D_CORRELID],
@@ -681,191 +739,3 @@ done:
     return rc;
 }
 
-/* -- MQ structures: __init__ ----------------------------------------------------------- */
-
-static PyObject *s_nested, *s_ints, *s_bytes, *s_py_init, *s_set;
-
-static int struct_names(void)
-{
-    if (s_set != NULL)
-        return 0;
-    if ((s_nested = PyUnicode_InternFromString("_nested")) == NULL ||
-        (s_ints = PyUnicode_InternFromString("_ints")) == NULL ||
-        (s_bytes = PyUnicode_InternFromString("_bytes")) == NULL ||
-        (s_py_init = PyUnicode_InternFromString("_py_init")) == NULL ||
-        (s_set = PyUnicode_InternFromString("set")) == NULL)
-        return -1;
-    return 0;
-}
-
-/* 1: `value` for field `name` is stored as given (what the Python check would store);
- * 0: the Python check must judge it; -1: error. `ints` and `lengths` are the type's
- * _ints (a frozenset) and _bytes (a dict). */
-static int plain_value(PyObject *ints, PyObject *lengths, PyObject *name, PyObject *value)
-{
-    if (PyLong_CheckExact(value)) {
-        int in = PySet_Contains(ints, name);
-        if (in <= 0)
-            return in;
-        int overflow;
-        long long x = PyLong_AsLongLongAndOverflow(value, &overflow);
-        if (x == -1 && PyErr_Occurred())
-            return -1;
-        return !overflow && x >= -0x80000000LL && x <= 0xFFFFFFFFLL;
-    }
-    if (PyBytes_CheckExact(value)) {
-        PyObject *limit = PyDict_GetItemWithError(lengths, name);
-        if (limit == NULL)
-            return PyErr_Occurred() ? -1 : 0;
-        Py_ssize_t most = PyLong_AsSsize_t(limit);
-        if (most == -1 && PyErr_Occurred())
-            return -1;
-        return PyBytes_GET_SIZE(value) <= most;
-    }
-    return 0;
-}
-
-/* self.<method>(**kw): what it returns (None for __init__ and set), or NULL. */
-static PyObject *call_with_keywords(PyObject *self, PyObject *method, PyObject *kw)
-{
-    PyObject *fn = PyObject_GetAttr(self, method);
-    if (fn == NULL)
-        return NULL;
-    PyObject *empty = PyTuple_New(0);
-    PyObject *r = empty != NULL ? PyObject_Call(fn, empty, kw) : NULL;
-    Py_XDECREF(empty);
-    Py_DECREF(fn);
-    return r;
-}
-
-/* What struct_init reads of a structure's type, kept while the type is unchanged (its
- * version tag holds: setting any attribute of it or of a base clears the tag). */
-typedef struct {
-    PyTypeObject *type; /**< a strong reference; NULL: a free entry */
-    unsigned int tag;
-    int nested;        /**< the type has nested structures */
-    PyObject *ints;    /**< its _ints (a set) */
-    PyObject *lengths; /**< its _bytes (a dict) */
-} struct_info_t;
-
-static struct_info_t struct_infos[16]; /* the MQ structures: MD, GMO, PMO, OD, ... */
-
-static void info_clear(struct_info_t *info)
-{
-    Py_CLEAR(info->type);
-    Py_CLEAR(info->ints);
-    Py_CLEAR(info->lengths);
-}
-
-/* The type's entry, read from the type now unless a current one is kept (borrowed; the
- * entry may be a scratch one, valid until the next call); NULL with an exception. */
-static const struct_info_t *struct_info(PyTypeObject *type)
-{
-    static struct_info_t scratch;
-    struct_info_t *slot = NULL;
-    for (size_t i = 0; i < sizeof struct_infos / sizeof struct_infos[0]; i++) {
-        struct_info_t *info = &struct_infos[i];
-        if (info->type == type) {
-            if (PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) &&
-                type->tp_version_tag == info->tag)
-                return info;
-            slot = info; /* changed since: read again */
-            break;
-        }
-        if (info->type == NULL && slot == NULL)
-            slot = info;
-    }
-    if (slot == NULL)
-        slot = &scratch; /* more types than entries: read each time */
-    info_clear(slot);
-    PyObject *nested = PyObject_GetAttr((PyObject *)type, s_nested);
-    if (nested == NULL)
-        return NULL;
-    slot->nested = !PyTuple_Check(nested) || PyTuple_GET_SIZE(nested) != 0;
-    Py_DECREF(nested);
-    if (!slot->nested) {
-        slot->ints = PyObject_GetAttr((PyObject *)type, s_ints);
-        slot->lengths = slot->ints != NULL ? PyObject_GetAttr((PyObject *)type, s_bytes) : NULL;
-        if (slot->lengths == NULL || !PyAnySet_Check(slot->ints) ||
-            !PyDict_Check(slot->lengths)) {
-            if (slot->lengths != NULL)
-                PyErr_SetString(PyExc_TypeError,
-                                "struct_init: _ints must be a set, _bytes a dict");
-            info_clear(slot);
-            return NULL;
-        }
-    }
-    /* The lookups above gave the type a valid tag, unless it cannot have one. */
-    if (slot != &scratch && PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
-        Py_INCREF(type);
-        slot->type = type;
-        slot->tag = type->tp_version_tag;
-    }
-    return slot;
-}
-
-/* StructBase.__init__ (tp_init): see mdpath.h. */
-static int struct_tp_init(PyObject *self, PyObject *args, PyObject *kw)
-{
-    if (struct_names() < 0)
-        return -1;
-    if (PyTuple_GET_SIZE(args) != 0) {
-        PyErr_SetString(PyExc_TypeError, "an MQ structure takes its fields as keywords only "
-                                         "(e.g. MD(Priority=5))");
-        return -1;
-    }
-    const struct_info_t *info = struct_info(Py_TYPE(self));
-    if (info == NULL)
-        return -1;
-    PyObject *r;
-    if (info->nested) { /* fresh nested structures: the Python __init__ */
-        r = call_with_keywords(self, s_py_init, kw);
-        goto called;
-    }
-    if (kw == NULL || PyDict_GET_SIZE(kw) == 0)
-        return 0;
-    /* (plain_value runs no Python code: the entry stays as it is) */
-    Py_ssize_t pos = 0;
-    PyObject *name, *value;
-    int plain = 1;
-    while (plain > 0 && PyDict_Next(kw, &pos, &name, &value))
-        plain = plain_value(info->ints, info->lengths, name, value);
-    if (plain < 0)
-        return -1;
-    if (!plain) { /* set() checks every value and says what is wrong */
-        r = call_with_keywords(self, s_set, kw);
-        goto called;
-    }
-    if (Py_REFCNT(kw) == 1 && PyDict_CheckExact(kw)) {
-        /* The keywords' dict is the call's own (made for this call, as every call from
-         * Python makes one): it becomes the structure's dict, which is only fields. */
-        PyObject *had = PyObject_GenericGetDict(self, NULL);
-        if (had == NULL)
-            return -1;
-        Py_ssize_t n = PyDict_GET_SIZE(had);
-        Py_DECREF(had);
-        if (n == 0)
-            return PyObject_GenericSetDict(self, kw, NULL);
-    }
-    PyObject *fields = PyObject_GenericGetDict(self, NULL);
-    if (fields == NULL)
-        return -1;
-    int rc = PyDict_Update(fields, kw);
-    Py_DECREF(fields);
-    return rc;
-called:
-    if (r == NULL)
-        return -1;
-    Py_DECREF(r);
-    return 0;
-}
-
-PyTypeObject md_struct_base_type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tpfemu._fastpath.StructBase",
-    .tp_basicsize = sizeof(PyObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = PyDoc_STR("Base of the MQ structures: __init__(**fields) in C (mdpath.h)."),
-    .tp_init = struct_tp_init,
-    .tp_new = PyType_GenericNew,
-};

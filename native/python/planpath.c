@@ -7,14 +7,17 @@
  */
 #include "planpath.h"
 
+#include "cmqc.h"
 #include "eventlog.h"
+#include "mdpath.h"
 #include "tpf/queue.h"
 
 enum { PUT_GEN, PUT_QUEUE, PUT_PRIORITY, PUT_LIMIT, PUT_PSIST, PUT_PUT, PUT_MD, PUT_SETTINGS,
-       PUT_EVENTS, PUT_RESOLVED, PUT_JOIN, PUT_JOINED, PUT_PLAN_LEN };
+       PUT_SET_IDENTITY, PUT_SET_ALL, PUT_CONTEXTS, PUT_EVENTS, PUT_RESOLVED, PUT_JOIN,
+       PUT_JOINED, PUT_PLAN_LEN };
 static const char *const put_fields[PUT_PLAN_LEN] = {
     "generation", "queue", "priority", "limit", "defpsist", "put", "put_md", "settings",
-    "events", "resolved", "join", "joined"};
+    "set_identity", "set_all", "contexts", "events", "resolved", "join", "joined"};
 enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_BODY, GET_MD, GET_EVENTS, GET_JOIN, GET_JOINED,
        GET_COLLECT, GET_PLAN_LEN };
 static const char *const get_fields[GET_PLAN_LEN] = {
@@ -142,6 +145,13 @@ static int plan_holds(PyObject *plan, int events_at, PyObject **log)
     return 1;
 }
 
+/* 1: a plan serves `options` (all among `served`, not both SYNCPOINT and NO_SYNCPOINT). */
+static int options_served(long options, long served)
+{
+    /* (MQPMO_SYNCPOINT and MQGMO_SYNCPOINT have one value, as do the NO_ forms) */
+    return !(options & ~served) && !(options & MQPMO_SYNCPOINT && options & MQPMO_NO_SYNCPOINT);
+}
+
 /* The options of `opts` (a PMO or GMO of type `type`, None: none): 1 with *options set,
  * 0 when the plan does not serve them (a value the full path must judge, an option a
  * plan does not serve, both SYNCPOINT and NO_SYNCPOINT), -1 on error. The GMO's match
@@ -171,8 +181,7 @@ static int read_options(PyObject *opts, PyTypeObject *type, long served, long *o
         if (!plain || overflow)
             return 0; /* the full path says what is wrong */
     }
-    /* (MQPMO_SYNCPOINT and MQGMO_SYNCPOINT have one value, as do the NO_ forms) */
-    if ((v[0] & ~served) || (v[0] & MQPMO_SYNCPOINT && v[0] & MQPMO_NO_SYNCPOINT))
+    if (!options_served(v[0], served))
         return 0;
     *options = v[0];
     if (n == 3 && v[1] >= 2)
@@ -215,6 +224,32 @@ static int after(PyObject *plan, int joined_at, unsigned long long uow, int wake
     return r == NULL ? -1 : 0;
 }
 
+/* The context a put with `options` takes from its MD (MD_CONTEXT_*), or -1 when the
+ * plan does not serve it: more than one context option (2046), or SET_IDENTITY_CONTEXT
+ * or SET_ALL_CONTEXT on a handle not opened for it (the plan's `contexts`, the options
+ * its open options allow, made by the full path's check): the full path says which. */
+static int put_context(PyObject *plan, long options)
+{
+    long ctx = options & (MQPMO_SET_ALL_CONTEXT | MQPMO_SET_IDENTITY_CONTEXT |
+                          MQPMO_DEFAULT_CONTEXT);
+    if (ctx & (ctx - 1))
+        return -1;
+    if (ctx == 0 || ctx == MQPMO_DEFAULT_CONTEXT)
+        return MD_CONTEXT_DEFAULT;
+    PyObject *contexts = PyTuple_GET_ITEM(plan, PUT_CONTEXTS);
+    long allowed = PyLong_CheckExact(contexts) ? PyLong_AsLong(contexts) : 0;
+    if (!(ctx & allowed))
+        return -1;
+    return ctx == MQPMO_SET_ALL_CONTEXT ? MD_CONTEXT_ALL : MD_CONTEXT_IDENTITY;
+}
+
+/* The plan's settings for context `mode` (borrowed). */
+static PyObject *put_settings(PyObject *plan, int mode)
+{
+    static const int at[3] = {PUT_SETTINGS, PUT_SET_IDENTITY, PUT_SET_ALL};
+    return PyTuple_GET_ITEM(plan, at[mode]);
+}
+
 /* Store the plan's (ResolvedQName, ResolvedQMgrName) in `pmo`, as the full path does. */
 static int pmo_outputs(PyObject *pmo, PyObject *plan)
 {
@@ -244,7 +279,7 @@ static void restore_msg_id(PyObject *md, PyObject *old)
 /* The put itself: 1 put (2: and it can expire), 0 declined, -1 error. With an MD and
  * MQPMO_NEW_MSG_ID, the MD's MsgId is cleared for the call (the core makes one) and put
  * back unless the message was put. */
-static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
+static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options, int mode,
                      unsigned long long uow, PyObject *log)
 {
     PyObject *uow_obj = PyLong_FromUnsignedLongLong(uow);
@@ -270,7 +305,7 @@ static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
         }
     }
     PyObject *log_arg = log != NULL ? log : Py_None;
-    PyObject *call[5] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS), log_arg, uow_obj};
+    PyObject *call[5] = {md, data, put_settings(plan, mode), log_arg, uow_obj};
     done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call, 5, NULL);
     Py_DECREF(uow_obj);
     long how = done != NULL ? PyLong_AsLong(done) : -1;
@@ -283,6 +318,28 @@ static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
         Py_DECREF(old_id);
     }
     return how;
+}
+
+/* Whether the put plan serves a put of `size` bytes (`has_md`: with an MD) now: 1 with
+ * the unit of work it joins in *uow and the EventLog in *log (a new reference, or NULL),
+ * 0 when it does not, -1 with an error. */
+static int put_holds(PyObject *plan, Py_ssize_t size, int has_md, long options,
+                     unsigned long long *uow, PyObject **log)
+{
+    *uow = 0;
+    int holds = plan_holds(plan, PUT_EVENTS, log);
+    if (holds > 0) {
+        Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, PUT_LIMIT));
+        if (limit == -1 && PyErr_Occurred())
+            holds = -1;
+        else if (size > limit)
+            holds = 0; /* the full path says which limit */
+        else if (!has_md && PyTuple_GET_ITEM(plan, PUT_PSIST) != Py_False)
+            holds = 0; /* persistent by DEFPSIST: the full path logs it */
+    }
+    if (holds > 0)
+        holds = join(plan, PUT_JOIN, options, uow);
+    return holds;
 }
 
 PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
@@ -300,26 +357,18 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int served = read_options(pmo, P.pmo, P.put_options, &options, &unused);
     if (served <= 0)
         return served < 0 ? NULL : Py_NewRef(Py_False);
+    int mode = put_context(plan, options);
+    if (mode < 0 || (mode != MD_CONTEXT_DEFAULT && md == Py_None))
+        Py_RETURN_FALSE; /* (with no MD, a context option: the full path) */
     Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
     PyObject *result = NULL, *log;
     unsigned long long uow = 0;
-    int holds = plan_holds(plan, PUT_EVENTS, &log);
-    if (holds > 0) {
-        Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(plan, PUT_LIMIT));
-        if (limit == -1 && PyErr_Occurred())
-            holds = -1;
-        else if (PyBytes_GET_SIZE(data) > limit)
-            holds = 0; /* the full path says which limit */
-        else if (md == Py_None && PyTuple_GET_ITEM(plan, PUT_PSIST) != Py_False)
-            holds = 0; /* persistent by DEFPSIST: the full path logs it */
-    }
-    if (holds > 0)
-        holds = join(plan, PUT_JOIN, options, &uow);
+    int holds = put_holds(plan, PyBytes_GET_SIZE(data), md != Py_None, options, &uow, &log);
     if (holds <= 0) {
         result = holds < 0 ? NULL : Py_NewRef(Py_False);
         goto out;
     }
-    long how = put_call(plan, data, md, options, uow, log);
+    long how = put_call(plan, data, md, options, mode, uow, log);
     if (how <= 0) {
         result = how < 0 ? NULL : Py_NewRef(Py_False);
         goto out;
@@ -403,6 +452,16 @@ static int collect(PyObject *plan)
     return 0;
 }
 
+/* Whether the get plan serves a get now: as put_holds. */
+static int get_holds(PyObject *plan, long options, unsigned long long *uow, PyObject **log)
+{
+    *uow = 0;
+    int r = plan_holds(plan, GET_EVENTS, log);
+    if (r > 0)
+        r = join(plan, GET_JOIN, options, uow);
+    return r;
+}
+
 PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
@@ -421,9 +480,7 @@ PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
     PyObject *result = NULL, *log;
     unsigned long long uow = 0;
-    r = plan_holds(plan, GET_EVENTS, &log);
-    if (r > 0)
-        r = join(plan, GET_JOIN, options, &uow);
+    r = get_holds(plan, options, &uow, &log);
     if (r <= 0) {
         result = r < 0 ? NULL : Py_NewRef(Py_None);
         goto out;
@@ -438,4 +495,169 @@ out:
     Py_XDECREF(log);
     Py_DECREF(plan);
     return result;
+}
+
+/* -- the raw entries: a C program's MQMD, MQPMO and MQGMO (tpf/plan_raw.h) ------------ */
+
+#include "fastqueue.h"
+
+/* MQPUT by the put plan with a C program's structures: see tpf_plan_raw_t.put. */
+static int planned_put_raw(PyObject *plan, const void *data, Py_ssize_t length, void *md,
+                           int mdv, void *pmo, int pmov)
+{
+    if (!P.ready || Py_TYPE(plan) != P.put_plan || pmov < 1)
+        return 0;
+    MQPMO *opts = pmo;
+    long options = opts->Options;
+    int mode = options_served(options, P.put_options) ? put_context(plan, options) : -1;
+    FastQueue *fq = fastqueue_of(PyTuple_GET_ITEM(plan, PUT_MD));
+    if (mode < 0 || fq == NULL)
+        return 0;
+    Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
+    PyObject *log;
+    unsigned long long uow;
+    md_put_settings_t s;
+    int r = put_holds(plan, length, 1, options, &uow, &log);
+    if (r > 0 && md_settings_read(put_settings(plan, mode), &s) < 0)
+        r = -1;
+    MQMD *desc = md;
+    MQBYTE24 old_id;
+    if (r > 0 && options & MQPMO_NEW_MSG_ID) { /* the core makes one; back if not put */
+        memcpy(old_id, desc->MsgId, sizeof old_id);
+        memset(desc->MsgId, 0, sizeof desc->MsgId);
+    }
+    if (r > 0)
+        r = fq_put_raw(fq, data, length, md, mdv, &s, log, uow);
+    if (r <= 0 && options & MQPMO_NEW_MSG_ID)
+        memcpy(desc->MsgId, old_id, sizeof old_id);
+    if (r == 2 && PyObject_SetAttr(PyTuple_GET_ITEM(plan, PUT_QUEUE), P.s_expiring,
+                                   Py_True) < 0)
+        r = -1; /* gets then collect what expires */
+    if (r > 0) {
+        PyObject *names = PyTuple_GET_ITEM(plan, PUT_RESOLVED);
+        for (int i = 0; i < 2; i++) {
+            PyObject *name = PyTuple_GET_ITEM(names, i);
+            char *to = i == 0 ? opts->ResolvedQName : opts->ResolvedQMgrName;
+            Py_ssize_t n = PyBytes_GET_SIZE(name) < 48 ? PyBytes_GET_SIZE(name) : 48;
+            memcpy(to, PyBytes_AS_STRING(name), (size_t)n);
+            memset(to + n, ' ', (size_t)(48 - n));
+        }
+        r = after(plan, PUT_JOINED, uow, 1) < 0 ? -1 : 1;
+    }
+    Py_XDECREF(log);
+    Py_DECREF(plan);
+    return r;
+}
+
+/* MQGET by the get plan with a C program's structures: see tpf_plan_raw_t.get. */
+static int planned_get_raw(PyObject *plan, void *md, int mdv, const void *gmo, int gmov,
+                           void *buffer, Py_ssize_t room, Py_ssize_t *length)
+{
+    if (!P.ready || Py_TYPE(plan) != P.get_plan || gmov < 1)
+        return 0;
+    const MQGMO *opts = gmo;
+    long options = opts->Options;
+    long match = gmov >= 2 ? opts->MatchOptions : MQMO_MATCH_BOTH;
+    FastQueue *fq = fastqueue_of(PyTuple_GET_ITEM(plan, GET_MD));
+    if (!options_served(options, P.get_options) || fq == NULL)
+        return 0;
+    Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
+    PyObject *log;
+    unsigned long long uow;
+    long flags = 0;
+    int r = get_holds(plan, options, &uow, &log);
+    int not_persistent = r > 0 ? PyObject_IsTrue(PyTuple_GET_ITEM(plan, GET_LOGGED)) : 0;
+    if (not_persistent < 0)
+        r = -1;
+    if (r > 0)
+        r = fq_get_raw(fq, md, mdv, (uint32_t)match, not_persistent, log, uow, buffer, room,
+                       length, &flags);
+    if (r > 0 && flags & P.expired_pending &&
+        PyObject_SetAttr(PyTuple_GET_ITEM(plan, GET_QUEUE), P.s_expiring, Py_True) < 0)
+        r = -1; /* gets then collect what expired */
+    if (r > 0 && after(plan, GET_JOINED, uow, 0) < 0)
+        r = -1;
+    if (r != 0 && collect(plan) < 0)
+        r = -1;
+    Py_XDECREF(log);
+    Py_DECREF(plan);
+    return r;
+}
+
+const tpf_plan_raw_t plan_raw = {planned_put_raw, planned_get_raw};
+
+/* The version of a C structure in `b` (its Version MQLONG at offset 4), when `b` holds
+ * that version whole (`sizes`: the length of versions 1, 2, ...); else 0. */
+static int buffer_version(const Py_buffer *b, const Py_ssize_t *sizes, int versions)
+{
+    MQLONG v;
+    if (b->len < 8)
+        return 0;
+    memcpy(&v, (const char *)b->buf + 4, sizeof v);
+    return v >= 1 && v <= versions && b->len >= sizes[v - 1] ? (int)v : 0;
+}
+
+static const Py_ssize_t md_sizes[2] = {sizeof(MQMD1), sizeof(MQMD)};
+
+/* planned_put_raw(plan, data, md, pmo): the raw entry from Python, for tests. */
+PyObject *planned_put_raw_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    static const Py_ssize_t pmo_sizes[1] = {offsetof(MQPMO, RecsPresent)};
+    Py_buffer md, pmo;
+    if (nargs != 4 || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "planned_put_raw(plan, data: bytes, md, pmo): md "
+                                         "and pmo writable buffers in C layout");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[2], &md, PyBUF_WRITABLE) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[3], &pmo, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&md);
+        return NULL;
+    }
+    int mdv = buffer_version(&md, md_sizes, 2), pmov = buffer_version(&pmo, pmo_sizes, 1);
+    int r = -1;
+    if (mdv == 0 || pmov == 0)
+        PyErr_SetString(PyExc_ValueError, "planned_put_raw: an MQMD of version 1 or 2 and an "
+                                          "MQPMO of version 1, whole");
+    else
+        r = planned_put_raw(args[0], PyBytes_AS_STRING(args[1]), PyBytes_GET_SIZE(args[1]),
+                            md.buf, mdv, pmo.buf, pmov);
+    PyBuffer_Release(&md);
+    PyBuffer_Release(&pmo);
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+/* planned_get_raw(plan, md, gmo, buffer): the raw entry from Python, for tests. */
+PyObject *planned_get_raw_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    static const Py_ssize_t gmo_sizes[2] = {offsetof(MQGMO, MatchOptions),
+                                            offsetof(MQGMO, GroupStatus)};
+    Py_buffer b[3];
+    int got = 0;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "planned_get_raw(plan, md, gmo, buffer)");
+        return NULL;
+    }
+    for (; got < 3; got++)
+        if (PyObject_GetBuffer(args[got + 1], &b[got], PyBUF_WRITABLE) < 0)
+            break;
+    int r = -1;
+    Py_ssize_t length = 0;
+    if (got == 3) {
+        int mdv = buffer_version(&b[0], md_sizes, 2), gmov = buffer_version(&b[1], gmo_sizes, 2);
+        if (mdv == 0 || gmov == 0)
+            PyErr_SetString(PyExc_ValueError, "planned_get_raw: an MQMD and an MQGMO of "
+                                              "version 1 or 2, whole");
+        else
+            r = planned_get_raw(args[0], b[0].buf, mdv, b[1].buf, gmov, b[2].buf, b[2].len,
+                                &length);
+    }
+    while (got > 0)
+        PyBuffer_Release(&b[--got]);
+    if (r < 0)
+        return NULL;
+    return r == 0 ? Py_NewRef(Py_None) : PyLong_FromSsize_t(length);
 }

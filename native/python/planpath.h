@@ -34,4 +34,16 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
  * not serve this call. Raises as MQGET does (NoMessageAvailable, ...). */
 PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
+#include "tpf/plan_raw.h"
+
+/** The raw entries (tpf/plan_raw.h), exported as a capsule by the module. */
+extern const tpf_plan_raw_t plan_raw;
+
+/** planned_put_raw(plan, data, md, pmo) -> bool and planned_get_raw(plan, md, gmo,
+ * buffer) -> int | None: the raw entries called from Python with C-layout buffers (an
+ * MQMD of 364 bytes is version 2, else 1; a GMO of 80 bytes or more version 2), for the
+ * tests that hold them to the full path. */
+PyObject *planned_put_raw_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *planned_get_raw_py(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 #endif

@@ -242,6 +242,11 @@ static PyObject *py_setup(PyObject *module, PyObject *args)
     Py_XSETREF(RT.planned_put, pp);
     Py_XSETREF(RT.planned_get, pg);
     Py_XSETREF(RT.mqmi_error, err);
+    PyObject *raw = PyObject_GetAttrString(calls, "plan_raw");
+    RT.raw = raw != NULL ? PyCapsule_GetPointer(raw, TPF_PLAN_RAW_CAPSULE) : NULL;
+    Py_XDECREF(raw); /* (the capsule's table is static in tpfemu._fastpath) */
+    if (RT.raw == NULL)
+        return NULL;
 #define INTERN(slot, text) \
     if (RT.slot == NULL && (RT.slot = PyUnicode_InternFromString(text)) == NULL) \
         return NULL;

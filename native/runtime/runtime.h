@@ -20,6 +20,7 @@
 #include <setjmp.h>
 
 #include "cmqc.h"
+#include "tpf/plan_raw.h"
 #include "tpf/tpfapi.h"
 
 /** How control came back to the guard. */
@@ -47,6 +48,7 @@ typedef struct {
     PyObject *calls;                 /**< the tpfemu.cprog.calls module */
     PyObject *conns;                 /**< {hconn: Connection} (calls._conns) */
     PyObject *planned_put, *planned_get;
+    const tpf_plan_raw_t *raw;       /**< the plans' raw entries (tpf/plan_raw.h) */
     PyObject *mqmi_error;            /**< tpfemu.errors.MQMIError */
     PyObject *s_handles, *s_put_plan, *s_get_plan, *s_comp, *s_reason, *s_message,
         *s_original_length;
@@ -81,6 +83,14 @@ int st_version(int which, const void *c);
 PyObject *st_to_py(int which, const void *c, int version);
 /** Write the Python structure's fields into the C one (those of its version). 0 / -1. */
 int st_from_py(int which, PyObject *obj, void *c, int version);
+
+/** The bytes of a C structure's fields at `version` (those the Python side knows). */
+size_t st_length(int which, int version);
+/** The C structure as st_from_py(st_to_py(c)) leaves it, without the Python object: each
+ * field at cmqc.h's default or the initial value becomes the initial value, a character
+ * field is padded with blanks from its first null. (What a plan reads of it is the same
+ * before and after; the raw plan entries write their outputs into it after this.) */
+void st_normalize(int which, void *c, int version);
 
 /** A character field of a C structure as Python bytes: up to its first null. */
 PyObject *rt_chars(const char *field, size_t width);

@@ -14,6 +14,7 @@
  * values, then the fields held in the instance dict.
  */
 #include "runtime.h"
+#include "tpf/mqmd_fields.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -29,19 +30,8 @@ typedef struct {
 #define F(type, member, kind, since) \
     {#member, (int)offsetof(type, member), (int)sizeof(((type *)0)->member), kind, since, NULL}
 
-static field_t md_fields[] = {
-    F(MQMD, StrucId, 'c', 1), F(MQMD, Version, 'i', 1), F(MQMD, Report, 'i', 1),
-    F(MQMD, MsgType, 'i', 1), F(MQMD, Expiry, 'i', 1), F(MQMD, Feedback, 'i', 1),
-    F(MQMD, Encoding, 'i', 1), F(MQMD, CodedCharSetId, 'i', 1), F(MQMD, Format, 'c', 1),
-    F(MQMD, Priority, 'i', 1), F(MQMD, Persistence, 'i', 1), F(MQMD, MsgId, 'b', 1),
-    F(MQMD, CorrelId, 'b', 1), F(MQMD, BackoutCount, 'i', 1), F(MQMD, ReplyToQ, 'c', 1),
-    F(MQMD, ReplyToQMgr, 'c', 1), F(MQMD, UserIdentifier, 'c', 1),
-    F(MQMD, AccountingToken, 'b', 1), F(MQMD, ApplIdentityData, 'c', 1),
-    F(MQMD, PutApplType, 'i', 1), F(MQMD, PutApplName, 'c', 1), F(MQMD, PutDate, 'c', 1),
-    F(MQMD, PutTime, 'c', 1), F(MQMD, ApplOriginData, 'c', 1), F(MQMD, GroupId, 'b', 2),
-    F(MQMD, MsgSeqNumber, 'i', 2), F(MQMD, Offset, 'i', 2), F(MQMD, MsgFlags, 'i', 2),
-    F(MQMD, OriginalLength, 'i', 2),
-};
+#define F_ROW(type, member, kind, since) F(type, member, kind, since),
+static field_t md_fields[] = {TPF_MQMD_FIELDS(F_ROW)};
 static field_t gmo_fields[] = {
     F(MQGMO, StrucId, 'c', 1), F(MQGMO, Version, 'i', 1), F(MQGMO, Options, 'i', 1),
     F(MQGMO, WaitInterval, 'i', 1), F(MQGMO, Signal1, 'i', 1), F(MQGMO, Signal2, 'i', 1),
@@ -343,4 +333,49 @@ int st_from_py(int which, PyObject *obj, void *c, int version)
     }
     Py_DECREF(dict);
     return 0;
+}
+
+size_t st_length(int which, int version)
+{
+    return (size_t)T[which].vlen[version];
+}
+
+void st_normalize(int which, void *c, int version)
+{
+    /* The last structure of each kind normalized, before and after (a program's calls
+     * mostly pass alike ones); every caller holds the GIL. */
+    static unsigned char last_in[ST_COUNT][sizeof(MQMD)], last_out[ST_COUNT][sizeof(MQMD)];
+    static size_t last_len[ST_COUNT];
+    const table_t *t = &T[which];
+    unsigned char *base = c;
+    const unsigned char *c_default = t->c_default;
+    size_t len = (size_t)t->vlen[version];
+    if (memcmp(base, c_default, len) == 0) {
+        memcpy(base, t->dflt, len); /* (st_to_py makes it a bare one) */
+        return;
+    }
+    if (last_len[which] == len && memcmp(base, last_in[which], len) == 0) {
+        memcpy(base, last_out[which], len);
+        return;
+    }
+    if (len <= sizeof last_in[which])
+        memcpy(last_in[which], base, len);
+    for (int i = 0; i < t->n; i++) {
+        const field_t *f = &t->f[i];
+        unsigned char *at = base + f->offset;
+        if (f->since > version)
+            continue;
+        if (memcmp(at, c_default + f->offset, (size_t)f->size) == 0 ||
+            is_initial(f, at, t->dflt + f->offset)) {
+            memcpy(at, t->dflt + f->offset, (size_t)f->size);
+        } else if (f->kind == 'c') { /* read up to its first null, written blank-padded */
+            unsigned char *end = memchr(at, 0, (size_t)f->size);
+            if (end != NULL)
+                memset(end, ' ', (size_t)(at + f->size - end));
+        }
+    }
+    if (len <= sizeof last_out[which]) {
+        memcpy(last_out[which], base, len);
+        last_len[which] = len;
+    }
 }

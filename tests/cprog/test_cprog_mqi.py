@@ -15,7 +15,7 @@ MD2 = 364
 @pytest.fixture
 def mqcalls(system, build):
     path = build("mqcalls")
-    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ"):
+    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ", "QRAW"):
         system.programs.load_shared(name, path)
     system.console("ZMQSC DEF QL-C.IN")
     system.console("ZMQSC DEF QL-C.UOW")
@@ -177,3 +177,40 @@ def test_c_mqconnx_mqset_and_mqinq(mqcalls, results):
     assert results.rc() == ("MQINQ short", CMQC.MQCC_WARNING,
                             CMQC.MQRC_INT_ATTR_COUNT_TOO_SMALL)
     assert mqcalls.qmgr.catalog.find_queue("C.IN").trigger == "YES"
+
+
+def test_c_calls_by_the_plans_raw_entry_equal_the_full_paths(mqcalls, results, monkeypatch):
+    """A C program's second MQPUT and MQGET, served by the handle's plans on the C
+    structures in place (tpf/plan_raw.h), return the same MD, PMO and data as the first,
+    which took the full path: only the made MsgId and the put time differ."""
+    from tpfemu.cprog import calls
+
+    full = {"put": 0, "get": 0}
+
+    def counting(name):
+        call = getattr(calls, name)
+
+        def counted(*args):
+            full[name] += 1
+            return call(*args)
+        return counted
+
+    for name in full:
+        monkeypatch.setattr(calls, name, counting(name))
+    mqcalls.console("ZMQSC ALT QL-C.IN MAXMSGL-256")
+    mqcalls.dispatcher.cremc("QRAW")
+    puts = [(results.rc(), results.next(), results.next()) for _ in range(2)]
+    gets = [(results.rc(), results.next(), results.next()) for _ in range(2)]
+    assert full == {"put": 1, "get": 1}, "the second calls took the plans"
+    for rc, _, _ in puts + gets:
+        assert rc[1:] == (CMQC.MQCC_OK, 0)
+    (_, md1, pmo1), (_, md2, pmo2) = puts
+    assert pmo1 == pmo2 and pmo1[32:80] == blank("C.IN", 48)
+    assert md1[48:72] != md2[48:72] and md1[304:312].isdigit() and md2[304:312].isdigit()
+    assert md1[:48] + md1[72:304] + md1[320:] == md2[:48] + md2[72:304] + md2[320:]
+    assert md1[32:40] == CMQC.MQFMT_STRING, "the Format read up to its null, padded"
+    (_, got1, data1), (_, got2, data2) = gets
+    assert data1 == data2 == b"everyday"
+    assert got1[:48] + got1[72:304] + got1[320:] == got2[:48] + got2[72:304] + got2[320:]
+    assert got1[48:72] == md1[48:72] and got2[48:72] == md2[48:72]
+    assert long_at(got2, 12) == CMQC.MQMT_DATAGRAM and got2[272:276] != bytes(4)

@@ -1,12 +1,16 @@
 """The plan and the full path are one MQPUT and one MQGET (issue 24).
 
 Hypothesis drives the same sequence of calls (puts and gets with and without MDs, PMOs
-and GMOs, valid and invalid values, in and out of syncpoint, commits and backouts) on
-two queues in the same state: on PLAN.Q each call first tries its handle's plan
-(``mqput.put`` / ``mqget.get``), on FULL.Q each call takes the full path alone
-(``mqput.put_full`` / ``mqget.get_full``). Every call must give the same outcome: the
-same data or the same reason code and completion code, and the same MD and PMO
-outputs, the made MsgIds and put times aside (they differ by nature).
+and GMOs, valid and invalid values, in and out of syncpoint, commits and backouts,
+through handles with and without the authority to set context) on three queues in the
+same state: on PLAN.Q each call first tries its handle's plan (``mqput.put`` /
+``mqget.get``), on FULL.Q each call takes the full path alone (``mqput.put_full`` /
+``mqget.get_full``), and on RAW.Q each call first tries the plan's raw entry, as a C
+program's MQPUT and MQGET do (``plans.planned_put_raw`` / ``planned_get_raw`` on the
+structures in C layout), then the other paths. Every call must give the same outcome:
+the same data or the same reason code and completion code, and the same MD and PMO
+outputs (the raw entry's as C structures: compared packed), the made MsgIds and put
+times aside (they differ by nature).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from hypothesis import strategies as st
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
-from tpfemu.qmgr import mqget, mqput
+from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.manager import QueueManager
 
 IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF
@@ -46,13 +50,31 @@ _MD_FIELDS = st.fixed_dictionaries({}, optional={
     "Report": st.sampled_from([0, CMQC.MQRO_EXPIRATION]),
     "GroupId": st.sampled_from([b"", b"G1"]),
     "Format": st.sampled_from([b"", CMQC.MQFMT_STRING]),
+    # the context fields (taken from the MD with SET_IDENTITY_CONTEXT or SET_ALL_CONTEXT)
+    "UserIdentifier": st.sampled_from([b"", b"alice"]),
+    "ApplIdentityData": st.sampled_from([b"", b"ident"]),
+    "AccountingToken": st.sampled_from([b"", b"\x16acct"]),
+    "PutApplType": st.sampled_from([CMQC.MQAT_NO_CONTEXT, CMQC.MQAT_UNIX]),
+    "PutApplName": st.sampled_from([b"", b"SENDER"]),
+    "ApplOriginData": st.sampled_from([b"", b"OR"]),
+    # SET_ALL_CONTEXT's put time: plain ones, blank, and ones only the full path reads
+    "PutDate": _mostly([b"", b"20010203", b"20040229"], [b"2001023", b"20010229", b"2001 2 3"]),
+    "PutTime": _mostly([b"", b"04050607", b"040506"], [b"126000", b"0405", b"04a50607"]),
 })
 _PMO_OPTIONS = st.sampled_from([
     None, CMQC.MQPMO_NONE, CMQC.MQPMO_NO_SYNCPOINT, CMQC.MQPMO_SYNCPOINT,
     CMQC.MQPMO_NEW_MSG_ID, CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_SYNCPOINT,
     CMQC.MQPMO_NEW_CORREL_ID, CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT,
     CMQC.MQPMO_FAIL_IF_QUIESCING | CMQC.MQPMO_DEFAULT_CONTEXT,
+    CMQC.MQPMO_SET_ALL_CONTEXT, CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_SYNCPOINT,
+    CMQC.MQPMO_SET_IDENTITY_CONTEXT, CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_NEW_MSG_ID,
+    CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT,
+    CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_DEFAULT_CONTEXT,
 ])
+# The handle a call uses, by its open options beside MQOO_OUTPUT and MQOO_INPUT_AS_Q_DEF:
+# the context options it may put with differ (IBM's authority check on the open options).
+HANDLES = {"io": 0, "ident": CMQC.MQOO_SET_IDENTITY_CONTEXT, "all": CMQC.MQOO_SET_ALL_CONTEXT}
+_HANDLE = st.sampled_from(list(HANDLES))
 _GMO = st.one_of(st.none(), st.fixed_dictionaries({
     "Options": st.sampled_from([
         CMQC.MQGMO_NONE, CMQC.MQGMO_NO_SYNCPOINT, CMQC.MQGMO_SYNCPOINT,
@@ -64,7 +86,7 @@ _GMO = st.one_of(st.none(), st.fixed_dictionaries({
         CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID]),
 }))
 _PUT = st.tuples(st.just("put"), st.binary(max_size=40), st.one_of(st.none(), _MD_FIELDS),
-                 _PMO_OPTIONS)
+                 _PMO_OPTIONS, _HANDLE)
 _GET = st.tuples(st.just("get"), st.sampled_from([None, None, 0, 10]),
                  st.one_of(st.none(), _MD_FIELDS.map(
                      lambda f: {k: v for k, v in f.items() if k in ("MsgId", "CorrelId")})),
@@ -73,7 +95,7 @@ _END = st.tuples(st.sampled_from(["commit", "backout"]))
 CALLS = st.lists(st.one_of(_PUT, _PUT, _GET, _GET, _END), min_size=1, max_size=14)
 
 
-# -- two sides in the same state -------------------------------------------------------------
+# -- three sides in the same state -----------------------------------------------------------
 
 @dataclass
 class Side:
@@ -82,17 +104,54 @@ class Side:
     conn: Any
     queue: Any
     planned: bool
+    raw: bool = False  # the plan's raw entry first (C structures), as C programs call it
+    handles: dict[str, Any] = field(default_factory=dict)  # the queue open by HANDLES
     made_ids: list[bytes] = field(default_factory=list)  # MsgIds the queue manager made
 
-    def put(self, data: bytes, md: Any, pmo: Any) -> None:
-        h = self.queue.get_handle()
+    def put(self, data: bytes, md: Any, pmo: Any, handle: str | None = None) -> None:
+        h = (self.handles[handle] if handle else self.queue).get_handle()
+        if self.raw and md is not None and _raw_put(h, data, md, pmo):
+            return
         call = mqput.put if self.planned else mqput.put_full
         call(self.conn.connection, h, data, md, pmo)
 
     def get(self, max_length: int | None, md: Any, gmo: Any) -> bytes:
         h = self.queue.get_handle()
+        if self.raw and md is not None and max_length is None:
+            data = _raw_get(h, md, gmo)
+            if data is not None:
+                return data
         call = mqget.get if self.planned else mqget.get_full
         return call(self.conn.connection, h, max_length, md, gmo)
+
+
+MAXMSGL = 64  # every queue's: the raw side's get buffer holds it (as mqi.c asks)
+
+
+def _raw_put(h: Any, data: bytes, md: Any, pmo: Any) -> bool:
+    """The raw entry on the MD (as version 2) and PMO in C layout, their outputs loaded
+    back into the objects when the plan served the call."""
+    md.Version = 2  # (a version-1 MQMD has no GroupId: C programs' rule, not Python's)
+    md_buf, pmo_buf = bytearray(md.pack()), bytearray((pmo or pymqi.PMO()).pack())
+    if not plans.planned_put_raw(h.put_plan, data, md_buf, pmo_buf):
+        return False
+    md.unpack(md_buf)
+    if pmo is not None:
+        pmo.unpack(pmo_buf)
+    return True
+
+
+def _raw_get(h: Any, md: Any, gmo: Any) -> bytes | None:
+    """The raw entry on the MD (as version 2) and GMO in C layout with a buffer as long
+    as the queue's MAXMSGL: the data, the MD loaded back, or None when declined."""
+    md.Version = 2
+    md_buf, gmo_buf = bytearray(md.pack()), bytearray((gmo or pymqi.GMO()).pack())
+    buffer = bytearray(MAXMSGL)
+    length = plans.planned_get_raw(h.get_plan, md_buf, gmo_buf, buffer)
+    if length is None:
+        return None
+    md.unpack(md_buf)
+    return bytes(buffer[:length])
 
 
 def _ids(side: Side, value: bytes) -> bytes:
@@ -109,32 +168,33 @@ def _outcome(side: Side, fn, *args) -> tuple:
         return ("error", exc.comp, exc.reason, getattr(exc, "message", None))
 
 
-def _md_out(side: Side, md: Any) -> dict | None:
+def _md_out(side: Side, md: Any, packed: bool = False) -> dict | None:
+    """The MD's fields to compare (``packed``: as its C structure holds them)."""
     if md is None:
         return None
     fields = md.get()
+    if packed:  # (every field, as an MQMD of version 2 holds it)
+        fields = pymqi.MD().unpack(pymqi.MD(**dict(fields, Version=2)).pack()).get()
     for name in ("MsgId", "CorrelId"):
         if fields[name].startswith(b"AMQ ") and fields[name] not in side.made_ids:
             side.made_ids.append(fields[name])  # made by the queue manager
         fields[name] = _ids(side, fields[name])
-    for name in ("PutDate", "PutTime"):
-        fields[name] = bool(fields[name].strip())
+    if not fields["PutDate"].startswith((b"2001", b"2004")):  # (else: SET_ALL_CONTEXT's)
+        for name in ("PutDate", "PutTime"):
+            fields[name] = bool(fields[name].strip())
     if fields["Expiry"] > 0:  # (the time left: the two gets are a few tenths apart)
         fields["Expiry"] = round(fields["Expiry"] / 1000)
     return fields
 
 
 def _run(side: Side, call: tuple) -> tuple:
+    """Make the call on the side: what it gave, and the MD and PMO it was given."""
     kind = call[0]
     if kind == "put":
-        _, data, md_fields, pmo_options = call
+        _, data, md_fields, pmo_options, handle = call
         md = pymqi.MD(**md_fields) if md_fields is not None else None
         pmo = pymqi.PMO(Options=pmo_options) if pmo_options is not None else None
-        result = _outcome(side, side.put, data, md, pmo)
-        pmo_out = None if pmo is None else (  # (the queue's name: the sides' differ)
-            pmo.ResolvedQName.strip() == side.queue.get_handle().name.encode(),
-            pmo.ResolvedQMgrName)
-        return result, _md_out(side, md), pmo_out
+        return _outcome(side, side.put, data, md, pmo, handle), md, pmo
     if kind == "get":
         _, max_length, md_fields, gmo_fields = call
         md = None
@@ -143,10 +203,20 @@ def _run(side: Side, call: tuple) -> tuple:
                                  if k == "MsgId" and v and side.made_ids else v)
                              for k, v in md_fields.items()})
         gmo = pymqi.GMO(**gmo_fields) if gmo_fields is not None else None
-        result = _outcome(side, side.get, max_length, md, gmo)
-        return result, _md_out(side, md)
+        return _outcome(side, side.get, max_length, md, gmo), md, None
     getattr(side.conn, kind)()
     return (kind,)
+
+
+def _view(side: Side, ran: tuple, packed: bool = False) -> tuple:
+    """What a call gave and wrote, to compare across the sides."""
+    if len(ran) == 1:
+        return ran
+    result, md, pmo = ran
+    pmo_out = None if pmo is None else (  # (the queue's name: the sides' differ)
+        pmo.ResolvedQName.strip() == side.queue.get_handle().name.encode(),
+        pmo.ResolvedQMgrName)
+    return result, _md_out(side, md, packed), pmo_out
 
 
 @pytest.fixture(scope="module")
@@ -154,10 +224,12 @@ def sides():
     manager = QueueManager(f"EQ{next(_names)}").start()
     manager.catalog.define("MQP", maxumsgs=4)
     pair = []
-    for name, planned in (("PLAN.Q", True), ("FULL.Q", False)):
-        manager.catalog.define("QL", name, maxdepth=6)
+    for name, planned in (("PLAN.Q", True), ("FULL.Q", False), ("RAW.Q", True)):
+        manager.catalog.define("QL", name, maxdepth=6, maxmsgl=MAXMSGL)
         conn = pymqi.connect(manager.name)
-        pair.append(Side(conn, pymqi.Queue(conn, name, IO), planned))
+        side = Side(conn, pymqi.Queue(conn, name, IO), planned, raw=name == "RAW.Q")
+        side.handles = {key: pymqi.Queue(conn, name, IO | extra) for key, extra in HANDLES.items()}
+        pair.append(side)
     yield pair
     manager.stop()
 
@@ -171,6 +243,10 @@ def _reset(side: Side) -> None:
     # the plan side's plans, made by a first everyday put and get
     side.put(b"warm", pymqi.MD(), None)
     side.get(None, pymqi.MD(), None)
+    for key in HANDLES:
+        side.handles[key].get_handle().put_plan = None
+        side.put(b"warm", pymqi.MD(), None, key)
+        side.get(None, pymqi.MD(), None)
     side.made_ids.clear()
 
 
@@ -178,14 +254,20 @@ def _reset(side: Side) -> None:
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(calls=CALLS)
 def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
-    """Each call gives the same data, reason code, MD and PMO by the plan as by the full
-    path alone, and the queues hold the same messages after the sequence."""
-    plan, full = sides
+    """Each call gives the same data, reason code, MD and PMO by the plan, and by its raw
+    entry with C structures, as by the full path alone, and the queues hold the same
+    messages after the sequence."""
+    plan, full, raw = sides
     for side in sides:
         _reset(side)
-    assert plan.queue.get_handle().put_plan is not None
+    for side in (plan, raw):
+        assert side.queue.get_handle().put_plan is not None
+        assert all(q.get_handle().put_plan is not None for q in side.handles.values())
     for call in calls:
-        assert _run(plan, call) == _run(full, call), call
-    plan.conn.commit()
-    full.conn.commit()
-    assert plan.queue.get_handle().queue.core.depth == full.queue.get_handle().queue.core.depth
+        by_plan, by_full, by_raw = (_run(side, call) for side in sides)
+        assert _view(plan, by_plan) == _view(full, by_full), call
+        assert _view(raw, by_raw, packed=True) == _view(full, by_full, packed=True), call
+    for side in sides:
+        side.conn.commit()
+    depths = {side.queue.get_handle().queue.core.depth for side in sides}
+    assert len(depths) == 1

@@ -11,7 +11,8 @@ from typing import Any, TypeAlias
 from tpfemu._lowlevel.compiled import _OK, EXPIRED_PENDING, _fastpath, ffi, lib
 
 __all__ = ["EventLog", "StructBase", "follow_running_ecbs", "journal_columns", "payload_hashes",
-           "planned_get", "planned_put", "put_rules", "set_md_layout", "set_plan_layout"]
+           "plan_raw", "planned_get", "planned_get_raw", "planned_put", "planned_put_raw",
+           "put_rules", "set_md_layout", "set_plan_layout"]
 
 
 #: The C base of the MQ structures: its ``__init__(**fields)`` stores fields given as
@@ -104,6 +105,13 @@ def put_rules(priority: int, persistence: int, expiry: int, msg_type: int,
 #: gmo) -> bytes | None``: see tpfemu.qmgr.plans and native/python/planpath.h.
 planned_put = _fastpath.planned_put
 planned_get = _fastpath.planned_get
+#: The same plans for C programs' structures in C layout: ``plan_raw``, a capsule of the
+#: entries (native/include/tpf/plan_raw.h) for tpfemu._cprog, and the entries callable
+#: from Python with writable buffers, ``planned_put_raw(plan, data, md, pmo) -> bool``
+#: and ``planned_get_raw(plan, md, gmo, buffer) -> int | None`` (the length got).
+plan_raw = _fastpath.plan_raw
+planned_put_raw = _fastpath.planned_put_raw
+planned_get_raw = _fastpath.planned_get_raw
 
 
 def journal_columns() -> list[tuple[str, str, bool]]:

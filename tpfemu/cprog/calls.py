@@ -25,9 +25,9 @@ from tpfemu.errors import MQMIError
 from tpfemu.mq import cmqc
 from tpfemu.qmgr import mqget, mqput, registry
 from tpfemu.qmgr.connection import Connection, Handle
-from tpfemu.qmgr.plans import planned_get, planned_put
+from tpfemu.qmgr.plans import plan_raw, planned_get, planned_put
 
-__all__ = ["MQMIError", "ProgramCrash", "planned_get", "planned_put"]
+__all__ = ["MQMIError", "ProgramCrash", "plan_raw", "planned_get", "planned_put"]
 
 #: hconn -> the Connection of a C program (read by the runtime too).
 _conns: dict[int, Connection] = {}

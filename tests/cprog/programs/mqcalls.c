@@ -245,3 +245,36 @@ void QINQ(void)
     report_rc("MQINQ short", cc, rc);
     MQDISC(&hc, &cc, &rc);
 }
+
+/* Two rounds of the same MQPUT (MQMD_DEFAULT but a Format with a null, MQPMO_DEFAULT)
+ * and MQGET (MQMD version 2, buffer of C.IN's MAXMSGL, 256): the first round of each
+ * takes the full path and makes the handle's plans, the second the plans' raw entry.
+ * Each MD and PMO, as the calls returned them, and each message got are reported. */
+void QRAW(void)
+{
+    MQLONG cc, rc, length;
+    char buffer[256];
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_OUTPUT | MQOO_INPUT_SHARED);
+    for (int i = 0; i < 2; i++) {
+        MQMD md = {MQMD_DEFAULT};
+        MQPMO pmo = {MQPMO_DEFAULT};
+        memcpy(md.Format, "MQSTR\0\0\0", 8);
+        MQPUT(hc, ho, &md, &pmo, 8, "everyday", &cc, &rc);
+        report_rc("MQPUT", cc, rc);
+        report(&md, sizeof(MQMD1));
+        report(&pmo, sizeof pmo);
+    }
+    for (int i = 0; i < 2; i++) {
+        MQMD md = {MQMD_DEFAULT};
+        MQGMO gmo = {MQGMO_DEFAULT};
+        md.Version = MQMD_VERSION_2;
+        MQGET(hc, ho, &md, &gmo, sizeof buffer, buffer, &length, &cc, &rc);
+        report_rc("MQGET", cc, rc);
+        report(&md, sizeof md);
+        report(buffer, length);
+    }
+    MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
+    MQDISC(&hc, &cc, &rc);
+}
