@@ -374,7 +374,8 @@ PyDoc_STRVAR(put_md_doc,
              "the base record, the put context outputs dict, the names of those left at\n"
              "the MD's initial values, the queue manager's name (48 bytes: the\n"
              "ReplyToQMgr of a put with a ReplyToQ and none), the set of 48-byte remote\n"
-             "queue definition names (such a ReplyToQ is declined)). Returns 0, having changed\n"
+             "queue definition names (such a ReplyToQ is declined), the context (0: the\n"
+             "default, 1: SET_IDENTITY, 2: SET_ALL)). Returns 0, having changed\n"
              "nothing, for an MD the full path must handle (see mdpath.h); 1 once the\n"
              "message is put, 2 when it is put and has an expiry. With an EventLog as\n"
              "log, the put event is recorded there. uow: the core unit of work the put\n"
@@ -394,22 +395,12 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     uint64_t uow = 0;
     if (nargs == 5 && read_uow(args[4], &uow) < 0)
         return NULL;
-    if (!PyBytes_CheckExact(data) || !PyTuple_Check(settings) ||
-        PyTuple_GET_SIZE(settings) != 8 || !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
-        !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
-        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes, "
-                                         "settings (defprty, defpsist, logged, base_record, "
-                                         "outputs, initial_names, reply_qmgr, "
-                                         "reply_aliases)");
+    if (!PyBytes_CheckExact(data)) {
+        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): data must be bytes");
         return NULL;
     }
-    PyObject *outputs = PyTuple_GET_ITEM(settings, 4);
-    long defprty = PyLong_AsLong(PyTuple_GET_ITEM(settings, 0));
-    if (defprty == -1 && PyErr_Occurred())
-        return NULL;
-    int defpsist = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 1));
-    int logged = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 2));
-    if (defpsist < 0 || logged < 0)
+    md_put_settings_t set;
+    if (md_settings_read(settings, &set) < 0)
         return NULL;
     if (self->q == NULL)
         return raise_rc(self, -1, "MQPUT");
@@ -422,8 +413,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     md_put_t *p = &put;
     int64_t now = md_now_us();
     PyObject *result = NULL;
-    int r = md_put_read(fields, defprty, defpsist, logged, PyTuple_GET_ITEM(settings, 3),
-                        PyTuple_GET_ITEM(settings, 6), PyTuple_GET_ITEM(settings, 7), now, p);
+    int r = md_put_read(fields, &set, now, p);
     if (r <= 0) {
         result = r < 0 ? NULL : PyLong_FromLong(0);
         goto done;
@@ -438,7 +428,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         raise_rc(self, rc, "MQPUT");
         goto done;
     }
-    if (md_put_write(fields, p->md.msg_id, outputs, PyTuple_GET_ITEM(settings, 5), now) < 0)
+    if (md_put_write(fields, p, &set, now) < 0)
         goto done;
     if (journaled && eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
                                      md_record_group_id(p->record, p->record_len),

@@ -29,17 +29,28 @@ typedef struct {
     PyObject *dflt;    /**< the value of a message stored without a record */
     long dflt_int;     /**< dflt as a C long (K_INT) */
     int kind, width, offset;
-    int app;           /**< 1: taken from the MD on put (else the base record's) */
+    int source;        /**< where a put takes it from: MD_FROM_* (else the base record) */
 } rec_field_t;
+
+/* Where a put takes a record field from (context.py, _source): never from the MD; from
+ * it always; with MQPMO_SET_IDENTITY_CONTEXT or SET_ALL_CONTEXT; with SET_ALL only. */
+enum { MD_FROM_NEVER = 0, MD_FROM_MD = 1, MD_FROM_IDENTITY = 2, MD_FROM_ALL = 3 };
+
+/* Whether a put in context mode `mode` (MD_CONTEXT_*) takes field f from the MD. */
+static int from_md(const rec_field_t *f, int mode)
+{
+    return f->source == MD_FROM_MD || (f->source == MD_FROM_IDENTITY && mode >= 1) ||
+           (f->source == MD_FROM_ALL && mode == MD_CONTEXT_ALL);
+}
 
 /* The MQMD fields the core keeps, and those MQPUT checks, by name. */
 enum { D_PRIORITY, D_PERSISTENCE, D_EXPIRY, D_MSGTYPE, D_REPLYTOQ, D_MSGID, D_CORRELID,
-       D_BACKOUT, D_PUTDATE, D_PUTTIME, N_DESC };
+       D_PUTDATE, D_PUTTIME, D_BACKOUT, N_DESC };
 static const char *const desc_names[N_DESC] = {
     "Priority", "Persistence", "Expiry", "MsgType", "ReplyToQ", "MsgId", "CorrelId",
-    "BackoutCount", "PutDate", "PutTime",
+    "PutDate", "PutTime", "BackoutCount",
 };
-#define N_READ (D_CORRELID + 1) /* the fields read from an MD: their initials are needed */
+#define N_READ (D_PUTTIME + 1) /* the fields read from an MD: their initials are needed */
 
 static struct {
     int ready;
@@ -129,7 +140,7 @@ static int build_index(void)
         if (index_add(L.name[i], i + 1) < 0)
             return -1;
     for (int i = 0; i < L.nfields; i++)
-        if (L.f[i].app && index_add(L.f[i].name, (long)(i + 1) << 8) < 0)
+        if (L.f[i].source != MD_FROM_NEVER && index_add(L.f[i].name, (long)(i + 1) << 8) < 0)
             return -1;
     return 0;
 }
@@ -199,14 +210,14 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
     for (Py_ssize_t i = 0; i < n; i++) {
         rec_field_t *f = &L.f[i];
         PyObject *name, *initial, *dflt;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "UiiiOOp", &name, &f->kind,
-                              &f->width, &f->offset, &initial, &dflt, &f->app)) {
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "UiiiOOi", &name, &f->kind,
+                              &f->width, &f->offset, &initial, &dflt, &f->source)) {
             layout_clear();
             return NULL;
         }
         int width = f->kind == K_INT ? 4 : f->width;
         if (f->kind < K_INT || f->kind > K_NUL || width < 1 || f->offset < 1 ||
-            f->offset + width > size) {
+            f->offset + width > size || f->source < MD_FROM_NEVER || f->source > MD_FROM_ALL) {
             PyErr_Format(PyExc_ValueError, "md_layout_set: field %zd does not fit", i);
             layout_clear();
             return NULL;
@@ -307,14 +318,18 @@ static int read_id(PyObject *v, uint8_t *out)
     return 1;
 }
 
-/* Python's bytes.strip() leaves nothing: every byte ASCII whitespace. */
-static int is_blank(PyObject *v)
+/* Python's bytes.strip() leaves nothing of the n bytes at p: each ASCII whitespace. */
+static int all_space(const char *p, Py_ssize_t n)
 {
-    const char *p = PyBytes_AS_STRING(v);
-    for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(v); i++)
+    for (Py_ssize_t i = 0; i < n; i++)
         if (strchr(" \t\n\r\v\f", p[i]) == NULL || p[i] == '\0')
             return 0;
     return 1;
+}
+
+static int is_blank(PyObject *v)
+{
+    return all_space(PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v));
 }
 
 /* Every one of the n bytes at p is a blank. */
@@ -400,47 +415,185 @@ static int reply_to_qmgr(char *record, PyObject *qmgr, PyObject *aliases)
     return 1;
 }
 
-int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
-                PyObject *base_record, PyObject *reply_qmgr, PyObject *reply_aliases,
-                int64_t now, md_put_t *out)
+/* Python's bytes.strip() of the n bytes at p: the first and the length of what is left. */
+static const char *strip(const char *p, Py_ssize_t *n)
+{
+    while (*n > 0 && strchr(" \t\n\r\v\f", p[0]) != NULL && p[0] != '\0') {
+        p++;
+        (*n)--;
+    }
+    while (*n > 0 && strchr(" \t\n\r\v\f", p[*n - 1]) != NULL && p[*n - 1] != '\0')
+        (*n)--;
+    return p;
+}
+
+/* 1: the n bytes at p are decimal digits; their value in *v. */
+static int digits(const char *p, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+        *v = *v * 10 + (p[i] - '0');
+    }
+    return 1;
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* MQPMO_SET_ALL_CONTEXT's put time from the MD's PutDate and PutTime, as the full path
+ * reads them (tpfemu/qmgr/mqmd.py, time_from): 1 with *us (0: now, the date blank); 0
+ * for anything but a plain date and time (8 digits of a date from 1970 on, 0, 6 or 8
+ * digits of a time, each part in range), which the full path reads. */
+static int put_time_of(const char *date, Py_ssize_t dn, const char *clock, Py_ssize_t cn,
+                       int64_t *us)
+{
+    date = strip(date, &dn);
+    clock = strip(clock, &cn);
+    *us = 0;
+    if (dn == 0)
+        return 1;
+    int y, mo, d, h = 0, mi = 0, sec = 0, hs = 0;
+    if (dn != 8 || !digits(date, 4, &y) || !digits(date + 4, 2, &mo) ||
+        !digits(date + 6, 2, &d) || (cn != 0 && cn != 6 && cn != 8))
+        return 0;
+    if (cn >= 6 && (!digits(clock, 2, &h) || !digits(clock + 2, 2, &mi) ||
+                    !digits(clock + 4, 2, &sec)))
+        return 0;
+    if (cn == 8 && !digits(clock + 6, 2, &hs))
+        return 0;
+    static const int mdays[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+        (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 59)
+        return 0;
+    int64_t seconds = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+    *us = seconds * 1000000 + (int64_t)hs * 10000;
+    return 1;
+}
+
+/* The MD fields a put reads, however the MD is held (a Python MD's dict, a C program's
+ * MQMD): its reader fills these (and the ids and the record fields it takes from the MD
+ * into the md_put_t), and put_finish applies the rules. */
+typedef struct {
+    long priority, persistence, expiry, msg_type;
+    int reply_blank;       /**< the ReplyToQ is blank (bytes.strip() leaves nothing) */
+    int64_t put_time;      /**< SET_ALL_CONTEXT: from PutDate and PutTime; 0: now */
+} md_in_t;
+
+/* The rules of MQPUT on what the reader found: 1 with *out complete, 0 declined. */
+static int put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now,
+                      md_put_t *out)
+{
+    tpf_mq_put_desc_t put;
+    if (tpf_mq_put_rules((int32_t)in->priority, (int32_t)in->persistence,
+                         (int32_t)in->expiry, (int32_t)in->msg_type, in->reply_blank,
+                         (int32_t)s->defprty, s->defpsist, now, &put) != MQRC_NONE)
+        return 0; /* a warning or a failure: the full path reports it */
+    if (put.persistent && s->logged)
+        return 0; /* the recovery log records it: the full path */
+    int r;
+    if (!in->reply_blank && (r = reply_to_qmgr(out->record, s->reply_qmgr,
+                                                s->reply_aliases)) <= 0)
+        return r;
+    put_i32(out->record + L.expiry_at, in->expiry);
+    out->record_len =
+        memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;
+    out->md.priority = (uint8_t)put.priority;
+    out->md.persistent = (uint8_t)put.persistent;
+    out->md.expiry = put.expiry;
+    out->md.put_time = in->put_time != 0 ? in->put_time : now;
+    out->md.uow = 0;
+    out->md.ctx_len = out->record_len;
+    out->md.backout_count = 0;
+    out->md.flags = 0;
+    return 1;
+}
+
+/* The base record of the settings (the layout's size) into out->record: 1, or -1. */
+static int put_base(const md_put_settings_t *s, md_put_t *out)
+{
+    if (!PyBytes_Check(s->base_record) || PyBytes_GET_SIZE(s->base_record) != L.size) {
+        PyErr_Format(PyExc_ValueError, "the base record must be %zd bytes", L.size);
+        return -1;
+    }
+    memcpy(out->record, PyBytes_AS_STRING(s->base_record), (size_t)L.size);
+    return 1;
+}
+
+int md_settings_read(PyObject *settings, md_put_settings_t *s)
+{
+    if (!PyTuple_Check(settings) || PyTuple_GET_SIZE(settings) != 9 ||
+        !PyDict_Check(PyTuple_GET_ITEM(settings, 4)) ||
+        !PyTuple_Check(PyTuple_GET_ITEM(settings, 5))) {
+        PyErr_SetString(PyExc_TypeError, "put_md(md, data, settings): settings (defprty, "
+                                         "defpsist, logged, base_record, outputs, "
+                                         "initial_names, reply_qmgr, reply_aliases, "
+                                         "context)");
+        return -1;
+    }
+    s->defprty = PyLong_AsLong(PyTuple_GET_ITEM(settings, 0));
+    if (s->defprty == -1 && PyErr_Occurred())
+        return -1;
+    s->defpsist = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 1));
+    s->logged = PyObject_IsTrue(PyTuple_GET_ITEM(settings, 2));
+    s->mode = (int)PyLong_AsLong(PyTuple_GET_ITEM(settings, 8));
+    if (s->defpsist < 0 || s->logged < 0 || (s->mode == -1 && PyErr_Occurred()))
+        return -1;
+    if (s->mode < MD_CONTEXT_DEFAULT || s->mode > MD_CONTEXT_ALL) {
+        PyErr_SetString(PyExc_ValueError, "put_md: context must be 0, 1 or 2");
+        return -1;
+    }
+    s->base_record = PyTuple_GET_ITEM(settings, 3);
+    s->outputs = PyTuple_GET_ITEM(settings, 4);
+    s->initial_names = PyTuple_GET_ITEM(settings, 5);
+    s->reply_qmgr = PyTuple_GET_ITEM(settings, 6);
+    s->reply_aliases = PyTuple_GET_ITEM(settings, 7);
+    return 0;
+}
+
+int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_put_t *out)
 {
     if (check_ready() < 0)
         return -1;
     PyObject *desc[N_READ], *app[MAX_FIELDS];
-    long priority, persistence, expiry, msg_type;
+    md_in_t in;
     int r;
     if ((r = put_fields(fields, desc, app)) <= 0)
         return r;
-    if ((r = as_i32(desc[D_PRIORITY], &priority)) <= 0 ||
-        (r = as_i32(desc[D_PERSISTENCE], &persistence)) <= 0 ||
-        (r = as_i32(desc[D_EXPIRY], &expiry)) <= 0 ||
-        (r = as_i32(desc[D_MSGTYPE], &msg_type)) <= 0)
+    if ((r = as_i32(desc[D_PRIORITY], &in.priority)) <= 0 ||
+        (r = as_i32(desc[D_PERSISTENCE], &in.persistence)) <= 0 ||
+        (r = as_i32(desc[D_EXPIRY], &in.expiry)) <= 0 ||
+        (r = as_i32(desc[D_MSGTYPE], &in.msg_type)) <= 0)
         return r;
     PyObject *reply_to = desc[D_REPLYTOQ];
-    int blank = !PyBytes_Check(reply_to) || is_blank(reply_to);
-    tpf_mq_put_desc_t put;
-    if (tpf_mq_put_rules((int32_t)priority, (int32_t)persistence, (int32_t)expiry,
-                         (int32_t)msg_type, blank, (int32_t)defprty, defpsist, now,
-                         &put) != MQRC_NONE)
-        return 0; /* a warning or a failure: the full path reports it */
-    if (put.persistent && logged)
-        return 0; /* the recovery log records it: the full path */
-    priority = put.priority;
-    out->md.expiry = put.expiry;
-    int persistent = put.persistent;
+    in.reply_blank = !PyBytes_Check(reply_to) || is_blank(reply_to);
+    in.put_time = 0;
+    if (s->mode == MD_CONTEXT_ALL) {
+        PyObject *date = desc[D_PUTDATE], *clock = desc[D_PUTTIME];
+        if (!PyBytes_Check(date) || !PyBytes_Check(clock) ||
+            !put_time_of(PyBytes_AS_STRING(date), PyBytes_GET_SIZE(date),
+                         PyBytes_AS_STRING(clock), PyBytes_GET_SIZE(clock), &in.put_time))
+            return 0;
+    }
     if ((r = read_id(desc[D_MSGID], out->md.msg_id)) <= 0 ||
         (r = read_id(desc[D_CORRELID], out->md.correl_id)) <= 0)
         return r;
-
-    if (!PyBytes_Check(base_record) || PyBytes_GET_SIZE(base_record) != L.size) {
-        PyErr_Format(PyExc_ValueError, "the base record must be %zd bytes", L.size);
-        return -1;
-    }
-    memcpy(out->record, PyBytes_AS_STRING(base_record), (size_t)L.size);
+    if ((r = put_base(s, out)) <= 0)
+        return r;
     for (int i = 0; i < L.nfields; i++) {
         const rec_field_t *f = &L.f[i];
         PyObject *v = app[i];
-        if (v == NULL || v == f->initial)
+        if (v == NULL || v == f->initial || !from_md(f, s->mode))
             continue; /* not set, or set to the MD's initial value: the default */
         /* exact ints and bytes: the comparison runs no Python code */
         int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
@@ -451,19 +604,7 @@ int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
         if ((r = put_value(out->record + f->offset, f, v)) <= 0)
             return r;
     }
-    if (!blank && (r = reply_to_qmgr(out->record, reply_qmgr, reply_aliases)) <= 0)
-        return r;
-    put_i32(out->record + L.expiry_at, expiry);
-    out->record_len =
-        memcmp(out->record, L.default_record, (size_t)L.size) == 0 ? 0 : (uint32_t)L.size;
-    out->md.priority = (uint8_t)priority;
-    out->md.persistent = (uint8_t)persistent;
-    out->md.put_time = now;
-    out->md.uow = 0;
-    out->md.ctx_len = out->record_len;
-    out->md.backout_count = 0;
-    out->md.flags = 0;
-    return 1;
+    return put_finish(&in, s, now, out);
 }
 
 const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len)
@@ -530,15 +671,55 @@ static int set_date_time(PyObject *fields, int64_t us)
     return 0;
 }
 
-int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs,
-                 PyObject *initial_names, int64_t now)
+/* The value of record field f in `record` (the layout's size), a new reference. */
+static PyObject *record_value(const rec_field_t *f, const char *record)
+{
+    const char *at = record + f->offset;
+    return f->kind == K_INT ? PyLong_FromLong(get_i32(at))
+                            : PyBytes_FromStringAndSize(at, f->width);
+}
+
+/* MQPMO_SET_IDENTITY_CONTEXT's put context outputs: each put context field of the
+ * record put, removed from the MD's dict where it is the MD's initial value. */
+static int put_context_write(PyObject *fields, const md_put_t *p)
+{
+    const char *record = p->record_len != 0 ? p->record : L.default_record;
+    for (int i = 0; i < L.nfields; i++) {
+        const rec_field_t *f = &L.f[i];
+        if (f->source != MD_FROM_IDENTITY && f->source != MD_FROM_ALL)
+            continue;
+        PyObject *v = record_value(f, record);
+        if (v == NULL)
+            return -1;
+        int same = PyObject_RichCompareBool(v, f->initial, Py_EQ);
+        int rc = same < 0 ? -1 : !same ? PyDict_SetItem(fields, f->name, v) : 0;
+        if (same > 0) {
+            int held = PyDict_Contains(fields, f->name);
+            rc = held < 0 ? -1 : held ? PyDict_DelItem(fields, f->name) : 0;
+        }
+        Py_DECREF(v);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int md_put_write(PyObject *fields, const md_put_t *p, const md_put_settings_t *s, int64_t now)
 {
     if (set_new(fields, L.name[D_MSGID],
-                PyBytes_FromStringAndSize((const char *)msg_id, TPF_MQ_ID_LEN)) < 0 ||
-        PyDict_Update(fields, outputs) < 0)
+                PyBytes_FromStringAndSize((const char *)p->md.msg_id, TPF_MQ_ID_LEN)) < 0)
         return -1;
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(initial_names); i++) {
-        PyObject *name = PyTuple_GET_ITEM(initial_names, i);
+    if (s->mode == MD_CONTEXT_ALL)
+        return 0; /* the MD gave the context: only the MsgId is written */
+    if (s->mode == MD_CONTEXT_IDENTITY) {
+        if (put_context_write(fields, p) < 0)
+            return -1;
+        return set_date_time(fields, now);
+    }
+    if (PyDict_Update(fields, s->outputs) < 0)
+        return -1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(s->initial_names); i++) {
+        PyObject *name = PyTuple_GET_ITEM(s->initial_names, i);
         int held = PyDict_Contains(fields, name); /* (rarely: a reused MD) */
         if (held < 0 || (held && PyDict_DelItem(fields, name) < 0))
             return -1;

@@ -31,26 +31,43 @@ typedef struct {
  * see mdpath.c. Returns None, or raises. */
 PyObject *md_layout_set(PyObject *module, PyObject *args);
 
-/**
- * Read an MD for MQPUT. Returns 1 and fills *out when the fast path serves it; 0 when it
- * does not (a value the full path must judge: a priority or persistence out of range,
- * expiry 0, a request without ReplyToQ, a reply-to alias without ReplyToQMgr, a
- * persistent message with `logged`, ...), having changed nothing; -1 with an exception set.
- * @param base_record the connection's put-context record, the full layout size.
- * @param reply_qmgr the queue manager's name, 48 bytes blank-padded: the ReplyToQMgr of a
- *        put with a ReplyToQ and a blank ReplyToQMgr.
- * @param reply_aliases a set of the 48-byte names of remote queue definitions: such a
- *        ReplyToQ (a reply-to alias) with a blank ReplyToQMgr is declined.
- */
-int md_put_read(PyObject *fields, long defprty, int defpsist, int logged,
-                PyObject *base_record, PyObject *reply_qmgr, PyObject *reply_aliases,
-                int64_t now, md_put_t *out);
+/** The context a put takes from its MD (MQPMO_*_CONTEXT): the default context (the
+ * connection's), SET_IDENTITY_CONTEXT (the identity fields from the MD), SET_ALL_CONTEXT
+ * (every context field and the put time from the MD). */
+enum { MD_CONTEXT_DEFAULT = 0, MD_CONTEXT_IDENTITY = 1, MD_CONTEXT_ALL = 2 };
 
-/** After the put: MsgId, PutDate, PutTime and the put context `outputs` into the MD;
- * the fields named in the tuple `initial_names` (the put context fields whose value is
- * the MD's initial one) are removed from it, so that it reads their initial values. */
-int md_put_write(PyObject *fields, const uint8_t *msg_id, PyObject *outputs,
-                 PyObject *initial_names, int64_t now);
+/** A put plan's settings for one context (plans.py, PutPlan), read once per call. */
+typedef struct {
+    long defprty;           /**< DEFPRTY */
+    int defpsist, logged;   /**< DEFPSIST(YES); persistent messages are logged */
+    int mode;               /**< MD_CONTEXT_* */
+    PyObject *base_record;  /**< the record of an MD left at its initial values */
+    PyObject *outputs;      /**< MD_CONTEXT_DEFAULT: the put context fields written back */
+    PyObject *initial_names; /**< ... and those removed (they read the MD's initial value) */
+    PyObject *reply_qmgr;   /**< the queue manager's name, 48 bytes blank-padded */
+    PyObject *reply_aliases; /**< the 48-byte names of remote queue definitions (a set) */
+} md_put_settings_t;
+
+/** Read put_md's settings tuple (borrowed references into it). 0, or -1 with TypeError. */
+int md_settings_read(PyObject *settings, md_put_settings_t *s);
+
+/**
+ * Read an MD's dict for MQPUT. Returns 1 and fills *out when the fast path serves it; 0
+ * when it does not (a value the full path must judge: a priority or persistence out of
+ * range, expiry 0, a request without ReplyToQ, a reply-to alias without ReplyToQMgr, a
+ * persistent message with `logged`, a SET_ALL_CONTEXT put time it does not read, ...),
+ * having changed nothing; -1 with an exception set. The record starts from the settings'
+ * base record; the fields the context mode takes from the MD are written in; a put with
+ * a ReplyToQ and a blank ReplyToQMgr gets the queue manager's name (a reply-to alias is
+ * declined).
+ */
+int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_put_t *out);
+
+/** After the put: the MsgId into the MD; unless the context was SET_ALL, PutDate,
+ * PutTime and the put context fields too (the default context: the settings' outputs
+ * set and initial names removed; SET_IDENTITY: the record's, those at the MD's initial
+ * value removed). */
+int md_put_write(PyObject *fields, const md_put_t *p, const md_put_settings_t *s, int64_t now);
 
 /** Read the MsgId/CorrelId an MQGET matches (`match`: MQMO_* bits) into req. */
 int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);

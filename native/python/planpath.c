@@ -7,14 +7,17 @@
  */
 #include "planpath.h"
 
+#include "cmqc.h"
 #include "eventlog.h"
+#include "mdpath.h"
 #include "tpf/queue.h"
 
 enum { PUT_GEN, PUT_QUEUE, PUT_PRIORITY, PUT_LIMIT, PUT_PSIST, PUT_PUT, PUT_MD, PUT_SETTINGS,
-       PUT_EVENTS, PUT_RESOLVED, PUT_JOIN, PUT_JOINED, PUT_PLAN_LEN };
+       PUT_SET_IDENTITY, PUT_SET_ALL, PUT_CONTEXTS, PUT_EVENTS, PUT_RESOLVED, PUT_JOIN,
+       PUT_JOINED, PUT_PLAN_LEN };
 static const char *const put_fields[PUT_PLAN_LEN] = {
     "generation", "queue", "priority", "limit", "defpsist", "put", "put_md", "settings",
-    "events", "resolved", "join", "joined"};
+    "set_identity", "set_all", "contexts", "events", "resolved", "join", "joined"};
 enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_BODY, GET_MD, GET_EVENTS, GET_JOIN, GET_JOINED,
        GET_COLLECT, GET_PLAN_LEN };
 static const char *const get_fields[GET_PLAN_LEN] = {
@@ -215,6 +218,32 @@ static int after(PyObject *plan, int joined_at, unsigned long long uow, int wake
     return r == NULL ? -1 : 0;
 }
 
+/* The context a put with `options` takes from its MD (MD_CONTEXT_*), or -1 when the
+ * plan does not serve it: more than one context option (2046), or SET_IDENTITY_CONTEXT
+ * or SET_ALL_CONTEXT on a handle not opened for it (the plan's `contexts`, the options
+ * its open options allow, made by the full path's check): the full path says which. */
+static int put_context(PyObject *plan, long options)
+{
+    long ctx = options & (MQPMO_SET_ALL_CONTEXT | MQPMO_SET_IDENTITY_CONTEXT |
+                          MQPMO_DEFAULT_CONTEXT);
+    if (ctx & (ctx - 1))
+        return -1;
+    if (ctx == 0 || ctx == MQPMO_DEFAULT_CONTEXT)
+        return MD_CONTEXT_DEFAULT;
+    PyObject *contexts = PyTuple_GET_ITEM(plan, PUT_CONTEXTS);
+    long allowed = PyLong_CheckExact(contexts) ? PyLong_AsLong(contexts) : 0;
+    if (!(ctx & allowed))
+        return -1;
+    return ctx == MQPMO_SET_ALL_CONTEXT ? MD_CONTEXT_ALL : MD_CONTEXT_IDENTITY;
+}
+
+/* The plan's settings for context `mode` (borrowed). */
+static PyObject *put_settings(PyObject *plan, int mode)
+{
+    static const int at[3] = {PUT_SETTINGS, PUT_SET_IDENTITY, PUT_SET_ALL};
+    return PyTuple_GET_ITEM(plan, at[mode]);
+}
+
 /* Store the plan's (ResolvedQName, ResolvedQMgrName) in `pmo`, as the full path does. */
 static int pmo_outputs(PyObject *pmo, PyObject *plan)
 {
@@ -244,7 +273,7 @@ static void restore_msg_id(PyObject *md, PyObject *old)
 /* The put itself: 1 put (2: and it can expire), 0 declined, -1 error. With an MD and
  * MQPMO_NEW_MSG_ID, the MD's MsgId is cleared for the call (the core makes one) and put
  * back unless the message was put. */
-static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
+static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options, int mode,
                      unsigned long long uow, PyObject *log)
 {
     PyObject *uow_obj = PyLong_FromUnsignedLongLong(uow);
@@ -270,7 +299,7 @@ static long put_call(PyObject *plan, PyObject *data, PyObject *md, long options,
         }
     }
     PyObject *log_arg = log != NULL ? log : Py_None;
-    PyObject *call[5] = {md, data, PyTuple_GET_ITEM(plan, PUT_SETTINGS), log_arg, uow_obj};
+    PyObject *call[5] = {md, data, put_settings(plan, mode), log_arg, uow_obj};
     done = PyObject_Vectorcall(PyTuple_GET_ITEM(plan, PUT_MD), call, 5, NULL);
     Py_DECREF(uow_obj);
     long how = done != NULL ? PyLong_AsLong(done) : -1;
@@ -300,6 +329,9 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int served = read_options(pmo, P.pmo, P.put_options, &options, &unused);
     if (served <= 0)
         return served < 0 ? NULL : Py_NewRef(Py_False);
+    int mode = put_context(plan, options);
+    if (mode < 0 || (mode != MD_CONTEXT_DEFAULT && md == Py_None))
+        Py_RETURN_FALSE; /* (with no MD, a context option: the full path) */
     Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
     PyObject *result = NULL, *log;
     unsigned long long uow = 0;
@@ -319,7 +351,7 @@ PyObject *planned_put(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         result = holds < 0 ? NULL : Py_NewRef(Py_False);
         goto out;
     }
-    long how = put_call(plan, data, md, options, uow, log);
+    long how = put_call(plan, data, md, options, mode, uow, log);
     if (how <= 0) {
         result = how < 0 ? NULL : Py_NewRef(Py_False);
         goto out;

@@ -46,13 +46,31 @@ _MD_FIELDS = st.fixed_dictionaries({}, optional={
     "Report": st.sampled_from([0, CMQC.MQRO_EXPIRATION]),
     "GroupId": st.sampled_from([b"", b"G1"]),
     "Format": st.sampled_from([b"", CMQC.MQFMT_STRING]),
+    # the context fields (taken from the MD with SET_IDENTITY_CONTEXT or SET_ALL_CONTEXT)
+    "UserIdentifier": st.sampled_from([b"", b"alice"]),
+    "ApplIdentityData": st.sampled_from([b"", b"ident"]),
+    "AccountingToken": st.sampled_from([b"", b"\x16acct"]),
+    "PutApplType": st.sampled_from([CMQC.MQAT_NO_CONTEXT, CMQC.MQAT_UNIX]),
+    "PutApplName": st.sampled_from([b"", b"SENDER"]),
+    "ApplOriginData": st.sampled_from([b"", b"OR"]),
+    # SET_ALL_CONTEXT's put time: plain ones, blank, and ones only the full path reads
+    "PutDate": _mostly([b"", b"20010203", b"20040229"], [b"2001023", b"20010229", b"2001 2 3"]),
+    "PutTime": _mostly([b"", b"04050607", b"040506"], [b"126000", b"0405", b"04a50607"]),
 })
 _PMO_OPTIONS = st.sampled_from([
     None, CMQC.MQPMO_NONE, CMQC.MQPMO_NO_SYNCPOINT, CMQC.MQPMO_SYNCPOINT,
     CMQC.MQPMO_NEW_MSG_ID, CMQC.MQPMO_NEW_MSG_ID | CMQC.MQPMO_SYNCPOINT,
     CMQC.MQPMO_NEW_CORREL_ID, CMQC.MQPMO_SYNCPOINT | CMQC.MQPMO_NO_SYNCPOINT,
     CMQC.MQPMO_FAIL_IF_QUIESCING | CMQC.MQPMO_DEFAULT_CONTEXT,
+    CMQC.MQPMO_SET_ALL_CONTEXT, CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_SYNCPOINT,
+    CMQC.MQPMO_SET_IDENTITY_CONTEXT, CMQC.MQPMO_SET_IDENTITY_CONTEXT | CMQC.MQPMO_NEW_MSG_ID,
+    CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_SET_IDENTITY_CONTEXT,
+    CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_DEFAULT_CONTEXT,
 ])
+# The handle a call uses, by its open options beside MQOO_OUTPUT and MQOO_INPUT_AS_Q_DEF:
+# the context options it may put with differ (IBM's authority check on the open options).
+HANDLES = {"io": 0, "ident": CMQC.MQOO_SET_IDENTITY_CONTEXT, "all": CMQC.MQOO_SET_ALL_CONTEXT}
+_HANDLE = st.sampled_from(list(HANDLES))
 _GMO = st.one_of(st.none(), st.fixed_dictionaries({
     "Options": st.sampled_from([
         CMQC.MQGMO_NONE, CMQC.MQGMO_NO_SYNCPOINT, CMQC.MQGMO_SYNCPOINT,
@@ -64,7 +82,7 @@ _GMO = st.one_of(st.none(), st.fixed_dictionaries({
         CMQC.MQMO_MATCH_MSG_ID | CMQC.MQMO_MATCH_CORREL_ID]),
 }))
 _PUT = st.tuples(st.just("put"), st.binary(max_size=40), st.one_of(st.none(), _MD_FIELDS),
-                 _PMO_OPTIONS)
+                 _PMO_OPTIONS, _HANDLE)
 _GET = st.tuples(st.just("get"), st.sampled_from([None, None, 0, 10]),
                  st.one_of(st.none(), _MD_FIELDS.map(
                      lambda f: {k: v for k, v in f.items() if k in ("MsgId", "CorrelId")})),
@@ -82,10 +100,11 @@ class Side:
     conn: Any
     queue: Any
     planned: bool
+    handles: dict[str, Any] = field(default_factory=dict)  # the queue open by HANDLES
     made_ids: list[bytes] = field(default_factory=list)  # MsgIds the queue manager made
 
-    def put(self, data: bytes, md: Any, pmo: Any) -> None:
-        h = self.queue.get_handle()
+    def put(self, data: bytes, md: Any, pmo: Any, handle: str | None = None) -> None:
+        h = (self.handles[handle] if handle else self.queue).get_handle()
         call = mqput.put if self.planned else mqput.put_full
         call(self.conn.connection, h, data, md, pmo)
 
@@ -117,8 +136,9 @@ def _md_out(side: Side, md: Any) -> dict | None:
         if fields[name].startswith(b"AMQ ") and fields[name] not in side.made_ids:
             side.made_ids.append(fields[name])  # made by the queue manager
         fields[name] = _ids(side, fields[name])
-    for name in ("PutDate", "PutTime"):
-        fields[name] = bool(fields[name].strip())
+    if not fields["PutDate"].startswith((b"2001", b"2004")):  # (else: SET_ALL_CONTEXT's)
+        for name in ("PutDate", "PutTime"):
+            fields[name] = bool(fields[name].strip())
     if fields["Expiry"] > 0:  # (the time left: the two gets are a few tenths apart)
         fields["Expiry"] = round(fields["Expiry"] / 1000)
     return fields
@@ -127,10 +147,10 @@ def _md_out(side: Side, md: Any) -> dict | None:
 def _run(side: Side, call: tuple) -> tuple:
     kind = call[0]
     if kind == "put":
-        _, data, md_fields, pmo_options = call
+        _, data, md_fields, pmo_options, handle = call
         md = pymqi.MD(**md_fields) if md_fields is not None else None
         pmo = pymqi.PMO(Options=pmo_options) if pmo_options is not None else None
-        result = _outcome(side, side.put, data, md, pmo)
+        result = _outcome(side, side.put, data, md, pmo, handle)
         pmo_out = None if pmo is None else (  # (the queue's name: the sides' differ)
             pmo.ResolvedQName.strip() == side.queue.get_handle().name.encode(),
             pmo.ResolvedQMgrName)
@@ -157,7 +177,9 @@ def sides():
     for name, planned in (("PLAN.Q", True), ("FULL.Q", False)):
         manager.catalog.define("QL", name, maxdepth=6)
         conn = pymqi.connect(manager.name)
-        pair.append(Side(conn, pymqi.Queue(conn, name, IO), planned))
+        side = Side(conn, pymqi.Queue(conn, name, IO), planned)
+        side.handles = {key: pymqi.Queue(conn, name, IO | extra) for key, extra in HANDLES.items()}
+        pair.append(side)
     yield pair
     manager.stop()
 
@@ -171,6 +193,10 @@ def _reset(side: Side) -> None:
     # the plan side's plans, made by a first everyday put and get
     side.put(b"warm", pymqi.MD(), None)
     side.get(None, pymqi.MD(), None)
+    for key in HANDLES:
+        side.handles[key].get_handle().put_plan = None
+        side.put(b"warm", pymqi.MD(), None, key)
+        side.get(None, pymqi.MD(), None)
     side.made_ids.clear()
 
 
@@ -184,6 +210,7 @@ def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
     for side in sides:
         _reset(side)
     assert plan.queue.get_handle().put_plan is not None
+    assert all(q.get_handle().put_plan is not None for q in plan.handles.values())
     for call in calls:
         assert _run(plan, call) == _run(full, call), call
     plan.conn.commit()

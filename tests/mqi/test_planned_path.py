@@ -420,3 +420,73 @@ def test_no_plan_is_made_while_a_commit_scope_is_open(q, qmgr):
         scoped.tx_rollback()
     q.put(b"after", pymqi.MD())
     assert q.get_handle().put_plan.generation.current
+
+
+@pytest.fixture
+def receiver(qm, local_queue):
+    """A queue opened for output and input with MQOO_SET_ALL_CONTEXT (as a channel's
+    receiver opens its destinations), its plans made."""
+    queue = pymqi.Queue(qm, local_queue, IO | CMQC.MQOO_SET_ALL_CONTEXT)
+    queue.put(b"warm", pymqi.MD())
+    queue.get(None, pymqi.MD())
+    yield queue
+    queue.close()
+
+
+def test_the_plan_serves_a_put_with_set_all_context(receiver):
+    """MQPMO_SET_ALL_CONTEXT on a handle open for it is served by the plan: the message
+    keeps the MD's context and put time, and the MD gets only its MsgId back."""
+    h = receiver.get_handle()
+    md = pymqi.MD(UserIdentifier=b"alice", PutApplName=b"REMOTE.APP", PutApplType=6,
+                  ApplOriginData=b"OR", PutDate=b"20010203", PutTime=b"04050607")
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT)
+    assert planned_put(h.put_plan, b"passed on", md, pmo) is True
+    assert md.MsgId != bytes(24) and (md.PutDate, md.PutTime) == (b"20010203", b"04050607")
+    got = pymqi.MD()
+    assert receiver.get(None, got) == b"passed on"
+    assert (got.UserIdentifier, got.PutApplName.rstrip(), got.PutApplType,
+            got.ApplOriginData, got.PutDate, got.PutTime) == (
+        b"alice".ljust(12), b"REMOTE.APP", 6, b"OR  ", b"20010203", b"04050607")
+
+
+def test_the_plan_serves_a_put_with_set_identity_context(receiver):
+    """MQPMO_SET_IDENTITY_CONTEXT: the identity from the MD, the origin from the
+    connection, both written back into the MD with the put time."""
+    h = receiver.get_handle()
+    md = pymqi.MD(UserIdentifier=b"bob", ApplIdentityData=b"id", PutApplName=b"IGNORED")
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_SET_IDENTITY_CONTEXT)
+    assert planned_put(h.put_plan, b"ident", md, pmo) is True
+    assert md.PutApplName.rstrip() != b"IGNORED" and md.PutDate.strip()
+    got = pymqi.MD()
+    assert receiver.get(None, got) == b"ident"
+    assert (got.UserIdentifier, got.ApplIdentityData.rstrip(), got.PutApplName) == (
+        b"bob".ljust(12), b"id", md.PutApplName)
+
+
+@pytest.mark.parametrize("options", [CMQC.MQPMO_SET_ALL_CONTEXT,
+                                     CMQC.MQPMO_SET_IDENTITY_CONTEXT])
+def test_a_context_put_on_a_handle_not_open_for_it_is_left_to_the_full_path(q, options):
+    """The plan declines a SET_*_CONTEXT put its handle's open options do not allow, and
+    the full path refuses it with IBM's reason, putting nothing."""
+    h = q.get_handle()
+    md = pymqi.MD(UserIdentifier=b"mallory")
+    assert planned_put(h.put_plan, b"x", md, pymqi.PMO(Options=options)) is False
+    reason = (CMQC.MQRC_NOT_OPEN_FOR_SET_ALL if options == CMQC.MQPMO_SET_ALL_CONTEXT
+              else CMQC.MQRC_NOT_OPEN_FOR_SET_IDENT)
+    with raises_mq(reason):
+        q.put(b"x", md, pymqi.PMO(Options=options))
+    assert _depth(q) == 0
+
+
+@pytest.mark.parametrize("date,clock", [(b"20010229", b"04050607"), (b"2001023", b""),
+                                        (b"20010203", b"126000")])
+def test_a_set_all_context_put_time_the_plan_does_not_read_is_left_to_the_full_path(
+        receiver, date, clock):
+    """A PutDate or PutTime that is not a plain date and time is left to the full path,
+    the MD unchanged."""
+    h = receiver.get_handle()
+    md = pymqi.MD(PutDate=date, PutTime=clock)
+    before = md.get()
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT)
+    assert planned_put(h.put_plan, b"x", md, pmo) is False
+    assert md.get() == before

@@ -167,6 +167,9 @@ RECORD_SIZE = _STRUCT.size
 #: The put context fields (MQPMO_DEFAULT_CONTEXT fills them from the connection).
 PUT_CONTEXT = ("UserIdentifier", "AccountingToken", "ApplIdentityData", "PutApplType",
                "PutApplName", "ApplOriginData")
+#: Its identity part (MQPMO_SET_IDENTITY_CONTEXT takes these from the MD, and the origin
+#: part, the others, from the connection; MQPMO_SET_ALL_CONTEXT takes all from the MD).
+IDENTITY_CONTEXT = ("UserIdentifier", "AccountingToken", "ApplIdentityData")
 _EXPIRY_AT = _NAMES.index("Expiry")
 
 
@@ -191,6 +194,32 @@ def base_record(ready: dict[str, Any]) -> bytes:
     return _STRUCT.pack(_VERSION, *values_of(None, None, ready))
 
 
+def origin_record(origin: dict[str, Any]) -> bytes:
+    """The record of a put with MQPMO_SET_IDENTITY_CONTEXT whose MD is left at its
+    initial values: the origin context ``origin`` (stored form, the connection's) and
+    the identity fields at their defaults, packed even when it is all defaults."""
+    return _STRUCT.pack(_VERSION, *values_of(None, None, origin))
+
+
+def default_record() -> bytes:
+    """The record of a put whose every field is the default (MQPMO_SET_ALL_CONTEXT with
+    an MD left at its initial values), packed."""
+    return _STRUCT.pack(_VERSION, *_DEFAULT_VALUES)
+
+
+# Where a put with an MD takes each record field from (the C path reads it): never from
+# the MD (Expiry: the put's own); always; with SET_IDENTITY or SET_ALL; with SET_ALL only.
+_FROM_NEVER, _FROM_MD, _FROM_IDENTITY, _FROM_ALL = 0, 1, 2, 3
+
+
+def _source(name: str) -> int:
+    if name == "Expiry":
+        return _FROM_NEVER
+    if name in IDENTITY_CONTEXT:
+        return _FROM_IDENTITY
+    return _FROM_ALL if name in PUT_CONTEXT else _FROM_MD
+
+
 def _register_layout() -> None:
     """Hand the record's layout to the C path of MQPUT/MQGET with an MD, so the record
     is defined here only (tpfemu._lowlevel.set_md_layout)."""
@@ -203,13 +232,14 @@ def _register_layout() -> None:
             kind, width = 0, 4
         else:
             kind, width = (1 if name in _BLANK_PADDED else 2), _WIDTH[name]
-        app = name not in PUT_CONTEXT and name != "Expiry"
-        spec.append((name, kind, width, offset, _MD_INITIAL[name], DEFAULTS[name], app))
+        spec.append((name, kind, width, offset, _MD_INITIAL[name], DEFAULTS[name],
+                      _source(name)))
         offset += width
     if offset != _STRUCT.size:  # pragma: no cover - the formats above are all i or Ns
         raise AssertionError("context record layout: offsets do not add up")
     initials = {n: getattr(MD, n) for n in ("Priority", "Persistence", "Expiry", "MsgType",
-                                            "ReplyToQ", "MsgId", "CorrelId")}
+                                            "ReplyToQ", "MsgId", "CorrelId", "PutDate",
+                                            "PutTime")}
     set_md_layout(_VERSION, _STRUCT.size, tuple(spec), spec[_EXPIRY_AT][3],
                   _STRUCT.pack(_VERSION, *_DEFAULT_VALUES), initials)
 

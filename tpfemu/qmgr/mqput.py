@@ -48,7 +48,7 @@ from tpfemu.qmgr.mqmd import (
 from tpfemu.qmgr.objects import RemoteQueueDef
 from tpfemu.qmgr.resolve import Resolved
 
-__all__ = ["put", "put1", "put_full"]
+__all__ = ["context_allowed", "put", "put1", "put_full"]
 
 _GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
 _REPLY_Q_AT = context._NAMES.index("ReplyToQ")
@@ -142,9 +142,19 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
     if (leave_plan and not options & ~plans.PLAN_PUT and not resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
-        handle.put_plan = plans.put_plan(conn, generation, queue, first, limit)
+        handle.put_plan = plans.put_plan(conn, generation, queue, first, limit,
+                                         context_allowed(handle.options))
         if handle.closed:  # (closed meanwhile: closing dropped its plans before this)
             handle.put_plan = None
+
+
+def context_allowed(open_options: int) -> int:
+    """The MQPMO_SET_IDENTITY_CONTEXT and MQPMO_SET_ALL_CONTEXT options a handle opened
+    with ``open_options`` may put with (the check of :func:`_check_options`, for a put
+    plan: it declines the others, and this path fails them)."""
+    settable = cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
+    return sum(put_option for put_option, needs, _ in _CONTEXT_NEEDS
+               if put_option & settable and open_options & needs)
 
 
 def _check_options(conn: Connection, handle: Handle, options: int) -> Any:

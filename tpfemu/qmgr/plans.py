@@ -15,9 +15,13 @@ put or get in C (:meth:`CoreQueue.put`/:meth:`CoreQueue.get_body` with no MD,
 changed nothing, whatever the full path must judge (a value out of range or warned
 about, a persistent message to log, ...). What a plan serves:
 
-- MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO)) or our
-  MD; no PMO or our PMO with options among :data:`PLAN_PUT`; no event listener but the
-  journal's EventLog.
+- MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO) and no
+  context option) or our MD; no PMO or our PMO with options among :data:`PLAN_PUT`, at
+  most one context option, and MQPMO_SET_IDENTITY_CONTEXT or MQPMO_SET_ALL_CONTEXT only
+  when the handle's open options allow it (the plan's ``contexts``, from the full
+  path's own check, :func:`tpfemu.qmgr.mqput.context_allowed`); no event listener but
+  the journal's EventLog. With SET_ALL_CONTEXT the MD's PutDate and PutTime are read in
+  C only when plain (digits, in range); anything else goes to the full path.
 - MQGET: no buffer length; no MD or our MD; no GMO or our GMO with options among
   :data:`PLAN_GET`; no browse cursor on the handle; no event listener but the journal's
   EventLog. On a queue where messages can expire (``queue.expiring``), the plan's
@@ -41,6 +45,7 @@ from ecb.resources import open_scopes
 from tpfemu import _lowlevel
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, MD, PMO
+from tpfemu.qmgr import context
 from tpfemu.qmgr.catalog import Generation
 
 __all__ = ["GetPlan", "PLAN_GET", "PLAN_PUT", "PutPlan", "get_plan", "planned_get",
@@ -48,8 +53,10 @@ __all__ = ["GetPlan", "PLAN_GET", "PLAN_PUT", "PutPlan", "get_plan", "planned_ge
 
 #: MQPMO options a put plan serves (MQPMO_NEW_MSG_ID: the core makes the MsgId, as for
 #: MQMI_NONE; MQPMO_SYNCPOINT: the message joins the unit of work, unseen until MQCMIT).
+#: MQPMO_SET_IDENTITY_CONTEXT / SET_ALL_CONTEXT: the context from the MD, see ``contexts``.)
 PLAN_PUT = (cmqc.MQPMO_NO_SYNCPOINT | cmqc.MQPMO_NEW_MSG_ID | cmqc.MQPMO_DEFAULT_CONTEXT
-            | cmqc.MQPMO_FAIL_IF_QUIESCING | cmqc.MQPMO_SYNCPOINT)
+            | cmqc.MQPMO_FAIL_IF_QUIESCING | cmqc.MQPMO_SYNCPOINT
+            | cmqc.MQPMO_SET_IDENTITY_CONTEXT | cmqc.MQPMO_SET_ALL_CONTEXT)
 #: MQGMO options a get plan serves (matching, by the GMO's MatchOptions, is served too).
 PLAN_GET = cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_FAIL_IF_QUIESCING | cmqc.MQGMO_SYNCPOINT
 
@@ -64,7 +71,10 @@ class PutPlan(NamedTuple):
     defpsist: bool               #: DEFPSIST(YES): a put with no MD is left to the full path
     put: Callable[..., None]     #: ``queue.core.put``, for a put with no MD
     put_md: Callable[..., int]   #: ``queue.core.put_md``, for a put with an MD
-    settings: tuple              #: put_md's settings
+    settings: tuple              #: put_md's settings (the default context)
+    set_identity: tuple          #: ... for MQPMO_SET_IDENTITY_CONTEXT
+    set_all: tuple               #: ... for MQPMO_SET_ALL_CONTEXT
+    contexts: int                #: the MQPMO_SET_*_CONTEXT options the handle may use
     events: Any                  #: the event bus: ``active``, ``capture``
     resolved: tuple[bytes, bytes]  #: the PMO's ResolvedQName, ResolvedQMgrName (padded to 48)
     join: Callable[[], int]      #: the unit of work a put in syncpoint joins (0: full)
@@ -85,16 +95,22 @@ class GetPlan(NamedTuple):
     collect: Callable[[Any], int]  #: reports what expired (given the queue), after a get
 
 
+# The context a put takes from its MD, as put_md's settings name it (mdpath.h).
+CONTEXT_DEFAULT, CONTEXT_IDENTITY, CONTEXT_ALL = 0, 1, 2
+
+
 def may_plan(conn: Any) -> bool:
     """Whether a call of ``conn`` just made by the full path may leave a plan: no TPF
     commit scope open on any ECB (a call in one joins it, which a plan does not do)."""
     return not open_scopes() and conn.uow_for(None) is None
 
 
-def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: int) -> PutPlan:
+def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: int,
+             contexts: int = 0) -> PutPlan:
     """The put plan of a handle of ``conn`` on ``queue``, ``first`` the first definition
     of its resolution path (DEFPRTY, DEFPSIST), made by a put through the full path in
-    ``generation``. Never made for a processor-shared queue: its storage (the TPFCS
+    ``generation``; ``contexts``: the MQPMO_SET_*_CONTEXT options the handle's open
+    options allow. Never made for a processor-shared queue: its storage (the TPFCS
     store) has no C fast path."""
     qm = conn.qmgr
     logged = qm.persistence is not None
@@ -105,12 +121,17 @@ def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: i
     if aliases is None:  # (listed once a generation, not at every MQOPEN)
         aliases = frozenset(d.name.encode().ljust(48) for d in qm.catalog.list("QR"))
         generation.memo["reply_aliases"] = aliases
+    rules = (first.defprty, defpsist, logged)
+    reply = (qm.name.encode().ljust(48), aliases)
     return PutPlan(
         generation, queue, first.defprty, limit, defpsist, queue.core.put, queue.core.put_md,
-        (first.defprty, defpsist, logged, conn.put_record, conn.put_outputs,
-         conn.put_initial_names, qm.name.encode().ljust(48), aliases),
-        qm.events, (queue.name.encode().ljust(48), qm.name.encode().ljust(48)), conn.plan_uow,
-        conn.plan_joined)
+        (*rules, conn.put_record, conn.put_outputs, conn.put_initial_names, *reply,
+         CONTEXT_DEFAULT),
+        (*rules, context.origin_record(conn.origin_context), {}, (), *reply,
+         CONTEXT_IDENTITY),
+        (*rules, context.default_record(), {}, (), *reply, CONTEXT_ALL),
+        contexts, qm.events, (queue.name.encode().ljust(48), qm.name.encode().ljust(48)),
+        conn.plan_uow, conn.plan_joined)
 
 
 def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:
