@@ -38,6 +38,7 @@ import socket
 import struct
 import threading
 import time
+from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,9 @@ POLL = 0.2  # seconds a get waits, so that STOP is noticed
 _EXPIRY_AT = 104 + 16  # the MQXQH's MQMD Expiry (native byte order)
 _I32 = struct.Struct("=i")
 _FLUSH = 256 * 1024  # bytes of encoded segments written at once
+WINDOW = 2  # batches on the wire waiting for their STATUS, at most
+SLOTS = WINDOW + 1  # MQI connections: one a batch on the wire, one for the next batch
+_NO_LUWID = bytes(8)
 _TSH = 28  # the TSH a message channel sends
 _ONE = ControlFlags.FIRST | ControlFlags.LAST
 _ONE_CONFIRM = _ONE | ControlFlags.CONFIRM_REQ
@@ -138,17 +142,17 @@ class Sender:
         self.manager.say(f"CHNL{severity_id} {self.manager.cpu} CHL {self.name} {text}")
 
     def _run(self) -> None:
-        qm = side = None
+        conns: list[mqi.QueueManager] = []
         try:
-            qm = mqi.connect(self.manager.qmgr_name)
-            side = mqi.connect(self.manager.qmgr_name)
-            self._retrying(qm, SyncStore(qm), SyncStore(side))
+            for _ in range(SLOTS):
+                conns.append(mqi.connect(self.manager.qmgr_name))
+            self._retrying([SyncStore(qm) for qm in conns])
         except Exception as exc:  # noqa: BLE001 - the agent must end with a reason
             self._say("0109E", f"ENDED ABNORMALLY: {exc!r}")
             self.status.set("STOPPED", f"ENDED ABNORMALLY: {exc}")
         finally:
-            for conn in (qm, side):
-                if conn is not None and conn.is_connected:
+            for conn in conns:
+                if conn.is_connected:
                     try:
                         conn.backout()
                         conn.disconnect()
@@ -156,24 +160,25 @@ class Sender:
                         pass
             self.manager.ended(self)
 
-    def _retrying(self, qm: mqi.QueueManager, store: SyncStore, side: SyncStore) -> None:
+    def _retrying(self, stores: list[SyncStore]) -> None:
+        connections = [store.qm for store in stores]
         short, long = self.d.shortrty, self.d.longrty
         while not self._stop.is_set():
             self.status.set("STARTING")
             try:
-                if self._session(qm, store, side):
+                if self._session(stores):
                     short, long = self.d.shortrty, self.d.longrty  # a session ran: reset
                 if self._stop.is_set():
                     break
                 reason = "CONNECTION CLOSED"
             except ChannelRefused as exc:
-                self._backout(qm, side.qm)  # the batch stays on the transmission queue (in doubt)
+                self._backout(*connections)  # the batch stays on the transmission queue (in doubt)
                 self._say("0104E", f"STOPPED: {exc}")
                 self.status.set("STOPPED", str(exc))
                 return
             except (LinkDown, OSError) as exc:
                 reason = str(exc) or type(exc).__name__
-            self._backout(qm, side.qm)
+            self._backout(*connections)
             if self._stop.is_set():
                 break
             if short > 0:
@@ -201,7 +206,7 @@ class Sender:
 
     # -- one session --------------------------------------------------------------------
 
-    def _session(self, qm: mqi.QueueManager, store: SyncStore, side: SyncStore) -> bool:
+    def _session(self, stores: list[SyncStore]) -> bool:
         """Connect, bind, synchronise and send batches until stopped. True once bound."""
         address = self.d.address
         assert address is not None  # (a sender has a CONNAME)
@@ -211,13 +216,14 @@ class Sender:
         try:
             agreed = self._bind(link)
             self.status.peer = agreed.qmgr_name
+            store = stores[0]
             record = self.manager.record(self.name, store)
-            record = self._synchronise(link, qm, store, record)
+            record = self._synchronise(link, store.qm, store, record)
             self.status.set("RUNNING", "")
             self._say("0101I", f"RUNNING TO {agreed.qmgr_name} AT {address[0]}({address[1]})"
                                f" BATCHSZ-{agreed.batch_size}"
                                f"{' SPEED-FAST' if agreed.fast else ''}")
-            slots = (_Slot(self, store), _Slot(self, side))
+            slots = [_Slot(self, each) for each in stores]
             try:
                 self._batches(link, slots, agreed, record)
             finally:
@@ -280,8 +286,12 @@ class Sender:
             record.seq, record.luwid)
         link.send(resync_segment(seq, luwid))
         committed = self._expect_status(link) == 1
+        prior_committed = False
+        if record.has_prior and not committed:  # the batch before it may have been
+            link.send(resync_segment(record.prior_seq, record.prior_luwid))
+            prior_committed = self._expect_status(link) == 1
         if record.indoubt:
-            record = self._settle(qm, store, record, committed)
+            record = self._settle(qm, store, record, committed, prior_committed)
         link.send(reset_segment(record.seq))
         self._expect_status(link)
         self.manager.remember(self.name, record)
@@ -289,17 +299,24 @@ class Sender:
         return record
 
     def _settle(self, qm: mqi.QueueManager, store: SyncStore, record: SyncRecord,
-                committed: bool) -> SyncRecord:
-        """The in-doubt batch: remove its messages if the receiver committed it."""
+                committed: bool, prior_committed: bool = False) -> SyncRecord:
+        """The in-doubt batches: remove the messages of those the receiver committed
+        (the prior one too when the last one was; the receiver commits in order)."""
         if committed:
-            self.remove(qm, record.msg_ids)
-            settled = replace(record, seq=record.cur_seq, luwid=record.cur_luwid,
-                              indoubt=False, msg_ids=())
+            ids = (record.prior_ids if record.has_prior else ()) + record.msg_ids
+            self.remove(qm, ids)
+            settled = record.settled(record.cur_seq, record.cur_luwid)
             self._say("0106I", f"IN-DOUBT BATCH {record.cur_luwid.hex().upper()} WAS"
-                               f" COMMITTED BY THE RECEIVER: {len(record.msg_ids)} MESSAGE(S)"
-                               " REMOVED")
+                               f" COMMITTED BY THE RECEIVER: {len(ids)} MESSAGE(S) REMOVED")
+        elif prior_committed:
+            self.remove(qm, record.prior_ids)
+            settled = record.settled(record.prior_seq, record.prior_luwid)
+            self._say("0106I", f"IN-DOUBT BATCH {record.prior_luwid.hex().upper()} WAS"
+                               f" COMMITTED BY THE RECEIVER: {len(record.prior_ids)}"
+                               f" MESSAGE(S) REMOVED; BATCH {record.cur_luwid.hex().upper()}"
+                               " WAS NOT: IT IS SENT AGAIN")
         else:
-            settled = replace(record, indoubt=False, msg_ids=())
+            settled = record.settled()
             self._say("0106I", f"IN-DOUBT BATCH {record.cur_luwid.hex().upper()} WAS NOT"
                                " COMMITTED BY THE RECEIVER: IT IS SENT AGAIN")
         store.write(settled)
@@ -327,24 +344,24 @@ class Sender:
 
     # -- batches ------------------------------------------------------------------------
 
-    def _batches(self, link: Link, slots: tuple[_Slot, _Slot], agreed: InitialData,
+    def _batches(self, link: Link, slots: list[_Slot], agreed: InitialData,
                  record: SyncRecord) -> None:
-        """Send batches until stopped, one confirmation outstanding at a time but with
-        the next batch on the wire meanwhile (see :class:`_Slot`)."""
+        """Send batches until stopped, up to :data:`WINDOW` of them waiting for their
+        STATUS (see :class:`_Slot`). ``record`` is the last committed batch's."""
         sync = cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT if agreed.fast else cmqc.MQGMO_SYNCPOINT
         wait_gmo = GMO(Options=sync | cmqc.MQGMO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING,
                        WaitInterval=int(POLL * 1000))
         more_gmo = GMO(Options=sync | cmqc.MQGMO_NO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING)
         last_sent = time.monotonic()
-        inflight: Batch | None = None  # sent with CONFIRM_REQUEST, its STATUS not yet read
+        waiting: deque[Batch] = deque()  # sent with CONFIRM_REQUEST, oldest first
         turn = 0
         while not self._stop.is_set():
             slot = slots[turn]
-            batch = Batch(self, link, agreed, inflight.seq if inflight else record.seq, slot)
-            first = self._get(slot.xmitq, more_gmo if inflight else wait_gmo)
+            batch = Batch(self, link, agreed, waiting[-1].seq if waiting else record.seq, slot)
+            first = self._get(slot.xmitq, more_gmo if waiting else wait_gmo)
             if first is None:
-                if inflight is not None:  # nothing more yet: settle the batch on the wire
-                    record, inflight = self._finish(inflight, record, None), None
+                if waiting:  # nothing more yet: settle the batches on the wire
+                    record = self._finish(waiting, record, None)
                 elif agreed.heartbeat_interval and \
                         time.monotonic() - last_sent >= agreed.heartbeat_interval:
                     link.send(heartbeat_segment())
@@ -362,30 +379,31 @@ class Sender:
             if batch.pending is None:  # only fast nonpersistent messages: nothing to confirm
                 self.status.counted(batch.sent, batch.nbytes)
                 continue  # (the same slot: a dead-lettered put stays in its unit of work)
-            if inflight is not None:
-                record = self._finish(inflight, record, batch)
+            if len(waiting) == WINDOW:
+                record = self._finish(waiting, record, batch)
             elif batch.persistent_count:  # durable before the receiver can commit it
-                slots[1 - turn].store.save(batch.doubt(record))
-            batch.confirm(record)
-            inflight, turn = batch, 1 - turn
-        if inflight is not None:  # MODE-QUIESCE: the batch on the wire ends first
-            self._finish(inflight, record, None)
+                slots[(turn + 1) % SLOTS].store.save(_in_doubt(record, [*waiting, batch]))
+            batch.confirm(_in_doubt(record, [*waiting, batch]))
+            waiting.append(batch)
+            turn = (turn + 1) % SLOTS
+        while waiting:  # MODE-QUIESCE: the batches on the wire end first
+            record = self._finish(waiting, record, None)
 
-    def _finish(self, batch: Batch, record: SyncRecord, following: Batch | None
+    def _finish(self, waiting: deque[Batch], record: SyncRecord, following: Batch | None
                 ) -> SyncRecord:
-        """Read ``batch``'s STATUS and commit its gets. The channel's record rides in the
-        same unit of work (so in the same log sync): the following batch's in-doubt
-        record when it holds a persistent message, else the cleared one when ``batch``
-        did. Returns the channel's new record."""
+        """Read the STATUS of the oldest batch waiting and commit its gets. The channel's
+        record rides in the same unit of work (so in the same log sync) when a batch it
+        concerns holds a persistent message: the batches then in doubt are the others
+        waiting and ``following`` (about to ask for confirmation). Returns the channel's
+        new record (the last committed batch's)."""
+        batch = waiting.popleft()
         batch.await_status()
-        done = replace(record, seq=batch.seq, luwid=batch.luwid, indoubt=False, msg_ids=())
-        durable = done if batch.persistent_count else None
-        if following is not None and following.persistent_count:
-            durable = following.doubt(done)
-        if durable is not None:
-            batch.slot.store.write(durable)
+        done = record.settled(batch.seq, batch.luwid)
+        after = [*waiting, following] if following is not None else list(waiting)
+        if batch.persistent_count or any(b.persistent_count for b in after):
+            batch.slot.store.write(_in_doubt(done, after))
         batch.slot.qm.commit()
-        batch.committed(done)
+        batch.committed(done, _in_doubt(done, list(waiting)))
         return done
 
     @staticmethod
@@ -511,16 +529,12 @@ class Batch:
             self.out_bytes = 0
             self.link.send_bytes(data)
 
-    def doubt(self, record: SyncRecord) -> SyncRecord:
-        """The channel's record with this batch in doubt (``record``: the last committed)."""
-        return replace(record, indoubt=True, cur_seq=self.seq, cur_luwid=self.luwid,
-                       msg_ids=tuple(self.msg_ids))
-
-    def confirm(self, record: SyncRecord) -> None:
+    def confirm(self, doubt: SyncRecord) -> None:
         """Send the held-back last message with CONFIRM_REQUEST: the batch is in doubt
-        from now on (its record, when it holds a persistent message, is durable already)."""
+        from now on, as ``doubt`` says (durable already when the batch holds a persistent
+        message)."""
         sender = self.sender
-        sender.manager.remember(sender.name, self.doubt(record))
+        sender.manager.remember(sender.name, doubt)
         self._send(self.pending_seq, self.pending or b"", confirm=True)
         self.flush()
         sender.manager.event("channel-send", sender.d.xmitq, channel=sender.name,
@@ -539,15 +553,30 @@ class Batch:
                                  msgs=len(self.msg_ids))
             raise
 
-    def committed(self, done: SyncRecord) -> None:
-        """The batch's gets are committed: journal it and show the new record."""
+    def committed(self, done: SyncRecord, now: SyncRecord) -> None:
+        """The batch's gets are committed (``done``: it as the last committed batch;
+        ``now``: with the batches still in doubt): journal it and show ``now``."""
         sender, status = self.sender, self.sender.status
         sender.manager.event("channel-commit", sender.d.xmitq, channel=sender.name,
                              seq=self.seq, luwid=self.luwid.hex().upper(),
                              msgs=len(self.msg_ids))
-        sender.manager.remember(sender.name, done)
-        status.committed(self.seq, self.luwid)
+        sender.manager.remember(sender.name, now)
+        status.committed(done.seq, done.luwid)
         status.counted(self.sent, self.nbytes, 1)
+
+
+def _in_doubt(done: SyncRecord, batches: list[Batch]) -> SyncRecord:
+    """``done`` (nothing in doubt) with ``batches`` (oldest first, at most two) in doubt:
+    the newest as the in-doubt batch, the one before it as the prior one."""
+    if not batches:
+        return done
+    newest = batches[-1]
+    prior = batches[-2] if len(batches) > 1 else None
+    return replace(done, indoubt=True, cur_seq=newest.seq, cur_luwid=newest.luwid,
+                   msg_ids=tuple(newest.msg_ids),
+                   prior_seq=prior.seq if prior else 0,
+                   prior_luwid=prior.luwid if prior else _NO_LUWID,
+                   prior_ids=tuple(prior.msg_ids) if prior else ())
 
 
 def _with_expiry(data: bytes, expiry: int) -> bytes:
