@@ -195,3 +195,25 @@ def test_mde_structure_is_72_bytes() -> None:
     """MQMDE packs to IBM's 72 bytes with StrucId 'MDE ' and Version 2."""
     raw = MDE().pack()
     assert len(raw) == 72 and raw[:4] == b"MDE " and struct.unpack_from("<ii", raw, 4) == (2, 72)
+
+
+def test_one_unpack_message_reader_agrees_with_the_general_one() -> None:
+    """A plain little-endian message read in one unpack gives the same sequence number,
+    MQXQH, MQMD and data as the general reader; a message with an MQMDE is left to it."""
+    from tpfemu.channels.fap.byteorder import from_wire
+    from tpfemu.channels.fap.message import _decode_plain
+
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(Expiry=77, CorrelId=b"C" * 24,
+                                                    ReplyToQMgr=b"QMA"), b"data")
+    got = _decode_plain(encode_message(9, xmit))
+    assert got is not None and got.seq == 9 and got.data == b"data" and not got.has_mde
+    assert got.xqh == from_wire(XQH, xmit, big_endian=False)
+    assert got.md is got.xqh.MsgDesc and got.md.get() == XQH.from_bytes(xmit).MsgDesc.get()
+    with_mde = build_transmission("LOCAL.Q", "QMB", _md(MsgSeqNumber=2), b"data")
+    assert _decode_plain(encode_message(9, with_mde)) is None
+    assert decode_message(encode_message(9, with_mde), False).md.MsgSeqNumber == 2
+    short = encode_message(9, xmit)[:-1]  # MsgLength now one more than the body holds
+    assert _decode_plain(short) is None
+    with pytest.raises(FapError) as refused:
+        decode_message(short, False)
+    assert refused.value.status == StatusCode.PROTOCOL_MSH_ERROR

@@ -77,16 +77,19 @@ class Deliverer:
         self.bridge = bridge
         self.dlq_used = False
         self.dead_lettered = 0
-        self._open: OrderedDict[tuple[str, str], mqi.Queue] = OrderedDict()
+        self._open: OrderedDict[tuple[Any, Any], mqi.Queue] = OrderedDict()
+        self._pmo = PMO(Options=_PUT)  # (an MQPUT only writes its outputs into it)
 
-    def _queue(self, qname: str, qmgr: str) -> mqi.Queue:
+    def _queue(self, qname: Any, qmgr: Any) -> mqi.Queue:
+        """The open destination named ``qname`` at ``qmgr`` (text, or blank-padded bytes
+        as an MQXQH carries them: the cache is keyed by the names as given)."""
         key = (qname, qmgr)
         queue = self._open.get(key)
         if queue is not None:
             self._open.move_to_end(key)
             return queue
-        queue = mqi.Queue(self.qm, OD(ObjectName=qname.encode(), ObjectQMgrName=qmgr.encode()),
-                          _OPEN)
+        queue = mqi.Queue(self.qm, OD(ObjectName=_text(qname).encode(),
+                                      ObjectQMgrName=_text(qmgr).encode()), _OPEN)
         self._open[key] = queue
         if len(self._open) > _CACHE:
             _, old = self._open.popitem(last=False)
@@ -105,25 +108,25 @@ class Deliverer:
         while self._open:
             self._close(self._open.popitem()[1])
 
-    def deliver(self, remote_q: str, remote_qmgr: str, md: MD, data: bytes, *,
-                fast: bool = False) -> str:
+    def deliver(self, remote_q: str | bytes, remote_qmgr: str | bytes, md: MD, data: bytes,
+                *, fast: bool = False) -> str:
         """Put one received message in the batch's unit of work; returns where it went:
-        ``"queue"``, ``"bridge"`` or ``"dlq"``.
+        ``"queue"``, ``"bridge"`` or ``"dlq"``. The names may be text or the MQXQH's
+        blank-padded bytes.
 
         :raises NoDeadLetterQueue: it could not be dead-lettered either.
         """
-        remote_q, remote_qmgr = _text(remote_q), _text(remote_qmgr)
         if fast and md.Persistence != cmqc.MQPER_PERSISTENT:
             return self._to_bridge(md, data)
         try:
-            self._queue(remote_q, remote_qmgr).put(data, md, PMO(Options=_PUT))
+            self._queue(remote_q, remote_qmgr).put(data, md, self._pmo)
             return "queue"
         except errors.MQMIError as exc:
             if exc.comp == errors.MQCC_WARNING:
                 return "queue"  # put, with a warning
             self._drop((remote_q, remote_qmgr))
             reason = exc.reason
-        self.dead_letter(md, data, reason, remote_q, remote_qmgr)
+        self.dead_letter(md, data, reason, _text(remote_q), _text(remote_qmgr))
         return "dlq"
 
     def deliver_now(self, remote_q: str, remote_qmgr: str, md: MD, data: bytes) -> str:
@@ -132,7 +135,7 @@ class Deliverer:
         del remote_q, remote_qmgr  # a fast nonpersistent message never goes to a queue
         return self._to_bridge(md, data, syncpoint=False)
 
-    def _drop(self, key: tuple[str, str]) -> None:
+    def _drop(self, key: tuple[Any, Any]) -> None:
         queue = self._open.pop(key, None)
         if queue is not None:
             self._close(queue)

@@ -281,11 +281,11 @@ class ChannelManager:
                 return "IT IS NOT IN DOUBT - NOTHING TO RESOLVE"
             removed = 0
             if action == "COMMIT":
-                removed = Sender(self, definition).remove(store.qm, record.msg_ids)
-                new = replace(record, seq=record.cur_seq, luwid=record.cur_luwid,
-                              indoubt=False, msg_ids=())
+                ids = (record.prior_ids if record.has_prior else ()) + record.msg_ids
+                removed = Sender(self, definition).remove(store.qm, ids)
+                new = record.settled(record.cur_seq, record.cur_luwid)
             else:
-                new = replace(record, indoubt=False, msg_ids=())
+                new = record.settled()
             store.write(new)
             store.qm.commit()
         self.remember(name, new)

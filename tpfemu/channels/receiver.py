@@ -234,6 +234,8 @@ class _Session:
         self.reassembler = Reassembler(agreed.max_msg_len)
         self.msgs = self.nbytes = 0
         self.persistent = False
+        self.fast_channel = agreed.fast
+        self.wrap = agreed.seq_wrap
 
     def handle(self, seg: Segment) -> None:
         kind = seg.seg_type
@@ -265,12 +267,12 @@ class _Session:
 
     def message(self, body: bytes, seg: Segment) -> None:
         msg = decode_message(body, seg.big_endian)
-        xqh = msg.xqh
-        fast_np = self.agreed.fast and msg.md.Persistence != cmqc.MQPER_PERSISTENT
-        if fast_np and msg.seq == 0:
-            self.fast(msg.md, msg.data, xqh)
+        xqh, md = msg.xqh, msg.md
+        persistent = md.Persistence == cmqc.MQPER_PERSISTENT
+        if self.fast_channel and not persistent and msg.seq == 0:
+            self.fast(md, msg.data, xqh)
             return
-        expected = self.seq % self.agreed.seq_wrap + 1
+        expected = self.seq % self.wrap + 1
         if msg.seq != expected:
             self.qm.backout()
             self.r.manager.stopped(self.r.name, f"MESSAGE SEQUENCE ERROR: {msg.seq} "
@@ -280,15 +282,15 @@ class _Session:
             raise _Stop(f"MESSAGE SEQUENCE ERROR: {msg.seq} RECEIVED, {expected} EXPECTED")
         self.seq = expected
         try:
-            self.deliverer.deliver(xqh.RemoteQName, xqh.RemoteQMgrName, msg.md, msg.data,
-                                   fast=self.agreed.fast)
+            self.deliverer.deliver(xqh.RemoteQName, xqh.RemoteQMgrName, md, msg.data,
+                                   fast=self.fast_channel)
         except NoDeadLetterQueue as exc:
             self.qm.backout()
             self.r.manager.stopped(self.r.name, f"NO DEAD-LETTER QUEUE: {exc}")
             raise _Stop(f"STOPPED: {exc}", StatusCode.CAN_NOT_STORE) from exc
         self.msgs += 1
         self.nbytes += len(msg.data)
-        self.persistent |= msg.md.Persistence == cmqc.MQPER_PERSISTENT
+        self.persistent |= persistent
         if seg.confirm_requested:
             self.commit(seg.luwid)
 

@@ -20,6 +20,10 @@ A session (docs/channels.md has the state machine):
    batch's MsgIds, sequence number and LUWID are recorded as in doubt (durably when the
    batch holds a persistent message: :mod:`tpfemu.channels.syncstore`). The receiver
    answers STATUS after it committed; only then does the sender commit its gets.
+   Batches alternate between two MQI connections (:class:`_Slot`): the next batch is
+   got and sent while the last one's STATUS is on its way, and the last one's gets are
+   committed together with the next one's in-doubt record, in one unit of work, before
+   the next one asks for confirmation. One batch at most is ever in doubt.
    An idle channel sends a HEARTBEAT every HBINT seconds and expects the answer.
 4. A broken connection backs the batch out (its messages stay on the transmission queue,
    in doubt) and the channel retries: SHORTRTY times every SHORTTMR seconds, then LONGRTY
@@ -34,12 +38,15 @@ import socket
 import struct
 import threading
 import time
+from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
 from tpfemu.channels.fap import (
+    MSH_SIZE,
+    ControlFlags,
     FapError,
     InitialData,
     NegotiationError,
@@ -51,6 +58,7 @@ from tpfemu.channels.fap import (
     decode_status,
     encode_id,
     encode_message,
+    encode_message_segment,
     encode_segment,
     heartbeat_segment,
     negotiate,
@@ -77,6 +85,12 @@ POLL = 0.2  # seconds a get waits, so that STOP is noticed
 _EXPIRY_AT = 104 + 16  # the MQXQH's MQMD Expiry (native byte order)
 _I32 = struct.Struct("=i")
 _FLUSH = 256 * 1024  # bytes of encoded segments written at once
+WINDOW = 2  # batches on the wire waiting for their STATUS, at most
+SLOTS = WINDOW + 1  # MQI connections: one a batch on the wire, one for the next batch
+_NO_LUWID = bytes(8)
+_TSH = 28  # the TSH a message channel sends
+_ONE = ControlFlags.FIRST | ControlFlags.LAST
+_ONE_CONFIRM = _ONE | ControlFlags.CONFIRM_REQ
 
 
 class ChannelRefused(errors.TpfEmuError):
@@ -98,7 +112,6 @@ class Sender:
         self.mode = ""
         self._stop = threading.Event()
         self.link: Link | None = None
-        self.dlq: Deliverer | None = None
         self.thread = threading.Thread(target=self._run, name=f"MCA SDR {self.name}",
                                        daemon=True)
 
@@ -129,17 +142,17 @@ class Sender:
         self.manager.say(f"CHNL{severity_id} {self.manager.cpu} CHL {self.name} {text}")
 
     def _run(self) -> None:
-        qm = side = None
+        conns: list[mqi.QueueManager] = []
         try:
-            qm = mqi.connect(self.manager.qmgr_name)
-            side = mqi.connect(self.manager.qmgr_name)
-            self._retrying(qm, SyncStore(qm), SyncStore(side))
+            for _ in range(SLOTS):
+                conns.append(mqi.connect(self.manager.qmgr_name))
+            self._retrying([SyncStore(qm) for qm in conns])
         except Exception as exc:  # noqa: BLE001 - the agent must end with a reason
             self._say("0109E", f"ENDED ABNORMALLY: {exc!r}")
             self.status.set("STOPPED", f"ENDED ABNORMALLY: {exc}")
         finally:
-            for conn in (qm, side):
-                if conn is not None and conn.is_connected:
+            for conn in conns:
+                if conn.is_connected:
                     try:
                         conn.backout()
                         conn.disconnect()
@@ -147,24 +160,25 @@ class Sender:
                         pass
             self.manager.ended(self)
 
-    def _retrying(self, qm: mqi.QueueManager, store: SyncStore, side: SyncStore) -> None:
+    def _retrying(self, stores: list[SyncStore]) -> None:
+        connections = [store.qm for store in stores]
         short, long = self.d.shortrty, self.d.longrty
         while not self._stop.is_set():
             self.status.set("STARTING")
             try:
-                if self._session(qm, store, side):
+                if self._session(stores):
                     short, long = self.d.shortrty, self.d.longrty  # a session ran: reset
                 if self._stop.is_set():
                     break
                 reason = "CONNECTION CLOSED"
             except ChannelRefused as exc:
-                self._backout(qm)  # the batch stays on the transmission queue (in doubt)
+                self._backout(*connections)  # the batch stays on the transmission queue (in doubt)
                 self._say("0104E", f"STOPPED: {exc}")
                 self.status.set("STOPPED", str(exc))
                 return
             except (LinkDown, OSError) as exc:
                 reason = str(exc) or type(exc).__name__
-            self._backout(qm)
+            self._backout(*connections)
             if self._stop.is_set():
                 break
             if short > 0:
@@ -183,15 +197,16 @@ class Sender:
         self._say("0102I", f"STOPPED (MODE-{self.mode or 'QUIESCE'})")
 
     @staticmethod
-    def _backout(qm: mqi.QueueManager) -> None:
-        try:
-            qm.backout()
-        except errors.MQMIError:
-            pass
+    def _backout(*connections: mqi.QueueManager) -> None:
+        for qm in connections:
+            try:
+                qm.backout()
+            except errors.MQMIError:
+                pass
 
     # -- one session --------------------------------------------------------------------
 
-    def _session(self, qm: mqi.QueueManager, store: SyncStore, side: SyncStore) -> bool:
+    def _session(self, stores: list[SyncStore]) -> bool:
         """Connect, bind, synchronise and send batches until stopped. True once bound."""
         address = self.d.address
         assert address is not None  # (a sender has a CONNAME)
@@ -201,13 +216,19 @@ class Sender:
         try:
             agreed = self._bind(link)
             self.status.peer = agreed.qmgr_name
+            store = stores[0]
             record = self.manager.record(self.name, store)
-            record = self._synchronise(link, qm, store, record)
+            record = self._synchronise(link, store.qm, store, record)
             self.status.set("RUNNING", "")
             self._say("0101I", f"RUNNING TO {agreed.qmgr_name} AT {address[0]}({address[1]})"
                                f" BATCHSZ-{agreed.batch_size}"
                                f"{' SPEED-FAST' if agreed.fast else ''}")
-            self._batches(link, qm, side, agreed, record)
+            slots = [_Slot(self, each) for each in stores]
+            try:
+                self._batches(link, slots, agreed, record)
+            finally:
+                for slot in slots:
+                    slot.close()
             if self._stop.is_set() and self.mode != "FORCE":
                 link.send(close_segment())
             return True
@@ -265,8 +286,12 @@ class Sender:
             record.seq, record.luwid)
         link.send(resync_segment(seq, luwid))
         committed = self._expect_status(link) == 1
+        prior_committed = False
+        if record.has_prior and not committed:  # the batch before it may have been
+            link.send(resync_segment(record.prior_seq, record.prior_luwid))
+            prior_committed = self._expect_status(link) == 1
         if record.indoubt:
-            record = self._settle(qm, store, record, committed)
+            record = self._settle(qm, store, record, committed, prior_committed)
         link.send(reset_segment(record.seq))
         self._expect_status(link)
         self.manager.remember(self.name, record)
@@ -274,17 +299,24 @@ class Sender:
         return record
 
     def _settle(self, qm: mqi.QueueManager, store: SyncStore, record: SyncRecord,
-                committed: bool) -> SyncRecord:
-        """The in-doubt batch: remove its messages if the receiver committed it."""
+                committed: bool, prior_committed: bool = False) -> SyncRecord:
+        """The in-doubt batches: remove the messages of those the receiver committed
+        (the prior one too when the last one was; the receiver commits in order)."""
         if committed:
-            self.remove(qm, record.msg_ids)
-            settled = replace(record, seq=record.cur_seq, luwid=record.cur_luwid,
-                              indoubt=False, msg_ids=())
+            ids = (record.prior_ids if record.has_prior else ()) + record.msg_ids
+            self.remove(qm, ids)
+            settled = record.settled(record.cur_seq, record.cur_luwid)
             self._say("0106I", f"IN-DOUBT BATCH {record.cur_luwid.hex().upper()} WAS"
-                               f" COMMITTED BY THE RECEIVER: {len(record.msg_ids)} MESSAGE(S)"
-                               " REMOVED")
+                               f" COMMITTED BY THE RECEIVER: {len(ids)} MESSAGE(S) REMOVED")
+        elif prior_committed:
+            self.remove(qm, record.prior_ids)
+            settled = record.settled(record.prior_seq, record.prior_luwid)
+            self._say("0106I", f"IN-DOUBT BATCH {record.prior_luwid.hex().upper()} WAS"
+                               f" COMMITTED BY THE RECEIVER: {len(record.prior_ids)}"
+                               f" MESSAGE(S) REMOVED; BATCH {record.cur_luwid.hex().upper()}"
+                               " WAS NOT: IT IS SENT AGAIN")
         else:
-            settled = replace(record, indoubt=False, msg_ids=())
+            settled = record.settled()
             self._say("0106I", f"IN-DOUBT BATCH {record.cur_luwid.hex().upper()} WAS NOT"
                                " COMMITTED BY THE RECEIVER: IT IS SENT AGAIN")
         store.write(settled)
@@ -312,40 +344,67 @@ class Sender:
 
     # -- batches ------------------------------------------------------------------------
 
-    def _batches(self, link: Link, qm: mqi.QueueManager, side: SyncStore,
-                 agreed: InitialData, record: SyncRecord) -> None:
-        xmitq = mqi.Queue(qm, self.d.xmitq, cmqc.MQOO_INPUT_SHARED | cmqc.MQOO_FAIL_IF_QUIESCING)
-        self.dlq = Deliverer(qm, self.name, self.manager.qmgr_name)
-        fast = agreed.fast
-        sync = cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT if fast else cmqc.MQGMO_SYNCPOINT
+    def _batches(self, link: Link, slots: list[_Slot], agreed: InitialData,
+                 record: SyncRecord) -> None:
+        """Send batches until stopped, up to :data:`WINDOW` of them waiting for their
+        STATUS (see :class:`_Slot`). ``record`` is the last committed batch's."""
+        sync = cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT if agreed.fast else cmqc.MQGMO_SYNCPOINT
         wait_gmo = GMO(Options=sync | cmqc.MQGMO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING,
                        WaitInterval=int(POLL * 1000))
         more_gmo = GMO(Options=sync | cmqc.MQGMO_NO_WAIT | cmqc.MQGMO_FAIL_IF_QUIESCING)
         last_sent = time.monotonic()
-        try:
-            while not self._stop.is_set():
-                batch = Batch(self, link, agreed, record)
-                first = self._get(xmitq, wait_gmo)
-                if first is None:
-                    if agreed.heartbeat_interval and \
-                            time.monotonic() - last_sent >= agreed.heartbeat_interval:
-                        link.send(heartbeat_segment())
-                        self._expect_heartbeat(link)
-                        last_sent = time.monotonic()
-                    continue
-                batch.add(*first)
-                while batch.persistent_count + batch.held < agreed.batch_size:
-                    got = self._get(xmitq, more_gmo)
-                    if got is None:
-                        break
-                    batch.add(*got)
-                record = batch.end(qm, side)
-                last_sent = time.monotonic()
-        finally:
-            try:
-                xmitq.close()
-            except errors.MQMIError:
-                pass
+        waiting: deque[Batch] = deque()  # sent with CONFIRM_REQUEST, oldest first
+        turn = 0
+        while not self._stop.is_set():
+            slot = slots[turn]
+            batch = Batch(self, link, agreed, waiting[-1].seq if waiting else record.seq, slot)
+            first = self._get(slot.xmitq, more_gmo if waiting else wait_gmo)
+            if first is None:
+                if waiting:  # nothing more yet: settle the batches on the wire
+                    record = self._finish(waiting, record, None)
+                elif agreed.heartbeat_interval and \
+                        time.monotonic() - last_sent >= agreed.heartbeat_interval:
+                    link.send(heartbeat_segment())
+                    self._expect_heartbeat(link)
+                    last_sent = time.monotonic()
+                continue
+            batch.add(*first)
+            while batch.persistent_count + batch.held < agreed.batch_size:
+                got = self._get(slot.xmitq, more_gmo)
+                if got is None:
+                    break
+                batch.add(*got)
+            batch.flush()
+            last_sent = time.monotonic()
+            if batch.pending is None:  # only fast nonpersistent messages: nothing to confirm
+                self.status.counted(batch.sent, batch.nbytes)
+                continue  # (the same slot: a dead-lettered put stays in its unit of work)
+            if len(waiting) == WINDOW:
+                record = self._finish(waiting, record, batch)
+            elif batch.persistent_count:  # durable before the receiver can commit it
+                slots[(turn + 1) % SLOTS].store.save(_in_doubt(record, [*waiting, batch]))
+            batch.confirm(_in_doubt(record, [*waiting, batch]))
+            waiting.append(batch)
+            turn = (turn + 1) % SLOTS
+        while waiting:  # MODE-QUIESCE: the batches on the wire end first
+            record = self._finish(waiting, record, None)
+
+    def _finish(self, waiting: deque[Batch], record: SyncRecord, following: Batch | None
+                ) -> SyncRecord:
+        """Read the STATUS of the oldest batch waiting and commit its gets. The channel's
+        record rides in the same unit of work (so in the same log sync) when a batch it
+        concerns holds a persistent message: the batches then in doubt are the others
+        waiting and ``following`` (about to ask for confirmation). Returns the channel's
+        new record (the last committed batch's)."""
+        batch = waiting.popleft()
+        batch.await_status()
+        done = record.settled(batch.seq, batch.luwid)
+        after = [*waiting, following] if following is not None else list(waiting)
+        if batch.persistent_count or any(b.persistent_count for b in after):
+            batch.slot.store.write(_in_doubt(done, after))
+        batch.slot.qm.commit()
+        batch.committed(done, _in_doubt(done, list(waiting)))
+        return done
 
     @staticmethod
     def _get(xmitq: mqi.Queue, gmo: GMO) -> tuple[MD, bytes] | None:
@@ -367,18 +426,45 @@ class Sender:
             raise ChannelRefused(f"EXPECTED A HEARTBEAT, RECEIVED {_type_name(seg)}")
 
 
+class _Slot:
+    """One of a sender's two MQI connections, with its transmission-queue handle, its
+    view of the synchronisation store and its dead-letter deliverer.
+
+    Batches alternate between the two slots. While batch k+1 is got and sent on one,
+    batch k waits for its STATUS on the other; once that arrives, batch k's gets are
+    committed together with batch k+1's in-doubt record (one log sync for both), and
+    only then does batch k+1's last message ask for confirmation. So at most one batch
+    is ever in doubt, its record is durable before the receiver can commit it, and the
+    receiver's work on batch k+1 overlaps the sender's commit of batch k.
+    """
+
+    def __init__(self, sender: Sender, store: SyncStore) -> None:
+        self.qm = store.qm
+        self.store = store
+        self.xmitq = mqi.Queue(self.qm, sender.d.xmitq,
+                               cmqc.MQOO_INPUT_SHARED | cmqc.MQOO_FAIL_IF_QUIESCING)
+        self.dlq = Deliverer(self.qm, sender.name, sender.manager.qmgr_name)
+
+    def close(self) -> None:
+        """Close the transmission queue's handle (not the connection)."""
+        try:
+            self.xmitq.close()
+        except errors.MQMIError:
+            pass
+
+
 class Batch:
     """One batch being sent: messages are sent as they are got, one held back so that
     the last can carry CONFIRM_REQUEST."""
 
-    def __init__(self, sender: Sender, link: Link, agreed: InitialData,
-                 record: SyncRecord) -> None:
+    def __init__(self, sender: Sender, link: Link, agreed: InitialData, seq: int,
+                 slot: _Slot) -> None:
         self.sender = sender
         self.link = link
         self.agreed = agreed
-        self.record = record
+        self.slot = slot
         self.luwid = _luwid()
-        self.seq = record.seq
+        self.seq = seq
         self.wrap = agreed.seq_wrap
         self.msg_ids: list[bytes] = []
         self.persistent_count = 0
@@ -388,6 +474,7 @@ class Batch:
         self.nbytes = 0
         self.out: list[bytes] = []
         self.out_bytes = 0
+        self.max_trans = agreed.max_trans_size
 
     @property
     def held(self) -> int:
@@ -399,12 +486,10 @@ class Batch:
         if len(data) < _EXPIRY_AT + 4 or data[:4] != b"XQH ":
             # not a transmission message: dead-lettered (in the batch's unit of work when
             # it was got in it), as IBM's MCA does
-            dlq = self.sender.dlq
-            assert dlq is not None  # (made before any batch)
             try:
-                dlq.dead_letter(md, data, cmqc.MQFB_XMIT_Q_MSG_ERROR, self.sender.d.xmitq,
-                                self.sender.manager.qmgr_name,
-                                syncpoint=persistent or not self.agreed.fast)
+                self.slot.dlq.dead_letter(md, data, cmqc.MQFB_XMIT_Q_MSG_ERROR,
+                                          self.sender.d.xmitq, self.sender.manager.qmgr_name,
+                                          syncpoint=persistent or not self.agreed.fast)
             except NoDeadLetterQueue as exc:
                 raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
                                      ) from exc
@@ -423,11 +508,14 @@ class Batch:
     def _send(self, seq: int, body: bytes, *, confirm: bool) -> None:
         """Encode one message into the batch's output, written out every 256 KB and
         at the end of the batch (one send a batch, not one a message)."""
-        payload = encode_message(seq, body)
-        segments = split_message(payload, self.agreed.max_trans_size, luwid=self.luwid,
-                                 confirm=confirm)
-        self.out.extend(encode_segment(seg) for seg in segments)
-        self.out_bytes += len(payload)
+        if _TSH + MSH_SIZE + len(body) <= self.max_trans:  # one segment: one step
+            flags = _ONE_CONFIRM if confirm else _ONE
+            self.out.append(encode_message_segment(seq, body, flags=flags, luwid=self.luwid))
+        else:
+            segments = split_message(encode_message(seq, body), self.max_trans,
+                                     luwid=self.luwid, confirm=confirm)
+            self.out.extend(encode_segment(seg) for seg in segments)
+        self.out_bytes += len(body)
         self.sent += 1
         self.nbytes += len(body)
         if self.out_bytes >= _FLUSH:
@@ -441,40 +529,54 @@ class Batch:
             self.out_bytes = 0
             self.link.send_bytes(data)
 
-    def end(self, qm: mqi.QueueManager, side: SyncStore) -> SyncRecord:
-        """Record the batch in doubt, send its last message with CONFIRM_REQUEST, wait
-        for the receiver's STATUS, then commit. Returns the channel's new record."""
-        sender, status = self.sender, self.sender.status
-        if self.pending is None:  # only fast nonpersistent messages: nothing to confirm
-            self.flush()
-            status.counted(self.sent, self.nbytes)
-            return self.record
-        doubt = replace(self.record, indoubt=True, cur_seq=self.seq, cur_luwid=self.luwid,
-                        msg_ids=tuple(self.msg_ids))
-        if self.persistent_count:
-            side.save(doubt)  # durable before the receiver can commit
+    def confirm(self, doubt: SyncRecord) -> None:
+        """Send the held-back last message with CONFIRM_REQUEST: the batch is in doubt
+        from now on, as ``doubt`` says (durable already when the batch holds a persistent
+        message)."""
+        sender = self.sender
         sender.manager.remember(sender.name, doubt)
-        with status.lock:
-            status.indoubt = True
-        self._send(self.pending_seq, self.pending, confirm=True)
+        self._send(self.pending_seq, self.pending or b"", confirm=True)
         self.flush()
-        manager, xmitq, luwid = sender.manager, sender.d.xmitq, self.luwid.hex().upper()
-        manager.event("channel-send", xmitq, channel=sender.name, msgs=len(self.msg_ids),
-                      length=self.nbytes, seq=self.seq, luwid=luwid)
+        sender.manager.event("channel-send", sender.d.xmitq, channel=sender.name,
+                             msgs=len(self.msg_ids), length=self.nbytes, seq=self.seq,
+                             luwid=self.luwid.hex().upper())
+
+    def await_status(self) -> None:
+        """Read the receiver's STATUS(OK) for this batch (a failure is journalled as the
+        batch's backout and raised)."""
+        sender = self.sender
         try:
             sender._expect_status(self.link)
         except BaseException:
-            manager.event("channel-backout", xmitq, channel=sender.name, seq=self.seq,
-                          luwid=luwid, msgs=len(self.msg_ids))
+            sender.manager.event("channel-backout", sender.d.xmitq, channel=sender.name,
+                                 seq=self.seq, luwid=self.luwid.hex().upper(),
+                                 msgs=len(self.msg_ids))
             raise
-        qm.commit()
-        manager.event("channel-commit", xmitq, channel=sender.name, seq=self.seq, luwid=luwid,
-                      msgs=len(self.msg_ids))
-        done = replace(doubt, seq=self.seq, luwid=self.luwid, indoubt=False, msg_ids=())
-        sender.manager.remember(sender.name, done)
-        status.committed(self.seq, self.luwid)
+
+    def committed(self, done: SyncRecord, now: SyncRecord) -> None:
+        """The batch's gets are committed (``done``: it as the last committed batch;
+        ``now``: with the batches still in doubt): journal it and show ``now``."""
+        sender, status = self.sender, self.sender.status
+        sender.manager.event("channel-commit", sender.d.xmitq, channel=sender.name,
+                             seq=self.seq, luwid=self.luwid.hex().upper(),
+                             msgs=len(self.msg_ids))
+        sender.manager.remember(sender.name, now)
+        status.committed(done.seq, done.luwid)
         status.counted(self.sent, self.nbytes, 1)
+
+
+def _in_doubt(done: SyncRecord, batches: list[Batch]) -> SyncRecord:
+    """``done`` (nothing in doubt) with ``batches`` (oldest first, at most two) in doubt:
+    the newest as the in-doubt batch, the one before it as the prior one."""
+    if not batches:
         return done
+    newest = batches[-1]
+    prior = batches[-2] if len(batches) > 1 else None
+    return replace(done, indoubt=True, cur_seq=newest.seq, cur_luwid=newest.luwid,
+                   msg_ids=tuple(newest.msg_ids),
+                   prior_seq=prior.seq if prior else 0,
+                   prior_luwid=prior.luwid if prior else _NO_LUWID,
+                   prior_ids=tuple(prior.msg_ids) if prior else ())
 
 
 def _with_expiry(data: bytes, expiry: int) -> bytes:

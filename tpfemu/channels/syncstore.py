@@ -16,11 +16,15 @@ A record (:class:`SyncRecord`) holds:
 - ``indoubt`` with ``cur_seq``, ``cur_luwid`` and ``msg_ids``: a sender's batch sent with
   CONFIRM_REQUEST whose confirmation has not been committed — its MsgIds, so that a
   restart that learns the receiver committed it can remove exactly those messages;
+- ``prior_seq``, ``prior_luwid`` and ``prior_ids``: the batch sent before the in-doubt
+  one, when its confirmation has not been committed either (a sender keeps at most two
+  batches on the wire: ``prior_luwid`` is zeros when there is none);
 - ``reset``: a sequence number RESET CHL asked for, used at the next start (0: none).
 
-Layout of the message data (little-endian): ``"CSR1"``, flags u32 (1: in doubt), seq
-u32, luwid 8, cur_seq u32, cur_luwid 8, reset u32, count u32, reserved u32, then ``count`` MsgIds of
-24 bytes.
+Layout of the message data (little-endian): ``"CSR1"``, flags u32 (1: in doubt; 2: a
+prior batch follows), seq u32, luwid 8, cur_seq u32, cur_luwid 8, reset u32, count u32,
+reserved u32, then ``count`` MsgIds of 24 bytes; with flag 2, then prior_seq u32,
+prior_luwid 8, count u32 and that many MsgIds.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ __all__ = ["SYNCQ", "SyncRecord", "SyncStore", "ensure_syncq"]
 SYNCQ = "SYSTEM.CHANNEL.SYNCQ"
 _HEAD = struct.Struct("<4sII8sI8sIII")
 _MAGIC = b"CSR1"
+_PRIOR = struct.Struct("<I8sI")
+_NO_LUWID = bytes(8)
 
 
 @dataclass
@@ -52,12 +58,33 @@ class SyncRecord:
     cur_luwid: bytes = bytes(8)
     reset: int = 0
     msg_ids: tuple[bytes, ...] = field(default_factory=tuple)
+    prior_seq: int = 0
+    prior_luwid: bytes = _NO_LUWID
+    prior_ids: tuple[bytes, ...] = field(default_factory=tuple)
+
+    @property
+    def has_prior(self) -> bool:
+        """An earlier batch is in doubt too (see the module docstring)."""
+        return self.indoubt and self.prior_luwid != _NO_LUWID
+
+    def settled(self, seq: int | None = None, luwid: bytes | None = None) -> SyncRecord:
+        """The record with nothing in doubt and, when given, ``seq`` and ``luwid`` as
+        the last committed batch."""
+        return SyncRecord(self.channel, self.seq if seq is None else seq,
+                          self.luwid if luwid is None else luwid, False, self.cur_seq,
+                          self.cur_luwid, self.reset)
 
     def pack(self) -> bytes:
         """The record as message data."""
-        head = _HEAD.pack(_MAGIC, int(self.indoubt), self.seq, self.luwid, self.cur_seq,
-                          self.cur_luwid, self.reset, len(self.msg_ids), 0)
-        return head + b"".join(m.ljust(24, b"\0")[:24] for m in self.msg_ids)
+        prior = self.has_prior
+        head = _HEAD.pack(_MAGIC, int(self.indoubt) | (2 if prior else 0), self.seq,
+                          self.luwid, self.cur_seq, self.cur_luwid, self.reset,
+                          len(self.msg_ids), 0)
+        out = head + _ids(self.msg_ids)
+        if prior:
+            out += _PRIOR.pack(self.prior_seq, self.prior_luwid, len(self.prior_ids))
+            out += _ids(self.prior_ids)
+        return out
 
     @classmethod
     def unpack(cls, channel: str, data: bytes) -> SyncRecord:
@@ -68,11 +95,24 @@ class SyncRecord:
         if len(data) < _HEAD.size or data[:4] != _MAGIC:
             raise ValueError(f"the {SYNCQ} message of channel {channel} is not a record")
         _, flags, seq, luwid, cur_seq, cur_luwid, reset, count, _ = _HEAD.unpack_from(data)
-        ids = data[_HEAD.size:]
-        if len(ids) != 24 * count:
+        end = _HEAD.size + 24 * count
+        prior_seq, prior_luwid, prior_count = 0, _NO_LUWID, 0
+        if flags & 2 and len(data) >= end + _PRIOR.size:
+            prior_seq, prior_luwid, prior_count = _PRIOR.unpack_from(data, end)
+        size = end + (_PRIOR.size + 24 * prior_count if flags & 2 else 0)
+        if len(data) != size:
             raise ValueError(f"the {SYNCQ} record of channel {channel} is truncated")
         return cls(channel, seq, luwid, bool(flags & 1), cur_seq, cur_luwid, reset,
-                   tuple(ids[i:i + 24] for i in range(0, len(ids), 24)))
+                   _split_ids(data[_HEAD.size:end]), prior_seq, prior_luwid,
+                   _split_ids(data[end + _PRIOR.size:]) if flags & 2 else ())
+
+
+def _ids(msg_ids: tuple[bytes, ...]) -> bytes:
+    return b"".join(m.ljust(24, b"\0")[:24] for m in msg_ids)
+
+
+def _split_ids(data: bytes) -> tuple[bytes, ...]:
+    return tuple(data[i:i + 24] for i in range(0, len(data), 24))
 
 
 def ensure_syncq(qmgr: object) -> None:

@@ -56,6 +56,12 @@ _MD1_NAMES = tuple(f.name for f in _MD1_FIELDS)
 #: field of an MQMD v1 converts its raw value.
 _MD1_PLAIN = all(type(f).unpacked is Field.unpacked for f in _MD1_FIELDS)
 _HEAD_PREFIX = {False: struct.Struct(">4sI")}
+#: A whole one-segment message's headers, little-endian, in one unpack: the MSH, the
+#: MQXQH's head and its MQMD version 1 (the common case; anything else takes the general
+#: reader).
+_WHOLE_LE = struct.Struct("<4sIIII4si48s48s" + _MD1_LAYOUT.format.lstrip("<=@"))
+_WHOLE_HEADERS = MSH_SIZE + CMQC.MQXQH_LENGTH_1
+_MD1_FORMAT_AT = _MD1_NAMES.index("Format")
 _TSH_MSH = {False: struct.Struct("<BBBB8sIH2x4sIIII")}
 
 
@@ -232,6 +238,28 @@ def encode_message_segment(seq: int, xqh_and_md_and_data: bytes, *,
     return head + xqh_and_md_and_data
 
 
+def _decode_plain(payload: bytes) -> TransmittedMessage | None:
+    """A whole little-endian ASCII message without MQMDE, its headers read in one unpack;
+    None when the bytes are anything else or wrong (the general reader then decodes them
+    or says what is wrong)."""
+    if not _MD1_PLAIN or len(payload) < _WHOLE_HEADERS:
+        return None
+    values = _WHOLE_LE.unpack_from(payload)
+    sid, seq, data_length, _, msg_length, xqh_id, version, remote_q, remote_qmgr = values[:9]
+    md_values = values[9:]
+    if (sid != _MSH_ID or msg_length != len(payload) - MSH_SIZE or data_length != msg_length
+            or xqh_id != b"XQH " or version != CMQC.MQXQH_VERSION_1
+            or md_values[0] != b"MD  " or md_values[1] != CMQC.MQMD_VERSION_1
+            or md_values[_MD1_FORMAT_AT] == CMQC.MQFMT_MD_EXTENSION):
+        return None
+    md = MD.__new__(MD)
+    md._load_trusted(dict(zip(_MD1_NAMES, md_values, strict=True)))
+    xqh = XQH.__new__(XQH)
+    xqh._load_trusted({"StrucId": xqh_id, "Version": version, "RemoteQName": remote_q,
+                       "RemoteQMgrName": remote_qmgr, "MsgDesc": md})
+    return TransmittedMessage(seq, xqh, md, bytes(payload[_WHOLE_HEADERS:]))
+
+
 def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False
                    ) -> TransmittedMessage:
     """The message in a whole MESSAGE_DATA body (one segment's, or :class:`Reassembler`'s).
@@ -239,6 +267,10 @@ def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False
     :raises FapError: a bad MSH (PROTOCOL_MSH_ERROR), or a bad MQXQH or MQMDE
         (PROTOCOL_INVALID_DATA).
     """
+    if not big_endian and not ebcdic:
+        plain = _decode_plain(payload)
+        if plain is not None:
+            return plain
     msh = decode_msh(payload, big_endian, ebcdic=ebcdic)
     if msh.data_length != msh.msg_length:
         raise FapError(f"MESSAGE_DATA holds {msh.msg_length} of the message's "
