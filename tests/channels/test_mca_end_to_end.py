@@ -220,6 +220,25 @@ def test_expiration_report_travels_back_through_reply_to_qmgr(pair):
     assert report.CorrelId == md.MsgId
 
 
+def test_coa_and_cod_reports_travel_back_through_reply_to_qmgr(pair):
+    """A message asking for COA and COD gets both from B, its destination's queue manager,
+    over the channel back to its ReplyToQ on A: the COA when the receiver puts it on its
+    queue (with the batch), the COD when B's application gets it; none while it waits on
+    A's transmission queue."""
+    a, b = pair
+    md = put(a.name, "REMOTE.Q", b"confirm me", ReplyToQ=b"REPLY.Q",
+             Report=CMQC.MQRO_COA | CMQC.MQRO_COD_WITH_DATA, Persistence=PERSISTENT)
+    _, coa = get(a.name, "REPLY.Q")
+    assert coa.MsgType == CMQC.MQMT_REPORT and coa.Feedback == CMQC.MQFB_COA
+    assert coa.CorrelId == md.MsgId and coa.Persistence == PERSISTENT
+    assert coa.ReplyToQMgr.decode().strip() == b.name
+    assert get(b.name, "LOCAL.Q")[0] == b"confirm me"
+    data, cod = get(a.name, "REPLY.Q")
+    assert cod.Feedback == CMQC.MQFB_COD and cod.CorrelId == md.MsgId
+    assert data == b"confirm me"
+    assert drain(a.name, "REPLY.Q") == []
+
+
 def test_a_message_without_mqxqh_is_dead_lettered_by_the_sender(pair):
     """A message put straight on the transmission queue without an MQXQH does not block
     the channel: the sender dead-letters it (MQFB_XMIT_Q_MSG_ERROR) and carries on."""

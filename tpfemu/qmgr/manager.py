@@ -30,7 +30,7 @@ from ecb.resources import watch_scopes
 from tpfemu import errors
 from tpfemu._lowlevel import NEVER
 from tpfemu.mq import cmqc
-from tpfemu.qmgr import context, registry
+from tpfemu.qmgr import context, registry, reports
 from tpfemu.qmgr.catalog import Catalog
 from tpfemu.qmgr.events import EventBus
 from tpfemu.qmgr.localq import LocalQueue
@@ -467,43 +467,29 @@ class QueueManager:
                 group_id=record["GroupId"], expires_us=d.expiry, data=data,
             )
             if record["Report"] & _REPORT_EXPIRATION:
-                self._expiration_report(queue, data, d, record)
+                self._expiration_report(data, d, record)
         return count
 
-    def _expiration_report(self, queue: LocalQueue, data: bytes, d: Any, rec: dict) -> None:
-        report = rec["Report"]
-        if report & cmqc.MQRO_EXPIRATION_WITH_FULL_DATA == cmqc.MQRO_EXPIRATION_WITH_FULL_DATA:
-            body = data
-        elif report & cmqc.MQRO_EXPIRATION_WITH_DATA == cmqc.MQRO_EXPIRATION_WITH_DATA:
-            body = data[:100]  # IBM: the first 100 bytes of the message data
-        else:
-            body = b""
-        msg_id = d.msg_id if report & cmqc.MQRO_PASS_MSG_ID else b""
-        if report & cmqc.MQRO_PASS_CORREL_ID:
-            correl_id = d.correl_id
-        else:
-            correl_id = d.msg_id  # IBM's default: the original MsgId as CorrelId
-        fields = {
-            "MsgType": cmqc.MQMT_REPORT,
-            "Feedback": cmqc.MQFB_EXPIRATION,
-            "Format": rec["Format"],
-            "Encoding": rec["Encoding"],
-            "CodedCharSetId": rec["CodedCharSetId"],
-            "PutApplName": b"TPFEMU".ljust(28),
-            "Report": cmqc.MQRO_NONE,
-        }
-        reply_q = rec["ReplyToQ"].decode("ascii").strip()
-        reply_qmgr = rec["ReplyToQMgr"].decode("ascii").strip()
-        if not reply_q:
-            return  # nowhere to send it (IBM: MQRC_MISSING_REPLY_TO_Q at put time)
+    def _expiration_report(self, data: bytes, d: Any, rec: dict) -> None:
+        made = reports.make(reports.EXPIRATION, rec, data, msg_id=d.msg_id,
+                            correl_id=d.correl_id, priority=d.priority,
+                            persistent=d.persistent, deadline=d.expiry, qmgr_name=self.name)
+        if made is not None:
+            self.send_report(made, reports.EXPIRATION, d.msg_id)
+
+    def send_report(self, report: reports.Report, kind: reports.Kind, original: bytes) -> None:
+        """Put ``report`` (of the message whose MsgId is ``original``) outside any unit of
+        work; dead-lettered if it cannot be put."""
         try:
-            self.put_internal(reply_q, reply_qmgr, body, fields, msg_id=msg_id,
-                              correl_id=correl_id, priority=d.priority,
-                              persistent=d.persistent)
-            self._emit("report", reply_q, feedback=cmqc.MQFB_EXPIRATION, msg_id=d.msg_id)
+            self.put_internal(report.reply_q, report.reply_qmgr, report.data, report.fields,
+                              msg_id=report.msg_id, correl_id=report.correl_id,
+                              priority=report.priority, persistent=report.persistent)
         except errors.MQMIError as exc:
-            self.dead_letter(body, fields, exc.reason, reply_q, reply_qmgr,
-                             correl_id=correl_id, priority=d.priority)
+            self.dead_letter(report.data, report.fields, exc.reason, report.reply_q,
+                             report.reply_qmgr, correl_id=report.correl_id,
+                             priority=report.priority)
+            return
+        self._emit("report", report.reply_q, feedback=kind.feedback, msg_id=original)
 
     def scan_expired(self, queue: str | None = None) -> int:
         """Discard (and report) expired messages on one queue or all: the EXPRYINT scan,

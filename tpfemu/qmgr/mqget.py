@@ -23,7 +23,7 @@ from tpfemu import errors
 from tpfemu._lowlevel import MQGMO as CORE_GMO
 from tpfemu._lowlevel import NEVER
 from tpfemu.mq import cmqc
-from tpfemu.qmgr import context, plans
+from tpfemu.qmgr import context, plans, reports
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.manager import now_us
 from tpfemu.qmgr.mqmd import (
@@ -253,12 +253,30 @@ def _got(conn: Connection, queue: Any, msg: Any, md: Any, options: int, uow: Any
                  format=record["Format"], reply_to_q=record["ReplyToQ"],
                  reply_to_qmgr=record["ReplyToQMgr"],
                  expires_us=d.expiry, data=None if msg.reason else data)
+    if record["Report"] & cmqc.MQRO_COD and not options & _BROWSE:
+        _delivery_report(conn, queue, record, data, d, options, uow)
     if msg.reason:  # MQRC_TRUNCATED_MSG_ACCEPTED
         exc = fail(msg.reason, "MQGET", name, comp=errors.MQCC_WARNING)
         exc.message = data
         exc.original_length = d.length - d.ctx_len
         raise exc
     return data
+
+
+def _delivery_report(conn: Connection, queue: Any, record: dict[str, Any], data: bytes,
+                     d: Any, options: int, uow: Any) -> None:
+    """The COD report of a message an application removed from its destination queue
+    (none from a transmission queue: a channel's get delivers nothing), inside the get's
+    unit of work."""
+    if queue.definition.usage == "XMITQ":
+        return
+    made = reports.make(reports.COD, record, data, msg_id=d.msg_id, correl_id=d.correl_id,
+                        priority=d.priority, persistent=d.persistent, deadline=d.expiry,
+                        qmgr_name=conn.qmgr.name)
+    if made is not None:
+        in_uow = uow is not None or bool(
+            options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT and d.persistent)
+        reports.send(conn, made, reports.COD, d.msg_id, syncpoint=in_uow)
 
 
 def _truncate(msg: Any, max_length: int) -> Any:

@@ -30,7 +30,7 @@ from tpfemu._lowlevel import NEVER, put_rules
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
 from tpfemu.mq.structs import MD
-from tpfemu.qmgr import context, plans
+from tpfemu.qmgr import context, plans, reports
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.localq import LocalQueue
 from tpfemu.qmgr.manager import now_us
@@ -54,6 +54,7 @@ _GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
 _REPLY_Q_AT = context._NAMES.index("ReplyToQ")
 _FORMAT_AT = context._NAMES.index("Format")
 _XMIT_FORMAT = context.normalized({"Format": cmqc.MQFMT_XMIT_Q_HEADER})["Format"]
+_REPORT_AT = context._NAMES.index("Report")
 _REPLY_QMGR_AT = context._NAMES.index("ReplyToQMgr")
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
                                      ("PutApplName", 28), ("ApplOriginData", 4))}
@@ -62,6 +63,13 @@ _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
                     | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
 # A context put option needs one of these open options (IBM: SET_ALL implies the other
 # three, SET_IDENTITY implies PASS_IDENTITY, PASS_ALL implies PASS_IDENTITY).
+#: MQPUT1's implicit open: the open option each context put option brings.
+_PUT1_OPENS = (
+    (cmqc.MQPMO_SET_ALL_CONTEXT, cmqc.MQOO_SET_ALL_CONTEXT),
+    (cmqc.MQPMO_SET_IDENTITY_CONTEXT, cmqc.MQOO_SET_IDENTITY_CONTEXT),
+    (cmqc.MQPMO_PASS_ALL_CONTEXT, cmqc.MQOO_PASS_ALL_CONTEXT),
+    (cmqc.MQPMO_PASS_IDENTITY_CONTEXT, cmqc.MQOO_PASS_IDENTITY_CONTEXT),
+)
 _CONTEXT_NEEDS = (
     (cmqc.MQPMO_SET_ALL_CONTEXT, cmqc.MQOO_SET_ALL_CONTEXT, cmqc.MQRC_NOT_OPEN_FOR_SET_ALL),
     (cmqc.MQPMO_SET_IDENTITY_CONTEXT, cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT,
@@ -88,8 +96,15 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
 
 def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = None,
          qmgr_name: str = "") -> None:
-    """MQPUT1: open ``name`` for output, put one message, close it."""
-    handle = conn.open(name, cmqc.MQOO_OUTPUT, qmgr_name)
+    """MQPUT1: open ``name`` for output, put one message, close it. As IBM's, the
+    implicit open carries the context open option that the PMO's context option needs
+    (MQPMO_SET_ALL_CONTEXT opens with MQOO_SET_ALL_CONTEXT, and so on)."""
+    options = getattr(pmo, "Options", 0) if pmo is not None else 0
+    open_options = cmqc.MQOO_OUTPUT
+    for put_option, open_option in _PUT1_OPENS:
+        if options & put_option:
+            open_options |= open_option
+    handle = conn.open(name, open_options, qmgr_name)
     try:  # (no plan: the handle has no later call to serve)
         put_full(conn, handle, data, md, pmo, leave_plan=False)
     finally:
@@ -300,8 +315,26 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
                  uow=uow.id if uow else 0, remote=resolved.remote_qmgr,
                  group_id=values[_GROUP_ID_AT], **context.journal_fields(values),
                  data=data if type(data) is bytes else bytes(data))
+    if values[_REPORT_AT] & cmqc.MQRO_COA and not resolved.remote:
+        _arrival_report(conn, queue, values, body, new_id, correl_id, priority, persistent,
+                        deadline, uow)
     if warning:
         raise fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _arrival_report(conn: Connection, queue: LocalQueue, values: tuple, body: bytes,
+                    msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,
+                    deadline: int, uow: Any) -> None:
+    """The COA report of a message just placed on its destination queue (none on a
+    transmission queue: the message has not arrived), inside the put's unit of work."""
+    if queue.definition.usage == "XMITQ":
+        return
+    record = dict(zip(context._NAMES, values, strict=True))
+    made = reports.make(reports.COA, record, body, msg_id=msg_id, correl_id=correl_id,
+                        priority=priority, persistent=persistent, deadline=deadline,
+                        qmgr_name=conn.qmgr.name)
+    if made is not None:
+        reports.send(conn, made, reports.COA, msg_id, syncpoint=uow is not None)
 
 
 def _put_and_trigger(conn: Connection, queue: Any, plog: Any, message: bytes,
