@@ -4,9 +4,14 @@
 #include "tpf/mqdefs.h"
 #include "tpf/queue.h"
 
+/* Every type of report a Report can ask for: each one is sent to the ReplyToQ. */
+#define REPORTS_WANTED                                                                  \
+    (MQRO_EXCEPTION_WITH_FULL_DATA | MQRO_EXPIRATION_WITH_FULL_DATA |                    \
+     MQRO_COA_WITH_FULL_DATA | MQRO_COD_WITH_FULL_DATA | MQRO_PAN | MQRO_NAN)
+
 int tpf_mq_put_rules(int32_t priority, int32_t persistence, int32_t expiry, int32_t msg_type,
-                     int reply_to_blank, int32_t defprty, int defpsist, int64_t now,
-                     tpf_mq_put_desc_t *out)
+                     int32_t report, int reply_to_blank, int32_t defprty, int defpsist,
+                     int64_t now, tpf_mq_put_desc_t *out)
 {
     int warning = MQRC_NONE;
     if (priority == MQPRI_PRIORITY_AS_Q_DEF)
@@ -30,7 +35,7 @@ int tpf_mq_put_rules(int32_t priority, int32_t persistence, int32_t expiry, int3
         deadline = now + (int64_t)expiry * 100000;
     else
         return MQRC_EXPIRY_ERROR;
-    if (msg_type == MQMT_REQUEST && reply_to_blank)
+    if (reply_to_blank && (msg_type == MQMT_REQUEST || ((uint32_t)report & REPORTS_WANTED)))
         return MQRC_MISSING_REPLY_TO_Q;
     out->priority = priority;
     out->persistent = persistent;

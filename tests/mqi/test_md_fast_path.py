@@ -62,6 +62,15 @@ mds = st.fixed_dictionaries({}, optional={
 @given(fields=mds, data=st.binary(max_size=300))
 def test_fast_put_and_get_match_the_full_path(qm, local_queue, fields, data):
     q = _open(qm, local_queue)
+    reply_to = fields.get("ReplyToQ", b"")
+    if fields.get("Report", CMQC.MQRO_NONE) and not (
+            reply_to.encode() if isinstance(reply_to, str) else reply_to).strip():
+        for pmo in (None, pymqi.PMO()):  # a report with nowhere to go: refused both ways
+            with pytest.raises(pymqi.MQMIError) as info:
+                q.put(data, pymqi.MD(**fields), *([pmo] if pmo else []))
+            assert info.value.reason == CMQC.MQRC_MISSING_REPLY_TO_Q
+        q.close()
+        return
     try:
         fast_in, full_in = pymqi.MD(**fields), pymqi.MD(**fields)
         q.put(data, fast_in)  # fast: the plan holds and there is no PMO

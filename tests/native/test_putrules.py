@@ -10,8 +10,10 @@ AS_Q = (cmqc.MQPRI_PRIORITY_AS_Q_DEF, cmqc.MQPER_PERSISTENCE_AS_Q_DEF, cmqc.MQEI
         cmqc.MQMT_DATAGRAM, True)
 
 
-def rules(*fields, defprty=4, defpsist=True):
-    return _lowlevel.put_rules(*fields, defprty, defpsist, NOW)
+def rules(priority, persistence, expiry, msg_type, reply_blank, *, report=0, defprty=4,
+          defpsist=True):
+    return _lowlevel.put_rules(priority, persistence, expiry, msg_type, report, reply_blank,
+                               defprty, defpsist, NOW)
 
 
 def test_the_queue_defaults_apply():
@@ -47,3 +49,25 @@ def test_values_and_the_priority_warning(fields, expected):
 def test_failures_in_ibms_order(fields, reason):
     """Each bad value fails with its reason, checked in the order IBM documents."""
     assert rules(*fields) == (reason, 0, False, 0)
+
+
+@pytest.mark.parametrize("report", [
+    cmqc.MQRO_COA, cmqc.MQRO_COD_WITH_DATA, cmqc.MQRO_EXPIRATION, cmqc.MQRO_EXCEPTION,
+    cmqc.MQRO_PAN, cmqc.MQRO_NAN, cmqc.MQRO_COA_WITH_FULL_DATA | cmqc.MQRO_PASS_MSG_ID,
+])
+def test_a_report_needs_a_reply_to_queue(report):
+    """A Report asking for any report with a blank ReplyToQ fails MQRC_MISSING_REPLY_TO_Q
+    (IBM, MQMD ReplyToQ); with a ReplyToQ it is put."""
+    assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, True, report=report)[0] == \
+        cmqc.MQRC_MISSING_REPLY_TO_Q
+    assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, False, report=report)[0] == cmqc.MQRC_NONE
+
+
+@pytest.mark.parametrize("report", [
+    cmqc.MQRO_PASS_MSG_ID | cmqc.MQRO_PASS_CORREL_ID, cmqc.MQRO_DISCARD_MSG,
+    cmqc.MQRO_PASS_DISCARD_AND_EXPIRY,
+])
+def test_report_options_asking_for_no_report_need_no_reply_to_queue(report):
+    """Report options that only say how a report would be made ask for none: no
+    ReplyToQ is needed."""
+    assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, True, report=report)[0] == cmqc.MQRC_NONE

@@ -39,7 +39,8 @@ MQMO = _constants("MQMO_")
 TPF_RC = _constants("TPF_RC_")
 #: The other MQ numbers the compiled code knows (MQMD values; MQPMO and MQGMO bits a
 #: handle's plan reads).
-MQ_OTHER = MappingProxyType({**_constants("MQMT_", "MQPER_", "MQPRI_", "MQEI_", "MQPMO_"),
+MQ_OTHER = MappingProxyType({**_constants("MQMT_", "MQPER_", "MQPRI_", "MQEI_", "MQPMO_",
+                                         "MQRO_"),
                              **{k: getattr(lib, k) for k in _PLAN_GMO}})
 
 errors.register_reason_names(MQRC)

@@ -82,11 +82,11 @@ def _mqlong(value: int, low: int, high: int) -> int:
     return high if value > _MQLONG[1] else value
 
 
-def put_rules(priority: int, persistence: int, expiry: int, msg_type: int,
+def put_rules(priority: int, persistence: int, expiry: int, msg_type: int, report: int,
               reply_to_blank: bool, defprty: int, defpsist: bool,
               now: int) -> tuple[int, int, bool, int]:
-    """MQPUT's rules for an MQMD's Priority, Persistence, Expiry and MsgType (one place
-    for them: native/include/tpf/putrules.h, which the plans' C put calls too).
+    """MQPUT's rules for an MQMD's Priority, Persistence, Expiry, MsgType and Report (one
+    place for them: native/include/tpf/putrules.h, which the plans' C put calls too).
 
     :returns: ``(reason, priority, persistent, expiry deadline)``: reason MQRC_NONE, or
         MQRC_PRIORITY_EXCEEDS_MAXIMUM (a warning) with the values the message is put with;
@@ -95,7 +95,8 @@ def put_rules(priority: int, persistence: int, expiry: int, msg_type: int,
     out = ffi.new("tpf_mq_put_desc_t *")
     rc = lib.tpf_mq_put_rules(_mqlong(priority, -2, 10), _mqlong(persistence, 3, 3),
                               _mqlong(expiry, -2, -2), _mqlong(msg_type, 0, 0),
-                              bool(reply_to_blank), defprty, bool(defpsist), now, out)
+                              _mqlong(report, 0, 0), bool(reply_to_blank), defprty,
+                              bool(defpsist), now, out)
     if rc not in (_OK, lib.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
         return rc, 0, False, 0
     return rc, out.priority, bool(out.persistent), out.expiry

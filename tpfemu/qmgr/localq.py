@@ -77,6 +77,10 @@ class LocalQueue:
         self.deleted = False
         self.stopping = False
         self.expiring = False  # a message with an expiry was ever put here
+        # a message asking for a COD report was ever put here: its gets take the full
+        # path, which makes the report (a get plan reads no Report; persistent messages,
+        # the only ones a restart brings back, take the full path anyway)
+        self.reports_on_get = False
         self.trigger_state: dict = {}  # owned by the triggering layer
         self.trigger_lock = threading.Lock()  # a put and its trigger evaluation, together
         # Persistence (tpfemu.qmgr.persistence), used only when the queue manager logs:

@@ -116,7 +116,7 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     if ((uow is None or options & cmqc.MQGMO_SYNCPOINT) and timeout == 0.0
             and not options & ~plans.PLAN_GET and handle.cursor is None
             and queue.definition.trigger != "YES" and not queue.shared
-            and plans.may_plan(conn)):
+            and not queue.reports_on_get and plans.may_plan(conn)):
         handle.get_plan = plans.get_plan(conn, generation, queue)
         if handle.closed or handle.cursor is not None:  # (dropped meanwhile)
             handle.get_plan = None

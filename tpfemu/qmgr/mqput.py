@@ -265,7 +265,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     warning, priority, persistent, deadline = put_rules(
         md_get("Priority", cmqc.MQPRI_PRIORITY_AS_Q_DEF),
         md_get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF), expiry_tenths,
-        md_get("MsgType", cmqc.MQMT_DATAGRAM), not bytes(md_get("ReplyToQ", b"")).strip(),
+        md_get("MsgType", cmqc.MQMT_DATAGRAM), md_get("Report", cmqc.MQRO_NONE),
+        not bytes(md_get("ReplyToQ", b"")).strip(),
         first.defprty, first.defpsist == "YES", now)
     if warning not in (cmqc.MQRC_NONE, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
         raise fail(warning, "MQPUT", name)
@@ -300,6 +301,9 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     plog = qm.persistence if persistent and not queue.shared else None
     if plog is not None and not put_time:
         put_time = put_args["put_time"] = now  # the log records the put time
+    if values[_REPORT_AT] & cmqc.MQRO_COD and not queue.reports_on_get and not resolved.remote:
+        queue.reports_on_get = True  # before the put: no plan may get it without its report
+        qm.catalog.new_generation()  # (get plans already made on the queue are stale)
     new_id = _put_and_trigger(conn, queue, plog, record + body, put_args, uow,
                               (correl_id, expiry_tenths, values, put_time or now), name)
     if md is not None:

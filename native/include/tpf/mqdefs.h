@@ -73,6 +73,18 @@
 #define MQEI_UNLIMITED                (-1)
 /** @} */
 
+/** @defgroup ro MQRO_* report options MQPUT and the plans act on (IBM's values): each
+ * type of report, with its strongest form (which holds every bit of the weaker) @{ */
+#define MQRO_PAN                       0x00000001
+#define MQRO_NAN                       0x00000002
+#define MQRO_COA                       0x00000100
+#define MQRO_COA_WITH_FULL_DATA        0x00000700
+#define MQRO_COD                       0x00000800
+#define MQRO_COD_WITH_FULL_DATA        0x00003800
+#define MQRO_EXPIRATION_WITH_FULL_DATA 0x00E00000
+#define MQRO_EXCEPTION_WITH_FULL_DATA  0x07000000
+/** @} */
+
 /** @defgroup plan MQPMO_* and MQGMO_* bits a handle's plan reads (IBM's values) @{ */
 #define MQPMO_SYNCPOINT               0x00000002
 #define MQPMO_NO_SYNCPOINT            0x00000004

@@ -10,7 +10,8 @@
  *    MQPER_NOT_PERSISTENT as given; anything else fails MQRC_PERSISTENCE_ERROR.
  *  - Expiry (tenths of a second): MQEI_UNLIMITED never expires; above 0 the deadline is
  *    the put time plus that much; 0 or below -1 fails MQRC_EXPIRY_ERROR.
- *  - MsgType MQMT_REQUEST with a blank ReplyToQ fails MQRC_MISSING_REPLY_TO_Q.
+ *  - MsgType MQMT_REQUEST, or a Report asking for any report (exception, expiration,
+ *    COA, COD, PAN or NAN), with a blank ReplyToQ fails MQRC_MISSING_REPLY_TO_Q.
  * The checks run in that order; the first failure is the call's reason.
  */
 #ifndef TPF_PUTRULES_H
@@ -26,7 +27,7 @@ typedef struct {
 } tpf_mq_put_desc_t;
 
 /**
- * Apply MQPUT's rules to an MQMD's Priority, Persistence, Expiry and MsgType.
+ * Apply MQPUT's rules to an MQMD's Priority, Persistence, Expiry, MsgType and Report.
  * @param reply_to_blank nonzero when the MD's ReplyToQ is blank
  * @param defprty, defpsist the DEFPRTY and DEFPSIST (nonzero: YES) of the first
  *        definition in the queue's resolution path
@@ -36,7 +37,7 @@ typedef struct {
  *         MQRC_MISSING_REPLY_TO_Q with *out unchanged.
  */
 int tpf_mq_put_rules(int32_t priority, int32_t persistence, int32_t expiry, int32_t msg_type,
-                     int reply_to_blank, int32_t defprty, int defpsist, int64_t now,
-                     tpf_mq_put_desc_t *out);
+                     int32_t report, int reply_to_blank, int32_t defprty, int defpsist,
+                     int64_t now, tpf_mq_put_desc_t *out);
 
 #endif /* TPF_PUTRULES_H */
