@@ -300,6 +300,16 @@ class MQStruct(StructBase):
     _nested: ClassVar[tuple[Field, ...]]  # fields whose initial value is a fresh object
     _ints: ClassVar[frozenset[str]]  # MQLONG fields (32-bit)
     _bytes: ClassVar[dict[str, int]]  # MQCHARn / MQBYTEn fields and their lengths
+    # For pack() and unpack() (_build_codec): by level, the field names in C order; by
+    # level, the fields pack() must pad or convert ((index, field)), or None when one
+    # needs more (a nested structure, an array); the levels whose unpack is a plain
+    # zip of names and values; the Version's place; the fewest bytes of any version.
+    _names: ClassVar[dict[int, tuple[str, ...]]]
+    _fixups: ClassVar[dict[int, tuple[tuple[int, Field], ...] | None]]
+    _plain_unpack: ClassVar[frozenset[int]]
+    _version_at: ClassVar[tuple[struct.Struct, int]]
+    _shortest: ClassVar[int]
+    _packed_initial: ClassVar[bytes | None]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -333,6 +343,32 @@ class MQStruct(StructBase):
         cls._ints = frozenset(f.name for f in cls.FIELDS if type(f) is Long)
         cls._bytes = {f.name: f.length for f in cls.FIELDS
                       if isinstance(f, Char) and type(f) in (Char, Byte)}
+        cls._build_codec()
+
+    @classmethod
+    def _build_codec(cls) -> None:
+        """Precompute what pack() and unpack() need, from the declared fields: they then
+        do per call only what a field's packable/unpacked would change."""
+        cls._names, cls._fixups, plain = {}, {}, set()
+        for level, (_, fields) in cls._layouts.items():
+            cls._names[level] = tuple(f.name for f in fields)
+            fixups: list[tuple[int, Field]] | None = []
+            for i, f in enumerate(fields):
+                if isinstance(f, Char):  # Char, Byte, Digits: pad (or check a str)
+                    fixups.append((i, f))  # type: ignore[union-attr]
+                elif type(f) not in (Long, Int64, Code):  # Nested, Longs: the full way
+                    fixups = None
+                    break
+            cls._fixups[level] = None if fixups is None else tuple(
+                (i, f) for i, f in fixups if type(f) is not Byte)  # struct pads NULs itself
+            if all(type(f).unpacked is Field.unpacked for f in fields):
+                plain.add(level)
+        cls._plain_unpack = frozenset(plain)
+        version = cls._by_name.get("Version")
+        if version is not None:
+            cls._version_at = (struct.Struct("<" + version.fmt), version.offset)
+        cls._shortest = min((layout.size for layout, _ in cls._layouts.values()), default=0)
+        cls._packed_initial = None  # made by the first pack() of an untouched structure
 
     def _py_init(self, **kw: Any) -> None:
         """What ``__init__`` does, in Python. ``__init__`` is
@@ -428,7 +464,34 @@ class MQStruct(StructBase):
 
     def pack(self) -> bytes:
         """The structure as IBM lays it out, for its ``Version``."""
-        layout, fields = self._layouts[self._level()]
+        values = self.__dict__
+        cls = type(self)
+        if not values:  # every field at its initial value (a structure just made)
+            packed = cls.__dict__.get("_packed_initial")  # (this class's own, not a base's)
+            if packed is None:
+                packed = self._pack_fields()
+                cls._packed_initial = packed
+            return packed
+        return self._pack_fields()
+
+    def _pack_fields(self) -> bytes:
+        level = self._level()
+        layout, fields = self._layouts[level]
+        fixups = self._fixups[level]
+        if fixups is not None:
+            # Each value as stored, but for the character fields (padded here as
+            # packable pads them); an MQLONG stored as an unsigned mask (>= 2**31) makes
+            # struct refuse, and the field-by-field way below converts it.
+            values = [getattr(self, name) for name in self._names[level]]
+            owner = self.STRUC_NAME
+            for i, f in fixups:
+                value = values[i]
+                if type(value) is not bytes or len(value) != f.length:  # type: ignore[attr-defined]
+                    values[i] = f.packable(owner, value)
+            try:
+                return layout.pack(*values)
+            except struct.error:
+                pass
         return layout.pack(*(f.packable(self.STRUC_NAME, getattr(self, f.name)) for f in fields))
 
     def unpack(self, data: Buffer) -> Self:
@@ -440,23 +503,31 @@ class MQStruct(StructBase):
         :raises ValueError: the data is too short, is not this structure (StrucId) or has a
             Version this structure does not have.
         """
-        view = memoryview(data).cast("B")
+        view = data if type(data) is bytes else memoryview(data).cast("B")
         name = self.STRUC_NAME
-        shortest = min(layout.size for layout, _ in self._layouts.values())
+        shortest = self._shortest
         if len(view) < shortest:
             raise ValueError(f"{name} needs at least {shortest} bytes, got {len(view)}")
-        struc_id = self.FIELDS[0]
-        found = bytes(view[: struc_id.size])
-        if self.HAS_STRUC_ID and found != struc_id.default:
-            raise ValueError(f"not an {name}: StrucId is {found!r}, expected {struc_id.default!r}")
-        version = self._field("Version")
-        level = self._level_of(struct.unpack_from("<" + version.fmt, view, version.offset)[0])
+        if self.HAS_STRUC_ID:
+            struc_id = self.FIELDS[0]
+            found = bytes(view[: struc_id.size])
+            if found != struc_id.default:
+                raise ValueError(f"not an {name}: StrucId is {found!r}, expected "
+                                 f"{struc_id.default!r}")
+        version, at = self._version_at
+        level = self._level_of(version.unpack_from(view, at)[0])
         layout, fields = self._layouts[level]
         if len(view) < layout.size:
             raise ValueError(f"{name} version {level} is {layout.size} bytes, got {len(view)}")
         raw_values = layout.unpack_from(view)
+        # (only once every value is read: a refused unpack changes nothing)
+        if level in self._plain_unpack and not self._nested:  # the values as unpacked
+            values = self.__dict__
+            values.clear()
+            values.update(zip(self._names[level], raw_values, strict=True))
+            return self
         values = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
-        self._reset()  # only once every value is read: a refused unpack changes nothing
+        self._reset()
         self.__dict__.update(values)
         return self
 
