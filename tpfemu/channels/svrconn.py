@@ -333,8 +333,15 @@ class Conversation:
     def _close(self, verb: Verb, reply: Verb) -> None:
         self.conn.close(verb.api.hobj, verb.options or cmqc.MQCO_NONE)
 
+    def _handle_of(self, hobj: int) -> Any:
+        """The open Handle ``hobj`` names (so that MQPUT and MQGET take its plan), else
+        ``hobj`` itself: the call then fails as the queue manager says (2019)."""
+        handle = self.conn.handles.get(hobj)
+        return hobj if handle is None else handle
+
     def _put(self, verb: Verb, reply: Verb) -> None:
-        mqput.put(self.conn, verb.api.hobj, verb.data or b"", verb.md, verb.pmo)
+        mqput.put(self.conn, self._handle_of(verb.api.hobj), verb.data or b"", verb.md,
+                  verb.pmo)
 
     def _put1(self, verb: Verb, reply: Verb) -> None:
         od = verb.od
@@ -345,7 +352,8 @@ class Conversation:
     def _get(self, verb: Verb, reply: Verb) -> None:
         size = verb.buffer_length
         max_length = None if size == WHOLE_MESSAGE else size
-        reply.data = mqget.get(self.conn, verb.api.hobj, max_length, verb.md, verb.gmo)
+        reply.data = mqget.get(self.conn, self._handle_of(verb.api.hobj), max_length, verb.md,
+                               verb.gmo)
 
     def _inq(self, verb: Verb, reply: Verb) -> None:
         inq = verb.inq
