@@ -51,11 +51,11 @@ from tpfemu.channels.fap import (
     decode_verb,
     encode_id,
     encode_segment,
-    encode_verb,
     heartbeat_segment,
     negotiate,
     status_segment,
 )
+from tpfemu.channels.fap.verbs import encode_verb_segment
 from tpfemu.channels.link import Link, LinkDown
 from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
@@ -266,10 +266,10 @@ class Conversation:
                            StatusCode.SECURITY_FAILURE)
 
     def _send(self, request: Segment, seg_type: SegmentType, verb: Verb) -> None:
-        body = encode_verb(seg_type, verb, big_endian=self.big, ebcdic=self.ebcdic)
-        self.link.send_bytes(encode_segment(Segment(
-            seg_type, _WHOLE, body, self.big, conversation_id=request.conversation_id,
-            request_id=request.request_id), form="TSHM"))
+        self.link.send_bytes(encode_verb_segment(
+            seg_type, verb, flags=_WHOLE, request_id=request.request_id or 0,
+            conversation_id=request.conversation_id or 0, big_endian=self.big,
+            ebcdic=self.ebcdic))
 
     def _mqconn(self, seg: Segment) -> None:
         verb = decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
