@@ -29,8 +29,10 @@ as pymqi returns them. Two structures are equal when they would pack to the same
 from __future__ import annotations
 
 import difflib
+import operator
 import struct
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self, TypeAlias
 
 if TYPE_CHECKING:
 
@@ -280,6 +282,17 @@ class Nested(Field):
 # -- the structure machinery --------------------------------------------------------------
 
 
+class _Level(NamedTuple):
+    """What pack() and unpack() use of one version of a structure."""
+
+    layout: struct.Struct  #: the version's bytes
+    names: tuple[str, ...]  #: its fields' names, in C order
+    fixups: tuple[tuple[int, Field], ...] | None  #: the values pack() pads or checks
+    #: (place, field); None: pack() takes every field through its packable
+    getter: Callable[[Any], tuple]  #: every value of the version at once
+    plain: bool  #: unpack() stores the values as struct unpacks them
+
+
 class MQStruct(StructBase):
     """Base of the MQ structures: pymqi's interface over a declared, versioned layout.
 
@@ -300,15 +313,12 @@ class MQStruct(StructBase):
     _nested: ClassVar[tuple[Field, ...]]  # fields whose initial value is a fresh object
     _ints: ClassVar[frozenset[str]]  # MQLONG fields (32-bit)
     _bytes: ClassVar[dict[str, int]]  # MQCHARn / MQBYTEn fields and their lengths
-    # For pack() and unpack() (_build_codec): by level, the field names in C order; by
-    # level, the fields pack() must pad or convert ((index, field)), or None when one
-    # needs more (a nested structure, an array); the levels whose unpack is a plain
-    # zip of names and values; the Version's place; the fewest bytes of any version.
-    _names: ClassVar[dict[int, tuple[str, ...]]]
-    _fixups: ClassVar[dict[int, tuple[tuple[int, Field], ...] | None]]
-    _plain_unpack: ClassVar[frozenset[int]]
-    _version_at: ClassVar[tuple[struct.Struct, int]]
-    _shortest: ClassVar[int]
+    # For pack() and unpack(), made by _build_codec from the fields: how to check the
+    # head of the data (fewest bytes of any version, StrucId, the Version's layout and
+    # place); by level, a _Level; a Version value -> its level, for the usual ones.
+    _head: ClassVar[tuple[int, bytes | None, struct.Struct | None, int]]
+    _by_level: ClassVar[dict[int, _Level]]
+    _levels: ClassVar[dict[Any, int]]
     _packed_initial: ClassVar[bytes | None]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -349,25 +359,30 @@ class MQStruct(StructBase):
     def _build_codec(cls) -> None:
         """Precompute what pack() and unpack() need, from the declared fields: they then
         do per call only what a field's packable/unpacked would change."""
-        cls._names, cls._fixups, plain = {}, {}, set()
-        for level, (_, fields) in cls._layouts.items():
-            cls._names[level] = tuple(f.name for f in fields)
+        cls._by_level = {}
+        for level, (layout, fields) in cls._layouts.items():
+            names = tuple(f.name for f in fields)
             fixups: list[tuple[int, Field]] | None = []
             for i, f in enumerate(fields):
                 if isinstance(f, Char):  # Char, Byte, Digits: pad (or check a str)
-                    fixups.append((i, f))  # type: ignore[union-attr]
+                    if type(f) is not Byte:  # (struct pads a Byte's NULs itself)
+                        fixups.append((i, f))  # type: ignore[union-attr]
                 elif type(f) not in (Long, Int64, Code):  # Nested, Longs: the full way
                     fixups = None
                     break
-            cls._fixups[level] = None if fixups is None else tuple(
-                (i, f) for i, f in fixups if type(f) is not Byte)  # struct pads NULs itself
-            if all(type(f).unpacked is Field.unpacked for f in fields):
-                plain.add(level)
-        cls._plain_unpack = frozenset(plain)
+            plain = not cls._nested and all(type(f).unpacked is Field.unpacked
+                                            for f in fields)
+            getter = operator.attrgetter(*names)
+            cls._by_level[level] = _Level(
+                layout, names, None if fixups is None else tuple(fixups),
+                getter if len(names) > 1 else (lambda obj, _get=getter: (_get(obj),)),
+                plain)
         version = cls._by_name.get("Version")
-        if version is not None:
-            cls._version_at = (struct.Struct("<" + version.fmt), version.offset)
-        cls._shortest = min((layout.size for layout, _ in cls._layouts.values()), default=0)
+        struc_id = cls.FIELDS[0].default if cls.HAS_STRUC_ID and cls.FIELDS else None
+        cls._head = (min((layout.size for layout, _ in cls._layouts.values()), default=0),
+                     struc_id, None if version is None else struct.Struct("<" + version.fmt),
+                     -1 if version is None else version.offset)
+        cls._levels = {level: level for level in cls._layouts}
         cls._packed_initial = None  # made by the first pack() of an untouched structure
 
     def _py_init(self, **kw: Any) -> None:
@@ -456,7 +471,9 @@ class MQStruct(StructBase):
         return level
 
     def _level(self) -> int:
-        return self._level_of(self.Version)
+        version = self.Version
+        level = self._levels.get(version) if type(version) is int else None
+        return self._level_of(version) if level is None else level
 
     def get_length(self) -> int:
         """Bytes :meth:`pack` produces for the current ``Version`` (pymqi's name)."""
@@ -476,13 +493,12 @@ class MQStruct(StructBase):
 
     def _pack_fields(self) -> bytes:
         level = self._level()
-        layout, fields = self._layouts[level]
-        fixups = self._fixups[level]
+        layout, _, fixups, getter, _ = self._by_level[level]
         if fixups is not None:
             # Each value as stored, but for the character fields (padded here as
             # packable pads them); an MQLONG stored as an unsigned mask (>= 2**31) makes
             # struct refuse, and the field-by-field way below converts it.
-            values = [getattr(self, name) for name in self._names[level]]
+            values = list(getter(self))
             owner = self.STRUC_NAME
             for i, f in fixups:
                 value = values[i]
@@ -492,7 +508,8 @@ class MQStruct(StructBase):
                 return layout.pack(*values)
             except struct.error:
                 pass
-        return layout.pack(*(f.packable(self.STRUC_NAME, getattr(self, f.name)) for f in fields))
+        return layout.pack(*(f.packable(self.STRUC_NAME, getattr(self, f.name))
+                             for f in self._layouts[level][1]))
 
     def unpack(self, data: Buffer) -> Self:
         """Fill every field from IBM's bytes (extra bytes after the structure are ignored).
@@ -504,31 +521,34 @@ class MQStruct(StructBase):
             Version this structure does not have.
         """
         view = data if type(data) is bytes else memoryview(data).cast("B")
-        name = self.STRUC_NAME
-        shortest = self._shortest
+        shortest, struc_id, version, at = self._head
         if len(view) < shortest:
-            raise ValueError(f"{name} needs at least {shortest} bytes, got {len(view)}")
-        if self.HAS_STRUC_ID:
-            struc_id = self.FIELDS[0]
-            found = bytes(view[: struc_id.size])
-            if found != struc_id.default:
-                raise ValueError(f"not an {name}: StrucId is {found!r}, expected "
-                                 f"{struc_id.default!r}")
-        version, at = self._version_at
-        level = self._level_of(version.unpack_from(view, at)[0])
-        layout, fields = self._layouts[level]
+            raise ValueError(f"{self.STRUC_NAME} needs at least {shortest} bytes, got "
+                             f"{len(view)}")
+        if struc_id is not None and view[:len(struc_id)] != struc_id:
+            raise ValueError(f"not an {self.STRUC_NAME}: StrucId is "
+                             f"{bytes(view[:len(struc_id)])!r}, expected {struc_id!r}")
+        if version is None:
+            raise UnknownFieldError(self.STRUC_NAME, "Version", list(self._by_name))
+        found = version.unpack_from(view, at)[0]
+        level = self._levels.get(found) if type(found) is int else None
+        if level is None:
+            level = self._level_of(found)  # (a Digits version, or a refusal)
+        layout, names, _, _, plain = self._by_level[level]
         if len(view) < layout.size:
-            raise ValueError(f"{name} version {level} is {layout.size} bytes, got {len(view)}")
+            raise ValueError(f"{self.STRUC_NAME} version {level} is {layout.size} bytes, "
+                             f"got {len(view)}")
         raw_values = layout.unpack_from(view)
         # (only once every value is read: a refused unpack changes nothing)
-        if level in self._plain_unpack and not self._nested:  # the values as unpacked
+        if plain:  # every field keeps what struct unpacked (and none is nested)
             values = self.__dict__
             values.clear()
-            values.update(zip(self._names[level], raw_values, strict=True))
+            values.update(zip(names, raw_values, strict=True))
             return self
-        values = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
+        fields = self._layouts[level][1]
+        unpacked = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
         self._reset()
-        self.__dict__.update(values)
+        self.__dict__.update(unpacked)
         return self
 
     def get_header(self, data: Buffer) -> Self:

@@ -149,20 +149,27 @@ def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeade
 class _Reader:
     """Reads the parts of one verb body in order, each checked."""
 
-    def __init__(self, payload: bytes, big_endian: bool, ebcdic: bool, verb: str) -> None:
+    __slots__ = ("view", "pos", "big", "ebcdic", "seg_type")
+
+    def __init__(self, payload: bytes, big_endian: bool, ebcdic: bool, seg_type: int) -> None:
         self.view = memoryview(payload)
         self.pos = API_HEADER_SIZE
         self.big = big_endian
         self.ebcdic = ebcdic
-        self.verb = verb
+        self.seg_type = seg_type
+
+    @property
+    def verb(self) -> str:
+        """The verb's name, for error messages."""
+        return SegmentType(self.seg_type).name
 
     def need(self, size: int, what: str) -> memoryview:
-        if size < 0 or self.pos + size > len(self.view):
-            raise FapError(f"{self.verb}: {what} needs {size} bytes at offset {self.pos}, "
+        pos = self.pos
+        if size < 0 or pos + size > len(self.view):
+            raise FapError(f"{self.verb}: {what} needs {size} bytes at offset {pos}, "
                            f"the body has {len(self.view)}", StatusCode.PROTOCOL_LENGTH_ERROR)
-        part = self.view[self.pos:self.pos + size]
-        self.pos += size
-        return part
+        self.pos = pos + size
+        return self.view[pos:pos + size]
 
     def struc(self, cls: type[S]) -> S:
         obj = from_wire(cls, self.view[self.pos:], big_endian=self.big, ebcdic=self.ebcdic)
@@ -369,7 +376,7 @@ def decode_verb(seg_type: SegmentType, payload: bytes, big_endian: bool, *,
     if seg_type not in VERB_TYPES:
         raise FapError(f"{SegmentType(seg_type).name} is not a client verb we decode",
                        StatusCode.PROTOCOL_SEGMENT_TYPE)
-    r = _Reader(payload, big_endian, ebcdic, SegmentType(seg_type).name)
+    r = _Reader(payload, big_endian, ebcdic, seg_type)
     verb = Verb(decode_api_header(payload, big_endian))
     if seg_type in (T.MQCONN, T.MQCONN_REPLY):
         verb.conn = _decode_conn(r)
