@@ -282,6 +282,18 @@ class Nested(Field):
 # -- the structure machinery --------------------------------------------------------------
 
 
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple]:
+    """A function giving the values of ``names`` of an object, as a tuple, in one call."""
+    get = operator.attrgetter(*names)
+    if len(names) > 1:
+        return get
+
+    def one(obj: Any) -> tuple:
+        return (get(obj),)
+
+    return one
+
+
 class _Level(NamedTuple):
     """What pack() and unpack() use of one version of a structure."""
 
@@ -372,10 +384,8 @@ class MQStruct(StructBase):
                     break
             plain = not cls._nested and all(type(f).unpacked is Field.unpacked
                                             for f in fields)
-            getter = operator.attrgetter(*names)
             cls._by_level[level] = _Level(
-                layout, names, None if fixups is None else tuple(fixups),
-                getter if len(names) > 1 else (lambda obj, _get=getter: (_get(obj),)),
+                layout, names, None if fixups is None else tuple(fixups), _getter(names),
                 plain)
         version = cls._by_name.get("Version")
         struc_id = cls.FIELDS[0].default if cls.HAS_STRUC_ID and cls.FIELDS else None
