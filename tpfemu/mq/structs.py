@@ -389,6 +389,8 @@ class MQStruct(StructBase):
                 plain)
         version = cls._by_name.get("Version")
         struc_id = cls.FIELDS[0].default if cls.HAS_STRUC_ID and cls.FIELDS else None
+        if struc_id is not None and len(struc_id) != 4:
+            raise TypeError(f"{cls.STRUC_NAME}: a StrucId is 4 characters, not {struc_id!r}")
         cls._head = (min((layout.size for layout, _ in cls._layouts.values()), default=0),
                      struc_id, None if version is None else struct.Struct("<" + version.fmt),
                      -1 if version is None else version.offset)
@@ -535,9 +537,9 @@ class MQStruct(StructBase):
         if len(view) < shortest:
             raise ValueError(f"{self.STRUC_NAME} needs at least {shortest} bytes, got "
                              f"{len(view)}")
-        if struc_id is not None and view[:len(struc_id)] != struc_id:
+        if struc_id is not None and view[:4] != struc_id:  # (every StrucId is 4 long)
             raise ValueError(f"not an {self.STRUC_NAME}: StrucId is "
-                             f"{bytes(view[:len(struc_id)])!r}, expected {struc_id!r}")
+                             f"{bytes(view[:4])!r}, expected {struc_id!r}")
         if version is None:
             raise UnknownFieldError(self.STRUC_NAME, "Version", list(self._by_name))
         found = version.unpack_from(view, at)[0]

@@ -76,7 +76,7 @@ def from_wire(cls: type[S], data: bytes | memoryview, *, big_endian: bool,
     """
     try:
         if not (big_endian or ebcdic):  # ours already: unpack reads the structure only
-            return cls.from_bytes(data)
+            return cls.__new__(cls).unpack(data)  # (from_bytes, one call less)
         longest = _LONGEST.get(cls)
         if longest is None:
             longest = _LONGEST[cls] = max(layout.size for layout, _ in cls._layouts.values())

@@ -149,10 +149,11 @@ def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeade
 class _Reader:
     """Reads the parts of one verb body in order, each checked."""
 
-    __slots__ = ("view", "pos", "big", "ebcdic", "seg_type")
+    __slots__ = ("view", "size", "pos", "big", "ebcdic", "seg_type")
 
     def __init__(self, payload: bytes, big_endian: bool, ebcdic: bool, seg_type: int) -> None:
         self.view = memoryview(payload)
+        self.size = len(self.view)
         self.pos = API_HEADER_SIZE
         self.big = big_endian
         self.ebcdic = ebcdic
@@ -165,9 +166,9 @@ class _Reader:
 
     def need(self, size: int, what: str) -> memoryview:
         pos = self.pos
-        if size < 0 or pos + size > len(self.view):
+        if size < 0 or pos + size > self.size:
             raise FapError(f"{self.verb}: {what} needs {size} bytes at offset {pos}, "
-                           f"the body has {len(self.view)}", StatusCode.PROTOCOL_LENGTH_ERROR)
+                           f"the body has {self.size}", StatusCode.PROTOCOL_LENGTH_ERROR)
         self.pos = pos + size
         return self.view[pos:pos + size]
 
@@ -180,8 +181,8 @@ class _Reader:
         return int(_U32[self.big].unpack(self.need(4, what))[0])
 
     def end(self) -> None:
-        if self.pos != len(self.view):
-            raise FapError(f"{self.verb}: {len(self.view) - self.pos} bytes after the body",
+        if self.pos != self.size:
+            raise FapError(f"{self.verb}: {self.size - self.pos} bytes after the body",
                            StatusCode.PROTOCOL_LENGTH_ERROR)
 
 
