@@ -79,3 +79,32 @@ def test_a_refused_unpack_changes_nothing():
     with pytest.raises(ValueError, match="bytes"):
         md.unpack(MD(Version=2).pack()[:340])
     assert vars(md) == {"Priority": 3}
+
+
+def test_every_structure_pads_a_short_text_as_field_by_field():
+    """In every structure and version, a character field set shorter than its length
+    packs blank-padded, as field by field (whatever number of text fields it has)."""
+    from tpfemu.mq.structs import Byte, Char
+
+    def every(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from every(sub)
+
+    import tpfemu.mq.headers  # noqa: F401 - the header structures
+    checked = 0
+    for cls in every(MQStruct):
+        if "FIELDS" not in cls.__dict__:
+            continue
+        for level in cls._layouts:
+            struc = cls()
+            if "Version" in cls._by_name:
+                struc.Version = level if type(struc.Version) is int else struc.Version
+            texts = [f for f in cls._layouts[level][1]
+                     if isinstance(f, Char) and type(f) is not Byte and f.name != "StrucId"
+                     and f.name != "Version"]
+            for f in texts[:1]:
+                setattr(struc, f.name, b"A")
+            assert struc.pack() == field_by_field(struc), (cls.__name__, level)
+            checked += 1
+    assert checked >= 20

@@ -303,6 +303,10 @@ class _Level(NamedTuple):
     #: (place, field); None: pack() takes every field through its packable
     getter: Callable[[Any], tuple]  #: every value of the version at once
     plain: bool  #: unpack() stores the values as struct unpacks them
+    #: the character values among all the values (None: fewer than two; pack() then
+    #: looks at each), and their fields' lengths
+    texts: Callable[[tuple], tuple] | None
+    lengths: tuple[int, ...]
 
 
 class MQStruct(StructBase):
@@ -384,9 +388,11 @@ class MQStruct(StructBase):
                     break
             plain = not cls._nested and all(type(f).unpacked is Field.unpacked
                                             for f in fields)
+            places = tuple(i for i, _ in fixups or ())
             cls._by_level[level] = _Level(
                 layout, names, None if fixups is None else tuple(fixups), _getter(names),
-                plain)
+                plain, operator.itemgetter(*places) if len(places) > 1 else None,
+                tuple(f.length for _, f in fixups or ()))  # type: ignore[attr-defined]
         version = cls._by_name.get("Version")
         struc_id = cls.FIELDS[0].default if cls.HAS_STRUC_ID and cls.FIELDS else None
         if struc_id is not None and len(struc_id) != 4:
@@ -505,17 +511,21 @@ class MQStruct(StructBase):
 
     def _pack_fields(self) -> bytes:
         level = self._level()
-        layout, _, fixups, getter, _ = self._by_level[level]
+        layout, _, fixups, getter, _, texts, lengths = self._by_level[level]
         if fixups is not None:
-            # Each value as stored, but for the character fields (padded here as
-            # packable pads them); an MQLONG stored as an unsigned mask (>= 2**31) makes
-            # struct refuse, and the field-by-field way below converts it.
-            values = list(getter(self))
-            owner = self.STRUC_NAME
-            for i, f in fixups:
-                value = values[i]
-                if type(value) is not bytes or len(value) != f.length:  # type: ignore[attr-defined]
-                    values[i] = f.packable(owner, value)
+            # Each value as stored, but for the character fields shorter than their
+            # field (padded here as packable pads them). A str (to_string()) or an
+            # MQLONG stored as an unsigned mask (>= 2**31) makes struct refuse, and the
+            # field-by-field way below converts it.
+            values = getter(self)
+            if fixups and (texts is None or tuple(map(len, texts(values))) != lengths):
+                padded = list(values)
+                owner = self.STRUC_NAME
+                for i, f in fixups:
+                    value = padded[i]
+                    if type(value) is not bytes or len(value) != f.length:  # type: ignore[attr-defined]
+                        padded[i] = f.packable(owner, value)
+                values = tuple(padded)
             try:
                 return layout.pack(*values)
             except struct.error:
@@ -546,7 +556,7 @@ class MQStruct(StructBase):
         level = self._levels.get(found) if type(found) is int else None
         if level is None:
             level = self._level_of(found)  # (a Digits version, or a refusal)
-        layout, names, _, _, plain = self._by_level[level]
+        layout, names, _, _, plain, _, _ = self._by_level[level]
         if len(view) < layout.size:
             raise ValueError(f"{self.STRUC_NAME} version {level} is {layout.size} bytes, "
                              f"got {len(view)}")
