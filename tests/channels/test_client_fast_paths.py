@@ -98,3 +98,19 @@ def test_reply_structures_come_back_in_the_callers_objects():
         qm.disconnect()
     finally:
         system.stop()
+
+
+def test_a_message_of_many_reads_travels_whole():
+    """A 1 MB message (a verb segment spanning many 64 KiB reads at each end) is put and
+    got over SVRCONN byte for byte."""
+    system, port = serving()
+    try:
+        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        big = bytes(range(256)) * 4096
+        q.put(big)
+        assert q.get() == big
+        q.close()
+        qm.disconnect()
+    finally:
+        system.stop()
