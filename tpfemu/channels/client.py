@@ -54,8 +54,8 @@ from tpfemu.channels.fap import (
     encode_caut,
     encode_id,
     encode_segment,
-    encode_verb,
 )
+from tpfemu.channels.fap.verbs import encode_verb_segment
 from tpfemu.channels.link import Link, LinkDown
 from tpfemu.channels.svrconn import CHAR_VALUE_LENGTH, TRANS_OVERHEAD, WHOLE_MESSAGE
 from tpfemu.channels.svrconn_tls import TLS12_ONLY, TLS13_ONLY
@@ -181,6 +181,7 @@ class ClientConnection:
         self._requests = itertools.count(1)
         self._lock = threading.Lock()
         self.big = False
+        self.max_trans = _MAX_TRANS  #: the agreed largest segment (from the ID exchange)
 
     # -- start: ID, CAUT, MQCONN ----------------------------------------------------------
 
@@ -232,16 +233,14 @@ class ClientConnection:
         if not starting:
             self.check(call)
         verb.api.reply_length = _MAX_TRANS
-        body = encode_verb(seg_type, verb)
         request = next(self._requests) * 2 + 1
+        segment = encode_verb_segment(seg_type, verb, flags=_WHOLE, request_id=request)
         with self._lock:
             try:
-                if len(body) + 36 > getattr(self, "max_trans", _MAX_TRANS):
+                if len(segment) > self.max_trans:
                     raise _error(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, call,
-                                 f"the request is {len(body)} bytes", obj)
-                self.link.send_bytes(encode_segment(Segment(
-                    seg_type, _WHOLE, body, conversation_id=1, request_id=request),
-                    form="TSHM"))
+                                 f"the request is {len(segment) - 36} bytes", obj)
+                self.link.send_bytes(segment)
                 reply = self._reply(seg_type, call, starting)
             except LinkDown as exc:
                 if starting:
@@ -431,6 +430,12 @@ class ClientConnection:
 def _copy_back(into: Any, source: Any) -> None:
     """Write the reply's structure into the caller's (same class) in place."""
     if into is None or source is None:
+        return
+    if type(into) is type(source) and not source._nested:
+        # The reply's structure is ours alone and was checked when it was decoded: its
+        # values become the caller's as they are (what unpack(pack()) would give).
+        into._reset()
+        into._load_trusted(vars(source))
         return
     with contextlib.suppress(AttributeError, TypeError, ValueError):
         into.unpack(source.pack())

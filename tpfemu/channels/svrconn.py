@@ -51,11 +51,11 @@ from tpfemu.channels.fap import (
     decode_verb,
     encode_id,
     encode_segment,
-    encode_verb,
     heartbeat_segment,
     negotiate,
     status_segment,
 )
+from tpfemu.channels.fap.verbs import encode_verb_segment
 from tpfemu.channels.link import Link, LinkDown
 from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
@@ -266,10 +266,10 @@ class Conversation:
                            StatusCode.SECURITY_FAILURE)
 
     def _send(self, request: Segment, seg_type: SegmentType, verb: Verb) -> None:
-        body = encode_verb(seg_type, verb, big_endian=self.big, ebcdic=self.ebcdic)
-        self.link.send_bytes(encode_segment(Segment(
-            seg_type, _WHOLE, body, self.big, conversation_id=request.conversation_id,
-            request_id=request.request_id), form="TSHM"))
+        self.link.send_bytes(encode_verb_segment(
+            seg_type, verb, flags=_WHOLE, request_id=request.request_id or 0,
+            conversation_id=request.conversation_id or 0, big_endian=self.big,
+            ebcdic=self.ebcdic))
 
     def _mqconn(self, seg: Segment) -> None:
         verb = decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
@@ -333,8 +333,15 @@ class Conversation:
     def _close(self, verb: Verb, reply: Verb) -> None:
         self.conn.close(verb.api.hobj, verb.options or cmqc.MQCO_NONE)
 
+    def _handle_of(self, hobj: int) -> Any:
+        """The open Handle ``hobj`` names (so that MQPUT and MQGET take its plan), else
+        ``hobj`` itself: the call then fails as the queue manager says (2019)."""
+        handle = self.conn.handles.get(hobj)
+        return hobj if handle is None else handle
+
     def _put(self, verb: Verb, reply: Verb) -> None:
-        mqput.put(self.conn, verb.api.hobj, verb.data or b"", verb.md, verb.pmo)
+        mqput.put(self.conn, self._handle_of(verb.api.hobj), verb.data or b"", verb.md,
+                  verb.pmo)
 
     def _put1(self, verb: Verb, reply: Verb) -> None:
         od = verb.od
@@ -345,7 +352,8 @@ class Conversation:
     def _get(self, verb: Verb, reply: Verb) -> None:
         size = verb.buffer_length
         max_length = None if size == WHOLE_MESSAGE else size
-        reply.data = mqget.get(self.conn, verb.api.hobj, max_length, verb.md, verb.gmo)
+        reply.data = mqget.get(self.conn, self._handle_of(verb.api.hobj), max_length, verb.md,
+                               verb.gmo)
 
     def _inq(self, verb: Verb, reply: Verb) -> None:
         inq = verb.inq

@@ -29,8 +29,10 @@ as pymqi returns them. Two structures are equal when they would pack to the same
 from __future__ import annotations
 
 import difflib
+import operator
 import struct
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeAlias
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Self, TypeAlias
 
 if TYPE_CHECKING:
 
@@ -280,6 +282,33 @@ class Nested(Field):
 # -- the structure machinery --------------------------------------------------------------
 
 
+def _getter(names: tuple[str, ...]) -> Callable[[Any], tuple]:
+    """A function giving the values of ``names`` of an object, as a tuple, in one call."""
+    get = operator.attrgetter(*names)
+    if len(names) > 1:
+        return get
+
+    def one(obj: Any) -> tuple:
+        return (get(obj),)
+
+    return one
+
+
+class _Level(NamedTuple):
+    """What pack() and unpack() use of one version of a structure."""
+
+    layout: struct.Struct  #: the version's bytes
+    names: tuple[str, ...]  #: its fields' names, in C order
+    fixups: tuple[tuple[int, Field], ...] | None  #: the values pack() pads or checks
+    #: (place, field); None: pack() takes every field through its packable
+    getter: Callable[[Any], tuple]  #: every value of the version at once
+    plain: bool  #: unpack() stores the values as struct unpacks them
+    #: the character values among all the values (None: fewer than two; pack() then
+    #: looks at each), and their fields' lengths
+    texts: Callable[[tuple], tuple] | None
+    lengths: tuple[int, ...]
+
+
 class MQStruct(StructBase):
     """Base of the MQ structures: pymqi's interface over a declared, versioned layout.
 
@@ -300,6 +329,13 @@ class MQStruct(StructBase):
     _nested: ClassVar[tuple[Field, ...]]  # fields whose initial value is a fresh object
     _ints: ClassVar[frozenset[str]]  # MQLONG fields (32-bit)
     _bytes: ClassVar[dict[str, int]]  # MQCHARn / MQBYTEn fields and their lengths
+    # For pack() and unpack(), made by _build_codec from the fields: how to check the
+    # head of the data (fewest bytes of any version, StrucId, the Version's layout and
+    # place); by level, a _Level; a Version value -> its level, for the usual ones.
+    _head: ClassVar[tuple[int, bytes | None, struct.Struct | None, int]]
+    _by_level: ClassVar[dict[int, _Level]]
+    _levels: ClassVar[dict[Any, int]]
+    _packed_initial: ClassVar[bytes | None]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -333,6 +369,39 @@ class MQStruct(StructBase):
         cls._ints = frozenset(f.name for f in cls.FIELDS if type(f) is Long)
         cls._bytes = {f.name: f.length for f in cls.FIELDS
                       if isinstance(f, Char) and type(f) in (Char, Byte)}
+        cls._build_codec()
+
+    @classmethod
+    def _build_codec(cls) -> None:
+        """Precompute what pack() and unpack() need, from the declared fields: they then
+        do per call only what a field's packable/unpacked would change."""
+        cls._by_level = {}
+        for level, (layout, fields) in cls._layouts.items():
+            names = tuple(f.name for f in fields)
+            fixups: list[tuple[int, Field]] | None = []
+            for i, f in enumerate(fields):
+                if isinstance(f, Char):  # Char, Byte, Digits: pad (or check a str)
+                    if type(f) is not Byte:  # (struct pads a Byte's NULs itself)
+                        fixups.append((i, f))  # type: ignore[union-attr]
+                elif type(f) not in (Long, Int64, Code):  # Nested, Longs: the full way
+                    fixups = None
+                    break
+            plain = not cls._nested and all(type(f).unpacked is Field.unpacked
+                                            for f in fields)
+            places = tuple(i for i, _ in fixups or ())
+            cls._by_level[level] = _Level(
+                layout, names, None if fixups is None else tuple(fixups), _getter(names),
+                plain, operator.itemgetter(*places) if len(places) > 1 else None,
+                tuple(f.length for _, f in fixups or ()))  # type: ignore[attr-defined]
+        version = cls._by_name.get("Version")
+        struc_id = cls.FIELDS[0].default if cls.HAS_STRUC_ID and cls.FIELDS else None
+        if struc_id is not None and len(struc_id) != 4:
+            raise TypeError(f"{cls.STRUC_NAME}: a StrucId is 4 characters, not {struc_id!r}")
+        cls._head = (min((layout.size for layout, _ in cls._layouts.values()), default=0),
+                     struc_id, None if version is None else struct.Struct("<" + version.fmt),
+                     -1 if version is None else version.offset)
+        cls._levels = {level: level for level in cls._layouts}
+        cls._packed_initial = None  # made by the first pack() of an untouched structure
 
     def _py_init(self, **kw: Any) -> None:
         """What ``__init__`` does, in Python. ``__init__`` is
@@ -420,7 +489,9 @@ class MQStruct(StructBase):
         return level
 
     def _level(self) -> int:
-        return self._level_of(self.Version)
+        version = self.Version
+        level = self._levels.get(version) if type(version) is int else None
+        return self._level_of(version) if level is None else level
 
     def get_length(self) -> int:
         """Bytes :meth:`pack` produces for the current ``Version`` (pymqi's name)."""
@@ -428,8 +499,39 @@ class MQStruct(StructBase):
 
     def pack(self) -> bytes:
         """The structure as IBM lays it out, for its ``Version``."""
-        layout, fields = self._layouts[self._level()]
-        return layout.pack(*(f.packable(self.STRUC_NAME, getattr(self, f.name)) for f in fields))
+        values = self.__dict__
+        cls = type(self)
+        if not values:  # every field at its initial value (a structure just made)
+            packed = cls.__dict__.get("_packed_initial")  # (this class's own, not a base's)
+            if packed is None:
+                packed = self._pack_fields()
+                cls._packed_initial = packed
+            return packed
+        return self._pack_fields()
+
+    def _pack_fields(self) -> bytes:
+        level = self._level()
+        layout, _, fixups, getter, _, texts, lengths = self._by_level[level]
+        if fixups is not None:
+            # Each value as stored, but for the character fields shorter than their
+            # field (padded here as packable pads them). A str (to_string()) or an
+            # MQLONG stored as an unsigned mask (>= 2**31) makes struct refuse, and the
+            # field-by-field way below converts it.
+            values = getter(self)
+            if fixups and (texts is None or tuple(map(len, texts(values))) != lengths):
+                padded = list(values)
+                owner = self.STRUC_NAME
+                for i, f in fixups:
+                    value = padded[i]
+                    if type(value) is not bytes or len(value) != f.length:  # type: ignore[attr-defined]
+                        padded[i] = f.packable(owner, value)
+                values = tuple(padded)
+            try:
+                return layout.pack(*values)
+            except struct.error:
+                pass
+        return layout.pack(*(f.packable(self.STRUC_NAME, getattr(self, f.name))
+                             for f in self._layouts[level][1]))
 
     def unpack(self, data: Buffer) -> Self:
         """Fill every field from IBM's bytes (extra bytes after the structure are ignored).
@@ -440,24 +542,35 @@ class MQStruct(StructBase):
         :raises ValueError: the data is too short, is not this structure (StrucId) or has a
             Version this structure does not have.
         """
-        view = memoryview(data).cast("B")
-        name = self.STRUC_NAME
-        shortest = min(layout.size for layout, _ in self._layouts.values())
+        view = data if type(data) is bytes else memoryview(data).cast("B")
+        shortest, struc_id, version, at = self._head
         if len(view) < shortest:
-            raise ValueError(f"{name} needs at least {shortest} bytes, got {len(view)}")
-        struc_id = self.FIELDS[0]
-        found = bytes(view[: struc_id.size])
-        if self.HAS_STRUC_ID and found != struc_id.default:
-            raise ValueError(f"not an {name}: StrucId is {found!r}, expected {struc_id.default!r}")
-        version = self._field("Version")
-        level = self._level_of(struct.unpack_from("<" + version.fmt, view, version.offset)[0])
-        layout, fields = self._layouts[level]
+            raise ValueError(f"{self.STRUC_NAME} needs at least {shortest} bytes, got "
+                             f"{len(view)}")
+        if struc_id is not None and view[:4] != struc_id:  # (every StrucId is 4 long)
+            raise ValueError(f"not an {self.STRUC_NAME}: StrucId is "
+                             f"{bytes(view[:4])!r}, expected {struc_id!r}")
+        if version is None:
+            raise UnknownFieldError(self.STRUC_NAME, "Version", list(self._by_name))
+        found = version.unpack_from(view, at)[0]
+        level = self._levels.get(found) if type(found) is int else None
+        if level is None:
+            level = self._level_of(found)  # (a Digits version, or a refusal)
+        layout, names, _, _, plain, _, _ = self._by_level[level]
         if len(view) < layout.size:
-            raise ValueError(f"{name} version {level} is {layout.size} bytes, got {len(view)}")
+            raise ValueError(f"{self.STRUC_NAME} version {level} is {layout.size} bytes, "
+                             f"got {len(view)}")
         raw_values = layout.unpack_from(view)
-        values = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
-        self._reset()  # only once every value is read: a refused unpack changes nothing
-        self.__dict__.update(values)
+        # (only once every value is read: a refused unpack changes nothing)
+        if plain:  # every field keeps what struct unpacked (and none is nested)
+            values = self.__dict__
+            values.clear()
+            values.update(zip(names, raw_values, strict=True))
+            return self
+        fields = self._layouts[level][1]
+        unpacked = {f.name: f.unpacked(raw) for f, raw in zip(fields, raw_values, strict=True)}
+        self._reset()
+        self.__dict__.update(unpacked)
         return self
 
     def get_header(self, data: Buffer) -> Self:

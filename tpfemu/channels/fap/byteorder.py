@@ -36,6 +36,7 @@ def text_to(raw: bytes, ebcdic: bool) -> bytes:
 
 
 _PLANS: dict[tuple[type[MQStruct], int], tuple[struct.Struct, struct.Struct, tuple]] = {}
+_LONGEST: dict[type[MQStruct], int] = {}  #: a structure's longest version, in bytes
 
 
 def _plan(cls: type[MQStruct], level: int) -> tuple[struct.Struct, struct.Struct, tuple]:
@@ -73,24 +74,27 @@ def from_wire(cls: type[S], data: bytes | memoryview, *, big_endian: bool,
     :raises FapError: the bytes are too short, not this structure, or a Version it lacks
         (status PROTOCOL_INVALID_DATA).
     """
-    longest = max(layout.size for layout, _ in cls._layouts.values())
-    raw = bytes(memoryview(data)[:longest])  # the structure only, not what follows it
     try:
-        if big_endian or ebcdic:
-            struc_id = cls.FIELDS[0]
-            found = text_of(raw[:struc_id.size], ebcdic)
-            if found != struc_id.default:
-                raise ValueError(f"not an {cls.STRUC_NAME}: StrucId is {found!r}")
-            version_field = cls._by_name["Version"]
-            if len(raw) < version_field.offset + 4:
-                raise ValueError(f"{cls.STRUC_NAME} is cut short ({len(raw)} bytes)")
-            order = _VERSION_BE if big_endian else _VERSION_LE
-            level = cls._level_of(order.unpack_from(raw, version_field.offset)[0])
-            size = cls._layouts[level][0].size
-            if len(raw) < size:
-                raise ValueError(f"{cls.STRUC_NAME} version {level} is {size} bytes, "
-                                 f"got {len(raw)}")
-            raw = _convert(cls, raw[:size], level, True, big_endian, ebcdic)
+        if not (big_endian or ebcdic):  # ours already: unpack reads the structure only
+            return cls.__new__(cls).unpack(data)  # (from_bytes, one call less)
+        longest = _LONGEST.get(cls)
+        if longest is None:
+            longest = _LONGEST[cls] = max(layout.size for layout, _ in cls._layouts.values())
+        raw = bytes(memoryview(data)[:longest])  # the structure only, not what follows it
+        struc_id = cls.FIELDS[0]
+        found = text_of(raw[:struc_id.size], ebcdic)
+        if found != struc_id.default:
+            raise ValueError(f"not an {cls.STRUC_NAME}: StrucId is {found!r}")
+        version_field = cls._by_name["Version"]
+        if len(raw) < version_field.offset + 4:
+            raise ValueError(f"{cls.STRUC_NAME} is cut short ({len(raw)} bytes)")
+        order = _VERSION_BE if big_endian else _VERSION_LE
+        level = cls._level_of(order.unpack_from(raw, version_field.offset)[0])
+        size = cls._layouts[level][0].size
+        if len(raw) < size:
+            raise ValueError(f"{cls.STRUC_NAME} version {level} is {size} bytes, "
+                             f"got {len(raw)}")
+        raw = _convert(cls, raw[:size], level, True, big_endian, ebcdic)
         return cls.from_bytes(raw)
     except (ValueError, struct.error) as exc:
         raise FapError(f"bad {cls.STRUC_NAME}: {exc}", StatusCode.PROTOCOL_INVALID_DATA

@@ -30,12 +30,14 @@ from typing import TypeVar
 from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
 from tpfemu.channels.fap.constants import SegmentType, StatusCode
 from tpfemu.channels.fap.errors import FapError
+from tpfemu.channels.fap.tsh import tshm_header
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
 
 __all__ = [
     "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
     "decode_api_header", "decode_verb", "encode_api_header", "encode_verb",
+    "encode_verb_segment",
 ]
 
 API_HEADER_SIZE = 16
@@ -46,6 +48,9 @@ _FCNO = {False: struct.Struct("<4sii"), True: struct.Struct(">4sii")}
 CONN_SIZES = {0: 120, 1: 260, 2: 332, 3: 460}
 _CONN_BY_SIZE = {size: version for version, size in CONN_SIZES.items()}
 _INQ = {False: struct.Struct("<iii"), True: struct.Struct(">iii")}
+#: The API header: ReplyLength (always big-endian), then CompCode, Reason, Hobj.
+_REPLY_LENGTH = struct.Struct(">I")
+_API_REST = {False: struct.Struct("<iiI"), True: struct.Struct(">iiI")}
 _BAD = StatusCode.PROTOCOL_INVALID_DATA
 S = TypeVar("S", bound=MQStruct)
 V = TypeVar("V")
@@ -122,9 +127,8 @@ class Verb:
 
 def encode_api_header(api: ApiHeader, *, big_endian: bool = False) -> bytes:
     """The 16-byte API header (ReplyLength always big-endian)."""
-    o = ">" if big_endian else "<"
-    return struct.pack(">I", api.reply_length) + struct.pack(o + "iiI", api.comp_code,
-                                                             api.reason, api.hobj & 0xFFFFFFFF)
+    return _REPLY_LENGTH.pack(api.reply_length) + _API_REST[big_endian].pack(
+        api.comp_code, api.reason, api.hobj & 0xFFFFFFFF)
 
 
 def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeader:
@@ -135,10 +139,8 @@ def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeade
     if len(payload) < API_HEADER_SIZE:
         raise FapError(f"verb body is {len(payload)} bytes, shorter than the 16-byte API "
                        "header", StatusCode.PROTOCOL_LENGTH_ERROR)
-    o = ">" if big_endian else "<"
-    reply_length = struct.unpack_from(">I", payload)[0]
-    comp, reason, hobj = struct.unpack_from(o + "iiI", payload, 4)
-    return ApiHeader(reply_length, comp, reason, hobj)
+    comp, reason, hobj = _API_REST[big_endian].unpack_from(payload, 4)
+    return ApiHeader(_REPLY_LENGTH.unpack_from(payload)[0], comp, reason, hobj)
 
 
 # -- pieces ---------------------------------------------------------------------------------
@@ -147,20 +149,28 @@ def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeade
 class _Reader:
     """Reads the parts of one verb body in order, each checked."""
 
-    def __init__(self, payload: bytes, big_endian: bool, ebcdic: bool, verb: str) -> None:
+    __slots__ = ("view", "size", "pos", "big", "ebcdic", "seg_type")
+
+    def __init__(self, payload: bytes, big_endian: bool, ebcdic: bool, seg_type: int) -> None:
         self.view = memoryview(payload)
+        self.size = len(self.view)
         self.pos = API_HEADER_SIZE
         self.big = big_endian
         self.ebcdic = ebcdic
-        self.verb = verb
+        self.seg_type = seg_type
+
+    @property
+    def verb(self) -> str:
+        """The verb's name, for error messages."""
+        return SegmentType(self.seg_type).name
 
     def need(self, size: int, what: str) -> memoryview:
-        if size < 0 or self.pos + size > len(self.view):
-            raise FapError(f"{self.verb}: {what} needs {size} bytes at offset {self.pos}, "
-                           f"the body has {len(self.view)}", StatusCode.PROTOCOL_LENGTH_ERROR)
-        part = self.view[self.pos:self.pos + size]
-        self.pos += size
-        return part
+        pos = self.pos
+        if size < 0 or pos + size > self.size:
+            raise FapError(f"{self.verb}: {what} needs {size} bytes at offset {pos}, "
+                           f"the body has {self.size}", StatusCode.PROTOCOL_LENGTH_ERROR)
+        self.pos = pos + size
+        return self.view[pos:pos + size]
 
     def struc(self, cls: type[S]) -> S:
         obj = from_wire(cls, self.view[self.pos:], big_endian=self.big, ebcdic=self.ebcdic)
@@ -171,8 +181,8 @@ class _Reader:
         return int(_U32[self.big].unpack(self.need(4, what))[0])
 
     def end(self) -> None:
-        if self.pos != len(self.view):
-            raise FapError(f"{self.verb}: {len(self.view) - self.pos} bytes after the body",
+        if self.pos != self.size:
+            raise FapError(f"{self.verb}: {self.size - self.pos} bytes after the body",
                            StatusCode.PROTOCOL_LENGTH_ERROR)
 
 
@@ -277,14 +287,15 @@ def _required(value: V | None, what: str, seg_type: SegmentType) -> V:
 
 
 def _encode_put(seg_type: SegmentType, verb: Verb, big: bool, ebcdic: bool) -> bytes:
-    out = b""
+    od = b""
     if seg_type in (T.MQPUT1, T.MQPUT1_REPLY):
-        out += pack_wire(_required(verb.od, "an od", seg_type), big_endian=big, ebcdic=ebcdic)
+        od = pack_wire(_required(verb.od, "an od", seg_type), big_endian=big, ebcdic=ebcdic)
     md = _required(verb.md, "an md", seg_type)
     pmo = _required(verb.pmo, "a pmo", seg_type)
     data = verb.data or b""
-    return (out + pack_wire(md, big_endian=big, ebcdic=ebcdic)
-            + pack_wire(pmo, big_endian=big, ebcdic=ebcdic) + _U32[big].pack(len(data)) + data)
+    return b"".join((od, pack_wire(md, big_endian=big, ebcdic=ebcdic),
+                     pack_wire(pmo, big_endian=big, ebcdic=ebcdic), _U32[big].pack(len(data)),
+                     data))
 
 
 def _encode_get(seg_type: SegmentType, verb: Verb, big: bool, ebcdic: bool) -> bytes:
@@ -294,7 +305,7 @@ def _encode_get(seg_type: SegmentType, verb: Verb, big: bool, ebcdic: bool) -> b
         return md + gmo + _U32[big].pack(_required(verb.buffer_length, "a buffer_length",
                                                     seg_type))
     data = verb.data or b""
-    return md + gmo + _U32[big].pack(len(data)) + data
+    return b"".join((md, gmo, _U32[big].pack(len(data)), data))
 
 
 def encode_verb(seg_type: SegmentType, verb: Verb, *, big_endian: bool = False,
@@ -325,6 +336,19 @@ def encode_verb(seg_type: SegmentType, verb: Verb, *, big_endian: bool = False,
     raise ValueError(f"{SegmentType(seg_type).name} is not a client verb we encode")
 
 
+def encode_verb_segment(seg_type: SegmentType, verb: Verb, *, flags: int, request_id: int,
+                        conversation_id: int = 1, big_endian: bool = False,
+                        ebcdic: bool = False) -> bytes:
+    """A whole verb segment: a TSHM (``flags``, ``conversation_id``, ``request_id``) and
+    the body :func:`encode_verb` makes of ``verb``, in one piece.
+
+    :raises ValueError: as :func:`encode_verb`, or a TSHM field out of range.
+    """
+    body = encode_verb(seg_type, verb, big_endian=big_endian, ebcdic=ebcdic)
+    return tshm_header(seg_type, flags, len(body), big_endian=big_endian,
+                       conversation_id=conversation_id, request_id=request_id) + body
+
+
 def _decode_put(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
     if seg_type in (T.MQPUT1, T.MQPUT1_REPLY):
         verb.od = r.struc(OD)
@@ -353,7 +377,7 @@ def decode_verb(seg_type: SegmentType, payload: bytes, big_endian: bool, *,
     if seg_type not in VERB_TYPES:
         raise FapError(f"{SegmentType(seg_type).name} is not a client verb we decode",
                        StatusCode.PROTOCOL_SEGMENT_TYPE)
-    r = _Reader(payload, big_endian, ebcdic, SegmentType(seg_type).name)
+    r = _Reader(payload, big_endian, ebcdic, seg_type)
     verb = Verb(decode_api_header(payload, big_endian))
     if seg_type in (T.MQCONN, T.MQCONN_REPLY):
         verb.conn = _decode_conn(r)
