@@ -250,3 +250,35 @@ def test_analyze_of_an_empty_journal(spark, tmp_path):
     assert result.exit_code == 0, result.output
     assert "analyzed 0 message events on 0 queues" in result.output
     assert pd.read_parquet(tmp_path / "out" / "queues").empty
+
+
+def test_analyze_of_damaged_data_pages_names_the_file(spark, tmp_path):
+    """A Parquet file whose data pages only Spark finds damaged, while analyze's table jobs
+    run side by side: exit 2 naming the file, and no output."""
+    good = write([out_msg(i) for i in range(3)], tmp_path / "good.parquet")
+    pages = bytearray(good.read_bytes())
+    pages[4:200] = b"\xff" * 196
+    (tmp_path / "pages.parquet").write_bytes(bytes(pages))
+    result = cli("analyze", tmp_path / "pages.parquet", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert "pages.parquet: not a readable Parquet file" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_analyze_leaves_the_session_configuration_as_it_was(spark, tmp_path):
+    """analyze.run sets what its plans need for its own jobs and puts the caller's
+    settings back: a key set by the caller keeps its value, then, unset, stays unset."""
+    from tpfemu.pipeline import analyze
+
+    write([out_msg(i) for i in range(2)], tmp_path / "e.parquet")
+    (key,) = analyze._SETTINGS
+    spark.conf.set(key, "7")
+    try:
+        analyze.run(spark, Inputs([tmp_path / "e.parquet"]), tmp_path / "out")
+        assert spark.conf.get(key) == "7"
+        spark.conf.unset(key)
+        before = spark.conf.get(key, None)
+        analyze.run(spark, Inputs([tmp_path / "e.parquet"]), tmp_path / "out2")
+        assert spark.conf.get(key, None) == before
+    finally:
+        spark.conf.unset(key)

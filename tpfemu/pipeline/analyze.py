@@ -38,6 +38,17 @@ TABLES = ("queue_minute", "latency", "uow", "programs", "queues")
 _MINUTE_US = 60_000_000
 _ACCURACY = 10_000
 
+#: The session settings analyze runs with, restored afterwards (:func:`.session.scoped_conf`).
+_SETTINGS = {
+    # percentile_approx is an object aggregate: past 128 groups in a task (ten queues
+    # over a quarter of an hour make 150 (queue, minute) groups) Spark stops hashing and
+    # sorts every row by (queue, minute) first, comparing the queue names row by row. A
+    # group's buffer holds at most some 50 000 values: hash up to a million groups. With
+    # the jobs side by side, the whole command at 1M: 13.3 s of CPU against 19.0 s
+    # (docs/pipeline.md, "analyze: hashed percentiles and side-by-side table jobs").
+    "spark.sql.objectHashAggregate.sortBased.fallbackThreshold": "1000000",
+}
+
 
 def _minute(col):
     from pyspark.sql import functions as F
@@ -161,6 +172,26 @@ def _busiest(queues, n: int = 10) -> list[dict]:
             for r in ranked.itertuples(index=False)]
 
 
+def _written(frames: dict, where) -> dict:
+    """Write each table of ``frames`` (Spark) under ``where`` and read it back (pandas).
+    The tables' jobs are submitted at once, from one thread each: Spark's scheduler then
+    runs one job's tasks on cores that another leaves idle (its last tasks, the driver
+    planning the next), where one job after the other would wait. The first error of a
+    job is raised, after every job has ended."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pandas as pd
+
+    def write(name: str):
+        frames[name].coalesce(1).write.parquet(str(where / name))
+        return pd.read_parquet(where / name)
+
+    with ThreadPoolExecutor(max_workers=len(frames),
+                            thread_name_prefix="tpfemu-analyze") as pool:
+        futures = {name: pool.submit(write, name) for name in frames}
+    return {name: future.result() for name, future in futures.items()}
+
+
 def run(spark, inputs, out) -> dict:
     """Analyze ``inputs`` (a :class:`~.sources.Inputs`) into the directory ``out``:
     one Parquet directory per table, ``report.html``/``report.md`` with PNG charts, and
@@ -171,20 +202,16 @@ def run(spark, inputs, out) -> dict:
     import json
     import time
 
-    import pandas as pd
-
     from tpfemu.pipeline import report
     from tpfemu.pipeline.output import AtomicDir
+    from tpfemu.pipeline.session import scoped_conf
     from tpfemu.pipeline.sources import read_journal
 
     started = time.perf_counter()
-    with inputs, AtomicDir(out) as tmp:
+    with inputs, AtomicDir(out) as tmp, scoped_conf(spark, _SETTINGS):
         journal = read_journal(spark, inputs)
         frames = analyze(journal)
-        local: dict[str, pd.DataFrame] = {}
-        for name, frame in frames.items():
-            frame.coalesce(1).write.parquet(str(tmp / name))
-            local[name] = pd.read_parquet(tmp / name)
+        local = _written(frames, tmp)
         local["queues"] = queues_table(local["queue_minute"], local["latency"])
         (tmp / "queues").mkdir()
         local["queues"].to_parquet(tmp / "queues" / "part-0.parquet", index=False)

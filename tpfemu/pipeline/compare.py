@@ -44,10 +44,9 @@ Output directory (appears atomically): ``missing/``, ``extra/``, ``payload_chang
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["DESCRIPTOR_FIELDS", "KINDS", "compare", "run"]
@@ -341,7 +340,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     unknown = ignore - set(DESCRIPTOR_FIELDS)
     if unknown:
         raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
-    # (settings it needs are made by :func:`run`, through :func:`_settings`)
+    # (settings it needs are made by :func:`run`, through :func:`.session.scoped_conf`)
     e_base, a_base = _based(expected, rule), _based(actual, rule)
     e, a = _narrow(e_base), _narrow(a_base)
 
@@ -433,7 +432,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
                       | F.col("descriptor_changed") | F.col("reordered"))
 
 
-#: The session settings compare runs with, restored afterwards (:func:`_settings`).
+#: The session settings compare runs with, restored afterwards (:func:`.session.scoped_conf`).
 _SETTINGS = {
     # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
@@ -441,23 +440,6 @@ _SETTINGS = {
     # row by its part before writing.
     "spark.sql.maxConcurrentOutputFileWriters": "2",
 }
-
-
-@contextlib.contextmanager
-def _settings(spark, settings: dict[str, str]) -> Iterator[None]:
-    """Run with ``settings`` in the session's SQL configuration, then put back what the
-    caller had (a key the caller had not set is unset again)."""
-    before = {key: spark.conf.get(key, None) for key in settings}
-    try:
-        for key, value in settings.items():
-            spark.conf.set(key, value)
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 def _arrow_schema(frame):
@@ -581,11 +563,12 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
 
     from tpfemu.pipeline import report
     from tpfemu.pipeline.output import AtomicDir
+    from tpfemu.pipeline.session import scoped_conf
     from tpfemu.pipeline.sources import read_journal
 
     started = time.perf_counter()
     ignore = tuple(ignore)
-    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, _settings(spark, _SETTINGS):
+    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, scoped_conf(spark, _SETTINGS):
         expected = read_journal(spark, expected_inputs)
         actual = read_journal(spark, actual_inputs)
         flagged = compare(spark, expected, actual, tmp / "_stage1", rule=rule,

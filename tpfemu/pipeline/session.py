@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_MASTER", "get_session", "jvm_output_to", "stop_session"]
+__all__ = ["DEFAULT_MASTER", "get_session", "jvm_output_to", "scoped_conf", "stop_session"]
 
 DEFAULT_MASTER = "local[*]"
 
@@ -142,3 +142,21 @@ def stop_session() -> None:
     active = SparkSession.getActiveSession()
     if active is not None:
         active.stop()
+
+
+@contextlib.contextmanager
+def scoped_conf(spark, settings: dict[str, str]) -> Iterator[None]:
+    """Run with ``settings`` in the session's SQL configuration, then put back what the
+    caller had (a key the caller had not set is unset again): a job sets what its own
+    plans need without changing the caller's session."""
+    before = {key: spark.conf.get(key, None) for key in settings}
+    try:
+        for key, value in settings.items():
+            spark.conf.set(key, value)
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
