@@ -477,13 +477,18 @@ class QueueManager:
         if made is not None:
             self.send_report(made, reports.EXPIRATION, d.msg_id)
 
-    def send_report(self, report: reports.Report, kind: reports.Kind, original: bytes) -> None:
-        """Put ``report`` (of the message whose MsgId is ``original``) outside any unit of
-        work; dead-lettered if it cannot be put."""
+    def send_report(self, report: reports.Report, kind: reports.Kind, original: bytes,
+                    put: Callable[[], object] | None = None) -> None:
+        """Put ``report`` (of the message whose MsgId is ``original``): by ``put``, else
+        outside any unit of work; dead-lettered if it cannot be put."""
         try:
-            self.put_internal(report.reply_q, report.reply_qmgr, report.data, report.fields,
-                              msg_id=report.msg_id, correl_id=report.correl_id,
-                              priority=report.priority, persistent=report.persistent)
+            if put is not None:
+                put()
+            else:
+                self.put_internal(report.reply_q, report.reply_qmgr, report.data,
+                                  report.fields, msg_id=report.msg_id,
+                                  correl_id=report.correl_id, priority=report.priority,
+                                  persistent=report.persistent)
         except errors.MQMIError as exc:
             self.dead_letter(report.data, report.fields, exc.reason, report.reply_q,
                              report.reply_qmgr, correl_id=report.correl_id,

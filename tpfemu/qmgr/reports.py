@@ -136,11 +136,9 @@ def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool
     (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint``. A report
     that cannot be put is dead-lettered with the reason; if that fails too, it is lost
     (and the console says so, as for any dead letter)."""
-    from tpfemu import errors
     from tpfemu.mq.structs import MD, PMO
     from tpfemu.qmgr import mqput
 
-    qm = conn.qmgr
     md = MD(Version=cmqc.MQMD_VERSION_2, CorrelId=report.correl_id, Priority=report.priority,
             Persistence=int(report.persistent), Expiry=report.expiry_tenths, **report.fields)
     options = cmqc.MQPMO_SET_ALL_CONTEXT | (
@@ -149,12 +147,5 @@ def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool
         md.MsgId = report.msg_id
     else:
         options |= cmqc.MQPMO_NEW_MSG_ID
-    try:
-        mqput.put1(conn, report.reply_q, report.data, md, PMO(Options=options),
-                   report.reply_qmgr)
-    except errors.MQMIError as exc:
-        qm.dead_letter(report.data, report.fields, exc.reason, report.reply_q,
-                       report.reply_qmgr, correl_id=report.correl_id,
-                       priority=report.priority)
-        return
-    qm._emit("report", report.reply_q, feedback=kind.feedback, msg_id=original)
+    conn.qmgr.send_report(report, kind, original, put=lambda: mqput.put1(
+        conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr))
