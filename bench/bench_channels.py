@@ -34,9 +34,9 @@ import pytest
 
 import tpfemu
 from tpfemu import mqi
-from tpfemu.channels.fap import encode_message, encode_segment, split_message
 from tpfemu.mq.headers import XQH
 from tpfemu.mqi import CMQC
+from tpfemu.wire.fap import encode_message, encode_segment, split_message
 
 N_NP = 20_000
 N_P = 5_000

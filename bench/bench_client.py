@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 import tpfemu.mqi as pymqi
-from tpfemu.channels.fap import ApiHeader, SegmentType, Verb, encode_verb
 from tpfemu.mqi import CMQC
+from tpfemu.wire.fap import ApiHeader, SegmentType, Verb, encode_verb
 
 PAIRS = 2_000
 CLIENTS = 8

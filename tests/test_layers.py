@@ -37,6 +37,7 @@ LEVELS: dict[str, float] = {
     # whose ZOLDR command loads them, and the system, whose program table does).
     "cprog": 3.5,
     "mqi": 3,
+    "wire": 2.5,  # MQ's wire format and socket framing: the channels and the MQI's client
     "qmgr": 2,
     "store": 1, "journal": 1,
     "mq": 0,
@@ -62,10 +63,6 @@ KNOWN_EXCEPTIONS = {
     # journal/schema.py's payload_hash calls the compiled core (_lowlevel.payload_hashes),
     # so the schema the pipeline depends on is not free of tpfemu.
     ("tpfemu/journal/schema.py", "tpfemu._lowlevel"),
-    # mqi/__init__.py installs the TCP client (issue 26): the composition root of pymqi
-    # programs, which import only tpfemu.mqi; the MQI itself reaches the client only
-    # through binding's ClientTransport port.
-    ("tpfemu/mqi/__init__.py", "tpfemu.channels.client"),
 }
 
 

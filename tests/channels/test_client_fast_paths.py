@@ -6,7 +6,9 @@ import pytest
 from svrconn_helpers import QUEUE, serving
 
 import tpfemu.mqi as pymqi
-from tpfemu.channels.fap import (
+from tpfemu.mqi import CMQC
+from tpfemu.qmgr import mqget, mqput
+from tpfemu.wire.fap import (
     ApiHeader,
     ControlFlags,
     Segment,
@@ -15,10 +17,8 @@ from tpfemu.channels.fap import (
     encode_segment,
     encode_verb,
 )
-from tpfemu.channels.fap.tsh import tshm_header
-from tpfemu.channels.fap.verbs import encode_verb_segment
-from tpfemu.mqi import CMQC
-from tpfemu.qmgr import mqget, mqput
+from tpfemu.wire.fap.tsh import tshm_header
+from tpfemu.wire.fap.verbs import encode_verb_segment
 
 WHOLE = ControlFlags.FIRST | ControlFlags.LAST
 

@@ -1,4 +1,4 @@
-"""STATUS, RESET, RESYNC, PING and HEARTBEAT bodies (tpfemu.channels.fap.control)."""
+"""STATUS, RESET, RESYNC, PING and HEARTBEAT bodies (tpfemu.wire.fap.control)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from tpfemu.channels.fap import (
+from tpfemu.wire.fap import (
     ControlFlags,
     FapError,
     SegmentType,

@@ -10,7 +10,8 @@ import tracemalloc
 from collections import Counter
 from collections.abc import Callable
 
-from tpfemu.channels.fap import (
+from tpfemu.mq.structs import MD, OD, PMO
+from tpfemu.wire.fap import (
     VERB_TYPES,
     ConnAuth,
     ConnBody,
@@ -49,7 +50,6 @@ from tpfemu.channels.fap import (
     split_message,
     status_segment,
 )
-from tpfemu.mq.structs import MD, OD, PMO
 
 CASES = 10_000
 MAX_SEGMENT = 65_536

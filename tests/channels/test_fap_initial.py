@@ -1,4 +1,4 @@
-"""INITIAL_DATA and its negotiation (tpfemu.channels.fap.initial)."""
+"""INITIAL_DATA and its negotiation (tpfemu.wire.fap.initial)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from tpfemu.channels.fap import (
+from tpfemu.wire.fap import (
     FapError,
     IniErrFlags1,
     InitialData,

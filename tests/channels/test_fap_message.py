@@ -1,5 +1,5 @@
 """MESSAGE_DATA: MSH + MQXQH + MQMD (+ MQMDE) + data, segmentation, reassembly
-(tpfemu.channels.fap.message)."""
+(tpfemu.wire.fap.message)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import struct
 
 import pytest
 
-from tpfemu.channels.fap import (
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD
+from tpfemu.wire.fap import (
     MDE,
     XMIT_OVERHEAD,
     ControlFlags,
@@ -21,9 +24,6 @@ from tpfemu.channels.fap import (
     encode_message,
     split_message,
 )
-from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD
 
 
 def _md(**kw: object) -> MD:
@@ -77,7 +77,7 @@ def test_big_endian_message_converts_headers() -> None:
 
 def test_ebcdic_headers_decode() -> None:
     """An XQH and MD in EBCDIC (a TPF peer's) decode to our character set."""
-    from tpfemu.channels.fap.byteorder import pack_wire
+    from tpfemu.wire.fap.byteorder import pack_wire
 
     xqh = XQH(RemoteQName=b"LOCAL.Q", RemoteQMgrName=b"QMB", MsgDesc=_md())
     wire = pack_wire(xqh, big_endian=True, ebcdic=True)
@@ -166,7 +166,7 @@ def test_reassembler_refuses_other_segment_types() -> None:
 def test_one_step_encoder_matches_the_general_one() -> None:
     """encode_message_segment gives the same bytes as encode_segment of encode_message's
     body, and its MESSAGE_DATA decodes back to the message."""
-    from tpfemu.channels.fap import encode_message_segment, encode_segment
+    from tpfemu.wire.fap import encode_message_segment, encode_segment
 
     xmit = build_transmission("LOCAL.Q", "QMB", _md(), b"payload")
     flags = ControlFlags.FIRST | ControlFlags.LAST | ControlFlags.CONFIRM_REQ
@@ -180,8 +180,8 @@ def test_one_step_encoder_matches_the_general_one() -> None:
 def test_fast_and_general_xqh_readers_agree() -> None:
     """The one-unpack MQXQH reader and tpfemu.mq's general one give equal structures, and
     md is the XQH's own MQMD when there is no MQMDE."""
-    from tpfemu.channels.fap.byteorder import from_wire
-    from tpfemu.channels.fap.message import _xqh_fast
+    from tpfemu.wire.fap.byteorder import from_wire
+    from tpfemu.wire.fap.message import _xqh_fast
 
     xmit = build_transmission("LOCAL.Q", "QMB", _md(Expiry=77, CorrelId=b"C" * 24), b"d")
     fast = _xqh_fast(memoryview(xmit))
@@ -200,8 +200,8 @@ def test_mde_structure_is_72_bytes() -> None:
 def test_one_unpack_message_reader_agrees_with_the_general_one() -> None:
     """A plain little-endian message read in one unpack gives the same sequence number,
     MQXQH, MQMD and data as the general reader; a message with an MQMDE is left to it."""
-    from tpfemu.channels.fap.byteorder import from_wire
-    from tpfemu.channels.fap.message import _decode_plain
+    from tpfemu.wire.fap.byteorder import from_wire
+    from tpfemu.wire.fap.message import _decode_plain
 
     xmit = build_transmission("LOCAL.Q", "QMB", _md(Expiry=77, CorrelId=b"C" * 24,
                                                     ReplyToQMgr=b"QMA"), b"data")

@@ -8,7 +8,9 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tpfemu.channels.fap import (
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.structs import MD
+from tpfemu.wire.fap import (
     ControlFlags,
     FrameReader,
     InitialData,
@@ -32,8 +34,6 @@ from tpfemu.channels.fap import (
     encode_status,
     split_message,
 )
-from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.structs import MD
 
 u32 = st.integers(0, 0xFFFFFFFF)
 u16 = st.integers(0, 0xFFFF)

@@ -1,4 +1,4 @@
-"""The TSH and the framing of a byte stream (tpfemu.channels.fap.tsh)."""
+"""The TSH and the framing of a byte stream (tpfemu.wire.fap.tsh)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import tracemalloc
 
 import pytest
 
-from tpfemu.channels.fap import (
+from tpfemu.wire.fap import (
     ControlFlags,
     FapError,
     FrameReader,

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from fap_tshark import C2S, S2C, STATUS_OK_LABEL, bad_markers, decode, through_tcp, write_pcap
 
-from tpfemu.channels.fap import (
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.structs import MD
+from tpfemu.wire.fap import (
     ControlFlags,
     InitialData,
     Segment,
@@ -28,8 +30,6 @@ from tpfemu.channels.fap import (
     split_message,
     status_segment,
 )
-from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.structs import MD
 
 
 def _run(tmp_path: Path, runs: list[tuple[str, bytes]], fields: list[str],

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from fap_tshark import C2S, S2C, bad_markers, decode, through_tcp, write_pcap
 
-from tpfemu.channels.fap import (
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.structs import GMO, MD, OD, PMO
+from tpfemu.wire.fap import (
     ApiHeader,
     ConnAuth,
     ConnBody,
@@ -26,8 +28,6 @@ from tpfemu.channels.fap import (
     encode_uid,
     encode_verb,
 )
-from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.structs import GMO, MD, OD, PMO
 
 T = SegmentType
 FIELDS = ["mq.tsh.convid", "mq.tsh.requestid", "mq.api.completioncode", "mq.api.reasoncode",

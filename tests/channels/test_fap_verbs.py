@@ -1,4 +1,4 @@
-"""The client verbs and the user id bodies (tpfemu.channels.fap.verbs, .auth)."""
+"""The client verbs and the user id bodies (tpfemu.wire.fap.verbs, .auth)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tpfemu.channels.fap import (
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.structs import GMO, MD, OD, PMO
+from tpfemu.wire.fap import (
     CONN_SIZES,
     VERB_TYPES,
     ApiHeader,
@@ -27,8 +29,6 @@ from tpfemu.channels.fap import (
     encode_uid,
     encode_verb,
 )
-from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.structs import GMO, MD, OD, PMO
 
 T = SegmentType
 FAST = settings(max_examples=40, deadline=None)

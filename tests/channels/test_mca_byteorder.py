@@ -7,7 +7,10 @@ import socket
 
 from mca_helpers import get, ok, receiving, start, unique
 
-from tpfemu.channels.fap import (
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD
+from tpfemu.mqi import CMQC
+from tpfemu.wire.fap import (
     FrameReader,
     InitialData,
     Segment,
@@ -22,9 +25,6 @@ from tpfemu.channels.fap import (
     resync_segment,
     split_message,
 )
-from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD
-from tpfemu.mqi import CMQC
 
 
 def _next(sock: socket.socket, reader: FrameReader) -> Segment:

@@ -14,7 +14,7 @@ import time
 
 from mca_helpers import drain, ok, put, receiving, sending, start, status, unique, wait_for
 
-from tpfemu.channels.fap import InitialData, Segment, SegmentType, encode_id, encode_segment
+from tpfemu.wire.fap import InitialData, Segment, SegmentType, encode_id, encode_segment
 
 #: Good messages sent at most while the attack runs: the channel's traffic meanwhile.
 GOOD_MESSAGES = 2000

@@ -91,7 +91,7 @@ def test_every_client_form_fails_2538_without_a_transport(form, no_mqserver, no_
 
 def test_the_tcp_transport_is_installed_by_importing_the_mqi():
     """``import tpfemu.mqi`` installs the TCP client as the client transport."""
-    from tpfemu.channels.client import TcpTransport
+    from tpfemu.mqi.client import TcpTransport
 
     assert isinstance(binding.current_transport(), TcpTransport)
 

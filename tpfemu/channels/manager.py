@@ -28,7 +28,6 @@ from typing import Any, Protocol
 
 from ecb import Ecb, Programs
 from tpfemu import errors
-from tpfemu.channels.link import Link
 from tpfemu.channels.ports import FastDelivery
 from tpfemu.channels.receiver import Receiver
 from tpfemu.channels.sender import Sender
@@ -37,6 +36,7 @@ from tpfemu.channels.syncstore import SyncRecord, SyncStore, ensure_syncq
 from tpfemu.mqi import api as mqi
 from tpfemu.qmgr.manager import QueueManager
 from tpfemu.qmgr.objects import ChannelDef
+from tpfemu.wire.link import Link
 
 __all__ = ["CMQL", "ChannelHost", "ChannelManager"]
 

@@ -35,7 +35,11 @@ from typing import TYPE_CHECKING
 
 from tpfemu import errors
 from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
-from tpfemu.channels.fap import (
+from tpfemu.channels.state import ChannelStatus
+from tpfemu.channels.syncstore import SyncRecord, SyncStore
+from tpfemu.mq import cmqc
+from tpfemu.mqi import api as mqi
+from tpfemu.wire.fap import (
     ControlFlags,
     FapError,
     InitialData,
@@ -54,11 +58,7 @@ from tpfemu.channels.fap import (
     negotiate,
     status_segment,
 )
-from tpfemu.channels.link import Link, LinkDown
-from tpfemu.channels.state import ChannelStatus
-from tpfemu.channels.syncstore import SyncRecord, SyncStore
-from tpfemu.mq import cmqc
-from tpfemu.mqi import api as mqi
+from tpfemu.wire.link import Link, LinkDown
 
 if TYPE_CHECKING:
     from tpfemu.channels.manager import ChannelManager

@@ -8,7 +8,7 @@ manager: it gets from the transmission queue through the one get path.
 A session (docs/channels.md has the state machine):
 
 1. BINDING: connect to CONNAME, send our ID, read the receiver's (or its refusing STATUS),
-   and run with the negotiated values (:func:`tpfemu.channels.fap.negotiate`).
+   and run with the negotiated values (:func:`tpfemu.wire.fap.negotiate`).
 2. Synchronise: RESYNC with the in-doubt batch (or the last committed one); the
    receiver says whether it committed it. If so, its messages still on the transmission
    queue are removed; if not, they are sent again. Then RESET gives the receiver the
@@ -44,7 +44,11 @@ from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
-from tpfemu.channels.fap import (
+from tpfemu.channels.syncstore import SyncRecord, SyncStore
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import GMO, MD
+from tpfemu.mqi import api as mqi
+from tpfemu.wire.fap import (
     MSH_SIZE,
     ControlFlags,
     FapError,
@@ -67,11 +71,7 @@ from tpfemu.channels.fap import (
     split_message,
     status_segment,
 )
-from tpfemu.channels.link import Link, LinkDown
-from tpfemu.channels.syncstore import SyncRecord, SyncStore
-from tpfemu.mq import cmqc
-from tpfemu.mq.structs import GMO, MD
-from tpfemu.mqi import api as mqi
+from tpfemu.wire.link import Link, LinkDown
 
 if TYPE_CHECKING:
     from tpfemu.channels.manager import ChannelManager

@@ -35,7 +35,13 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
-from tpfemu.channels.fap import (
+from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
+from tpfemu.channels.svrconn_users import UserTable, table_path
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import OD
+from tpfemu.qmgr import mqget, mqput
+from tpfemu.qmgr.objects import ChannelDef
+from tpfemu.wire.fap import (
     ApiHeader,
     ConnBody,
     ControlFlags,
@@ -55,29 +61,20 @@ from tpfemu.channels.fap import (
     negotiate,
     status_segment,
 )
-from tpfemu.channels.fap.verbs import encode_verb_segment
-from tpfemu.channels.link import Link, LinkDown
-from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
-from tpfemu.channels.svrconn_users import UserTable, table_path
-from tpfemu.mq import cmqc
-from tpfemu.mq.structs import OD
-from tpfemu.qmgr import mqget, mqput
-from tpfemu.qmgr.objects import ChannelDef
+from tpfemu.wire.fap.verbs import (
+    CHAR_VALUE_LENGTH,
+    TRANS_OVERHEAD,
+    WHOLE_MESSAGE,
+    encode_verb_segment,
+)
+from tpfemu.wire.link import Link, LinkDown
 
 if TYPE_CHECKING:
     from tpfemu.channels.manager import ChannelManager
 
-__all__ = ["CHAR_VALUE_LENGTH", "TRANS_OVERHEAD", "WHOLE_MESSAGE", "serve"]
+__all__ = ["serve"]
 
 T = SegmentType
-#: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
-#: ``get(None)``).
-WHOLE_MESSAGE = 0xFFFFFFFF
-#: Room a verb segment needs beyond its message data (TSHM, API header, MQOD, MQMD, PMO).
-TRANS_OVERHEAD = 8192
-#: MQSET's character values travel each blank-padded to this length (ours; the only
-#: character attribute MQSET changes, TriggerData, is 64 long).
-CHAR_VALUE_LENGTH = cmqc.MQ_TRIGGER_DATA_LENGTH
 FIRST_TIMEOUT = 30.0  # seconds for the client's CAUT or MQCONN after the ID
 _REFUSE = ControlFlags.ERROR | ControlFlags.CLOSE_CHANNEL
 _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment

@@ -25,16 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from tpfemu.qmgr.objects import SSL_CIPHERS
+from tpfemu.wire.tls import TLS12_ONLY, TLS13_ONLY
 
 __all__ = ["HANDSHAKE", "TLS12_ONLY", "TLS13_ONLY", "TlsSocket", "accept", "cipher_problem",
            "key_repository", "start_session"]
 
 HANDSHAKE = 0x16  #: the first byte of a TLS handshake record
-TLS13_ONLY = ("ANY_TLS13", "ANY_TLS13_OR_HIGHER", "TLS_AES_128_GCM_SHA256",
-               "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256")
-TLS12_ONLY = ("ANY_TLS12", "TLS_RSA_WITH_AES_128_CBC_SHA256",
-               "TLS_RSA_WITH_AES_256_GCM_SHA384", "ECDHE_RSA_AES_128_GCM_SHA256",
-               "ECDHE_RSA_AES_256_GCM_SHA384")
 HANDSHAKE_TIMEOUT = 30.0
 _READ = 64 * 1024
 
@@ -171,8 +167,8 @@ def start_session(manager: Any, sock: socket.socket, first: bytes, peer: str) ->
     """CMQL's TLS branch: on a thread of its own, the handshake, then a receiver session
     over the TLS socket (which hands a client's ID to svrconn). A failed handshake is a
     console message (CHNL0124E) and a ``client-refused`` journal event."""
-    from tpfemu.channels.link import Link
     from tpfemu.channels.receiver import Receiver
+    from tpfemu.wire.link import Link
 
     def run() -> None:
         try:

@@ -37,12 +37,11 @@ __all__ = ["CD", "CMQC", "CMQSTRC", "CMQXC", "CNO", "CSP", "DLH", "Error", "GMO"
            "XQH", "cd", "connect", "gmo", "md", "od", "pmo", "sco", "tx_begin", "tx_commit",
            "tx_rollback"]
 
-# The TCP client (issue 26): installed here, where every pymqi program starts, as the
-# transport of client connections (tpfemu.mqi.binding). The channels layer sits above the
-# MQI: this is the one import upwards, the composition root of the client
-# (tests/test_layers.py lists it).
-from tpfemu.channels.client import TcpTransport as _TcpTransport  # noqa: E402
+# The TCP client (issue 26, tpfemu.mqi.client, on the wire format of tpfemu.wire):
+# installed here, where every pymqi program starts, as the transport of client
+# connections (tpfemu.mqi.binding).
 from tpfemu.mqi import binding as _binding  # noqa: E402
+from tpfemu.mqi.client import TcpTransport as _TcpTransport  # noqa: E402
 
 if _binding.current_transport() is None:
     _binding.install_transport(_TcpTransport())

@@ -15,7 +15,7 @@ local queue manager runs with ``import tpfemu.mqi as pymqi``:
   ``QueueManager(name)``, ``connect_tcp_client``, ``connect_with_options(name, cd=,
   sco=, csp=, opts=)``, ``MQSERVER``) goes through :func:`tpfemu.mqi.binding.open_connection`,
   which chooses in-process or client; a client connection goes through the TCP client
-  (:mod:`tpfemu.channels.client`), whose MQPUT, MQPUT1 and MQGET this module sends to the
+  (:mod:`tpfemu.mqi.client`), whose MQPUT, MQPUT1 and MQGET this module sends to the
   server (:func:`_remote`); the other calls use the same Connection API on both kinds.
 - ``inquire`` takes one selector (returns its value) or a list (returns a dict selector ->
   value); ``set`` takes a selector and a value, or a dict of them (all set, or none).

@@ -18,7 +18,7 @@ choice:
 
 A client connection is described by a :class:`ClientTarget` and made by the
 :class:`ClientTransport` installed with :func:`install_transport`, looked up at each call:
-``import tpfemu.mqi`` installs the TCP client (:mod:`tpfemu.channels.client`). With none
+``import tpfemu.mqi`` installs the TCP client (:mod:`tpfemu.mqi.client`). With none
 installed a client connection fails MQRC_HOST_NOT_AVAILABLE (2538), saying so. A channel
 definition that cannot be read (``conn_info`` not ``host(port)``, a channel name over 20
 characters, a transport other than TCP, an MQCD that is not a client-connection channel,
@@ -90,7 +90,7 @@ class ClientTarget:
 
 
 class ClientTransport(Protocol):
-    """What makes client connections (the TCP client of the channels layer).
+    """What makes client connections (the TCP client, :mod:`tpfemu.mqi.client`).
 
     ``connect`` returns a connection with the queue manager Connection API (``open``,
     ``close``, ``inquire``, ``set``, ``commit``, ``backout``, ``disconnect``, ...), or raises

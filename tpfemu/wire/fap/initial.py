@@ -11,8 +11,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, replace
 
-from tpfemu.channels.fap.byteorder import text_of, text_to
-from tpfemu.channels.fap.constants import (
+from tpfemu.wire.fap.byteorder import text_of, text_to
+from tpfemu.wire.fap.constants import (
     ASCII_CCSID,
     EBCDIC_CCSIDS,
     ENC_NATIVE,
@@ -22,7 +22,7 @@ from tpfemu.channels.fap.constants import (
     IniErrFlags1,
     StatusCode,
 )
-from tpfemu.channels.fap.errors import FapError, NegotiationError
+from tpfemu.wire.fap.errors import FapError, NegotiationError
 
 __all__ = [
     "DEFAULT_FAP_LEVEL", "MIN_TRANS_SIZE", "InitialData", "decode_id", "encode_id", "id_size",

@@ -19,7 +19,7 @@ One module per concern:
 Facts: ``reference/channels-bridge-clusters.md`` §1; the oracle is tshark's MQ dissector.
 """
 
-from tpfemu.channels.fap.auth import (
+from tpfemu.wire.fap.auth import (
     AUTH_USER_ID_AND_PWD,
     ConnAuth,
     UserIdData,
@@ -28,7 +28,7 @@ from tpfemu.channels.fap.auth import (
     encode_caut,
     encode_uid,
 )
-from tpfemu.channels.fap.constants import (
+from tpfemu.wire.fap.constants import (
     ASCII_CCSID,
     ENC_BIG,
     ENC_NATIVE,
@@ -43,7 +43,7 @@ from tpfemu.channels.fap.constants import (
     SegmentType,
     StatusCode,
 )
-from tpfemu.channels.fap.control import (
+from tpfemu.wire.fap.control import (
     close_segment,
     decode_ping,
     decode_reset,
@@ -58,8 +58,8 @@ from tpfemu.channels.fap.control import (
     resync_segment,
     status_segment,
 )
-from tpfemu.channels.fap.errors import FapError, NegotiationError
-from tpfemu.channels.fap.initial import (
+from tpfemu.wire.fap.errors import FapError, NegotiationError
+from tpfemu.wire.fap.initial import (
     DEFAULT_FAP_LEVEL,
     MIN_TRANS_SIZE,
     InitialData,
@@ -68,7 +68,7 @@ from tpfemu.channels.fap.initial import (
     id_size,
     negotiate,
 )
-from tpfemu.channels.fap.message import (
+from tpfemu.wire.fap.message import (
     MDE,
     MSH_SIZE,
     XMIT_OVERHEAD,
@@ -82,7 +82,7 @@ from tpfemu.channels.fap.message import (
     encode_message_segment,
     split_message,
 )
-from tpfemu.channels.fap.tsh import (
+from tpfemu.wire.fap.tsh import (
     HEADER_SIZE,
     MAX_HEADER,
     FrameReader,
@@ -90,7 +90,7 @@ from tpfemu.channels.fap.tsh import (
     decode_segment,
     encode_segment,
 )
-from tpfemu.channels.fap.verbs import (
+from tpfemu.wire.fap.verbs import (
     API_HEADER_SIZE,
     CONN_SIZES,
     VERB_TYPES,

@@ -1,13 +1,13 @@
 """One end of a channel's TCP connection: whole FAP segments in and out.
 
 A :class:`Link` owns a connected socket. :meth:`Link.send` writes segments (each behind a
-TSH, :func:`tpfemu.channels.fap.encode_segment`); :meth:`Link.receive` returns the next
-segment, reading through a bounded :class:`~tpfemu.channels.fap.FrameReader` (a declared
+TSH, :func:`tpfemu.wire.fap.encode_segment`); :meth:`Link.receive` returns the next
+segment, reading through a bounded :class:`~tpfemu.wire.fap.FrameReader` (a declared
 length above the negotiated maximum is refused before any of it is kept). Bytes already
 read by someone else (the Internet daemon's AOR data) are fed first.
 
 Errors become :class:`LinkDown` (the peer closed, the connection broke or timed out) or
-the codec's :class:`~tpfemu.channels.fap.FapError` (bad bytes: the status to answer with
+the codec's :class:`~tpfemu.wire.fap.FapError` (bad bytes: the status to answer with
 is on the error).
 """
 
@@ -18,7 +18,7 @@ import socket
 import threading
 from collections import deque
 
-from tpfemu.channels.fap import FrameReader, Segment, encode_segment
+from tpfemu.wire.fap import FrameReader, Segment, encode_segment
 
 __all__ = ["Link", "LinkDown"]
 

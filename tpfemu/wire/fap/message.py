@@ -20,8 +20,11 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
-from tpfemu.channels.fap.constants import (
+from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.headers import XQH
+from tpfemu.mq.structs import MD, Byte, Char, Field, Long, MQStruct
+from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
+from tpfemu.wire.fap.constants import (
     ASCII_CCSID,
     ENC_NATIVE,
     ENC_S390,
@@ -29,11 +32,8 @@ from tpfemu.channels.fap.constants import (
     SegmentType,
     StatusCode,
 )
-from tpfemu.channels.fap.errors import FapError
-from tpfemu.channels.fap.tsh import FORMS, Segment
-from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD, Byte, Char, Field, Long, MQStruct
+from tpfemu.wire.fap.errors import FapError
+from tpfemu.wire.fap.tsh import FORMS, Segment
 
 __all__ = [
     "MDE", "MSH_SIZE", "XMIT_OVERHEAD", "MessageHeader", "Reassembler", "TransmittedMessage",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tpfemu.channels.fap.constants import StatusCode
+from tpfemu.wire.fap.constants import StatusCode
 
 __all__ = ["FapError", "NegotiationError"]
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import struct
 
-from tpfemu.channels.fap.constants import ControlFlags, SegmentType, StatusCode
-from tpfemu.channels.fap.errors import FapError
-from tpfemu.channels.fap.tsh import Segment
+from tpfemu.wire.fap.constants import ControlFlags, SegmentType, StatusCode
+from tpfemu.wire.fap.errors import FapError
+from tpfemu.wire.fap.tsh import Segment
 
 __all__ = [
     "close_segment", "decode_ping", "decode_reset", "decode_resync", "decode_status",

@@ -27,18 +27,28 @@ import struct
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from tpfemu.channels.fap.byteorder import from_wire, pack_wire, text_of, text_to
-from tpfemu.channels.fap.constants import SegmentType, StatusCode
-from tpfemu.channels.fap.errors import FapError
-from tpfemu.channels.fap.tsh import tshm_header
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
+from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
+from tpfemu.wire.fap.constants import SegmentType, StatusCode
+from tpfemu.wire.fap.errors import FapError
+from tpfemu.wire.fap.tsh import tshm_header
 
 __all__ = [
+    "CHAR_VALUE_LENGTH", "TRANS_OVERHEAD", "WHOLE_MESSAGE",
     "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
     "decode_api_header", "decode_verb", "encode_api_header", "encode_verb",
     "encode_verb_segment",
 ]
+
+#: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
+#: ``get(None)``).
+WHOLE_MESSAGE = 0xFFFFFFFF
+#: Room a verb segment needs beyond its message data (TSHM, API header, MQOD, MQMD, PMO).
+TRANS_OVERHEAD = 8192
+#: MQSET's character values travel each blank-padded to this length (ours; the only
+#: character attribute MQSET changes, TriggerData, is 64 long).
+CHAR_VALUE_LENGTH = CMQC.MQ_TRIGGER_DATA_LENGTH
 
 API_HEADER_SIZE = 16
 _U32 = {False: struct.Struct("<I"), True: struct.Struct(">I")}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from tpfemu.channels.fap.constants import (
+from tpfemu.wire.fap.constants import (
     ASCII_CCSID,
     EBCDIC_CCSIDS,
     ENC_NATIVE,
@@ -32,7 +32,7 @@ from tpfemu.channels.fap.constants import (
     SegmentType,
     StatusCode,
 )
-from tpfemu.channels.fap.errors import FapError
+from tpfemu.wire.fap.errors import FapError
 
 __all__ = [
     "FORMS", "HEADER_SIZE", "MAX_HEADER", "FrameReader", "Segment", "decode_segment",

@@ -36,7 +36,10 @@ import threading
 from typing import Any
 
 from tpfemu import errors
-from tpfemu.channels.fap import (
+from tpfemu.mq import cmqc
+from tpfemu.mq.structs import GMO, MD, OD, PMO
+from tpfemu.mqi.binding import ClientTarget, TlsSettings
+from tpfemu.wire.fap import (
     ApiHeader,
     ConnAuth,
     ConnBody,
@@ -55,13 +58,14 @@ from tpfemu.channels.fap import (
     encode_id,
     encode_segment,
 )
-from tpfemu.channels.fap.verbs import encode_verb_segment
-from tpfemu.channels.link import Link, LinkDown
-from tpfemu.channels.svrconn import CHAR_VALUE_LENGTH, TRANS_OVERHEAD, WHOLE_MESSAGE
-from tpfemu.channels.svrconn_tls import TLS12_ONLY, TLS13_ONLY
-from tpfemu.mq import cmqc
-from tpfemu.mq.structs import GMO, MD, OD, PMO
-from tpfemu.mqi.binding import ClientTarget, TlsSettings
+from tpfemu.wire.fap.verbs import (
+    CHAR_VALUE_LENGTH,
+    TRANS_OVERHEAD,
+    WHOLE_MESSAGE,
+    encode_verb_segment,
+)
+from tpfemu.wire.link import Link, LinkDown
+from tpfemu.wire.tls import TLS12_ONLY, TLS13_ONLY
 
 __all__ = ["ClientConnection", "ClientHandle", "TcpTransport"]
 

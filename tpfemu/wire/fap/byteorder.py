@@ -12,9 +12,9 @@ from __future__ import annotations
 import struct
 from typing import TypeVar
 
-from tpfemu.channels.fap.constants import StatusCode
-from tpfemu.channels.fap.errors import FapError
 from tpfemu.mq.structs import Byte, Char, Digits, MQStruct, Nested
+from tpfemu.wire.fap.constants import StatusCode
+from tpfemu.wire.fap.errors import FapError
 
 __all__ = ["EBCDIC_CODEC", "from_wire", "pack_wire", "text_of", "text_to"]
 

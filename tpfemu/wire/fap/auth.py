@@ -14,9 +14,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from tpfemu.channels.fap.byteorder import text_of, text_to
-from tpfemu.channels.fap.constants import StatusCode
-from tpfemu.channels.fap.errors import FapError
+from tpfemu.wire.fap.byteorder import text_of, text_to
+from tpfemu.wire.fap.constants import StatusCode
+from tpfemu.wire.fap.errors import FapError
 
 __all__ = ["AUTH_USER_ID_AND_PWD", "ConnAuth", "UserIdData", "decode_caut", "decode_uid",
            "encode_caut", "encode_uid"]
