@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tpfemu.mq.structs import Char, Long, Nested
+from tpfemu.mq.fields import Char, Long, Nested
 from tpfemu.mqi import CMQC, DLH, MD, TM, TMC2, XQH
 
 BLANKS = b" " * 48

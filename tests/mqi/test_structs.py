@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tpfemu.mq.structs import Char, Code, Int64, Long, Nested, UnknownFieldError
+from tpfemu.mq.fields import Char, Code, Int64, Long, Nested
+from tpfemu.mq.structs import UnknownFieldError
 from tpfemu.mqi import CMQC, GMO, MD, OD, PMO
 
 BLANKS = b" " * 48

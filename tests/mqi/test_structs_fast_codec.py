@@ -84,7 +84,7 @@ def test_a_refused_unpack_changes_nothing():
 def test_every_structure_pads_a_short_text_as_field_by_field():
     """In every structure and version, a character field set shorter than its length
     packs blank-padded, as field by field (whatever number of text fields it has)."""
-    from tpfemu.mq.structs import Byte, Char
+    from tpfemu.mq.fields import Byte, Char
 
     def every(cls):
         for sub in cls.__subclasses__():

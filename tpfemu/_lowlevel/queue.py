@@ -603,10 +603,9 @@ class CoreQueue:
         if rc not in (_OK, _TRUNC_ACCEPTED):
             exc = _error(rc, call, self.name)
             if rc == _TRUNC_FAILED and isinstance(exc, errors.TruncatedMessage):
-                # the real length of the data, as IBM's DataLength
                 exc.original_length = s.md.length - (s.md.ctx_len if req.cap_body else 0)
                 exc.descriptor = _descriptor(s.md)
-                # The context record comes whole with cap_body (the buffer has room).
+                # (original_length: IBM's DataLength; with cap_body the record comes whole)
                 ctx_len = s.md.ctx_len if req.cap_body else 0
                 exc.context_record = ffi.unpack(buf, ctx_len) if ctx_len else b""
             raise exc

@@ -27,7 +27,8 @@ from typing import Any
 
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq import cmqxc as CMQXC
-from tpfemu.mq.structs import Byte, Char, Long, Longs, MQStruct
+from tpfemu.mq.fields import Byte, Char, Long, Longs
+from tpfemu.mq.structs import MQStruct
 
 __all__ = ["CD", "CNO", "CSP", "SCO"]
 

@@ -17,7 +17,8 @@ values and byte layouts):
 from __future__ import annotations
 
 from tpfemu.mq import cmqc as CMQC
-from tpfemu.mq.structs import MD, Char, Digits, Long, MQStruct, Nested
+from tpfemu.mq.fields import Char, Digits, Long, Nested
+from tpfemu.mq.structs import MD, MQStruct
 
 __all__ = ["DLH", "TM", "TMC2", "XQH"]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import struct
 from typing import TypeVar
 
-from tpfemu.mq.structs import Byte, Char, Digits, MQStruct, Nested
+from tpfemu.mq.fields import Byte, Char, Digits, Nested
+from tpfemu.mq.structs import MQStruct
 from tpfemu.wire.fap.constants import StatusCode
 from tpfemu.wire.fap.errors import FapError
 

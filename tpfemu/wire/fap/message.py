@@ -21,8 +21,9 @@ import struct
 from dataclasses import dataclass
 
 from tpfemu.mq import cmqc as CMQC
+from tpfemu.mq.fields import Byte, Char, Field, Long
 from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD, Byte, Char, Field, Long, MQStruct
+from tpfemu.mq.structs import MD, MQStruct
 from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
 from tpfemu.wire.fap.constants import (
     ASCII_CCSID,
