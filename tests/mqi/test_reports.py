@@ -159,3 +159,12 @@ def test_put1_with_set_all_context_opens_for_it(qm, queues):
     qm.put1("APP.Q", b"ctx", md, pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT))
     [(data, got)] = _drain(qm, "APP.Q")
     assert got.PutApplName.rstrip() == b"ORIGIN" and got.UserIdentifier.rstrip() == b"SOMEONE"
+
+
+def test_no_coa_or_cod_for_a_dead_letter(qm, queues):
+    """A message behind an MQDLH (Format MQDEAD, as a receiving channel dead-letters one)
+    has not reached its destination: putting or getting it makes no COA or COD."""
+    _put_many(qm, "APP.Q", 2, Report=CMQC.MQRO_COA | CMQC.MQRO_COD,
+              Format=CMQC.MQFMT_DEAD_LETTER_HEADER)
+    assert len(_drain(qm, "APP.Q")) == 2
+    assert _drain(qm, "REPLY.Q") == []

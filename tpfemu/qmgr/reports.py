@@ -12,6 +12,8 @@ back to the sending queue manager over a channel (docs/channels.md):
   from its destination queue with MQGET (a browse removes nothing, and a channel taking
   it from a transmission queue delivers nothing). A get inside a unit of work has its
   report inside the same unit.
+- Neither is made for a dead letter (a message behind an MQDLH, Format MQDEAD): it has not
+  reached its destination.
 - **Expiration** (MQFB_EXPIRATION): made when an expired message is discarded, outside
   any unit of work.
 
@@ -105,6 +107,8 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
     report = record["Report"]
     if not wanted(report, kind):
         return None
+    if kind is not EXPIRATION and bytes(record["Format"]) == cmqc.MQFMT_DEAD_LETTER_HEADER:
+        return None  # a dead letter (behind its MQDLH) has not reached its destination
     reply_q = _text(record["ReplyToQ"])
     if not reply_q:
         return None  # (MQPUT refuses such a message with MQRC_MISSING_REPLY_TO_Q)
