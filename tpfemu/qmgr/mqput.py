@@ -287,8 +287,10 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare)
     values = _reply_to_qmgr(conn, values)
     body = bytes(data)
+    # The time stored is the time written back into the MD (the core's own clock, read a
+    # moment later, could fall in the next hundredth of a second).
+    put_time = put_time or now
     if resolved.remote:
-        put_time = put_time or now
         values, body, msg_id = _xmit(conn, handle, values, body, msg_id, correl_id,
                                      put_time, priority, persistent, expiry_tenths)
     record = context.encode(values)
@@ -299,15 +301,13 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
     )
     plog = qm.persistence if persistent and not queue.shared else None
-    if plog is not None and not put_time:
-        put_time = put_args["put_time"] = now  # the log records the put time
     if values[_REPORT_AT] & cmqc.MQRO_COD and not queue.reports_on_get and not resolved.remote:
         queue.reports_on_get = True  # before the put: no plan may get it without its report
         qm.catalog.new_generation()  # (get plans already made on the queue are stale)
     new_id = _put_and_trigger(conn, queue, plog, record + body, put_args, uow,
-                              (correl_id, expiry_tenths, values, put_time or now), name)
+                              (correl_id, expiry_tenths, values, put_time), name)
     if md is not None:
-        _write_put_outputs(md, new_id, correl_id, values, put_time or now, options)
+        _write_put_outputs(md, new_id, correl_id, values, put_time, options)
     if pmo is not None:
         # blank-padded to 48, as pymqi returns the fields of the C structure
         set_field(pmo, "ResolvedQName", (resolved.remote_q or queue.name).encode().ljust(48))
