@@ -18,7 +18,8 @@ setup(
             sources=["native/python/fastpath.c", "native/python/batchpath.c",
                      "native/python/mdpath.c", "native/python/mdraw.c", "native/python/mdtime.c",
                      "native/python/structbase.c", "native/python/planpath.c",
-                     "native/python/eventlog.c",
+                     "native/python/eventlog.c", "native/python/runningecb.c",
+                     "native/python/payloadhash.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
                      "native/src/journal_record.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)

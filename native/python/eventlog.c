@@ -65,161 +65,6 @@ typedef struct {
     put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
 } EventLog;
 
-static PyObject *s_ecb_id, *s_program; /* interned attribute names */
-
-/* -- payload_hashes ------------------------------------------------------------------- */
-
-typedef struct {
-    const uint8_t *p;
-    Py_ssize_t len;   /**< -1: no data */
-} span_t;
-
-/* Hash every span into out[8 * i] (zeros for no data). Runs without the GIL: only C
- * memory. */
-static void hash_spans(const span_t *spans, Py_ssize_t n, uint8_t *out)
-{
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (spans[i].len < 0)
-            memset(out + 8 * i, 0, 8);
-        else
-            tpf_payload_hash64(spans[i].p, (size_t)spans[i].len, out + 8 * i);
-    }
-}
-
-static PyObject *eventlog_payload_hashes(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 1 || !PyList_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "payload_hashes(datas: list)");
-        return NULL;
-    }
-    PyObject *list = args[0];
-    Py_ssize_t n = PyList_GET_SIZE(list);
-    PyObject *result = PyBytes_FromStringAndSize(NULL, 8 * n);
-    PyObject **held = PyMem_Malloc(sizeof *held * (size_t)(n ? n : 1));
-    span_t *spans = PyMem_Malloc(sizeof *spans * (size_t)(n ? n : 1));
-    if (result == NULL || held == NULL || spans == NULL) {
-        Py_XDECREF(result);
-        PyMem_Free(held);
-        PyMem_Free(spans);
-        return PyErr_NoMemory();
-    }
-    Py_ssize_t i = 0;
-    for (; i < n; i++) { /* held: the list may change while the GIL is released */
-        PyObject *d = PyList_GET_ITEM(list, i);
-        if (d == Py_None) {
-            spans[i].p = NULL;
-            spans[i].len = -1;
-        } else if (PyBytes_Check(d)) {
-            spans[i].p = (const uint8_t *)PyBytes_AS_STRING(d);
-            spans[i].len = PyBytes_GET_SIZE(d);
-        } else {
-            PyErr_Format(PyExc_TypeError, "payload_hashes: item %zd is %.100s, not bytes or "
-                         "None", i, Py_TYPE(d)->tp_name);
-            break;
-        }
-        held[i] = Py_NewRef(d);
-    }
-    if (i == n) {
-        Py_BEGIN_ALLOW_THREADS
-        hash_spans(spans, n, (uint8_t *)PyBytes_AS_STRING(result));
-        Py_END_ALLOW_THREADS
-    }
-    for (Py_ssize_t k = 0; k < i; k++)
-        Py_DECREF(held[k]);
-    PyMem_Free(held);
-    PyMem_Free(spans);
-    if (i != n) {
-        Py_DECREF(result);
-        return NULL;
-    }
-    return result;
-}
-
-/* -- the running ECB -------------------------------------------------------------------- */
-
-/* The ECB running on this thread, kept by set_running_ecb (the ECB runtime's switch
- * watcher, installed by tpfemu._lowlevel): a strong reference, or NULL outside any
- * entry, and its id. A thread that ends inside an entry leaks that one reference. */
-static _Thread_local PyObject *running_ecb;
-static _Thread_local int64_t running_ecb_id;
-/* 1 once the watcher sees every change (installed before any entry ran): the slots are
- * then the truth, and EventLog reads them instead of calling its `current`. */
-static int slots_exact;
-
-static PyObject *eventlog_set_running_ecb(PyObject *module, PyObject *ecb)
-{
-    (void)module;
-    int64_t id = -1;
-    if (ecb != Py_None) {
-        PyObject *v = PyObject_GetAttr(ecb, s_ecb_id);
-        long long x = v != NULL ? PyLong_AsLongLong(v) : -1;
-        Py_XDECREF(v);
-        if (x == -1 && PyErr_Occurred())
-            return NULL;
-        id = x;
-    }
-    Py_XSETREF(running_ecb, ecb == Py_None ? NULL : Py_NewRef(ecb));
-    running_ecb_id = id;
-    Py_RETURN_NONE;
-}
-
-static PyObject *eventlog_trust_running_slots(PyObject *module, PyObject *unused)
-{
-    (void)module;
-    (void)unused;
-    slots_exact = 1;
-    Py_RETURN_NONE;
-}
-
-/* The calling ECB: its id into *ecb (-1 outside any) and its program (a new reference,
- * or NULL) into *program. -1 with an exception set. */
-static int calling_ecb(EventLog *self, int64_t *ecb, PyObject **program)
-{
-    *ecb = -1;
-    *program = NULL;
-    PyObject *e, *id = NULL;
-    if (slots_exact) {
-        if (running_ecb == NULL)
-            return 0;
-        e = Py_NewRef(running_ecb);
-        *ecb = running_ecb_id;
-    } else {
-        e = PyObject_CallNoArgs(self->current);
-        if (e == NULL)
-            return -1;
-        if (e == Py_None) {
-            Py_DECREF(e);
-            return 0;
-        }
-        id = PyObject_GetAttr(e, s_ecb_id);
-        if (id == NULL) {
-            Py_DECREF(e);
-            return -1;
-        }
-    }
-    PyObject *prog = PyObject_GetAttr(e, s_program);
-    Py_DECREF(e);
-    if (prog == NULL) {
-        Py_XDECREF(id);
-        return -1;
-    }
-    if (id != NULL) {
-        long long v = PyLong_AsLongLong(id);
-        Py_DECREF(id);
-        if (v == -1 && PyErr_Occurred()) {
-            Py_DECREF(prog);
-            return -1;
-        }
-        *ecb = v;
-    }
-    if (prog == Py_None)
-        Py_DECREF(prog);
-    else
-        *program = prog;
-    return 0;
-}
-
 /* -- EventLog ------------------------------------------------------------------------- */
 
 /* Room for one more record in b; -1 when memory is exhausted (nothing changed). */
@@ -437,7 +282,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     }
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */
-    if (calling_ecb(self, &ecb, &program) < 0 || rec_room(b) < 0 ||
+    if (runningecb_calling(self->current, &ecb, &program) < 0 || rec_room(b) < 0 ||
         ((self->payload || !self->hashes) && data_room(b, (size_t)length) < 0) ||
         (queue_ix = name_index(self, queue, 0)) < 0 ||
         (program != NULL && (program_ix = name_index(self, program, 1)) < 0)) {
@@ -493,7 +338,7 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
     evbuf_t *b = &self->cur;
     int64_t ecb;
     PyObject *program;
-    if (calling_ecb(self, &ecb, &program) < 0)
+    if (runningecb_calling(self->current, &ecb, &program) < 0)
         return NULL;
     PyObject *ecb_obj = ecb < 0 ? Py_NewRef(Py_None) : PyLong_FromLongLong(ecb);
     PyObject *item = ecb_obj != NULL
@@ -847,27 +692,11 @@ PyTypeObject eventlog_type = {
     .tp_as_sequence = &el_sequence,
 };
 
-static PyMethodDef el_functions[] = {
-    {"payload_hashes", (PyCFunction)(void (*)(void))eventlog_payload_hashes, METH_FASTCALL,
-     "payload_hashes(datas) -> bytes: the journal's payload hash (XXH64, seed 42, "
-     "big-endian) of each bytes in the list, 8 bytes each (zeros for None), computed without "
-     "the GIL."},
-    {"set_running_ecb", eventlog_set_running_ecb, METH_O,
-     "set_running_ecb(ecb): the ECB now running on this thread, or None (the ECB runtime's "
-     "switch watcher)."},
-    {"trust_running_slots", eventlog_trust_running_slots, METH_NOARGS,
-     "trust_running_slots(): the switch watcher sees every change; EventLog reads the "
-     "running ECB from it."},
-    {NULL, NULL, 0, NULL},
-};
-
 /* EventLog.LAYOUT: (record size, {field: (offset, numpy format)}). */
 int eventlog_ready(PyObject *module)
 {
-    if ((s_ecb_id == NULL && (s_ecb_id = PyUnicode_InternFromString("ecb_id")) == NULL) ||
-        (s_program == NULL && (s_program = PyUnicode_InternFromString("program")) == NULL))
-        return -1;
-    if (PyType_Ready(&eventlog_type) < 0)
+    if (runningecb_ready(module) < 0 || payloadhash_ready(module) < 0 ||
+        PyType_Ready(&eventlog_type) < 0)
         return -1;
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt
     PyObject *fields = Py_BuildValue(
@@ -888,7 +717,5 @@ int eventlog_ready(PyObject *module)
     if (rc < 0)
         return -1;
     PyType_Modified(&eventlog_type);
-    if (PyModule_AddFunctions(module, el_functions) < 0)
-        return -1;
     return PyModule_AddObjectRef(module, "EventLog", (PyObject *)&eventlog_type);
 }

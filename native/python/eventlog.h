@@ -55,6 +55,15 @@ extern PyTypeObject eventlog_type;
  * before any entry ran: the slots it keeps are exact from now on); -1 on error. */
 int eventlog_ready(PyObject *module);
 
+/** runningecb.c: the calling ECB's id into *ecb (-1 outside any entry) and its program (a
+ * new reference, or NULL) into *program, from the switch watcher's slot once it is
+ * trusted, else by calling `current`; -1 with an exception set. And its module
+ * functions (set_running_ecb, trust_running_slots), added by eventlog_ready. */
+int runningecb_calling(PyObject *current, int64_t *ecb, PyObject **program);
+int runningecb_ready(PyObject *module);
+/** payloadhash.c: the module function payload_hashes, added by eventlog_ready. */
+int payloadhash_ready(PyObject *module);
+
 /** 1 when `obj` is an EventLog. */
 static inline int eventlog_check(PyObject *obj)
 {
