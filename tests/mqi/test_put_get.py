@@ -7,7 +7,7 @@ Sources: mq-semantics.md §1 (calls and options), §2 (reason codes), §3 (MQMD 
 import time
 
 import pytest
-from mq_helpers import depth
+from mq_helpers import check_reason, depth, drain, get_msg, open_q
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
@@ -20,66 +20,35 @@ ID_B = b"ID-B".ljust(24, b".")
 ID_C = b"ID-C".ljust(24, b".")
 
 
-# -- helpers ---------------------------------------------------------------------------
-
-
-def _queue(qm, name, options=IO):
-    return pymqi.Queue(qm, name, options)
-
-
-
-def _get(q, md=None, gmo=None, max_length=None):
-    return q.get(max_length, md if md is not None else pymqi.MD(),
-                 gmo if gmo is not None else pymqi.GMO())
-
-
-def _drain(q):
-    """Every message left on ``q``, in delivery order, each with its MD."""
-    out = []
-    while True:
-        md = pymqi.MD()
-        try:
-            data = q.get(None, md, pymqi.GMO())
-        except pymqi.MQMIError as exc:
-            assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
-            return out
-        out.append((data, md))
-
-
-def _check(info, reason, comp=CMQC.MQCC_FAILED):
-    """The MQMIError caught by pytest.raises has this completion and reason code."""
-    assert (info.value.comp, info.value.reason) == (comp, reason), str(info.value)
-
-
 # -- delivery order (§7) -----------------------------------------------------------------
 
 
 def test_priority_order_highest_first_fifo_within_priority(qm, local_queue):
     """A priority queue returns the highest priority first and FIFO within a priority."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     for tag, prio in [(b"a3", 3), (b"b7", 7), (b"c3", 3), (b"d9", 9), (b"e0", 0), (b"f7", 7)]:
         q.put(tag, pymqi.MD(Priority=prio))
-    got = [(data, md.Priority) for data, md in _drain(q)]
+    got = [(data, md.Priority) for data, md in drain(q)]
     assert got == [(b"d9", 9), (b"b7", 7), (b"f7", 7), (b"a3", 3), (b"c3", 3), (b"e0", 0)]
 
 
 def test_fifo_queue_returns_arrival_order_and_keeps_priority(qmgr, qm):
     """A MSGDLVSQ(FIFO) queue returns messages in arrival order, each keeping its own Priority."""
     qmgr.catalog.define("QL", "FIFO.Q", msgdlvsq="FIFO")
-    q = _queue(qm, "FIFO.Q")
+    q = open_q(qm, "FIFO.Q")
     for tag, prio in [(b"p1", 1), (b"p9", 9), (b"p5", 5), (b"p0", 0)]:
         q.put(tag, pymqi.MD(Priority=prio))
-    assert [(d, md.Priority) for d, md in _drain(q)] == [
+    assert [(d, md.Priority) for d, md in drain(q)] == [
         (b"p1", 1), (b"p9", 9), (b"p5", 5), (b"p0", 0)]
 
 
 def test_priority_as_q_def_takes_local_defprty(qmgr, qm):
     """MQPRI_PRIORITY_AS_Q_DEF on a local queue gives the queue's DEFPRTY."""
     qmgr.catalog.define("QL", "DEF.Q", defprty=4)
-    q = _queue(qm, "DEF.Q")
+    q = open_q(qm, "DEF.Q")
     q.put(b"x", pymqi.MD(Priority=CMQC.MQPRI_PRIORITY_AS_Q_DEF))
     md = pymqi.MD()
-    _get(q, md)
+    get_msg(q, md)
     assert md.Priority == 4
 
 
@@ -88,37 +57,37 @@ def test_priority_as_q_def_via_alias_takes_alias_defprty(qmgr, qm):
     target's."""
     qmgr.catalog.define("QL", "TARGET.Q", defprty=2)
     qmgr.catalog.define("QA", "ALIAS.Q", targq="TARGET.Q", defprty=7)
-    alias = _queue(qm, "ALIAS.Q", OUT)
+    alias = open_q(qm, "ALIAS.Q", OUT)
     alias.put(b"with-md", pymqi.MD())  # MD default Priority is AS_Q_DEF
     alias.put(b"no-md")  # no MD at all: the same rule
-    target = _queue(qm, "TARGET.Q")
+    target = open_q(qm, "TARGET.Q")
     target.put(b"target-def", pymqi.MD())
-    got = [(d, md.Priority) for d, md in _drain(target)]
+    got = [(d, md.Priority) for d, md in drain(target)]
     assert got == [(b"with-md", 7), (b"no-md", 7), (b"target-def", 2)]
 
 
 def test_priority_above_nine_is_put_as_nine_with_warning(qm, local_queue):
     """Priority above MaxPriority (9) is put as 9 and the put warns MQCC_WARNING/2049 after the
     message is on the queue."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     md = pymqi.MD(Priority=12)
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"loud", md)
-    _check(info, CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM, CMQC.MQCC_WARNING)
+    check_reason(info, CMQC.MQRC_PRIORITY_EXCEEDS_MAXIMUM, CMQC.MQCC_WARNING)
     assert depth(qm, local_queue) == 1
     assert md.MsgId != CMQC.MQMI_NONE  # a warning: the put completed and wrote its outputs
     got = pymqi.MD()
-    assert _get(q, got) == b"loud"
+    assert get_msg(q, got) == b"loud"
     assert got.Priority == 9
 
 
 @pytest.mark.parametrize("priority", [-2, -3, -100])
 def test_priority_below_minus_one_fails_2050(qm, local_queue, priority):
     """A Priority below -1 (other than AS_Q_DEF) fails MQRC_PRIORITY_ERROR and puts nothing."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(Priority=priority))
-    _check(info, CMQC.MQRC_PRIORITY_ERROR)
+    check_reason(info, CMQC.MQRC_PRIORITY_ERROR)
     assert depth(qm, local_queue) == 0
 
 
@@ -130,10 +99,10 @@ def test_priority_below_minus_one_fails_2050(qm, local_queue, priority):
 def test_persistence_as_q_def_takes_defpsist(qmgr, qm, defpsist, expected):
     """MQPER_PERSISTENCE_AS_Q_DEF gives the queue's DEFPSIST."""
     qmgr.catalog.define("QL", "PS.Q", defpsist=defpsist)
-    q = _queue(qm, "PS.Q")
+    q = open_q(qm, "PS.Q")
     q.put(b"x", pymqi.MD(Persistence=CMQC.MQPER_PERSISTENCE_AS_Q_DEF))
     md = pymqi.MD()
-    _get(q, md)
+    get_msg(q, md)
     assert md.Persistence == expected
 
 
@@ -142,9 +111,9 @@ def test_persistence_as_q_def_via_alias_takes_alias_defpsist(qmgr, qm):
     path)."""
     qmgr.catalog.define("QL", "PT.Q", defpsist="NO")
     qmgr.catalog.define("QA", "PA.Q", targq="PT.Q", defpsist="YES")
-    _queue(qm, "PA.Q", OUT).put(b"x", pymqi.MD())
+    open_q(qm, "PA.Q", OUT).put(b"x", pymqi.MD())
     md = pymqi.MD()
-    _get(_queue(qm, "PT.Q"), md)
+    get_msg(open_q(qm, "PT.Q"), md)
     assert md.Persistence == CMQC.MQPER_PERSISTENT
 
 
@@ -153,20 +122,20 @@ def test_persistence_as_q_def_via_alias_takes_alias_defpsist(qmgr, qm):
 def test_explicit_persistence_overrides_defpsist(qmgr, qm, persistence, defpsist):
     """An explicit MQPER_PERSISTENT / NOT_PERSISTENT is kept whatever DEFPSIST says."""
     qmgr.catalog.define("QL", "PS.Q", defpsist=defpsist)
-    q = _queue(qm, "PS.Q")
+    q = open_q(qm, "PS.Q")
     q.put(b"x", pymqi.MD(Persistence=persistence))
     md = pymqi.MD()
-    _get(q, md)
+    get_msg(q, md)
     assert md.Persistence == persistence
 
 
 @pytest.mark.parametrize("persistence", [3, -1, 99])
 def test_bad_persistence_fails_2047(qm, local_queue, persistence):
     """A Persistence other than 0, 1, 2 fails MQRC_PERSISTENCE_ERROR and puts nothing."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(Persistence=persistence))
-    _check(info, CMQC.MQRC_PERSISTENCE_ERROR)
+    check_reason(info, CMQC.MQRC_PERSISTENCE_ERROR)
     assert depth(qm, local_queue) == 0
 
 
@@ -176,19 +145,19 @@ def test_bad_persistence_fails_2047(qm, local_queue, persistence):
 def test_msgid_generated_and_written_back_correlid_kept(qm, local_queue):
     """With MsgId MQMI_NONE the put generates a MsgId and writes it into the MD; a given CorrelId is
     kept."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     md = pymqi.MD(CorrelId=ID_C)
     q.put(b"x", md)
     assert len(md.MsgId) == 24 and md.MsgId != CMQC.MQMI_NONE
     assert md.CorrelId == ID_C
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert (got.MsgId, got.CorrelId) == (md.MsgId, ID_C)
 
 
 def test_generated_msgids_are_unique(qm, local_queue):
     """Each put with MQMI_NONE gets a different generated MsgId."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     ids = set()
     for _ in range(20):
         md = pymqi.MD()
@@ -199,40 +168,40 @@ def test_generated_msgids_are_unique(qm, local_queue):
 
 def test_supplied_msgid_is_kept(qm, local_queue):
     """A MsgId the application supplies (without MQPMO_NEW_MSG_ID) is the message's MsgId."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     md = pymqi.MD(MsgId=ID_A)
     q.put(b"x", md)
     assert md.MsgId == ID_A
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.MsgId == ID_A
 
 
 def test_short_msgid_is_nul_padded_like_pymqi(qm, local_queue):
     """pymqi packs a short MsgId NUL-padded to 24 bytes; the put must accept it and store the padded
     id."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"x", pymqi.MD(MsgId=b"SHORT", CorrelId=b"CID"))
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.MsgId == b"SHORT".ljust(24, b"\0")
     assert got.CorrelId == b"CID".ljust(24, b"\0")
 
 
 def test_new_msg_id_replaces_supplied_msgid(qm, local_queue):
     """MQPMO_NEW_MSG_ID makes a new MsgId even when the MD has one, and writes it back."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     md = pymqi.MD(MsgId=ID_A)
     q.put(b"x", md, pymqi.PMO(Options=CMQC.MQPMO_NEW_MSG_ID))
     assert md.MsgId not in (ID_A, CMQC.MQMI_NONE)
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.MsgId == md.MsgId
 
 
 def test_new_correl_id_generated_and_written_back(qm, local_queue):
     """MQPMO_NEW_CORREL_ID generates a CorrelId, writes it back and the message carries it."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     md = pymqi.MD(CorrelId=ID_C)
     q.put(b"x", md, pymqi.PMO(Options=CMQC.MQPMO_NEW_CORREL_ID))
     assert md.CorrelId not in (ID_C, CMQC.MQCI_NONE)
@@ -240,7 +209,7 @@ def test_new_correl_id_generated_and_written_back(qm, local_queue):
     q.put(b"y", md2, pymqi.PMO(Options=CMQC.MQPMO_NEW_CORREL_ID))
     assert md2.CorrelId != md.CorrelId
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.CorrelId == md.CorrelId
 
 
@@ -249,83 +218,83 @@ def test_new_correl_id_generated_and_written_back(qm, local_queue):
 
 def test_get_by_msgid_returns_that_message(qm, local_queue):
     """An MD carrying a MsgId gets the message with that MsgId, whatever its place."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     mds = []
     for data in (b"one", b"two", b"three"):
         md = pymqi.MD()
         q.put(data, md)
         mds.append(md)
     got = pymqi.MD(MsgId=mds[1].MsgId)
-    assert _get(q, got) == b"two"
+    assert get_msg(q, got) == b"two"
     assert got.MsgId == mds[1].MsgId
-    assert [d for d, _ in _drain(q)] == [b"one", b"three"]
+    assert [d for d, _ in drain(q)] == [b"one", b"three"]
 
 
 def test_get_by_unknown_msgid_fails_2033(qm, local_queue):
     """A MsgId that no message has gives MQRC_NO_MSG_AVAILABLE and removes nothing."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"x", pymqi.MD())
     with pytest.raises(pymqi.MQMIError) as info:
-        _get(q, pymqi.MD(MsgId=ID_B))
-    _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
+        get_msg(q, pymqi.MD(MsgId=ID_B))
+    check_reason(info, CMQC.MQRC_NO_MSG_AVAILABLE)
     assert depth(qm, local_queue) == 1
 
 
 def test_get_by_correlid_with_match_options(qm, local_queue):
     """With GMO Version 2 and MatchOptions MQMO_MATCH_CORREL_ID only the CorrelId is matched (the
     MD's MsgId is ignored)."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"first", pymqi.MD(CorrelId=ID_A))
     q.put(b"second", pymqi.MD(CorrelId=ID_B))
     gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_MATCH_CORREL_ID)
     md = pymqi.MD(MsgId=ID_C, CorrelId=ID_B)  # the MsgId matches nothing
-    assert _get(q, md, gmo) == b"second"
+    assert get_msg(q, md, gmo) == b"second"
     assert md.CorrelId == ID_B
 
 
 def test_get_by_msgid_only_ignores_correlid(qm, local_queue):
     """MatchOptions MQMO_MATCH_MSG_ID ignores the MD's CorrelId."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"a", pymqi.MD(MsgId=ID_A, CorrelId=ID_A))
     q.put(b"b", pymqi.MD(MsgId=ID_B, CorrelId=ID_B))
     gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_MATCH_MSG_ID)
-    assert _get(q, pymqi.MD(MsgId=ID_B, CorrelId=ID_C), gmo) == b"b"
+    assert get_msg(q, pymqi.MD(MsgId=ID_B, CorrelId=ID_C), gmo) == b"b"
 
 
 def test_match_both_ids_needs_both_to_match(qm, local_queue):
     """The default match (MsgId and CorrelId) needs both ids to match."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"a", pymqi.MD(MsgId=ID_A, CorrelId=ID_A))
     with pytest.raises(pymqi.MQMIError) as info:
-        _get(q, pymqi.MD(MsgId=ID_A, CorrelId=ID_B))
-    _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
-    assert _get(q, pymqi.MD(MsgId=ID_A, CorrelId=ID_A)) == b"a"
+        get_msg(q, pymqi.MD(MsgId=ID_A, CorrelId=ID_B))
+    check_reason(info, CMQC.MQRC_NO_MSG_AVAILABLE)
+    assert get_msg(q, pymqi.MD(MsgId=ID_A, CorrelId=ID_A)) == b"a"
 
 
 def test_match_options_none_ignores_ids(qm, local_queue):
     """MatchOptions MQMO_NONE returns the first message in delivery order whatever the MD's ids."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"first", pymqi.MD(CorrelId=ID_A))
     q.put(b"second", pymqi.MD(CorrelId=ID_B))
     gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, MatchOptions=CMQC.MQMO_NONE)
-    assert _get(q, pymqi.MD(MsgId=ID_C, CorrelId=ID_C), gmo) == b"first"
+    assert get_msg(q, pymqi.MD(MsgId=ID_C, CorrelId=ID_C), gmo) == b"first"
 
 
 def test_gmo_version_1_always_matches_both_ids(qm, local_queue):
     """A Version-1 GMO has no MatchOptions: the MsgId and CorrelId in the MD are matched."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"x", pymqi.MD(CorrelId=ID_A))
     gmo = pymqi.GMO(MatchOptions=CMQC.MQMO_NONE)  # Version 1: the field is not there
     assert gmo.Version == CMQC.MQGMO_VERSION_1
     with pytest.raises(pymqi.MQMIError) as info:
-        _get(q, pymqi.MD(CorrelId=ID_B), gmo)
-    _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
+        get_msg(q, pymqi.MD(CorrelId=ID_B), gmo)
+    check_reason(info, CMQC.MQRC_NO_MSG_AVAILABLE)
 
 
 def test_reusing_md_of_previous_get_returns_2033(qm, local_queue):
     """The pymqi pitfall: MQGET writes MsgId/CorrelId back, so reusing that MD for the next get
     matches nothing (2033)."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"one", pymqi.MD())
     q.put(b"two", pymqi.MD())
     md = pymqi.MD()
@@ -333,7 +302,7 @@ def test_reusing_md_of_previous_get_returns_2033(qm, local_queue):
     assert md.MsgId != CMQC.MQMI_NONE
     with pytest.raises(pymqi.MQMIError) as info:
         q.get(None, md)
-    _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
+    check_reason(info, CMQC.MQRC_NO_MSG_AVAILABLE)
     md.MsgId = CMQC.MQMI_NONE
     md.CorrelId = CMQC.MQCI_NONE
     assert q.get(None, md) == b"two"
@@ -345,7 +314,7 @@ def test_reusing_md_of_previous_get_returns_2033(qm, local_queue):
 def test_md_fields_round_trip(qm, local_queue):
     """Format, ReplyToQ, ReplyToQMgr, Report, MsgType, Feedback, Encoding and CCSID come back as
     put."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     put_md = pymqi.MD(
         Format=b"MYFMT", ReplyToQ=b"REPLY.Q", ReplyToQMgr=b"OTHERQM",
         Report=CMQC.MQRO_COA | CMQC.MQRO_PASS_CORREL_ID, MsgType=CMQC.MQMT_REPLY,
@@ -353,7 +322,7 @@ def test_md_fields_round_trip(qm, local_queue):
     )
     q.put(b"x", put_md)
     md = pymqi.MD()
-    _get(q, md)
+    get_msg(q, md)
     assert md.Format.rstrip() == b"MYFMT"
     assert md.ReplyToQ.rstrip() == b"REPLY.Q"
     assert md.ReplyToQMgr.rstrip() == b"OTHERQM"
@@ -366,31 +335,31 @@ def test_md_fields_round_trip(qm, local_queue):
 
 def test_request_with_reply_to_q_round_trips(qm, local_queue):
     """A request message with a ReplyToQ is put and comes back as MQMT_REQUEST."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"req", pymqi.MD(MsgType=CMQC.MQMT_REQUEST, ReplyToQ=b"REPLY.Q"))
     md = pymqi.MD()
-    _get(q, md)
+    get_msg(q, md)
     assert md.MsgType == CMQC.MQMT_REQUEST
     assert md.ReplyToQ.rstrip() == b"REPLY.Q"
 
 
 def test_request_without_reply_to_q_fails_2027(qm, local_queue):
     """MsgType MQMT_REQUEST with a blank ReplyToQ fails MQRC_MISSING_REPLY_TO_Q and puts nothing."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"req", pymqi.MD(MsgType=CMQC.MQMT_REQUEST))
-    _check(info, CMQC.MQRC_MISSING_REPLY_TO_Q)
+    check_reason(info, CMQC.MQRC_MISSING_REPLY_TO_Q)
     assert depth(qm, local_queue) == 0
 
 
 def test_set_identity_context_keeps_appl_identity_data(qm, local_queue):
     """With MQPMO_SET_IDENTITY_CONTEXT the MD's identity fields (ApplIdentityData, UserIdentifier)
     are kept."""
-    q = _queue(qm, local_queue, IO | CMQC.MQOO_SET_IDENTITY_CONTEXT)
+    q = open_q(qm, local_queue, IO | CMQC.MQOO_SET_IDENTITY_CONTEXT)
     md = pymqi.MD(ApplIdentityData=b"IDENTITY-DATA", UserIdentifier=b"alice")
     q.put(b"x", md, pymqi.PMO(Options=CMQC.MQPMO_SET_IDENTITY_CONTEXT))
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.ApplIdentityData.rstrip() == b"IDENTITY-DATA"
     assert got.UserIdentifier.rstrip() == b"alice"
 
@@ -401,20 +370,20 @@ def test_set_identity_context_keeps_appl_identity_data(qm, local_queue):
 def test_set_context_needs_matching_open_option(qm, local_queue, pmo_option, reason):
     """MQPMO_SET_IDENTITY/ALL_CONTEXT on a handle opened without the matching MQOO_SET_* option
     fails 2096/2095 and puts nothing."""
-    q = _queue(qm, local_queue, IO)
+    q = open_q(qm, local_queue, IO)
     with pytest.raises(pymqi.MQMIError) as info:
         q.put(b"x", pymqi.MD(ApplIdentityData=b"FORGED"), pymqi.PMO(Options=pmo_option))
-    _check(info, reason)
+    check_reason(info, reason)
     assert depth(qm, local_queue) == 0
 
 
 def test_default_context_replaces_identity_fields(qm, local_queue):
     """Without a context option (default context) the queue manager sets the identity: supplied
     ApplIdentityData is not kept."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"x", pymqi.MD(ApplIdentityData=b"FORGED", PutApplName=b"FORGED-APP"))
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.ApplIdentityData.strip() == b""
     assert got.PutApplName.rstrip() != b"FORGED-APP"
 
@@ -422,12 +391,12 @@ def test_default_context_replaces_identity_fields(qm, local_queue):
 def test_set_all_context_keeps_put_appl_name_and_time(qm, local_queue):
     """With MQPMO_SET_ALL_CONTEXT PutApplName, PutApplType, PutDate and PutTime come back as the
     application set them."""
-    q = _queue(qm, local_queue, IO | CMQC.MQOO_SET_ALL_CONTEXT)
+    q = open_q(qm, local_queue, IO | CMQC.MQOO_SET_ALL_CONTEXT)
     md = pymqi.MD(PutApplName=b"LEGACY.APP", PutApplType=CMQC.MQAT_UNIX,
                   PutDate=b"20200131", PutTime=b"23595950", ApplOriginData=b"ORIG")
     q.put(b"x", md, pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT))
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert got.PutApplName.rstrip() == b"LEGACY.APP"
     assert got.PutApplType == CMQC.MQAT_UNIX
     assert (got.PutDate, got.PutTime) == (b"20200131", b"23595950")
@@ -437,7 +406,7 @@ def test_set_all_context_keeps_put_appl_name_and_time(qm, local_queue):
 def test_default_context_sets_put_date_and_time_utc(qm, local_queue):
     """With default context the put writes PutDate/PutTime (UTC, YYYYMMDD/HHMMSSTH) into the MD and
     the got MD has the same."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     before = time.time()
     md = pymqi.MD()
     q.put(b"x", md)
@@ -449,27 +418,27 @@ def test_default_context_sets_put_date_and_time_utc(qm, local_queue):
     seconds = calendar.timegm(stamp)
     assert int(before) - 1 <= seconds <= after + 1
     got = pymqi.MD()
-    _get(q, got)
+    get_msg(q, got)
     assert (got.PutDate, got.PutTime) == (md.PutDate, md.PutTime)
     assert got.PutApplType != CMQC.MQAT_NO_CONTEXT
 
 
 def test_str_message_is_encoded_with_format_mqstr(qm, local_queue):
     """A str message is encoded (UTF-8, CCSID 1208) and marked Format MQFMT_STRING."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put("héllo wörld", pymqi.MD())
     md = pymqi.MD()
-    assert _get(q, md) == "héllo wörld".encode()
+    assert get_msg(q, md) == "héllo wörld".encode()
     assert md.Format == CMQC.MQFMT_STRING
     assert md.CodedCharSetId == 1208
 
 
 def test_str_message_without_md_is_mqstr(qm, local_queue):
     """A str put with no MD is still marked Format MQFMT_STRING."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put("plain")
     md = pymqi.MD()
-    assert _get(q, md) == b"plain"
+    assert get_msg(q, md) == b"plain"
     assert md.Format == CMQC.MQFMT_STRING
 
 
@@ -479,11 +448,11 @@ def test_str_message_without_md_is_mqstr(qm, local_queue):
 def test_truncation_without_accept_fails_2080_and_keeps_message(qm, local_queue):
     """A buffer too small without ACCEPT_TRUNCATED_MSG warns 2080 with the real length and leaves
     the message."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"0123456789", pymqi.MD())
     with pytest.raises(pymqi.MQMIError) as info:
         q.get(4, pymqi.MD(), pymqi.GMO())
-    _check(info, CMQC.MQRC_TRUNCATED_MSG_FAILED, CMQC.MQCC_WARNING)
+    check_reason(info, CMQC.MQRC_TRUNCATED_MSG_FAILED, CMQC.MQCC_WARNING)
     assert info.value.original_length == 10
     assert depth(qm, local_queue) == 1
     assert q.get(None, pymqi.MD(), pymqi.GMO()) == b"0123456789"
@@ -492,25 +461,25 @@ def test_truncation_without_accept_fails_2080_and_keeps_message(qm, local_queue)
 def test_truncation_failed_still_fills_md(qm, local_queue):
     """On 2080 the queue manager fills the MD whether or not ACCEPT_TRUNCATED_MSG is given (MQGET,
     MsgDesc)."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     put_md = pymqi.MD(CorrelId=ID_C, Priority=6)
     q.put(b"0123456789", put_md)
     md = pymqi.MD()
     with pytest.raises(pymqi.MQMIError) as info:
         q.get(4, md, pymqi.GMO())
-    _check(info, CMQC.MQRC_TRUNCATED_MSG_FAILED, CMQC.MQCC_WARNING)
+    check_reason(info, CMQC.MQRC_TRUNCATED_MSG_FAILED, CMQC.MQCC_WARNING)
     assert (md.MsgId, md.CorrelId, md.Priority) == (put_md.MsgId, ID_C, 6)
 
 
 def test_truncation_with_accept_warns_2079_and_removes_message(qm, local_queue):
     """With ACCEPT_TRUNCATED_MSG the get warns 2079, returns the first bytes in .message and removes
     the message."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"0123456789", pymqi.MD())
     md = pymqi.MD()
     with pytest.raises(pymqi.MQMIError) as info:
         q.get(4, md, pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
-    _check(info, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, CMQC.MQCC_WARNING)
+    check_reason(info, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, CMQC.MQCC_WARNING)
     assert info.value.message == b"0123"
     assert info.value.original_length == 10
     assert md.MsgId != CMQC.MQMI_NONE  # the MD is filled even when truncated
@@ -519,7 +488,7 @@ def test_truncation_with_accept_warns_2079_and_removes_message(qm, local_queue):
 
 def test_exact_buffer_is_not_truncated(qm, local_queue):
     """A max_length equal to the message length returns it whole with no warning."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"0123456789", pymqi.MD())
     assert q.get(10, pymqi.MD(), pymqi.GMO()) == b"0123456789"
 
@@ -527,313 +496,25 @@ def test_exact_buffer_is_not_truncated(qm, local_queue):
 def test_zero_buffer_with_accept_truncated_discards_message(qm, local_queue):
     """A zero-length buffer with ACCEPT_TRUNCATED_MSG removes the message and discards its data
     (warning 2079)."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"discard me", pymqi.MD())
     with pytest.raises(pymqi.MQMIError) as info:
         q.get(0, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
-    _check(info, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, CMQC.MQCC_WARNING)
+    check_reason(info, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, CMQC.MQCC_WARNING)
     assert info.value.message == b""
     assert depth(qm, local_queue) == 0
 
 
 def test_empty_message_with_zero_buffer(qm, local_queue):
     """A message with no data is got whole with a zero-length buffer and no warning."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     q.put(b"", pymqi.MD())
     assert q.get(0, pymqi.MD(), pymqi.GMO()) == b""
 
 
 def test_max_length_none_returns_big_message_whole(qm, local_queue):
     """max_length None returns a 1 MB message whole."""
-    q = _queue(qm, local_queue)
+    q = open_q(qm, local_queue)
     data = bytes(range(256)) * 4096  # 1 MiB
     q.put(data, pymqi.MD())
     assert q.get(None, pymqi.MD(), pymqi.GMO()) == data
-
-
-# -- limits ------------------------------------------------------------------------------
-
-
-def test_message_longer_than_queue_maxmsgl_fails_2030(qmgr, qm):
-    """A message longer than the queue's MAXMSGL fails MQRC_MSG_TOO_BIG_FOR_Q; one of exactly
-    MAXMSGL is put."""
-    qmgr.catalog.define("QL", "SMALL.Q", maxmsgl=10)
-    q = _queue(qm, "SMALL.Q")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"x" * 11, pymqi.MD())
-    _check(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
-    q.put(b"x" * 10, pymqi.MD())
-    assert depth(qm, "SMALL.Q") == 1
-
-
-def test_message_longer_than_profile_maxmsgl_fails_2031(qmgr, qm):
-    """A message within the queue's MAXMSGL but over the queue manager's (profile) MAXMSGL fails
-    2031."""
-    qmgr.catalog.define("QL", "BIG.Q", maxmsgl=1000)
-    qmgr.catalog.alter("MQP", maxmsgl=100)
-    q = _queue(qm, "BIG.Q")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"x" * 101, pymqi.MD())
-    _check(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q_MGR)
-    q.put(b"x" * 100, pymqi.MD())
-    assert depth(qm, "BIG.Q") == 1
-
-
-def test_queue_full_fails_2053(qmgr, qm):
-    """A put on a queue at MAXDEPTH fails MQRC_Q_FULL."""
-    qmgr.catalog.define("QL", "FULL.Q", maxdepth=2)
-    q = _queue(qm, "FULL.Q")
-    q.put(b"1", pymqi.MD())
-    q.put(b"2")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"3", pymqi.MD())
-    _check(info, CMQC.MQRC_Q_FULL)
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"3")  # the no-MD path too
-    _check(info, CMQC.MQRC_Q_FULL)
-    assert depth(qm, "FULL.Q") == 2
-
-
-def test_uncommitted_puts_count_toward_maxdepth(qmgr, qm):
-    """Uncommitted puts count in the depth MAXDEPTH limits: another connection's put fails 2053."""
-    qmgr.catalog.define("QL", "FULL.Q", maxdepth=2)
-    q = _queue(qm, "FULL.Q")
-    sync = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
-    q.put(b"1", pymqi.MD(), sync)
-    q.put(b"2", pymqi.MD(), sync)
-    other = pymqi.connect(qmgr.name)
-    try:
-        with pytest.raises(pymqi.MQMIError) as info:
-            _queue(other, "FULL.Q", OUT).put(b"3", pymqi.MD())
-        _check(info, CMQC.MQRC_Q_FULL)
-    finally:
-        other.disconnect()
-    qm.backout()
-
-
-# -- inhibits ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def alias_pair(qmgr):
-    """A local queue T.Q and an alias A.Q targeting it."""
-    qmgr.catalog.define("QL", "T.Q")
-    qmgr.catalog.define("QA", "A.Q", targq="T.Q")
-    return qmgr
-
-
-@pytest.mark.parametrize("opened, inhibited, kind", [
-    ("T.Q", "T.Q", "QL"), ("A.Q", "A.Q", "QA"), ("A.Q", "T.Q", "QL")])
-def test_put_inhibited_fails_2051(alias_pair, qm, opened, inhibited, kind):
-    """PUT(DISABLED) on the queue, on only the alias, or on only the alias's target fails
-    MQRC_PUT_INHIBITED."""
-    q = _queue(qm, opened, OUT)
-    alias_pair.catalog.alter(kind, inhibited, put="DISABLED")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"x", pymqi.MD())
-    _check(info, CMQC.MQRC_PUT_INHIBITED)
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"x")  # the no-MD path too
-    _check(info, CMQC.MQRC_PUT_INHIBITED)
-    assert depth(qm, "T.Q") == 0
-    alias_pair.catalog.alter(kind, inhibited, put="ENABLED")
-    q.put(b"x", pymqi.MD())
-    assert depth(qm, "T.Q") == 1
-
-
-@pytest.mark.parametrize("opened, inhibited, kind", [
-    ("T.Q", "T.Q", "QL"), ("A.Q", "A.Q", "QA"), ("A.Q", "T.Q", "QL")])
-def test_get_inhibited_fails_2016(alias_pair, qm, opened, inhibited, kind):
-    """GET(DISABLED) on the queue, on only the alias, or on only the alias's target fails
-    MQRC_GET_INHIBITED."""
-    _queue(qm, "T.Q", OUT).put(b"x", pymqi.MD())
-    q = _queue(qm, opened, IN)
-    alias_pair.catalog.alter(kind, inhibited, get="DISABLED")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get(None, pymqi.MD(), pymqi.GMO())
-    _check(info, CMQC.MQRC_GET_INHIBITED)
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get()  # the no-MD path too
-    _check(info, CMQC.MQRC_GET_INHIBITED)
-    assert depth(qm, "T.Q") == 1
-    alias_pair.catalog.alter(kind, inhibited, get="ENABLED")
-    assert q.get() == b"x"
-
-
-@pytest.mark.parametrize("browse", [CMQC.MQGMO_BROWSE_FIRST, CMQC.MQGMO_BROWSE_NEXT],
-                         ids=["BROWSE_FIRST", "BROWSE_NEXT"])
-def test_browse_of_get_inhibited_queue_fails_2016(qmgr, qm, local_queue, browse):
-    """GET(DISABLED) also makes browses fail MQRC_GET_INHIBITED (IBM InhibitGet: "This includes
-    MQGET calls that specify MQGMO_BROWSE_FIRST or MQGMO_BROWSE_NEXT")."""
-    q = _queue(qm, local_queue, OUT | CMQC.MQOO_BROWSE)
-    q.put(b"x", pymqi.MD())
-    qmgr.catalog.alter("QL", local_queue, get="DISABLED")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get(None, pymqi.MD(), pymqi.GMO(Options=browse))
-    _check(info, CMQC.MQRC_GET_INHIBITED)
-
-
-@pytest.mark.parametrize("opened, inhibited, kind", [
-    ("T.Q", "T.Q", "QL"), ("A.Q", "A.Q", "QA"), ("A.Q", "T.Q", "QL")])
-def test_inhibit_after_earlier_puts_and_gets_on_same_handle(alias_pair, qm, opened, inhibited,
-                                                            kind):
-    """Inhibits apply to every call after the ALTER, also on a handle that already put and got
-    (no MD: the repeated-call path)."""
-    q = _queue(qm, opened, IO)
-    q.put(b"1")
-    q.put(b"2")
-    assert q.get() == b"1"
-    alias_pair.catalog.alter(kind, inhibited, put="DISABLED", get="DISABLED")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"3")
-    _check(info, CMQC.MQRC_PUT_INHIBITED)
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get()
-    _check(info, CMQC.MQRC_GET_INHIBITED)
-    assert depth(qm, "T.Q") == 1
-
-
-def test_alter_after_earlier_puts_applies_to_next_put(qmgr, qm):
-    """A DEFPRTY or MAXMSGL change applies to the next put on a handle that already put (no MD)."""
-    qmgr.catalog.define("QL", "ALT.Q", defprty=1)
-    q = _queue(qm, "ALT.Q")
-    q.put(b"a")
-    q.put(b"b")
-    qmgr.catalog.alter("QL", "ALT.Q", defprty=6, maxmsgl=4)
-    q.put(b"c")
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"too-long")
-    _check(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
-    assert [(d, md.Priority) for d, md in _drain(q)] == [(b"c", 6), (b"a", 1), (b"b", 1)]
-
-
-def test_put_inhibited_also_for_put1(qmgr, qm, local_queue):
-    """MQPUT1 to a put-inhibited queue fails MQRC_PUT_INHIBITED."""
-    qmgr.catalog.alter("QL", local_queue, put="DISABLED")
-    with pytest.raises(pymqi.MQMIError) as info:
-        qm.put1(local_queue, b"x", pymqi.MD())
-    _check(info, CMQC.MQRC_PUT_INHIBITED)
-
-
-# -- open options ------------------------------------------------------------------------
-
-
-def test_put_on_handle_not_open_for_output_fails_2039(qm, local_queue):
-    """MQPUT on a handle opened without MQOO_OUTPUT fails MQRC_NOT_OPEN_FOR_OUTPUT."""
-    q = _queue(qm, local_queue, IN)
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.put(b"x", pymqi.MD())
-    _check(info, CMQC.MQRC_NOT_OPEN_FOR_OUTPUT)
-
-
-def test_get_on_handle_not_open_for_input_fails_2037(qm, local_queue):
-    """MQGET on a handle opened only for output fails MQRC_NOT_OPEN_FOR_INPUT."""
-    q = _queue(qm, local_queue, OUT)
-    q.put(b"x", pymqi.MD())
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get(None, pymqi.MD(), pymqi.GMO())
-    _check(info, CMQC.MQRC_NOT_OPEN_FOR_INPUT)
-
-
-def test_destructive_get_on_browse_only_handle_fails_2037(qm, local_queue):
-    """A destructive MQGET on a browse-only handle fails MQRC_NOT_OPEN_FOR_INPUT."""
-    _queue(qm, local_queue, OUT).put(b"x", pymqi.MD())
-    q = _queue(qm, local_queue, CMQC.MQOO_BROWSE)
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get(None, pymqi.MD(), pymqi.GMO())
-    _check(info, CMQC.MQRC_NOT_OPEN_FOR_INPUT)
-
-
-def test_browse_on_handle_not_open_for_browse_fails_2036(qm, local_queue):
-    """A browse on a handle opened without MQOO_BROWSE fails MQRC_NOT_OPEN_FOR_BROWSE."""
-    q = _queue(qm, local_queue)
-    q.put(b"x", pymqi.MD())
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
-    _check(info, CMQC.MQRC_NOT_OPEN_FOR_BROWSE)
-
-
-# -- browse ------------------------------------------------------------------------------
-
-
-def test_browse_first_and_next_leave_messages(qm, local_queue):
-    """BROWSE_FIRST then BROWSE_NEXT walk the queue in delivery order without removing anything;
-    past the end is 2033."""
-    q = _queue(qm, local_queue, OUT | CMQC.MQOO_BROWSE)
-    q.put(b"low", pymqi.MD(Priority=1))
-    q.put(b"high", pymqi.MD(Priority=8))
-    q.put(b"mid", pymqi.MD(Priority=5))
-    first = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
-    nxt = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_NEXT)
-    seen = [q.get(None, pymqi.MD(), first)]
-    for _ in range(2):
-        seen.append(q.get(None, pymqi.MD(), nxt))
-    assert seen == [b"high", b"mid", b"low"]
-    with pytest.raises(pymqi.MQMIError) as info:
-        q.get(None, pymqi.MD(), nxt)
-    _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
-    assert depth(qm, local_queue) == 3
-    assert q.get(None, pymqi.MD(), first) == b"high"  # BROWSE_FIRST starts again
-
-
-def test_browse_next_as_first_browse_returns_first_message(qm, local_queue):
-    """After MQOPEN the browse cursor is before the first message, so a first BROWSE_NEXT
-    returns the first message."""
-    q = _queue(qm, local_queue, OUT | CMQC.MQOO_BROWSE)
-    q.put(b"one", pymqi.MD())
-    q.put(b"two", pymqi.MD())
-    nxt = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_NEXT)
-    assert q.get(None, pymqi.MD(), nxt) == b"one"
-    assert q.get(None, pymqi.MD(), nxt) == b"two"
-
-
-def test_browse_fills_md(qm, local_queue):
-    """A browse returns the message's MD (MsgId, Priority) like a get."""
-    q = _queue(qm, local_queue, OUT | CMQC.MQOO_BROWSE)
-    put_md = pymqi.MD(Priority=6, CorrelId=ID_C)
-    q.put(b"x", put_md)
-    md = pymqi.MD()
-    q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
-    assert (md.MsgId, md.CorrelId, md.Priority) == (put_md.MsgId, ID_C, 6)
-
-
-# -- MQPUT1 --------------------------------------------------------------------------------
-
-
-def test_put1_puts_one_message_and_writes_back_msgid(qm, local_queue):
-    """qm.put1 opens, puts and closes: the message is on the queue and the MD has its MsgId."""
-    md = pymqi.MD(Priority=3)
-    qm.put1(local_queue, b"one-shot", md)
-    assert md.MsgId != CMQC.MQMI_NONE
-    got = pymqi.MD()
-    assert _get(_queue(qm, local_queue, IN), got) == b"one-shot"
-    assert (got.MsgId, got.Priority) == (md.MsgId, 3)
-
-
-def test_put1_leaves_no_handle_open(qmgr, qm, local_queue):
-    """After MQPUT1 the queue has no open output handle (OPPROCS 0)."""
-    qm.put1(local_queue, b"x", pymqi.MD())
-    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_INQUIRE)
-    assert q.inquire(CMQC.MQIA_OPEN_OUTPUT_COUNT) == 0
-
-
-def test_put1_to_unknown_queue_fails_2085(qm, local_queue):
-    """MQPUT1 to a queue that is not defined fails MQRC_UNKNOWN_OBJECT_NAME."""
-    with pytest.raises(pymqi.MQMIError) as info:
-        qm.put1("NO.SUCH.Q", b"x", pymqi.MD())
-    _check(info, CMQC.MQRC_UNKNOWN_OBJECT_NAME)
-
-
-def test_put1_with_options(qmgr, qm, local_queue):
-    """MQPUT1 honours its PMO: a syncpoint put1 is invisible to another connection until commit."""
-    qm.put1(local_queue, b"x", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
-    other = pymqi.connect(qmgr.name)
-    try:
-        oq = _queue(other, local_queue, IN)
-        with pytest.raises(pymqi.MQMIError) as info:
-            oq.get(None, pymqi.MD(), pymqi.GMO())
-        _check(info, CMQC.MQRC_NO_MSG_AVAILABLE)
-        qm.commit()
-        assert oq.get(None, pymqi.MD(), pymqi.GMO()) == b"x"
-    finally:
-        other.disconnect()
