@@ -30,6 +30,8 @@ Every refusal is a console message (CHNL0121E) and a ``client-refused`` journal 
 from __future__ import annotations
 
 import contextlib
+import mmap
+import struct
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -38,9 +40,10 @@ from tpfemu import errors
 from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
 from tpfemu.mq import cmqc
-from tpfemu.mq.structs import OD
+from tpfemu.mq.structs import GMO, OD, PMO
 from tpfemu.qmgr import mqget, mqput
 from tpfemu.qmgr.objects import ChannelDef
+from tpfemu.qmgr.plans import planned_get_raw, planned_put_raw
 from tpfemu.wire.fap import (
     ApiHeader,
     ConnBody,
@@ -61,11 +64,16 @@ from tpfemu.wire.fap import (
     negotiate,
     status_segment,
 )
+from tpfemu.wire.fap.tsh import MAX_HEADER, tshm_header
 from tpfemu.wire.fap.verbs import (
+    API_HEADER_SIZE,
     CHAR_VALUE_LENGTH,
     TRANS_OVERHEAD,
     WHOLE_MESSAGE,
+    MessageParts,
+    encode_api_header,
     encode_verb_segment,
+    message_parts,
 )
 from tpfemu.wire.link import Link, LinkDown
 
@@ -82,6 +90,12 @@ _REPLY = {T.MQCONN: T.MQCONN_REPLY, T.MQDISC: T.MQDISC_REPLY, T.MQOPEN: T.MQOPEN
           T.MQCLOSE: T.MQCLOSE_REPLY, T.MQGET: T.MQGET_REPLY, T.MQPUT: T.MQPUT_REPLY,
           T.MQPUT1: T.MQPUT1_REPLY, T.MQSET: T.MQSET_REPLY, T.MQINQ: T.MQINQ_REPLY,
           T.MQCMIT: T.MQCMIT_REPLY, T.MQBACK: T.MQBACK_REPLY}
+
+_HOBJ = struct.Struct("<I")  #: the Hobj of a verb's API header (at 12), our byte order
+_U32 = struct.Struct("<I")
+#: MQPMO and MQGMO lengths the plans' raw entries take (PMO version 1, GMO 1 and 2).
+_RAW_PMO = frozenset({PMO._layouts[1][0].size})
+_RAW_GMO = frozenset({GMO._layouts[1][0].size, GMO._layouts[2][0].size})
 
 _instances: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
@@ -142,6 +156,7 @@ class Conversation:
         self.user = ""
         self.conn: Any = None
         self.admitted = False
+        self._room: Any = None  #: where a planned MQGET puts its message (made at first)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -303,6 +318,9 @@ class Conversation:
             return
         if kind == T.STATUS_DATA:
             raise _Ended()
+        if (kind == T.MQPUT or kind == T.MQGET) and not (seg.big_endian or seg.ebcdic) \
+                and self._planned(seg, kind):
+            return
         reply_type = _REPLY.get(kind)
         if reply_type is None or kind == T.MQCONN:
             raise FapError(f"{_type_name(seg)} is not a verb of a connected client",
@@ -319,6 +337,84 @@ class Conversation:
         self._send(seg, reply_type, reply)
         if kind == T.MQDISC:
             raise _Ended()
+
+    # -- MQPUT and MQGET by the handle's plan, on the request's own structures ------------
+
+    def _planned(self, seg: Segment, kind: SegmentType) -> bool:
+        """MQPUT or MQGET (in our byte order and characters) by its handle's plan through
+        the plan's raw entry, which reads and writes the request's MQMD, MQPMO and MQGMO
+        where they lie (the same plan, checks and rules as mqput.put/mqget.get take):
+        True once answered; False, nothing changed, when the plan does not serve the call
+        (then the general way takes it: the full path, or the refusal of a bad body)."""
+        payload = seg.payload
+        try:
+            parts = message_parts(kind, payload)
+        except FapError:
+            return False
+        handle = self.conn.handles.get(_HOBJ.unpack_from(payload, 12)[0])
+        if handle is None:
+            return False
+        if kind == T.MQPUT:
+            return self._planned_put(seg, handle, parts)
+        return self._planned_get(seg, handle, parts)
+
+    def _planned_put(self, seg: Segment, handle: Any, parts: MessageParts) -> bool:
+        plan = handle.put_plan
+        if plan is None or parts.tail - parts.opts not in _RAW_PMO:
+            return False
+        payload = seg.payload
+        structures = bytearray(payload[parts.md:parts.tail])
+        view, md_length = memoryview(structures), parts.opts - parts.md
+        comp, reason = cmqc.MQCC_OK, cmqc.MQRC_NONE
+        try:
+            if not planned_put_raw(plan, payload[parts.tail + 4:], view[:md_length],
+                                   view[md_length:]):
+                return False
+        except errors.MQMIError as exc:  # (the structures are as they came)
+            comp, reason = exc.comp, exc.reason
+        self._answer(seg, T.MQPUT_REPLY, comp, reason, handle.hobj, structures, b"")
+        return True
+
+    def _planned_get(self, seg: Segment, handle: Any, parts: MessageParts) -> bool:
+        plan = handle.get_plan
+        payload = seg.payload
+        if (plan is None or parts.tail - parts.opts not in _RAW_GMO
+                or _U32.unpack_from(payload, parts.tail)[0] != WHOLE_MESSAGE):
+            return False
+        structures = bytearray(payload[parts.md:parts.tail])
+        view, md_length = memoryview(structures), parts.opts - parts.md
+        # The whole reply must fit the agreed segment size (what the general way could
+        # send); a longer message (put before MAXMSGL was lowered) comes back cut, 2079.
+        limit = self.link.reader.max_segment
+        if self._room is None or len(self._room) != limit:
+            self._room = mmap.mmap(-1, limit)  # (pages are made as messages touch them)
+        room = memoryview(self._room)[:limit - MAX_HEADER - API_HEADER_SIZE
+                                      - len(structures) - 4]
+        comp, reason = cmqc.MQCC_OK, cmqc.MQRC_NONE
+        try:
+            length = planned_get_raw(plan, view[:md_length], view[md_length:], room)
+            if length is None:
+                return False
+            if length > len(room):
+                comp, reason = cmqc.MQCC_WARNING, cmqc.MQRC_TRUNCATED_MSG_ACCEPTED
+            data: Any = room[:length]
+        except errors.MQMIError as exc:
+            comp, reason = exc.comp, exc.reason
+            data = getattr(exc, "message", None) or b""
+        self._answer(seg, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
+        return True
+
+    def _answer(self, seg: Segment, reply_type: SegmentType, comp: int, reason: int,
+                hobj: int, structures: bytearray, data: Any) -> None:
+        """Send a planned MQPUT's or MQGET's reply: its API header, the request's
+        structures as the call left them, DataLength and the data (as encode_verb lays
+        out a reply in our byte order)."""
+        body = API_HEADER_SIZE + len(structures) + 4 + len(data)
+        self.link.send_bytes(b"".join((
+            tshm_header(reply_type, _WHOLE, body, conversation_id=seg.conversation_id or 0,
+                        request_id=seg.request_id or 0),
+            encode_api_header(ApiHeader(0, comp, reason, hobj)), structures,
+            _U32.pack(len(data)), data)))
 
     def _open(self, verb: Verb, reply: Verb) -> None:
         od = verb.od
