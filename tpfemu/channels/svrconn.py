@@ -64,16 +64,16 @@ from tpfemu.wire.fap import (
     negotiate,
     status_segment,
 )
-from tpfemu.wire.fap.tsh import MAX_HEADER, tshm_header
+from tpfemu.wire.fap.tsh import MAX_HEADER
 from tpfemu.wire.fap.verbs import (
     API_HEADER_SIZE,
     CHAR_VALUE_LENGTH,
     TRANS_OVERHEAD,
     WHOLE_MESSAGE,
     MessageParts,
-    encode_api_header,
     encode_verb_segment,
-    message_parts,
+    message_segment,
+    our_parts,
 )
 from tpfemu.wire.link import Link, LinkDown
 
@@ -347,9 +347,8 @@ class Conversation:
         True once answered; False, nothing changed, when the plan does not serve the call
         (then the general way takes it: the full path, or the refusal of a bad body)."""
         payload = seg.payload
-        try:
-            parts = message_parts(kind, payload)
-        except FapError:
+        parts = our_parts(kind, payload)
+        if parts is None:
             return False
         handle = self.conn.handles.get(_HOBJ.unpack_from(payload, 12)[0])
         if handle is None:
@@ -406,15 +405,11 @@ class Conversation:
 
     def _answer(self, seg: Segment, reply_type: SegmentType, comp: int, reason: int,
                 hobj: int, structures: bytearray, data: Any) -> None:
-        """Send a planned MQPUT's or MQGET's reply: its API header, the request's
-        structures as the call left them, DataLength and the data (as encode_verb lays
-        out a reply in our byte order)."""
-        body = API_HEADER_SIZE + len(structures) + 4 + len(data)
-        self.link.send_bytes(b"".join((
-            tshm_header(reply_type, _WHOLE, body, conversation_id=seg.conversation_id or 0,
-                        request_id=seg.request_id or 0),
-            encode_api_header(ApiHeader(0, comp, reason, hobj)), structures,
-            _U32.pack(len(data)), data)))
+        """Send a planned MQPUT's or MQGET's reply: the request's structures as the call
+        left them, and the data (as encode_verb lays out a reply in our byte order)."""
+        self.link.send_bytes(message_segment(
+            reply_type, seg.request_id or 0, seg.conversation_id or 0, (0, comp, reason, hobj),
+            structures, len(data), data))
 
     def _open(self, verb: Verb, reply: Verb) -> None:
         od = verb.od

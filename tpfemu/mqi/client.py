@@ -32,7 +32,6 @@ import itertools
 import os
 import socket
 import ssl
-import struct
 import threading
 from typing import Any
 
@@ -60,17 +59,16 @@ from tpfemu.wire.fap import (
     encode_segment,
 )
 from tpfemu.wire.fap.byteorder import from_wire
-from tpfemu.wire.fap.tsh import tshm_header
 from tpfemu.wire.fap.verbs import (
-    API_HEADER_SIZE,
     CHAR_VALUE_LENGTH,
     TRANS_OVERHEAD,
     WHOLE_MESSAGE,
     MessageParts,
-    decode_api_header,
-    encode_api_header,
+    api_result,
     encode_verb_segment,
     message_parts,
+    message_segment,
+    our_parts,
 )
 from tpfemu.wire.link import Link, LinkDown
 from tpfemu.wire.tls import TLS12_ONLY, TLS13_ONLY
@@ -82,7 +80,6 @@ CONNECT_TIMEOUT = 10.0  #: seconds to wait for a TCP connection and for the ID a
 _MAX_TRANS = 100 * 1024 * 1024 + TRANS_OVERHEAD  #: what the client offers (IBM's MAXMSGL)
 _hconns = itertools.count(1_000_001)
 _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
-_U32 = struct.Struct("<I")
 #: The structures with every field at its initial value.
 _MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack()
 #: STATUS codes refusing a start -> the reason the client sees.
@@ -299,21 +296,20 @@ class ClientConnection:
         self.check(call)
         md_bytes = _MD_INITIAL if md is None else md.pack()
         opts_bytes = opts_initial if opts is None else opts.pack()
-        length = API_HEADER_SIZE + len(md_bytes) + len(opts_bytes) + 4 + len(data)
-        request = next(self._requests) * 2 + 1
-        segment = b"".join((
-            tshm_header(seg_type, _WHOLE, length, conversation_id=1, request_id=request),
-            encode_api_header(ApiHeader(_MAX_TRANS, hobj=handle.hobj)), md_bytes,
-            opts_bytes, _U32.pack(tail), data))
+        segment = message_segment(seg_type, next(self._requests) * 2 + 1, 1,
+                                  (_MAX_TRANS, 0, 0, handle.hobj), md_bytes + opts_bytes, tail,
+                                  data)
         seg = self._exchange(seg_type, segment, call, False, handle.name)
         payload, big, ebcdic = seg.payload, seg.big_endian, seg.ebcdic
-        try:
-            parts = message_parts(seg.seg_type, payload, big, ebcdic)
-            api = decode_api_header(payload, big)
-        except FapError as exc:
-            raise self._bad_reply(exc, call, handle.name) from exc
-        if api.comp_code != cmqc.MQCC_OK:
-            raise errors.error_for(api.reason, call=call, obj=handle.name, comp=api.comp_code)
+        parts = None if big or ebcdic else our_parts(seg.seg_type, payload)
+        if parts is None:
+            try:
+                parts = message_parts(seg.seg_type, payload, big, ebcdic)
+            except FapError as exc:
+                raise self._bad_reply(exc, call, handle.name) from exc
+        comp, reason = api_result(payload, big)
+        if comp != cmqc.MQCC_OK:
+            raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
         view = memoryview(payload)
         _load(md, view[parts.md:parts.opts], big, ebcdic, md_bytes)
         _load(opts, view[parts.opts:parts.tail], big, ebcdic, opts_bytes)
@@ -509,9 +505,13 @@ def _load(into: Any, raw: memoryview, big: bool, ebcdic: bool, sent: bytes) -> N
         return
     if big or ebcdic:
         _copy_back(into, from_wire(type(into), raw, big_endian=big, ebcdic=ebcdic))
-    elif raw != sent or not all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF
-                                for v in vars(into).values()):
-        into.unpack(raw)
+        return
+    if raw == sent:
+        values = vars(into)
+        if not values or all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF
+                             for v in values.values()):
+            return
+    into.unpack(raw)
 
 
 def _copy_back(into: Any, source: Any) -> None:

@@ -30,15 +30,15 @@ from typing import NamedTuple, TypeVar
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
 from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
-from tpfemu.wire.fap.constants import SegmentType, StatusCode
+from tpfemu.wire.fap.constants import ControlFlags, SegmentType, StatusCode
 from tpfemu.wire.fap.errors import FapError
 from tpfemu.wire.fap.tsh import tshm_header
 
 __all__ = [
     "CHAR_VALUE_LENGTH", "TRANS_OVERHEAD", "WHOLE_MESSAGE",
     "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
-    "MessageParts", "decode_api_header", "decode_verb", "encode_api_header", "encode_verb",
-    "encode_verb_segment", "message_parts",
+    "MessageParts", "api_result", "decode_api_header", "decode_verb", "encode_api_header",
+    "encode_verb", "encode_verb_segment", "message_parts", "message_segment", "our_parts",
 ]
 
 #: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
@@ -159,6 +159,13 @@ def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeade
                        "header", StatusCode.PROTOCOL_LENGTH_ERROR)
     comp, reason, hobj = _API_REST[big_endian].unpack_from(payload, 4)
     return ApiHeader(_REPLY_LENGTH.unpack_from(payload)[0], comp, reason, hobj)
+
+
+def api_result(payload: bytes, big_endian: bool) -> tuple[int, int]:
+    """The CompCode and Reason of a verb body whose length is already checked (as
+    :func:`message_parts` checks it)."""
+    comp, reason, _ = _API_REST[big_endian].unpack_from(payload, 4)
+    return comp, reason
 
 
 # -- pieces ---------------------------------------------------------------------------------
@@ -408,25 +415,45 @@ def _parts(seg_type: SegmentType, r: _Reader) -> MessageParts:
     return MessageParts(od, md, opts, tail, r.size)
 
 
-def message_parts(seg_type: SegmentType, payload: bytes,
-                  big_endian: bool = False, ebcdic: bool = False) -> MessageParts:
+def message_parts(seg_type: SegmentType, payload: bytes, big_endian: bool = False,
+                  ebcdic: bool = False) -> MessageParts:
     """The :class:`MessageParts` of a ``seg_type`` body (MQPUT, MQPUT1, MQGET or a reply
     of one): each structure checked as :func:`decode_verb` checks it, without making it
-    an object (a SVRCONN agent hands our byte order's structures to the plan's raw entry
-    as they lie; :func:`decode_verb` makes its objects from the same parts).
+    an object (:func:`decode_verb` makes its objects from the same parts).
 
     :raises FapError: as :func:`decode_verb`.
     """
-    kind = _MESSAGE_KINDS.get(seg_type)
-    if kind is None:
+    if seg_type not in _MESSAGE_KINDS:
         raise FapError(f"{SegmentType(seg_type).name} carries no message",
                        StatusCode.PROTOCOL_SEGMENT_TYPE)
     if not (big_endian or ebcdic):
-        parts = _ours(kind, payload)
+        parts = our_parts(seg_type, payload)
         if parts is not None:
             return parts
     decode_api_header(payload, big_endian)
     return _parts(seg_type, _Reader(payload, big_endian, ebcdic, seg_type))
+
+
+def message_segment(seg_type: SegmentType, request_id: int, conversation_id: int,
+                    api: tuple[int, int, int, int], structures: bytes | bytearray,
+                    tail: int, data: bytes | bytearray | memoryview = b"") -> bytes:
+    """A whole MQPUT, MQGET (or reply) segment in our byte order and characters, from the
+    structures already packed: a TSHM (FIRST and LAST), the API header (``api``:
+    ReplyLength, CompCode, Reason, Hobj), ``structures`` (the MQMD and the MQPMO or
+    MQGMO, one after the other), ``tail`` (DataLength or BufferLength) and ``data``; the
+    bytes :func:`encode_verb_segment` makes of the same verb.
+
+    :raises ValueError: a field out of range.
+    """
+    reply_length, comp, reason, hobj = api
+    try:
+        return b"".join((
+            tshm_header(seg_type, _WHOLE, API_HEADER_SIZE + len(structures) + 4 + len(data),
+                        conversation_id=conversation_id, request_id=request_id),
+            _REPLY_LENGTH.pack(reply_length), _API_LE.pack(comp, reason, hobj & 0xFFFFFFFF),
+            structures, _LE32_PACK(tail), data))
+    except struct.error as exc:
+        raise ValueError(f"verb field out of range: {exc}") from None
 
 
 #: The message verbs: (with an MQOD, the sizes of the options structure, data follows).
@@ -436,13 +463,18 @@ _MESSAGE_KINDS = {t: (t in (T.MQPUT1, T.MQPUT1_REPLY),
 _MD_SIZES, _OD_SIZES = _LE_SIZES[MD], _LE_SIZES[OD]
 _HEAD = _STRUC_HEAD.unpack_from
 _LE32 = _U32[False].unpack_from
+_LE32_PACK = _U32[False].pack
+_API_LE = _API_REST[False]
+_WHOLE = int(ControlFlags.FIRST | ControlFlags.LAST)
 
 
-def _ours(kind: tuple[bool, dict[tuple[bytes, int], int], bool],
-          payload: bytes) -> MessageParts | None:
-    """The parts of a well-formed body in our byte order and characters, found with one
-    lookup a structure; None for anything else (the checked walk then says what is
-    wrong, or reads what is right)."""
+def our_parts(seg_type: SegmentType, payload: bytes) -> MessageParts | None:
+    """The :class:`MessageParts` of a well-formed message verb body in our byte order and
+    characters, found with one lookup a structure; None for anything else (then
+    :func:`message_parts` or :func:`decode_verb` reads it, or says what is wrong)."""
+    kind = _MESSAGE_KINDS.get(seg_type)
+    if kind is None:
+        return None
     with_od, opts_sizes, with_data = kind
     end = len(payload)
     od = md = API_HEADER_SIZE
