@@ -3,6 +3,7 @@ MQGET take the handle's plan after the first call, and the client hands the repl
 MD/PMO/GMO back in the caller's objects."""
 
 import pytest
+from mca_helpers import ok
 from svrconn_helpers import QUEUE, serving
 
 import tpfemu.mqi as pymqi
@@ -208,5 +209,64 @@ def test_callers_structures_read_back_as_unpack_gives_them():
         assert short.ResolvedQName == b"X".ljust(48)
         q.close()
         qm.disconnect()
+    finally:
+        system.stop()
+
+
+@pytest.mark.parametrize("seg_type", [SegmentType.MQPUT, SegmentType.MQPUT_REPLY,
+                                      SegmentType.MQGET, SegmentType.MQGET_REPLY])
+def test_message_segment_is_encode_verb_segment(seg_type):
+    """message_segment lays out the bytes encode_verb_segment makes of the same verb, and
+    refuses a field out of range."""
+    from tpfemu.wire.fap.verbs import message_segment
+
+    md, gmo = pymqi.MD(Version=2, Priority=3), pymqi.GMO(Version=2)
+    is_get = seg_type in (SegmentType.MQGET, SegmentType.MQGET_REPLY)
+    opts = gmo if is_get else pymqi.PMO()
+    data = b"" if seg_type == SegmentType.MQGET else b"payload"
+    verb = Verb(ApiHeader(4096, CMQC.MQCC_WARNING, 2079, 0xFFFFFFF0), md=md, data=data,
+                buffer_length=0xFFFFFFFF if seg_type == SegmentType.MQGET else None)
+    if is_get:
+        verb.gmo = opts
+    else:
+        verb.pmo = opts
+    tail = 0xFFFFFFFF if seg_type == SegmentType.MQGET else len(data)
+    assert message_segment(seg_type, 9, 1, (4096, CMQC.MQCC_WARNING, 2079, 0xFFFFFFF0),
+                           md.pack() + opts.pack(), tail, data) == encode_verb_segment(
+        seg_type, verb, flags=WHOLE, request_id=9)
+    with pytest.raises(ValueError, match="out of range"):
+        message_segment(seg_type, 2**32, 1, (0, 0, 0, 1), md.pack() + opts.pack(), 0)
+    with pytest.raises(ValueError, match="out of range"):
+        message_segment(seg_type, 1, 1, (0, 2**31, 0, 1), md.pack() + opts.pack(), 0)
+
+
+def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_2079():
+    """Deviation: a message put while MAXMSGL was higher than the client's agreed segment
+    size, got whole by the handle's plan, comes back cut to what the reply may carry with
+    MQRC_TRUNCATED_MSG_ACCEPTED (2079) and is gone, as a C program's planned MQGET; a
+    message the queue takes now is got whole, and the conversation goes on."""
+    system, port = serving()
+    try:
+        ok(system, "ZMQSC ALT MQP MAXMSGL-200000")
+        ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-200000")
+        inproc = pymqi.connect(system.qmgr.name)
+        local = pymqi.Queue(inproc, QUEUE, CMQC.MQOO_OUTPUT)
+        local.put(b"s" * 10)
+        local.put(b"L" * 150_000)
+        ok(system, "ZMQSC ALT MQP MAXMSGL-50000")
+        ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-50000")
+        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        assert q.get() == b"s" * 10  # (the full path: it makes the handle's plan)
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.get()
+        assert (info.value.comp, info.value.reason) == (CMQC.MQCC_WARNING,
+                                                        CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+        assert system.qmgr.queues[QUEUE].core.depth == 0
+        q.put(b"m" * 40_000)
+        assert q.get() == b"m" * 40_000
+        q.close()
+        qm.disconnect()
+        inproc.disconnect()
     finally:
         system.stop()

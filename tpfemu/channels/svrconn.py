@@ -156,7 +156,9 @@ class Conversation:
         self.user = ""
         self.conn: Any = None
         self.admitted = False
-        self._room: Any = None  #: where a planned MQGET puts its message (made at first)
+        self._mapping: mmap.mmap | None = None  #: for planned MQGETs (see _room)
+        self._rooms: dict[int, memoryview] = {}
+        self._longest_of: tuple[Any, int] | None = None  #: (a get plan, its queue's limit)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -311,6 +313,9 @@ class Conversation:
 
     def _handle(self, seg: Segment) -> None:
         kind = seg.seg_type
+        if (kind == T.MQPUT or kind == T.MQGET) and not (seg.big_endian or seg.ebcdic) \
+                and self._planned(seg, kind):
+            return
         if kind == T.HEARTBEAT:
             if seg.confirm_requested:
                 self.link.send_bytes(encode_segment(
@@ -318,9 +323,6 @@ class Conversation:
             return
         if kind == T.STATUS_DATA:
             raise _Ended()
-        if (kind == T.MQPUT or kind == T.MQGET) and not (seg.big_endian or seg.ebcdic) \
-                and self._planned(seg, kind):
-            return
         reply_type = _REPLY.get(kind)
         if reply_type is None or kind == T.MQCONN:
             raise FapError(f"{_type_name(seg)} is not a verb of a connected client",
@@ -382,13 +384,9 @@ class Conversation:
             return False
         structures = bytearray(payload[parts.md:parts.tail])
         view, md_length = memoryview(structures), parts.opts - parts.md
-        # The whole reply must fit the agreed segment size (what the general way could
-        # send); a longer message (put before MAXMSGL was lowered) comes back cut, 2079.
-        limit = self.link.reader.max_segment
-        if self._room is None or len(self._room) != limit:
-            self._room = mmap.mmap(-1, limit)  # (pages are made as messages touch them)
-        room = memoryview(self._room)[:limit - MAX_HEADER - API_HEADER_SIZE
-                                      - len(structures) - 4]
+        room = self._rooms.get(len(structures)) or self._room(len(structures))
+        if self._longest(handle, plan) > len(room):
+            return False  # (a message the queue takes now might not fit: the general way)
         comp, reason = cmqc.MQCC_OK, cmqc.MQRC_NONE
         try:
             length = planned_get_raw(plan, view[:md_length], view[md_length:], room)
@@ -402,6 +400,35 @@ class Conversation:
             data = getattr(exc, "message", None) or b""
         self._answer(seg, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
         return True
+
+    def _room(self, structures: int) -> memoryview:
+        """Where a planned MQGET whose MQMD and MQGMO take ``structures`` bytes puts its
+        message: as much as its reply may carry in the agreed segment size (what the
+        general way could send; a longer message, put before MAXMSGL was lowered, comes
+        back cut with 2079). One anonymous mapping a conversation: its pages are made
+        only as messages reach them."""
+        limit = self.link.reader.max_segment
+        if self._mapping is None:
+            self._mapping = mmap.mmap(-1, limit)
+        room = memoryview(self._mapping)[:limit - MAX_HEADER - API_HEADER_SIZE - structures
+                                         - 4]
+        self._rooms[structures] = room
+        return room
+
+    def _longest(self, handle: Any, plan: Any) -> int:
+        """The longest message ``handle``'s queue takes now (its MAXMSGL and the
+        profile's, as a C program's planned MQGET asks its buffer to hold), read once a
+        plan (a changed definition makes a new plan)."""
+        known = self._longest_of
+        if known is not None and known[0] is plan:
+            return known[1]
+        queue = handle.queue
+        longest = int(queue.definition.maxmsgl) if queue is not None else 1 << 62
+        profile = self.conn.qmgr.catalog.profile
+        if profile is not None:
+            longest = min(longest, int(profile.maxmsgl))
+        self._longest_of = (plan, longest)
+        return longest
 
     def _answer(self, seg: Segment, reply_type: SegmentType, comp: int, reason: int,
                 hobj: int, structures: bytearray, data: Any) -> None:

@@ -291,9 +291,8 @@ class ClientConnection:
         ``opts_initial``; ``tail`` DataLength or BufferLength):
         the request laid out as encode_verb lays it out, from the structures' own bytes;
         the reply's segment and where its parts lie. ``md`` and ``opts`` are given the
-        values the server's call gave them.
+        values the server's call gave them. (The caller has checked the handle.)
         :raises MQMIError: as _call."""
-        self.check(call)
         md_bytes = _MD_INITIAL if md is None else md.pack()
         opts_bytes = opts_initial if opts is None else opts.pack()
         segment = message_segment(seg_type, next(self._requests) * 2 + 1, 1,
@@ -310,14 +309,17 @@ class ClientConnection:
         comp, reason = api_result(payload, big)
         if comp != cmqc.MQCC_OK:
             raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
-        view = memoryview(payload)
-        _load(md, view[parts.md:parts.opts], big, ebcdic, md_bytes)
-        _load(opts, view[parts.opts:parts.tail], big, ebcdic, opts_bytes)
+        if md is not None:
+            _load(md, memoryview(payload)[parts.md:parts.opts], big, ebcdic, md_bytes)
+        if opts is not None:
+            _load(opts, memoryview(payload)[parts.opts:parts.tail], big, ebcdic, opts_bytes)
         return seg, parts
 
     def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Segment:
         while True:
             seg = self.link.receive(None)
+            if seg.seg_type == seg_type + 0x10:
+                return seg
             if seg.seg_type == T.HEARTBEAT:
                 continue
             if seg.seg_type == T.STATUS_DATA:
@@ -498,11 +500,9 @@ def _ours(obj: Any, cls: type) -> bool:
 
 def _load(into: Any, raw: memoryview, big: bool, ebcdic: bool, sent: bytes) -> None:
     """A reply's structure (its bytes ``raw``, checked by message_parts) into the
-    caller's ``into`` (None: nobody asked for it). A structure that came back as it was
+    caller's ``into``. A structure that came back as it was
     sent, from an object holding only in-range MQLONGs (which unpack gives back as they
     are), is left as it is: unpacking would change nothing."""
-    if into is None:
-        return
     if big or ebcdic:
         _copy_back(into, from_wire(type(into), raw, big_endian=big, ebcdic=ebcdic))
         return
