@@ -19,6 +19,7 @@ Goals (issue 26), pairs/s (an MQPUT and an MQGET of a 1 KB nonpersistent message
 
 from __future__ import annotations
 
+import os
 import socket
 import statistics
 import struct
@@ -41,6 +42,7 @@ GOAL = 25_000  #: pairs/s a connection (issue 26)
 PAYLOAD = b"x" * 1024
 GROUP1, GROUP8 = "client round trip, 1 connection", "client round trip, 8 connections"
 ROOT = Path(__file__).resolve().parents[1]
+PIDS: dict[str, int] = {}  #: the server processes ("server", "raw"), for their CPU time
 
 SERVER = """\
 import sys, tpfemu
@@ -99,6 +101,7 @@ def server():
     proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     port = int(proc.stdout.readline())
+    PIDS["server"] = proc.pid
     yield port
     proc.stdin.write("\n")
     proc.stdin.close()
@@ -112,6 +115,7 @@ def raw_server():
     proc = subprocess.Popen([sys.executable, "-c", RAW, str(put_rep), str(get_rep)],
                             stdout=subprocess.PIPE, text=True)
     port = int(proc.stdout.readline())
+    PIDS["raw"] = proc.pid
     yield port, put_req, get_req
     proc.kill()
     proc.wait(10)
@@ -136,6 +140,22 @@ def _raw_pairs(port: int, put_req: int, get_req: int, pairs: int) -> None:
             for request in (put, get):
                 sock.sendall(request)
                 sock.recv(65536)  # each reply fits one read on loopback
+
+
+def _cpu(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used (Linux /proc)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _round(work, clients: int, pid: int) -> tuple[float, float, float]:
+    """One timed round: (pairs/s, client CPU us a pair, server CPU us a pair)."""
+    mine, theirs = os.times(), _cpu(pid)
+    elapsed = _timed(work, clients)
+    after, pairs = os.times(), clients * ROUND_PAIRS
+    client = after.user + after.system - mine.user - mine.system
+    return pairs / elapsed, client / pairs * 1e6, (_cpu(pid) - theirs) / pairs * 1e6
 
 
 def _timed(work, clients: int) -> float:
@@ -180,19 +200,24 @@ def test_raw_tcp_request_response_floor(benchmark, tag, raw_server, clients):
 def test_interleaved_medians(external, server, raw_server, clients):
     """Client and raw loop alternating round by round: medians and their ratio."""
     port, put_req, get_req = raw_server
-    ours, raw = [], []
+    ours, raw = [], []  # (pairs/s, client CPU us a pair, server CPU us a pair) a round
     for _ in range(ROUNDS):
-        raw.append(clients * ROUND_PAIRS / _timed(
-            lambda: _raw_pairs(port, put_req, get_req, ROUND_PAIRS), clients))
-        ours.append(clients * ROUND_PAIRS / _timed(
-            lambda: _client_pairs(server, ROUND_PAIRS), clients))
+        raw.append(_round(lambda: _raw_pairs(port, put_req, get_req, ROUND_PAIRS), clients,
+                          PIDS["raw"]))
+        ours.append(_round(lambda: _client_pairs(server, ROUND_PAIRS), clients,
+                           PIDS["server"]))
+    cpu = {name: tuple(statistics.median(r[i] for r in rounds) for i in (1, 2))
+           for name, rounds in (("client", ours), ("raw", raw))}
+    ours, raw = [r[0] for r in ours], [r[0] for r in raw]
     mine, floor = statistics.median(ours), statistics.median(raw)
     print(f"\n{clients} connection(s), {ROUNDS} interleaved rounds of {ROUND_PAIRS} pairs each:"
           f"\n  client over SVRCONN {', '.join(f'{r:,.0f}' for r in ours)} pairs/s, "
           f"median {mine:,.0f}\n  raw TCP, same sizes {', '.join(f'{r:,.0f}' for r in raw)} "
           f"pairs/s, median {floor:,.0f}\n  ratio {mine / floor:.3f}; goal {GOAL:,} "
           f"pairs/s a connection, or 0.8 x the floor where the floor is below "
-          f"{GOAL / 0.8:,.0f}")
+          f"{GOAL / 0.8:,.0f}\n  CPU a pair (medians, us, client process / server process): "
+          f"client over SVRCONN {cpu['client'][0]:.1f} / {cpu['client'][1]:.1f}, raw TCP "
+          f"{cpu['raw'][0]:.1f} / {cpu['raw'][1]:.1f}")
     group = GROUP1 if clients == 1 else GROUP8
     external(group, "client pair (median, interleaved)", 1e9 / mine,
              "raw TCP pair, same sizes (median)", 1e9 / floor)

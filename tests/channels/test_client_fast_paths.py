@@ -3,6 +3,7 @@ MQGET take the handle's plan after the first call, and the client hands the repl
 MD/PMO/GMO back in the caller's objects."""
 
 import pytest
+from mca_helpers import ok
 from svrconn_helpers import QUEUE, serving
 
 import tpfemu.mqi as pymqi
@@ -112,5 +113,160 @@ def test_a_message_of_many_reads_travels_whole():
         assert q.get() == big
         q.close()
         qm.disconnect()
+    finally:
+        system.stop()
+
+
+def _counting(monkeypatch, module, name: str) -> list[int]:
+    """Count the calls of ``module.name`` (a list, one entry a call)."""
+    calls: list[int] = []
+    real = getattr(module, name)
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+def _context(md) -> tuple:
+    return (md.Priority, md.Persistence, md.Format, md.PutApplName, md.PutApplType,
+            md.UserIdentifier, md.ReplyToQMgr, md.Expiry, md.CodedCharSetId)
+
+
+def test_raw_entry_serves_the_plans_structures_and_answers_as_the_general_way(monkeypatch):
+    """The server hands a request's MQMD and MQPMO (version 1) or MQGMO (1, 2) to the
+    plan's raw entry where they lie; other versions take the general way; both ways give
+    the client the same MD values."""
+    from tpfemu.channels import svrconn
+
+    puts = _counting(monkeypatch, svrconn, "planned_put_raw")
+    gets = _counting(monkeypatch, svrconn, "planned_get_raw")
+    system, port = serving()
+    try:
+        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        q.put(b"first")  # (the full path: it makes the handle's plan)
+        assert q.get() == b"first"
+        outcomes = []
+        for pmo, gmo in ((pymqi.PMO(), pymqi.GMO(Version=2)),
+                         (pymqi.PMO(Version=2), pymqi.GMO(Version=4))):
+            put_md = pymqi.MD(Priority=6, Format=CMQC.MQFMT_STRING)
+            q.put(b"same", put_md, pmo)
+            get_md = pymqi.MD()
+            assert q.get(None, get_md, gmo) == b"same"
+            assert get_md.MsgId == put_md.MsgId != CMQC.MQMI_NONE
+            assert pmo.ResolvedQName.rstrip() == QUEUE.encode()
+            outcomes.append((_context(put_md), _context(get_md)))
+        assert (len(puts), len(gets)) == (1, 1)  # the version-1 PMO, the version-2 GMO
+        assert outcomes[0] == outcomes[1]
+        q.close()
+        qm.disconnect()
+    finally:
+        system.stop()
+
+
+def test_raw_entrys_refusal_reaches_the_client_and_the_conversation_goes_on(monkeypatch):
+    """A planned MQGET on an empty queue fails 2033 at the client, and the same
+    conversation serves the next put and get."""
+    from tpfemu.channels import svrconn
+
+    gets = _counting(monkeypatch, svrconn, "planned_get_raw")
+    system, port = serving()
+    try:
+        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        q.put(b"a")
+        assert q.get() == b"a"
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.get()
+        assert info.value.reason == CMQC.MQRC_NO_MSG_AVAILABLE and len(gets) == 1
+        q.put(b"b")
+        assert q.get() == b"b" and len(gets) == 2
+        q.close()
+        qm.disconnect()
+    finally:
+        system.stop()
+
+
+def test_callers_structures_read_back_as_unpack_gives_them():
+    """A caller's GMO that comes back as sent keeps its values; one holding a short
+    character value reads back blank-padded to its field, as pymqi's unpack gives it."""
+    system, port = serving()
+    try:
+        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        for i in range(3):
+            q.put(b"m%d" % i)
+        plain = pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT)
+        for _ in range(2):
+            q.get(None, pymqi.MD(), plain)
+        assert plain.Options == CMQC.MQGMO_NO_SYNCPOINT and plain.WaitInterval == 0
+        short = pymqi.GMO()
+        short.ResolvedQName = b"X"
+        assert q.get(None, pymqi.MD(), short) == b"m2"
+        assert short.ResolvedQName == b"X".ljust(48)
+        q.close()
+        qm.disconnect()
+    finally:
+        system.stop()
+
+
+@pytest.mark.parametrize("seg_type", [SegmentType.MQPUT, SegmentType.MQPUT_REPLY,
+                                      SegmentType.MQGET, SegmentType.MQGET_REPLY])
+def test_message_segment_is_encode_verb_segment(seg_type):
+    """message_segment lays out the bytes encode_verb_segment makes of the same verb, and
+    refuses a field out of range."""
+    from tpfemu.wire.fap.verbs import message_segment
+
+    md, gmo = pymqi.MD(Version=2, Priority=3), pymqi.GMO(Version=2)
+    is_get = seg_type in (SegmentType.MQGET, SegmentType.MQGET_REPLY)
+    opts = gmo if is_get else pymqi.PMO()
+    data = b"" if seg_type == SegmentType.MQGET else b"payload"
+    verb = Verb(ApiHeader(4096, CMQC.MQCC_WARNING, 2079, 0xFFFFFFF0), md=md, data=data,
+                buffer_length=0xFFFFFFFF if seg_type == SegmentType.MQGET else None)
+    if is_get:
+        verb.gmo = opts
+    else:
+        verb.pmo = opts
+    tail = 0xFFFFFFFF if seg_type == SegmentType.MQGET else len(data)
+    assert message_segment(seg_type, 9, 1, (4096, CMQC.MQCC_WARNING, 2079, 0xFFFFFFF0),
+                           md.pack() + opts.pack(), tail, data) == encode_verb_segment(
+        seg_type, verb, flags=WHOLE, request_id=9)
+    with pytest.raises(ValueError, match="out of range"):
+        message_segment(seg_type, 2**32, 1, (0, 0, 0, 1), md.pack() + opts.pack(), 0)
+    with pytest.raises(ValueError, match="out of range"):
+        message_segment(seg_type, 1, 1, (0, 2**31, 0, 1), md.pack() + opts.pack(), 0)
+
+
+def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_2079():
+    """Deviation: a message put while MAXMSGL was higher than the client's agreed segment
+    size, got whole by the handle's plan, comes back cut to what the reply may carry with
+    MQRC_TRUNCATED_MSG_ACCEPTED (2079) and is gone, as a C program's planned MQGET; a
+    message the queue takes now is got whole, and the conversation goes on."""
+    system, port = serving()
+    try:
+        ok(system, "ZMQSC ALT MQP MAXMSGL-200000")
+        ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-200000")
+        inproc = pymqi.connect(system.qmgr.name)
+        local = pymqi.Queue(inproc, QUEUE, CMQC.MQOO_OUTPUT)
+        local.put(b"s" * 10)
+        local.put(b"L" * 150_000)
+        ok(system, "ZMQSC ALT MQP MAXMSGL-50000")
+        ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-50000")
+        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+        assert q.get() == b"s" * 10  # (the full path: it makes the handle's plan)
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.get()
+        assert (info.value.comp, info.value.reason) == (CMQC.MQCC_WARNING,
+                                                        CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+        assert system.qmgr.queues[QUEUE].core.depth == 0
+        q.put(b"m" * 40_000)
+        assert q.get() == b"m" * 40_000
+        q.close()
+        qm.disconnect()
+        inproc.disconnect()
     finally:
         system.stop()

@@ -29,6 +29,7 @@ from tpfemu.wire.fap import (
     encode_uid,
     encode_verb,
 )
+from tpfemu.wire.fap.verbs import message_parts
 
 T = SegmentType
 FAST = settings(max_examples=40, deadline=None)
@@ -195,3 +196,55 @@ def test_caut_round_trip_and_refusals() -> None:
         decode_caut(b"XXXX" + body[4:], True)
     with pytest.raises(FapError):
         decode_uid(b"UID " + bytes(20))
+
+
+MESSAGE_TYPES = (T.MQPUT, T.MQPUT_REPLY, T.MQPUT1, T.MQPUT1_REPLY, T.MQGET, T.MQGET_REPLY)
+
+
+@FAST
+@given(st.sampled_from(MESSAGE_TYPES), st.sampled_from(sorted(OD._layouts)),
+       st.sampled_from(sorted(MD._layouts)), st.integers(1, 4), st.binary(max_size=300),
+       st.booleans(), st.booleans())
+def test_message_parts_are_where_decode_verb_reads(seg_type: SegmentType, odv: int, mdv: int,
+                                                   optv: int, data: bytes, big: bool,
+                                                   ebcdic: bool) -> None:
+    """message_parts gives the offsets of the very structures decode_verb reads, for every
+    version of each structure, in both byte orders and character sets."""
+    is_get = seg_type in (T.MQGET, T.MQGET_REPLY)
+    opts = GMO(Version=optv) if is_get else PMO(Version=min(optv, 3))
+    verb = Verb(ApiHeader(hobj=3), od=OD(Version=odv, ObjectName=b"Q"),
+                md=MD(Version=mdv, Priority=4), data=data, buffer_length=77)
+    if is_get:
+        verb.gmo = opts
+    else:
+        verb.pmo = opts
+    body = encode_verb(seg_type, verb, big_endian=big, ebcdic=ebcdic)
+    parts = message_parts(seg_type, body, big, ebcdic)
+    decoded = decode_verb(seg_type, body, big, ebcdic=ebcdic)
+    assert decoded.md is not None
+    assert parts.opts - parts.md == decoded.md.get_length()
+    assert parts.tail - parts.opts == opts.get_length()
+    if seg_type in (T.MQPUT1, T.MQPUT1_REPLY):
+        assert decoded.od is not None and parts.md - parts.od == decoded.od.get_length()
+    else:
+        assert parts.od == parts.md == 16
+    assert parts.end == len(body)
+    assert body[parts.tail + 4:] == (b"" if seg_type == T.MQGET else decoded.data)
+
+
+@pytest.mark.parametrize("big", [False, True])
+@pytest.mark.parametrize("body", [
+    bytes(16) + MD().pack() + PMO().pack() + struct.pack("<I", 99) + b"x",  # DataLength
+    bytes(16) + MD().pack() + PMO().pack() + struct.pack("<I", 1) + b"xy",  # trailing
+    bytes(16) + MD().pack()[:300],                                           # cut short
+    bytes(16) + b"XX  " + MD().pack()[4:] + PMO().pack() + bytes(4),         # StrucId
+    bytes(16) + MD().pack() + GMO().pack() + bytes(4),                       # not a PMO
+    bytes(10),                                                               # no header
+])  # fmt: skip
+def test_message_parts_refuse_what_decode_verb_refuses(body: bytes, big: bool) -> None:
+    """A body decode_verb refuses is refused by message_parts with the same status."""
+    with pytest.raises(FapError) as decoded:
+        decode_verb(T.MQPUT, body, big)
+    with pytest.raises(FapError) as parts:
+        message_parts(T.MQPUT, body, big)
+    assert parts.value.status == decoded.value.status

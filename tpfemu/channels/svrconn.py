@@ -30,6 +30,8 @@ Every refusal is a console message (CHNL0121E) and a ``client-refused`` journal 
 from __future__ import annotations
 
 import contextlib
+import mmap
+import struct
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
@@ -38,9 +40,10 @@ from tpfemu import errors
 from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
 from tpfemu.mq import cmqc
-from tpfemu.mq.structs import OD
+from tpfemu.mq.structs import GMO, OD, PMO
 from tpfemu.qmgr import mqget, mqput
 from tpfemu.qmgr.objects import ChannelDef
+from tpfemu.qmgr.plans import planned_get_raw, planned_put_raw
 from tpfemu.wire.fap import (
     ApiHeader,
     ConnBody,
@@ -61,11 +64,16 @@ from tpfemu.wire.fap import (
     negotiate,
     status_segment,
 )
+from tpfemu.wire.fap.tsh import MAX_HEADER
 from tpfemu.wire.fap.verbs import (
+    API_HEADER_SIZE,
     CHAR_VALUE_LENGTH,
     TRANS_OVERHEAD,
     WHOLE_MESSAGE,
+    MessageParts,
     encode_verb_segment,
+    message_segment,
+    our_parts,
 )
 from tpfemu.wire.link import Link, LinkDown
 
@@ -82,6 +90,12 @@ _REPLY = {T.MQCONN: T.MQCONN_REPLY, T.MQDISC: T.MQDISC_REPLY, T.MQOPEN: T.MQOPEN
           T.MQCLOSE: T.MQCLOSE_REPLY, T.MQGET: T.MQGET_REPLY, T.MQPUT: T.MQPUT_REPLY,
           T.MQPUT1: T.MQPUT1_REPLY, T.MQSET: T.MQSET_REPLY, T.MQINQ: T.MQINQ_REPLY,
           T.MQCMIT: T.MQCMIT_REPLY, T.MQBACK: T.MQBACK_REPLY}
+
+_HOBJ = struct.Struct("<I")  #: the Hobj of a verb's API header (at 12), our byte order
+_U32 = struct.Struct("<I")
+#: MQPMO and MQGMO lengths the plans' raw entries take (PMO version 1, GMO 1 and 2).
+_RAW_PMO = frozenset({PMO._layouts[1][0].size})
+_RAW_GMO = frozenset({GMO._layouts[1][0].size, GMO._layouts[2][0].size})
 
 _instances: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
@@ -142,6 +156,9 @@ class Conversation:
         self.user = ""
         self.conn: Any = None
         self.admitted = False
+        self._mapping: mmap.mmap | None = None  #: for planned MQGETs (see _room)
+        self._rooms: dict[int, memoryview] = {}
+        self._longest_of: tuple[Any, int] | None = None  #: (a get plan, its queue's limit)
 
     # -- messages ----------------------------------------------------------------------
 
@@ -296,6 +313,9 @@ class Conversation:
 
     def _handle(self, seg: Segment) -> None:
         kind = seg.seg_type
+        if (kind == T.MQPUT or kind == T.MQGET) and not (seg.big_endian or seg.ebcdic) \
+                and self._planned(seg, kind):
+            return
         if kind == T.HEARTBEAT:
             if seg.confirm_requested:
                 self.link.send_bytes(encode_segment(
@@ -319,6 +339,104 @@ class Conversation:
         self._send(seg, reply_type, reply)
         if kind == T.MQDISC:
             raise _Ended()
+
+    # -- MQPUT and MQGET by the handle's plan, on the request's own structures ------------
+
+    def _planned(self, seg: Segment, kind: SegmentType) -> bool:
+        """MQPUT or MQGET (in our byte order and characters) by its handle's plan through
+        the plan's raw entry, which reads and writes the request's MQMD, MQPMO and MQGMO
+        where they lie (the same plan, checks and rules as mqput.put/mqget.get take):
+        True once answered; False, nothing changed, when the plan does not serve the call
+        (then the general way takes it: the full path, or the refusal of a bad body)."""
+        payload = seg.payload
+        parts = our_parts(kind, payload)
+        if parts is None:
+            return False
+        handle = self.conn.handles.get(_HOBJ.unpack_from(payload, 12)[0])
+        if handle is None:
+            return False
+        if kind == T.MQPUT:
+            return self._planned_put(seg, handle, parts)
+        return self._planned_get(seg, handle, parts)
+
+    def _planned_put(self, seg: Segment, handle: Any, parts: MessageParts) -> bool:
+        plan = handle.put_plan
+        if plan is None or parts.tail - parts.opts not in _RAW_PMO:
+            return False
+        payload = seg.payload
+        structures = bytearray(payload[parts.md:parts.tail])
+        view, md_length = memoryview(structures), parts.opts - parts.md
+        comp, reason = cmqc.MQCC_OK, cmqc.MQRC_NONE
+        try:
+            if not planned_put_raw(plan, payload[parts.tail + 4:], view[:md_length],
+                                   view[md_length:]):
+                return False
+        except errors.MQMIError as exc:  # (the structures are as they came)
+            comp, reason = exc.comp, exc.reason
+        self._answer(seg, T.MQPUT_REPLY, comp, reason, handle.hobj, structures, b"")
+        return True
+
+    def _planned_get(self, seg: Segment, handle: Any, parts: MessageParts) -> bool:
+        plan = handle.get_plan
+        payload = seg.payload
+        if (plan is None or parts.tail - parts.opts not in _RAW_GMO
+                or _U32.unpack_from(payload, parts.tail)[0] != WHOLE_MESSAGE):
+            return False
+        structures = bytearray(payload[parts.md:parts.tail])
+        view, md_length = memoryview(structures), parts.opts - parts.md
+        room = self._rooms.get(len(structures)) or self._room(len(structures))
+        if self._longest(handle, plan) > len(room):
+            return False  # (a message the queue takes now might not fit: the general way)
+        comp, reason = cmqc.MQCC_OK, cmqc.MQRC_NONE
+        try:
+            length = planned_get_raw(plan, view[:md_length], view[md_length:], room)
+            if length is None:
+                return False
+            if length > len(room):
+                comp, reason = cmqc.MQCC_WARNING, cmqc.MQRC_TRUNCATED_MSG_ACCEPTED
+            data: Any = room[:length]
+        except errors.MQMIError as exc:
+            comp, reason = exc.comp, exc.reason
+            data = getattr(exc, "message", None) or b""
+        self._answer(seg, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
+        return True
+
+    def _room(self, structures: int) -> memoryview:
+        """Where a planned MQGET whose MQMD and MQGMO take ``structures`` bytes puts its
+        message: as much as its reply may carry in the agreed segment size (what the
+        general way could send; a longer message, put before MAXMSGL was lowered, comes
+        back cut with 2079). One anonymous mapping a conversation: its pages are made
+        only as messages reach them."""
+        limit = self.link.reader.max_segment
+        if self._mapping is None:
+            self._mapping = mmap.mmap(-1, limit)
+        room = memoryview(self._mapping)[:limit - MAX_HEADER - API_HEADER_SIZE - structures
+                                         - 4]
+        self._rooms[structures] = room
+        return room
+
+    def _longest(self, handle: Any, plan: Any) -> int:
+        """The longest message ``handle``'s queue takes now (its MAXMSGL and the
+        profile's, as a C program's planned MQGET asks its buffer to hold), read once a
+        plan (a changed definition makes a new plan)."""
+        known = self._longest_of
+        if known is not None and known[0] is plan:
+            return known[1]
+        queue = handle.queue
+        longest = int(queue.definition.maxmsgl) if queue is not None else 1 << 62
+        profile = self.conn.qmgr.catalog.profile
+        if profile is not None:
+            longest = min(longest, int(profile.maxmsgl))
+        self._longest_of = (plan, longest)
+        return longest
+
+    def _answer(self, seg: Segment, reply_type: SegmentType, comp: int, reason: int,
+                hobj: int, structures: bytearray, data: Any) -> None:
+        """Send a planned MQPUT's or MQGET's reply: the request's structures as the call
+        left them, and the data (as encode_verb lays out a reply in our byte order)."""
+        self.link.send_bytes(message_segment(
+            reply_type, seg.request_id or 0, seg.conversation_id or 0, (0, comp, reason, hobj),
+            structures, len(data), data))
 
     def _open(self, verb: Verb, reply: Verb) -> None:
         od = verb.od

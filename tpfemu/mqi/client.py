@@ -58,11 +58,17 @@ from tpfemu.wire.fap import (
     encode_id,
     encode_segment,
 )
+from tpfemu.wire.fap.byteorder import from_wire
 from tpfemu.wire.fap.verbs import (
     CHAR_VALUE_LENGTH,
     TRANS_OVERHEAD,
     WHOLE_MESSAGE,
+    MessageParts,
+    api_result,
     encode_verb_segment,
+    message_parts,
+    message_segment,
+    our_parts,
 )
 from tpfemu.wire.link import Link, LinkDown
 from tpfemu.wire.tls import TLS12_ONLY, TLS13_ONLY
@@ -74,6 +80,8 @@ CONNECT_TIMEOUT = 10.0  #: seconds to wait for a TCP connection and for the ID a
 _MAX_TRANS = 100 * 1024 * 1024 + TRANS_OVERHEAD  #: what the client offers (IBM's MAXMSGL)
 _hconns = itertools.count(1_000_001)
 _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
+#: The structures with every field at its initial value.
+_MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack()
 #: STATUS codes refusing a start -> the reason the client sees.
 _REFUSALS: dict[int, int] = {
     StatusCode.SECURITY_FAILURE: cmqc.MQRC_NOT_AUTHORIZED,
@@ -239,13 +247,28 @@ class ClientConnection:
         verb.api.reply_length = _MAX_TRANS
         request = next(self._requests) * 2 + 1
         segment = encode_verb_segment(seg_type, verb, flags=_WHOLE, request_id=request)
+        seg = self._exchange(seg_type, segment, call, starting, obj)
+        try:
+            reply = decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+        except FapError as exc:
+            raise self._bad_reply(exc, call, obj) from exc
+        if reply.api.comp_code != cmqc.MQCC_OK:
+            raise errors.error_for(reply.api.reason, call=call, obj=obj,
+                                   comp=reply.api.comp_code)
+        return reply
+
+    def _exchange(self, seg_type: SegmentType, segment: bytes, call: str, starting: bool,
+                  obj: str) -> Segment:
+        """Send a request segment and return its reply's (the reply type checked).
+        :raises MQMIError: 2030 too long for the agreed segment size; 2009 the connection
+            broke or the server sent bad data (every later call fails 2009 too)."""
         with self._lock:
             try:
                 if len(segment) > self.max_trans:
                     raise _error(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, call,
                                  f"the request is {len(segment) - 36} bytes", obj)
                 self.link.send_bytes(segment)
-                reply = self._reply(seg_type, call, starting)
+                return self._reply(seg_type, call, starting)
             except LinkDown as exc:
                 if starting:
                     raise
@@ -254,17 +277,49 @@ class ClientConnection:
                              f"the connection to channel {self.target.channel} broke: {exc}",
                              obj) from exc
             except FapError as exc:
-                self._broken()
-                raise _error(cmqc.MQRC_CONNECTION_BROKEN, call,
-                             f"the server sent bad data: {exc}", obj) from exc
-        if reply.api.comp_code != cmqc.MQCC_OK:
-            raise errors.error_for(reply.api.reason, call=call, obj=obj,
-                                   comp=reply.api.comp_code)
-        return reply
+                raise self._bad_reply(exc, call, obj) from exc
 
-    def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Verb:
+    def _bad_reply(self, exc: FapError, call: str, obj: str) -> errors.MQMIError:
+        self._broken()
+        return _error(cmqc.MQRC_CONNECTION_BROKEN, call, f"the server sent bad data: {exc}",
+                      obj)
+
+    def _message(self, seg_type: SegmentType, handle: ClientHandle, md: Any, opts: Any,
+                 opts_initial: bytes, tail: int, data: bytes, call: str
+                 ) -> tuple[Segment, MessageParts]:
+        """MQPUT or MQGET (``opts`` its PMO or GMO, None: one at its initial values,
+        ``opts_initial``; ``tail`` DataLength or BufferLength):
+        the request laid out as encode_verb lays it out, from the structures' own bytes;
+        the reply's segment and where its parts lie. ``md`` and ``opts`` are given the
+        values the server's call gave them. (The caller has checked the handle.)
+        :raises MQMIError: as _call."""
+        md_bytes = _MD_INITIAL if md is None else md.pack()
+        opts_bytes = opts_initial if opts is None else opts.pack()
+        segment = message_segment(seg_type, next(self._requests) * 2 + 1, 1,
+                                  (_MAX_TRANS, 0, 0, handle.hobj), md_bytes + opts_bytes, tail,
+                                  data)
+        seg = self._exchange(seg_type, segment, call, False, handle.name)
+        payload, big, ebcdic = seg.payload, seg.big_endian, seg.ebcdic
+        parts = None if big or ebcdic else our_parts(seg.seg_type, payload)
+        if parts is None:
+            try:
+                parts = message_parts(seg.seg_type, payload, big, ebcdic)
+            except FapError as exc:
+                raise self._bad_reply(exc, call, handle.name) from exc
+        comp, reason = api_result(payload, big)
+        if comp != cmqc.MQCC_OK:
+            raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
+        if md is not None:
+            _load(md, memoryview(payload)[parts.md:parts.opts], big, ebcdic, md_bytes)
+        if opts is not None:
+            _load(opts, memoryview(payload)[parts.opts:parts.tail], big, ebcdic, opts_bytes)
+        return seg, parts
+
+    def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Segment:
         while True:
             seg = self.link.receive(None)
+            if seg.seg_type == seg_type + 0x10:
+                return seg
             if seg.seg_type == T.HEARTBEAT:
                 continue
             if seg.seg_type == T.STATUS_DATA:
@@ -274,7 +329,7 @@ class ClientConnection:
             if seg.seg_type != seg_type + 0x10:
                 raise FapError(f"{call}: the reply is segment type {int(seg.seg_type):#x}",
                                StatusCode.PROTOCOL_SEGMENT_TYPE)
-            return decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
+            return seg
 
     def _broken(self) -> None:
         # The connection and its handles stay "open" to the MQI layer: every later call
@@ -321,6 +376,9 @@ class ClientConnection:
     def put(self, h: ClientHandle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
         """MQPUT; ``md`` and ``pmo`` get the values the server's MQPUT gave them."""
         handle = self.handle(h, "MQPUT")
+        if _ours(md, MD) and _ours(pmo, PMO) and type(data) is bytes:
+            self._message(T.MQPUT, handle, md, pmo, _PMO_INITIAL, len(data), data, "MQPUT")
+            return
         md_in, pmo_in = md if md is not None else MD(), pmo if pmo is not None else PMO()
         reply = self._call(T.MQPUT, Verb(ApiHeader(hobj=handle.hobj), md=md_in, pmo=pmo_in,
                                          data=data), "MQPUT", obj=handle.name)
@@ -342,9 +400,13 @@ class ClientConnection:
         """MQGET (``max_length`` None: the whole message); ``md`` and ``gmo`` get the
         values the server's MQGET gave them."""
         handle = self.handle(h, "MQGET")
-        md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
         size = WHOLE_MESSAGE if max_length is None else max_length
         try:
+            if _ours(md, MD) and _ours(gmo, GMO):
+                seg, parts = self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"",
+                                           "MQGET")
+                return seg.payload[parts.tail + 4:]
+            md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
             reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
                                              buffer_length=size), "MQGET", obj=handle.name)
         except errors.MQMIError as exc:
@@ -429,6 +491,27 @@ class ClientConnection:
         return (f"<ClientConnection {self.qmgr_name} via {self.target.channel} at "
                 f"{self.target.host}({self.target.port}) "
                 f"{'connected' if self.connected else 'ended'}>")
+
+
+def _ours(obj: Any, cls: type) -> bool:
+    """``obj`` is None or exactly a ``cls`` (whose pack() and unpack() the wire takes)."""
+    return obj is None or type(obj) is cls
+
+
+def _load(into: Any, raw: memoryview, big: bool, ebcdic: bool, sent: bytes) -> None:
+    """A reply's structure (its bytes ``raw``, checked by message_parts) into the
+    caller's ``into``. A structure that came back as it was
+    sent, from an object holding only in-range MQLONGs (which unpack gives back as they
+    are), is left as it is: unpacking would change nothing."""
+    if big or ebcdic:
+        _copy_back(into, from_wire(type(into), raw, big_endian=big, ebcdic=ebcdic))
+        return
+    if raw == sent:
+        values = vars(into)
+        if not values or all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF
+                             for v in values.values()):
+            return
+    into.unpack(raw)
 
 
 def _copy_back(into: Any, source: Any) -> None:

@@ -25,20 +25,20 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
 from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
-from tpfemu.wire.fap.constants import SegmentType, StatusCode
+from tpfemu.wire.fap.constants import ControlFlags, SegmentType, StatusCode
 from tpfemu.wire.fap.errors import FapError
 from tpfemu.wire.fap.tsh import tshm_header
 
 __all__ = [
     "CHAR_VALUE_LENGTH", "TRANS_OVERHEAD", "WHOLE_MESSAGE",
     "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
-    "decode_api_header", "decode_verb", "encode_api_header", "encode_verb",
-    "encode_verb_segment",
+    "MessageParts", "api_result", "decode_api_header", "decode_verb", "encode_api_header",
+    "encode_verb", "encode_verb_segment", "message_parts", "message_segment", "our_parts",
 ]
 
 #: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
@@ -62,6 +62,14 @@ _INQ = {False: struct.Struct("<iii"), True: struct.Struct(">iii")}
 _REPLY_LENGTH = struct.Struct(">I")
 _API_REST = {False: struct.Struct("<iiI"), True: struct.Struct(">iiI")}
 _BAD = StatusCode.PROTOCOL_INVALID_DATA
+#: StrucId and Version at the start of a structure in our byte order and characters.
+_STRUC_HEAD = struct.Struct("<4si")
+#: (StrucId, Version) -> size of each structure a verb carries, in our byte order and
+#: characters (from the structures' own layouts: the bytes from_wire would accept).
+_LE_SIZES: dict[type[MQStruct], dict[tuple[bytes, int], int]] = {
+    cls: {(cls.FIELDS[0].default, version): layout.size
+          for version, (layout, _) in cls._layouts.items()}
+    for cls in (OD, MD, PMO, GMO)}
 S = TypeVar("S", bound=MQStruct)
 V = TypeVar("V")
 
@@ -153,6 +161,13 @@ def decode_api_header(payload: bytes | memoryview, big_endian: bool) -> ApiHeade
     return ApiHeader(_REPLY_LENGTH.unpack_from(payload)[0], comp, reason, hobj)
 
 
+def api_result(payload: bytes, big_endian: bool) -> tuple[int, int]:
+    """The CompCode and Reason of a verb body whose length is already checked (as
+    :func:`message_parts` checks it)."""
+    comp, reason, _ = _API_REST[big_endian].unpack_from(payload, 4)
+    return comp, reason
+
+
 # -- pieces ---------------------------------------------------------------------------------
 
 
@@ -186,6 +201,18 @@ class _Reader:
         obj = from_wire(cls, self.view[self.pos:], big_endian=self.big, ebcdic=self.ebcdic)
         self.pos += obj.get_length()
         return obj
+
+    def span(self, cls: type[MQStruct]) -> int:
+        """Step over the ``cls`` structure here (checked as :func:`from_wire` checks it);
+        where it starts."""
+        pos = self.pos
+        size = -1
+        if not (self.big or self.ebcdic) and self.size - pos >= 8:
+            size = _LE_SIZES[cls].get(_STRUC_HEAD.unpack_from(self.view, pos), -1)
+        if size < 0 or pos + size > self.size:  # (not ours, or bad: from_wire says why)
+            size = self.struc(cls).get_length()
+        self.pos = pos + size
+        return pos
 
     def u32(self, what: str) -> int:
         return int(_U32[self.big].unpack(self.need(4, what))[0])
@@ -359,21 +386,129 @@ def encode_verb_segment(seg_type: SegmentType, verb: Verb, *, flags: int, reques
                        conversation_id=conversation_id, request_id=request_id) + body
 
 
-def _decode_put(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
-    if seg_type in (T.MQPUT1, T.MQPUT1_REPLY):
-        verb.od = r.struc(OD)
-    verb.md = r.struc(MD)
-    verb.pmo = r.struc(PMO)
-    verb.data = bytes(r.need(r.u32("DataLength"), "the message data"))
+class MessageParts(NamedTuple):
+    """Where the parts of an MQPUT, MQPUT1 or MQGET body (request or reply) lie, as
+    offsets into it: the MQOD (MQPUT1's; else ``od == md``), the MQMD, the MQPMO or MQGMO
+    (``opts``), the DataLength or BufferLength (``tail``, 4 bytes) and the message data
+    (from ``tail + 4`` to the end; none in an MQGET request)."""
+
+    od: int
+    md: int
+    opts: int
+    tail: int
+    end: int
 
 
-def _decode_get(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
-    verb.md = r.struc(MD)
-    verb.gmo = r.struc(GMO)
+_MESSAGE_VERBS = _PUT | {T.MQGET, T.MQGET_REPLY}
+
+
+def _parts(seg_type: SegmentType, r: _Reader) -> MessageParts:
+    od = r.span(OD) if seg_type in (T.MQPUT1, T.MQPUT1_REPLY) else r.pos
+    md = r.span(MD)
+    opts = r.span(GMO if seg_type in (T.MQGET, T.MQGET_REPLY) else PMO)
+    tail = r.pos
     if seg_type == T.MQGET:
-        verb.buffer_length = r.u32("BufferLength")
+        r.need(4, "BufferLength")
     else:
-        verb.data = bytes(r.need(r.u32("DataLength"), "the message data"))
+        r.need(r.u32("DataLength"), "the message data")
+    r.end()
+    return MessageParts(od, md, opts, tail, r.size)
+
+
+def message_parts(seg_type: SegmentType, payload: bytes, big_endian: bool = False,
+                  ebcdic: bool = False) -> MessageParts:
+    """The :class:`MessageParts` of a ``seg_type`` body (MQPUT, MQPUT1, MQGET or a reply
+    of one): each structure checked as :func:`decode_verb` checks it, without making it
+    an object (:func:`decode_verb` makes its objects from the same parts).
+
+    :raises FapError: as :func:`decode_verb`.
+    """
+    if seg_type not in _MESSAGE_KINDS:
+        raise FapError(f"{SegmentType(seg_type).name} carries no message",
+                       StatusCode.PROTOCOL_SEGMENT_TYPE)
+    if not (big_endian or ebcdic):
+        parts = our_parts(seg_type, payload)
+        if parts is not None:
+            return parts
+    decode_api_header(payload, big_endian)
+    return _parts(seg_type, _Reader(payload, big_endian, ebcdic, seg_type))
+
+
+def message_segment(seg_type: SegmentType, request_id: int, conversation_id: int,
+                    api: tuple[int, int, int, int], structures: bytes | bytearray,
+                    tail: int, data: bytes | bytearray | memoryview = b"") -> bytes:
+    """A whole MQPUT, MQGET (or reply) segment in our byte order and characters, from the
+    structures already packed: a TSHM (FIRST and LAST), the API header (``api``:
+    ReplyLength, CompCode, Reason, Hobj), ``structures`` (the MQMD and the MQPMO or
+    MQGMO, one after the other), ``tail`` (DataLength or BufferLength) and ``data``; the
+    bytes :func:`encode_verb_segment` makes of the same verb.
+
+    :raises ValueError: a field out of range.
+    """
+    reply_length, comp, reason, hobj = api
+    try:
+        return b"".join((
+            tshm_header(seg_type, _WHOLE, API_HEADER_SIZE + len(structures) + 4 + len(data),
+                        conversation_id=conversation_id, request_id=request_id),
+            _REPLY_LENGTH.pack(reply_length), _API_LE.pack(comp, reason, hobj & 0xFFFFFFFF),
+            structures, _LE32_PACK(tail), data))
+    except struct.error as exc:
+        raise ValueError(f"verb field out of range: {exc}") from None
+
+
+#: The message verbs: (with an MQOD, the sizes of the options structure, data follows).
+_MESSAGE_KINDS = {t: (t in (T.MQPUT1, T.MQPUT1_REPLY),
+                      _LE_SIZES[GMO if t in (T.MQGET, T.MQGET_REPLY) else PMO], t != T.MQGET)
+                  for t in _MESSAGE_VERBS}
+_MD_SIZES, _OD_SIZES = _LE_SIZES[MD], _LE_SIZES[OD]
+_HEAD = _STRUC_HEAD.unpack_from
+_LE32 = _U32[False].unpack_from
+_LE32_PACK = _U32[False].pack
+_API_LE = _API_REST[False]
+_WHOLE = int(ControlFlags.FIRST | ControlFlags.LAST)
+
+
+def our_parts(seg_type: SegmentType, payload: bytes) -> MessageParts | None:
+    """The :class:`MessageParts` of a well-formed message verb body in our byte order and
+    characters, found with one lookup a structure; None for anything else (then
+    :func:`message_parts` or :func:`decode_verb` reads it, or says what is wrong)."""
+    kind = _MESSAGE_KINDS.get(seg_type)
+    if kind is None:
+        return None
+    with_od, opts_sizes, with_data = kind
+    end = len(payload)
+    od = md = API_HEADER_SIZE
+    if end < md + 8:
+        return None
+    if with_od:
+        md += _OD_SIZES.get(_HEAD(payload, od), end)
+        if end < md + 8:
+            return None
+    opts = md + _MD_SIZES.get(_HEAD(payload, md), end)
+    if end < opts + 8:
+        return None
+    tail = opts + opts_sizes.get(_HEAD(payload, opts), end)
+    if end < tail + 4 or end != tail + 4 + (_LE32(payload, tail)[0] if with_data else 0):
+        return None
+    return MessageParts(od, md, opts, tail, end)
+
+
+def _decode_message(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
+    parts = _parts(seg_type, r)
+    view, big, ebcdic = r.view, r.big, r.ebcdic
+    if parts.od != parts.md:
+        verb.od = from_wire(OD, view[parts.od:parts.md], big_endian=big, ebcdic=ebcdic)
+    verb.md = from_wire(MD, view[parts.md:parts.opts], big_endian=big, ebcdic=ebcdic)
+    opts = view[parts.opts:parts.tail]
+    if seg_type in (T.MQGET, T.MQGET_REPLY):
+        verb.gmo = from_wire(GMO, opts, big_endian=big, ebcdic=ebcdic)
+    else:
+        verb.pmo = from_wire(PMO, opts, big_endian=big, ebcdic=ebcdic)
+    length = _U32[big].unpack_from(view, parts.tail)[0]
+    if seg_type == T.MQGET:
+        verb.buffer_length = length
+    else:
+        verb.data = bytes(view[parts.tail + 4:parts.end])
 
 
 def decode_verb(seg_type: SegmentType, payload: bytes, big_endian: bool, *,
@@ -396,10 +531,8 @@ def decode_verb(seg_type: SegmentType, payload: bytes, big_endian: bool, *,
         verb.options = r.u32("Options")
     elif seg_type in _CLOSE:
         verb.options = r.u32("Options")
-    elif seg_type in _PUT:
-        _decode_put(seg_type, r, verb)
-    elif seg_type in (T.MQGET, T.MQGET_REPLY):
-        _decode_get(seg_type, r, verb)
+    elif seg_type in _MESSAGE_VERBS:
+        _decode_message(seg_type, r, verb)
     elif seg_type == T.MQINQ or seg_type in _INQ_VALUES:
         verb.inq = _decode_inq(r, seg_type in _INQ_VALUES)
     r.end()
