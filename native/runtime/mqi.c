@@ -16,7 +16,12 @@
  */
 #include "runtime.h"
 
+#include "../python/fastattr.h"
+
 #include <string.h>
+
+/* How the raw entries read a handle's put_plan and get_plan (a slot: fastattr.h). */
+static fa_way_t way_put_plan, way_get_plan;
 
 static void result(PMQLONG pCompCode, PMQLONG pReason, MQLONG cc, MQLONG rc)
 {
@@ -285,7 +290,7 @@ static int raw_put(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pPutMsgO
                    int pmov, MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pCompCode,
                    PMQLONG pReason)
 {
-    PyObject *plan = PyObject_GetAttr(handle, RT.s_put_plan);
+    PyObject *plan = fa_get(handle, RT.s_put_plan, &way_put_plan);
     if (plan == NULL || plan == Py_None) {
         Py_XDECREF(plan);
         PyErr_Clear();
@@ -441,7 +446,7 @@ static int raw_get(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pGetMsgO
                    int gmov, MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pDataLength,
                    PMQLONG pCompCode, PMQLONG pReason)
 {
-    PyObject *plan = PyObject_GetAttr(handle, RT.s_get_plan);
+    PyObject *plan = fa_get(handle, RT.s_get_plan, &way_get_plan);
     if (plan == NULL || plan == Py_None) {
         Py_XDECREF(plan);
         PyErr_Clear();
