@@ -48,6 +48,12 @@ static struct {
     /** An MQMD holding the record's default values: a got message without a record
      * starts from it (the descriptor fields are written after). */
     MQMD defaults;
+    /** The record's fields as runs that lie in the same order in the record and the
+     * MQMD, each of one version: a get copies a record into the MQMD a run at a time. */
+    struct {
+        int rec_at, md_at, size, since;
+    } run[MAX_FIELDS];
+    int nruns;
 } RW;
 
 /* The MQMD field `name` with the MD's initial value `initial`, into *r: 1, or 0 when
@@ -112,6 +118,21 @@ void md_raw_setup(void)
     }
     for (int i = 0; i < N_READ; i++)
         memcpy((char *)&RW.initial + RW.d[i].at, RW.d[i].initial, (size_t)RW.d[i].size);
+    RW.nruns = 0;
+    for (int i = 0; i < L.nfields; i++) {
+        int n = RW.nruns;
+        if (n > 0 && RW.run[n - 1].rec_at + RW.run[n - 1].size == L.f[i].offset &&
+            RW.run[n - 1].md_at + RW.run[n - 1].size == RW.f[i].at &&
+            RW.run[n - 1].since == RW.f[i].since) {
+            RW.run[n - 1].size += RW.f[i].size; /* (an MQLONG is 4 bytes in both) */
+            continue;
+        }
+        RW.run[n].rec_at = L.f[i].offset;
+        RW.run[n].md_at = RW.f[i].at;
+        RW.run[n].size = RW.f[i].size;
+        RW.run[n].since = RW.f[i].since;
+        RW.nruns++;
+    }
     RW.ready = 1;
 }
 
@@ -280,8 +301,10 @@ int md_get_write_raw(void *mqmd, int version, const tpf_mq_msg_t *m, const char 
         size_t len = version >= 2 ? sizeof(MQMD) : sizeof(MQMD1), skip = offsetof(MQMD, Report);
         memcpy((char *)mqmd + skip, (const char *)&RW.defaults + skip, len - skip);
     } else {
-        for (int i = 0; i < L.nfields; i++)
-            raw_store(&RW.f[i], mqmd, version, record + L.f[i].offset);
+        for (int i = 0; i < RW.nruns; i++)
+            if (RW.run[i].since <= version)
+                memcpy((char *)mqmd + RW.run[i].md_at, record + RW.run[i].rec_at,
+                       (size_t)RW.run[i].size);
     }
     memcpy(md->PutDate, date, sizeof date);
     memcpy(md->PutTime, clock, sizeof clock);
