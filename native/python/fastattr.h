@@ -7,7 +7,8 @@
  * dict or the slot), a sixth of a C program's put+get pair. A fa_way_t remembers what an
  * object's type says of the name (a slot at an offset, or nothing that shadows the
  * instance dict), kept while the type's version tag holds (any change to the type or a
- * base clears it), and the value is read from the slot or the dict directly. Anything
+ * base clears it), and the value is read from the slot or the dict directly (the last
+ * value read from a dict is kept while the dict is unchanged). Anything
  * else (a property, a type with its own getattr, a value missing) takes PyObject_GetAttr,
  * so the answer is always the one it gives. Call with the GIL held.
  */
@@ -16,6 +17,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <structmember.h>
 
 enum { FA_SLOW = 0, FA_SLOT = 1, FA_DICT = 2 };
@@ -25,6 +27,12 @@ typedef struct {
     unsigned int tag;   /**< its version tag when learned */
     int how;            /**< FA_SLOW, FA_SLOT or FA_DICT */
     Py_ssize_t offset;  /**< FA_SLOT: the slot's offset in the object */
+    /** FA_DICT: the last value read, from this dict (compared only) at this version.
+     * A dict's version changes with every change to it and is never given to another
+     * dict (CPython 3.11), so while both hold the value is the dict's, and alive. */
+    PyObject *dict;
+    uint64_t dict_version;
+    PyObject *value;    /**< (borrowed from the dict) */
 } fa_way_t;
 
 /* What `type` says of attribute `name`, into *w. */
@@ -32,6 +40,7 @@ static inline void fa_learn(fa_way_t *w, PyTypeObject *type, PyObject *name)
 {
     Py_XSETREF(w->type, (PyTypeObject *)Py_NewRef(type));
     w->how = FA_SLOW;
+    w->dict = NULL;
     PyObject *descr = _PyType_Lookup(type, name); /* (gives the type a version tag) */
     w->tag = type->tp_version_tag;
     if (!PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) ||
@@ -64,9 +73,20 @@ static inline PyObject *fa_get(PyObject *obj, PyObject *name, fa_way_t *w)
     } else if (w->how == FA_DICT) {
         PyObject **dict = _PyObject_GetDictPtr(obj);
         if (dict != NULL && *dict != NULL) {
+#if PY_VERSION_HEX < 0x030C0000 /* (3.12 deprecates the version: a lookup each time) */
+            uint64_t version = ((PyDictObject *)*dict)->ma_version_tag;
+            if (*dict == w->dict && version == w->dict_version)
+                return Py_NewRef(w->value);
+#else
+            uint64_t version = 0;
+#endif
             PyObject *v = PyDict_GetItemWithError(*dict, name);
-            if (v != NULL)
+            if (v != NULL) {
+                w->dict = *dict;
+                w->dict_version = version;
+                w->value = v;
                 return Py_NewRef(v);
+            }
             if (PyErr_Occurred())
                 return NULL;
         }
