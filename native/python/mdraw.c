@@ -54,6 +54,9 @@ static struct {
         int rec_at, md_at, size, since;
     } run[MAX_FIELDS];
     int nruns;
+    /** MsgId and CorrelId read as they lie: their initial values and cmqc.h's
+     * defaults are all nulls, as an id is padded (raw_id). */
+    int ids_as_they_lie;
 } RW;
 
 /* The MQMD field `name` with the MD's initial value `initial`, into *r: 1, or 0 when
@@ -133,6 +136,15 @@ void md_raw_setup(void)
         RW.run[n].since = RW.f[i].since;
         RW.nruns++;
     }
+    static const char nulls[TPF_MQ_ID_LEN];
+    RW.ids_as_they_lie = 1;
+    for (int k = D_MSGID; k <= D_CORRELID; k++) {
+        const raw_t *r = &RW.d[k];
+        if (r->kind != 'b' || r->size != TPF_MQ_ID_LEN || r->since != 1 ||
+            memcmp(r->initial, nulls, TPF_MQ_ID_LEN) != 0 ||
+            memcmp((const char *)&c_default + r->at, nulls, TPF_MQ_ID_LEN) != 0)
+            RW.ids_as_they_lie = 0;
+    }
     RW.ready = 1;
 }
 
@@ -186,6 +198,10 @@ static const char *raw_bytes(const raw_t *r, const char *md, int version, Py_ssi
 /* An id (MsgId, CorrelId) of the MQMD, padded with nulls to 24 bytes. */
 static void raw_id(const raw_t *r, const char *md, int version, uint8_t *out)
 {
+    if (RW.ids_as_they_lie) { /* (at its initial value or cmqc.h's: nulls either way) */
+        memcpy(out, md + r->at, TPF_MQ_ID_LEN);
+        return;
+    }
     Py_ssize_t n;
     const char *p = raw_bytes(r, md, version, &n);
     if (n > TPF_MQ_ID_LEN)
