@@ -37,6 +37,14 @@ typedef struct {
     long initial_int;       /**< (kind 'i') */
 } raw_t;
 
+/* Record fields copied into an MQMD as runs (see RW.all). */
+typedef struct {
+    struct {
+        int rec_at, md_at, size, since;
+    } run[MAX_FIELDS];
+    int n;
+} runs_t;
+
 static struct {
     int ready;              /**< 0: the layouts do not match; the C entries decline */
     raw_t f[MAX_FIELDS];    /**< the record's fields */
@@ -48,6 +56,14 @@ static struct {
     /** An MQMD holding the record's default values: a got message without a record
      * starts from it (the descriptor fields are written after). */
     MQMD defaults;
+    /** The record's fields as runs that lie in the same order in the record and the
+     * MQMD, each of one version: a get copies a record into the MQMD a run at a time,
+     * and a put its context fields (those a put with SET_ALL_CONTEXT takes from the
+     * MD: MD_FROM_IDENTITY or MD_FROM_ALL). */
+    runs_t all, context;
+    /** MsgId and CorrelId read as they lie: their initial values and cmqc.h's
+     * defaults are all nulls, as an id is padded (raw_id). */
+    int ids_as_they_lie;
 } RW;
 
 /* The MQMD field `name` with the MD's initial value `initial`, into *r: 1, or 0 when
@@ -87,6 +103,38 @@ static int raw_field(const char *name, int kind, PyObject *initial, raw_t *r)
     return 1;
 }
 
+/* The record's fields (`context`: those a put's context gives) as runs (RW.f matched). */
+static void runs_build(runs_t *runs, int context)
+{
+    runs->n = 0;
+    for (int i = 0; i < L.nfields; i++) {
+        if (context && L.f[i].source != MD_FROM_IDENTITY && L.f[i].source != MD_FROM_ALL)
+            continue;
+        int n = runs->n;
+        if (n > 0 && runs->run[n - 1].rec_at + runs->run[n - 1].size == L.f[i].offset &&
+            runs->run[n - 1].md_at + runs->run[n - 1].size == RW.f[i].at &&
+            runs->run[n - 1].since == RW.f[i].since) {
+            runs->run[n - 1].size += RW.f[i].size; /* (an MQLONG: 4 bytes, little-endian,
+                                                    * in both) */
+            continue;
+        }
+        runs->run[n].rec_at = L.f[i].offset;
+        runs->run[n].md_at = RW.f[i].at;
+        runs->run[n].size = RW.f[i].size;
+        runs->run[n].since = RW.f[i].since;
+        runs->n++;
+    }
+}
+
+/* Copy the runs' fields of `record` into an MQMD of `version` (those it has). */
+static void runs_copy(const runs_t *runs, char *mqmd, int version, const char *record)
+{
+    for (int i = 0; i < runs->n; i++)
+        if (runs->run[i].since <= version)
+            memcpy(mqmd + runs->run[i].md_at, record + runs->run[i].rec_at,
+                   (size_t)runs->run[i].size);
+}
+
 /* Match the record's fields and the descriptor's to the MQMD's (after a new layout). */
 void md_raw_setup(void)
 {
@@ -112,6 +160,17 @@ void md_raw_setup(void)
     }
     for (int i = 0; i < N_READ; i++)
         memcpy((char *)&RW.initial + RW.d[i].at, RW.d[i].initial, (size_t)RW.d[i].size);
+    runs_build(&RW.all, 0);
+    runs_build(&RW.context, 1);
+    static const char nulls[TPF_MQ_ID_LEN];
+    RW.ids_as_they_lie = 1;
+    for (int k = D_MSGID; k <= D_CORRELID; k++) {
+        const raw_t *r = &RW.d[k];
+        if (r->kind != 'b' || r->size != TPF_MQ_ID_LEN || r->since != 1 ||
+            memcmp(r->initial, nulls, TPF_MQ_ID_LEN) != 0 ||
+            memcmp((const char *)&c_default + r->at, nulls, TPF_MQ_ID_LEN) != 0)
+            RW.ids_as_they_lie = 0;
+    }
     RW.ready = 1;
 }
 
@@ -165,19 +224,16 @@ static const char *raw_bytes(const raw_t *r, const char *md, int version, Py_ssi
 /* An id (MsgId, CorrelId) of the MQMD, padded with nulls to 24 bytes. */
 static void raw_id(const raw_t *r, const char *md, int version, uint8_t *out)
 {
+    if (RW.ids_as_they_lie) { /* (at its initial value or cmqc.h's: nulls either way) */
+        memcpy(out, md + r->at, TPF_MQ_ID_LEN);
+        return;
+    }
     Py_ssize_t n;
     const char *p = raw_bytes(r, md, version, &n);
     if (n > TPF_MQ_ID_LEN)
         n = TPF_MQ_ID_LEN;
     memcpy(out, p, (size_t)n);
     memset(out + n, 0, (size_t)(TPF_MQ_ID_LEN - n));
-}
-
-/* Record field `value` (in stored form) into the MQMD, where its version has it. */
-static void raw_store(const raw_t *r, char *md, int version, const char *value)
-{
-    if (r->since <= version)
-        memcpy(md + r->at, value, (size_t)r->size); /* (an MQLONG: little-endian both) */
 }
 
 _Static_assert(TPF_MQ_ID_LEN == sizeof(((MQMD *)0)->MsgId), "an id is an MQBYTE24");
@@ -244,10 +300,7 @@ int md_put_write_raw(void *mqmd, int version, const md_put_t *p, const md_put_se
         return 0; /* the MD gave the context: only the MsgId is written */
     if (md_format_date_time(now, md->PutDate, md->PutTime) < 0)
         return -1;
-    const char *record = p->record_len != 0 ? p->record : L.default_record;
-    for (int i = 0; i < L.nfields; i++)
-        if (L.f[i].source == MD_FROM_IDENTITY || L.f[i].source == MD_FROM_ALL)
-            raw_store(&RW.f[i], mqmd, version, record + L.f[i].offset);
+    runs_copy(&RW.context, mqmd, version, p->record_len != 0 ? p->record : L.default_record);
     return 0;
 }
 
@@ -280,8 +333,7 @@ int md_get_write_raw(void *mqmd, int version, const tpf_mq_msg_t *m, const char 
         size_t len = version >= 2 ? sizeof(MQMD) : sizeof(MQMD1), skip = offsetof(MQMD, Report);
         memcpy((char *)mqmd + skip, (const char *)&RW.defaults + skip, len - skip);
     } else {
-        for (int i = 0; i < L.nfields; i++)
-            raw_store(&RW.f[i], mqmd, version, record + L.f[i].offset);
+        runs_copy(&RW.all, mqmd, version, record);
     }
     memcpy(md->PutDate, date, sizeof date);
     memcpy(md->PutTime, clock, sizeof clock);

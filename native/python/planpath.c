@@ -9,6 +9,7 @@
 
 #include "cmqc.h"
 #include "eventlog.h"
+#include "fastattr.h"
 #include "mdpath.h"
 #include "tpf/queue.h"
 
@@ -110,16 +111,9 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
-/* 1: obj.<name> is true; 0: false; -1: error. */
-static int attr_true(PyObject *obj, PyObject *name)
-{
-    PyObject *v = PyObject_GetAttr(obj, name);
-    if (v == NULL)
-        return -1;
-    int r = v == Py_True ? 1 : v == Py_False ? 0 : PyObject_IsTrue(v);
-    Py_DECREF(v);
-    return r;
-}
+/* How the attributes read at every call are read (fastattr.h): a generation's
+ * `current`, an event bus's `active`, a queue's `waiters` and `expiring`. */
+static fa_way_t way_current, way_active, way_waiters, way_expiring;
 
 /* 1: the plan still holds (its generation current, which a commit scope opening anywhere
  * ends; nobody listening for events but the journal's EventLog, which is then in *log, a
@@ -127,11 +121,11 @@ static int attr_true(PyObject *obj, PyObject *name)
 static int plan_holds(PyObject *plan, int events_at, PyObject **log)
 {
     *log = NULL;
-    int current = attr_true(PyTuple_GET_ITEM(plan, 0), P.s_current);
+    int current = fa_true(PyTuple_GET_ITEM(plan, 0), P.s_current, &way_current);
     if (current <= 0)
         return current;
     PyObject *events = PyTuple_GET_ITEM(plan, events_at);
-    int active = attr_true(events, P.s_active);
+    int active = fa_true(events, P.s_active, &way_active);
     if (active <= 0)
         return active < 0 ? -1 : 1;
     PyObject *capture = PyObject_GetAttr(events, P.s_capture);
@@ -214,7 +208,7 @@ static int after(PyObject *plan, int joined_at, unsigned long long uow, int wake
     if (uow != 0)
         r = PyObject_CallOneArg(PyTuple_GET_ITEM(plan, joined_at), queue);
     else if (wake) {
-        int waiting = attr_true(queue, P.s_waiters);
+        int waiting = fa_true(queue, P.s_waiters, &way_waiters);
         if (waiting <= 0)
             return waiting;
         r = PyObject_CallMethodNoArgs(queue, P.s_wake);
@@ -437,7 +431,7 @@ static int collect(PyObject *plan)
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyObject *queue = PyTuple_GET_ITEM(plan, GET_QUEUE);
-    int expiring = attr_true(queue, P.s_expiring);
+    int expiring = fa_true(queue, P.s_expiring, &way_expiring);
     PyObject *r = expiring > 0 ? PyObject_CallOneArg(PyTuple_GET_ITEM(plan, GET_COLLECT),
                                                      queue)
                                : NULL;

@@ -28,17 +28,37 @@ static _Thread_local int gil_depth;
 static _Thread_local PyGILState_STATE gil_states[64];
 static _Thread_local int has_altstack;
 
+/* How each runtime call on this thread took the GIL: from its program's guard (the
+ * thread state the guard released) or by PyGILState_Ensure. */
+enum { TOOK_GILSTATE = 0, TOOK_GUARD = 1 };
+static _Thread_local unsigned char gil_took[64];
+
 void rt_enter(void)
 {
+    /* A call from the program's own thread, outside any other runtime call: the thread
+     * state its guard released is taken back directly (PyGILState_Ensure would find the
+     * same one through thread-local storage, at twice the cost). */
+    rt_guard_t *g = rt_guard;
+    if (g != NULL && g->ts != NULL && gil_depth == g->gil_depth && gil_depth < 64) {
+        PyEval_RestoreThread(g->ts);
+        gil_took[gil_depth++] = TOOK_GUARD;
+        return;
+    }
     PyGILState_STATE st = PyGILState_Ensure();
-    if (gil_depth < 64)
+    if (gil_depth < 64) {
         gil_states[gil_depth] = st;
+        gil_took[gil_depth] = TOOK_GILSTATE;
+    }
     gil_depth++;
 }
 
 void rt_leave(void)
 {
     gil_depth--;
+    if (gil_depth < 64 && gil_took[gil_depth] == TOOK_GUARD) {
+        rt_guard->ts = PyEval_SaveThread();
+        return;
+    }
     PyGILState_Release(gil_depth < 64 ? gil_states[gil_depth] : PyGILState_LOCKED);
 }
 
@@ -300,6 +320,7 @@ static int guarded_call(rt_guard_t *volatile g, void *address, int argc, char **
                         int *volatile result)
 {
     PyThreadState *ts = PyEval_SaveThread();
+    g->ts = ts;
     int jump = sigsetjmp(g->jb, 1);
     if (jump == 0) {
         if (argv == NULL)

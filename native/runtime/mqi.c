@@ -16,7 +16,12 @@
  */
 #include "runtime.h"
 
+#include "../python/fastattr.h"
+
 #include <string.h>
+
+/* How the raw entries read a handle's put_plan and get_plan (a slot: fastattr.h). */
+static fa_way_t way_put_plan, way_get_plan;
 
 static void result(PMQLONG pCompCode, PMQLONG pReason, MQLONG cc, MQLONG rc)
 {
@@ -285,7 +290,7 @@ static int raw_put(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pPutMsgO
                    int pmov, MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pCompCode,
                    PMQLONG pReason)
 {
-    PyObject *plan = PyObject_GetAttr(handle, RT.s_put_plan);
+    PyObject *plan = fa_get(handle, RT.s_put_plan, &way_put_plan);
     if (plan == NULL || plan == Py_None) {
         Py_XDECREF(plan);
         PyErr_Clear();
@@ -436,12 +441,13 @@ static PyObject *planned_get(PyObject *handle, MQLONG length, PyObject *md, PyOb
     return got;
 }
 
-/* MQGET by the handle's plan through its raw entry (as raw_put): 1 done, 0 declined. */
+/* MQGET by the handle's plan through its raw entry: 1 done (CompCode and Reason set), 0
+ * declined, nothing changed (the other paths take the call). */
 static int raw_get(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pGetMsgOpts,
                    int gmov, MQLONG BufferLength, PMQVOID pBuffer, PMQLONG pDataLength,
                    PMQLONG pCompCode, PMQLONG pReason)
 {
-    PyObject *plan = PyObject_GetAttr(handle, RT.s_get_plan);
+    PyObject *plan = fa_get(handle, RT.s_get_plan, &way_get_plan);
     if (plan == NULL || plan == Py_None) {
         Py_XDECREF(plan);
         PyErr_Clear();
@@ -452,23 +458,22 @@ static int raw_get(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pGetMsgO
         Py_DECREF(plan);
         return 0;
     }
-    MQMD md;
-    MQGMO gmo;
-    size_t md_len = st_length(ST_MD, mdv), gmo_len = st_length(ST_GMO, gmov);
-    memcpy(&md, pMsgDesc, md_len);
-    memcpy(&gmo, pGetMsgOpts, gmo_len);
-    st_normalize(ST_MD, &md, mdv);
-    st_normalize(ST_GMO, &gmo, gmov);
+    /* On the caller's structures in place (the raw entry changes nothing unless a
+     * message is got): the entry reads the MD's MsgId and CorrelId as a normalized MD
+     * holds them and, once a message is got, writes every field of the MD but StrucId
+     * (checked by st_version: as normalized) and Version (a number, whose cmqc.h default
+     * is the initial value: st_setup checks); it reads the GMO's numbers alone and writes
+     * nothing into it, which is then normalized as the round trip leaves it. */
     Py_ssize_t length = 0;
-    int r = RT.raw->get(plan, &md, mdv, &gmo, gmov, pBuffer, BufferLength, &length);
+    int r = RT.raw->get(plan, pMsgDesc, mdv, pGetMsgOpts, gmov, pBuffer, BufferLength,
+                        &length);
     Py_DECREF(plan);
     if (r > 0) {
         /* A message longer than MAXMSGL (put before MAXMSGL was lowered) is gone from
          * the queue: 2079, as get_done says it (docs/deviations.md). */
         int cut = length > BufferLength;
         *pDataLength = (MQLONG)length;
-        memcpy(pMsgDesc, &md, md_len);
-        memcpy(pGetMsgOpts, &gmo, gmo_len);
+        st_normalize(ST_GMO, pGetMsgOpts, gmov);
         result(pCompCode, pReason, cut ? MQCC_WARNING : MQCC_OK,
                cut ? MQRC_TRUNCATED_MSG_ACCEPTED : MQRC_NONE);
     } else if (r < 0) {

@@ -33,6 +33,7 @@ typedef struct rt_guard {
     int owns_ecb;           /**< 1: this call made the mirror (and frees it) */
     PyObject *pyecb;        /**< the entry's ecb.Ecb (borrowed for the call) */
     int gil_depth;          /**< rt_enter depth when the guard was set */
+    PyThreadState *ts;      /**< the thread state released while the program runs */
     int sig;                /**< JUMP_SIGNAL: the signal */
     void *addr;             /**< JUMP_SIGNAL: the faulting address */
     int exit_code;          /**< JUMP_EXIT: exit()'s argument */

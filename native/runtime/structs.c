@@ -175,6 +175,14 @@ static int setup_one(table_t *t, PyObject *cls, PyObject *fields)
             return -1;
         put_value(f, t->dflt + f->offset, initial);
         Py_DECREF(initial);
+        if (f->kind != 'c' && f->kind != 'b' &&
+            memcmp(t->dflt + f->offset, (const char *)t->c_default + f->offset,
+                   (size_t)f->size) != 0) {
+            /* (the raw plan entries read numbers as they lie: see mqi.c's raw_get) */
+            PyErr_Format(PyExc_TypeError, "%s.%s: cmqc.h's default differs from the "
+                         "initial value in tpfemu.mq.structs", t->sname, f->name);
+            return -1;
+        }
         for (int v = f->since; v <= t->max_version; v++)
             if (t->vlen[v] < f->offset + f->size)
                 t->vlen[v] = f->offset + f->size;

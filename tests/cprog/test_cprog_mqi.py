@@ -181,8 +181,8 @@ def test_c_mqconnx_mqset_and_mqinq(mqcalls, results):
 
 def test_c_calls_by_the_plans_raw_entry_equal_the_full_paths(mqcalls, results, monkeypatch):
     """A C program's second MQPUT and MQGET, served by the handle's plans on the C
-    structures in place (tpf/plan_raw.h), return the same MD, PMO and data as the first,
-    which took the full path: only the made MsgId and the put time differ."""
+    structures in place (tpf/plan_raw.h), return the same MD, PMO, GMO and data as the
+    first, which took the full path: only the made MsgId and the put time differ."""
     from tpfemu.cprog import calls
 
     full = {"put": 0, "get": 0}
@@ -200,7 +200,10 @@ def test_c_calls_by_the_plans_raw_entry_equal_the_full_paths(mqcalls, results, m
     mqcalls.console("ZMQSC ALT QL-C.IN MAXMSGL-256")
     mqcalls.dispatcher.cremc("QRAW")
     puts = [(results.rc(), results.next(), results.next()) for _ in range(2)]
-    gets = [(results.rc(), results.next(), results.next()) for _ in range(2)]
+    gets, gmos = [], []
+    for _ in range(2):
+        gets.append((results.rc(), results.next(), results.next()))
+        gmos.append(results.next()[:72])  # (a version-1 MQGMO)
     assert full == {"put": 1, "get": 1}, "the second calls took the plans"
     for rc, _, _ in puts + gets:
         assert rc[1:] == (CMQC.MQCC_OK, 0)
@@ -214,3 +217,5 @@ def test_c_calls_by_the_plans_raw_entry_equal_the_full_paths(mqcalls, results, m
     assert got1[:48] + got1[72:304] + got1[320:] == got2[:48] + got2[72:304] + got2[320:]
     assert got1[48:72] == md1[48:72] and got2[48:72] == md2[48:72]
     assert long_at(got2, 12) == CMQC.MQMT_DATAGRAM and got2[272:276] != bytes(4)
+    assert gmos[0] == gmos[1], "the GMO left as the full path leaves it"
+    assert gmos[0][24:72] == b" " * 48, "its ResolvedQName read up to its null, padded"

@@ -274,6 +274,7 @@ void QRAW(void)
         report_rc("MQGET", cc, rc);
         report(&md, sizeof md);
         report(buffer, length);
+        report(&gmo, sizeof(MQGMO)); /* (a version-1 GMO: its first 72 bytes count) */
     }
     MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
     MQDISC(&hc, &cc, &rc);
