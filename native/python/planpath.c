@@ -20,10 +20,10 @@ static const char *const put_fields[PUT_PLAN_LEN] = {
     "generation", "queue", "priority", "limit", "defpsist", "put", "put_md", "settings",
     "set_identity", "set_all", "contexts", "events", "resolved", "join", "joined"};
 enum { GET_GEN, GET_QUEUE, GET_LOGGED, GET_BODY, GET_MD, GET_EVENTS, GET_JOIN, GET_JOINED,
-       GET_COLLECT, GET_PLAN_LEN };
+       GET_COLLECT, GET_RESOLVED, GET_PLAN_LEN };
 static const char *const get_fields[GET_PLAN_LEN] = {
     "generation", "queue", "logged", "get_body", "get_md", "events", "join", "joined",
-    "collect"};
+    "collect", "resolved"};
 
 #define MQMO_MATCH_BOTH (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID)
 _Static_assert(MQPMO_SYNCPOINT == MQGMO_SYNCPOINT && MQPMO_NO_SYNCPOINT == MQGMO_NO_SYNCPOINT,
@@ -148,8 +148,9 @@ static int options_served(long options, long served)
 
 /* The options of `opts` (a PMO or GMO of type `type`, None: none): 1 with *options set,
  * 0 when the plan does not serve them (a value the full path must judge, an option a
- * plan does not serve, both SYNCPOINT and NO_SYNCPOINT), -1 on error. The GMO's match
- * options too, in *match (MQMO_MATCH_BOTH below version 2). */
+ * plan does not serve, both SYNCPOINT and NO_SYNCPOINT, a GMO of version 3 or later,
+ * whose ReturnedLength the full path fills), -1 on error. The GMO's match options too,
+ * in *match (MQMO_MATCH_BOTH below version 2). */
 static int read_options(PyObject *opts, PyTypeObject *type, long served, long *options,
                         long *match)
 {
@@ -175,7 +176,7 @@ static int read_options(PyObject *opts, PyTypeObject *type, long served, long *o
         if (!plain || overflow)
             return 0; /* the full path says what is wrong */
     }
-    if (!options_served(v[0], served))
+    if (!options_served(v[0], served) || (n == 3 && v[1] >= 3))
         return 0;
     *options = v[0];
     if (n == 3 && v[1] >= 2)
@@ -480,7 +481,11 @@ PyObject *planned_get(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         goto out;
     }
     PyObject *got = get_call(plan, md, match, uow, log);
-    if (got != NULL && got != Py_None && after(plan, GET_JOINED, uow, 0) < 0)
+    if (got != NULL && got != Py_None &&
+        (after(plan, GET_JOINED, uow, 0) < 0 ||
+         (args[3] != Py_None && /* the GMO's ResolvedQName, as the full path fills it */
+          PyObject_GenericSetAttr(args[3], P.s_resolved_q,
+                                  PyTuple_GET_ITEM(plan, GET_RESOLVED)) < 0)))
         Py_CLEAR(got);
     if (collect(plan) < 0)
         Py_CLEAR(got);
@@ -543,13 +548,30 @@ static int planned_put_raw(PyObject *plan, const void *data, Py_ssize_t length, 
     return r;
 }
 
+/* A got message's GMO outputs, as the full path writes them: ResolvedQName (the plan's
+ * queue) and, from version 3, ReturnedLength (the bytes put into the buffer). 0, or -1
+ * with an error (a plan whose name is not 48 bytes). */
+static int resolved_into(PyObject *plan, MQGMO *opts, int gmov, Py_ssize_t returned)
+{
+    PyObject *name = PyTuple_GET_ITEM(plan, GET_RESOLVED);
+    if (!PyBytes_CheckExact(name) || PyBytes_GET_SIZE(name) != sizeof opts->ResolvedQName) {
+        PyErr_SetString(PyExc_TypeError, "planned_get: the plan's resolved name is not 48 "
+                                         "bytes");
+        return -1;
+    }
+    memcpy(opts->ResolvedQName, PyBytes_AS_STRING(name), sizeof opts->ResolvedQName);
+    if (gmov >= 3)
+        opts->ReturnedLength = (MQLONG)returned;
+    return 0;
+}
+
 /* MQGET by the get plan with a C program's structures: see tpf_plan_raw_t.get. */
-static int planned_get_raw(PyObject *plan, void *md, int mdv, const void *gmo, int gmov,
+static int planned_get_raw(PyObject *plan, void *md, int mdv, void *gmo, int gmov,
                            void *buffer, Py_ssize_t room, Py_ssize_t *length)
 {
     if (!P.ready || Py_TYPE(plan) != P.get_plan || gmov < 1)
         return 0;
-    const MQGMO *opts = gmo;
+    MQGMO *opts = gmo;
     long options = opts->Options;
     long match = gmov >= 2 ? opts->MatchOptions : MQMO_MATCH_BOTH;
     FastQueue *fq = fastqueue_of(PyTuple_GET_ITEM(plan, GET_MD));
@@ -570,6 +592,8 @@ static int planned_get_raw(PyObject *plan, void *md, int mdv, const void *gmo, i
         PyObject_SetAttr(PyTuple_GET_ITEM(plan, GET_QUEUE), P.s_expiring, Py_True) < 0)
         r = -1; /* gets then collect what expired */
     if (r > 0 && after(plan, GET_JOINED, uow, 0) < 0)
+        r = -1;
+    if (r > 0 && resolved_into(plan, opts, gmov, *length < room ? *length : room) < 0)
         r = -1;
     if (r != 0 && collect(plan) < 0)
         r = -1;

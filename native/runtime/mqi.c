@@ -462,8 +462,9 @@ static int raw_get(PyObject *handle, PMQVOID pMsgDesc, int mdv, PMQVOID pGetMsgO
      * message is got): the entry reads the MD's MsgId and CorrelId as a normalized MD
      * holds them and, once a message is got, writes every field of the MD but StrucId
      * (checked by st_version: as normalized) and Version (a number, whose cmqc.h default
-     * is the initial value: st_setup checks); it reads the GMO's numbers alone and writes
-     * nothing into it, which is then normalized as the round trip leaves it. */
+     * is the initial value: st_setup checks); it reads the GMO's numbers and writes its
+     * outputs (ResolvedQName; ReturnedLength from version 3), then the GMO is normalized
+     * as the round trip leaves it. */
     Py_ssize_t length = 0;
     int r = RT.raw->get(plan, pMsgDesc, mdv, pGetMsgOpts, gmov, pBuffer, BufferLength,
                         &length);

@@ -191,8 +191,9 @@ def test_raw_entrys_refusal_reaches_the_client_and_the_conversation_goes_on(monk
 
 
 def test_callers_structures_read_back_as_unpack_gives_them():
-    """A caller's GMO that comes back as sent keeps its values; one holding a short
-    character value reads back blank-padded to its field, as pymqi's unpack gives it."""
+    """A caller's GMO comes back with its input values kept and its outputs filled: a
+    ResolvedQName the caller left short or stale reads back as the queue's name,
+    blank-padded to its field, as pymqi's unpack gives it."""
     system, port = serving()
     try:
         qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
@@ -203,10 +204,11 @@ def test_callers_structures_read_back_as_unpack_gives_them():
         for _ in range(2):
             q.get(None, pymqi.MD(), plain)
         assert plain.Options == CMQC.MQGMO_NO_SYNCPOINT and plain.WaitInterval == 0
+        assert plain.ResolvedQName == QUEUE.encode().ljust(48)
         short = pymqi.GMO()
         short.ResolvedQName = b"X"
         assert q.get(None, pymqi.MD(), short) == b"m2"
-        assert short.ResolvedQName == b"X".ljust(48)
+        assert short.ResolvedQName == QUEUE.encode().ljust(48)
         q.close()
         qm.disconnect()
     finally:

@@ -218,4 +218,4 @@ def test_c_calls_by_the_plans_raw_entry_equal_the_full_paths(mqcalls, results, m
     assert got1[48:72] == md1[48:72] and got2[48:72] == md2[48:72]
     assert long_at(got2, 12) == CMQC.MQMT_DATAGRAM and got2[272:276] != bytes(4)
     assert gmos[0] == gmos[1], "the GMO left as the full path leaves it"
-    assert gmos[0][24:72] == b" " * 48, "its ResolvedQName read up to its null, padded"
+    assert gmos[0][24:72] == blank("C.IN", 48), "its ResolvedQName: the queue, padded"

@@ -151,6 +151,8 @@ def _raw_get(h: Any, md: Any, gmo: Any) -> bytes | None:
     if length is None:
         return None
     md.unpack(md_buf)
+    if gmo is not None:
+        gmo.unpack(gmo_buf)
     return bytes(buffer[:length])
 
 
@@ -203,19 +205,20 @@ def _run(side: Side, call: tuple) -> tuple:
                                  if k == "MsgId" and v and side.made_ids else v)
                              for k, v in md_fields.items()})
         gmo = pymqi.GMO(**gmo_fields) if gmo_fields is not None else None
-        return _outcome(side, side.get, max_length, md, gmo), md, None
+        return _outcome(side, side.get, max_length, md, gmo), md, gmo
     getattr(side.conn, kind)()
     return (kind,)
 
 
 def _view(side: Side, ran: tuple, packed: bool = False) -> tuple:
-    """What a call gave and wrote, to compare across the sides."""
+    """What a call gave and wrote, to compare across the sides (a put's PMO, a get's
+    GMO: their resolved names)."""
     if len(ran) == 1:
         return ran
     result, md, pmo = ran
     pmo_out = None if pmo is None else (  # (the queue's name: the sides' differ)
         pmo.ResolvedQName.strip() == side.queue.get_handle().name.encode(),
-        pmo.ResolvedQMgrName)
+        getattr(pmo, "ResolvedQMgrName", None))
     return result, _md_out(side, md, packed), pmo_out
 
 

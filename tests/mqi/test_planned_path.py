@@ -490,3 +490,14 @@ def test_a_set_all_context_put_time_the_plan_does_not_read_is_left_to_the_full_p
     pmo = pymqi.PMO(Options=CMQC.MQPMO_SET_ALL_CONTEXT)
     assert planned_put(h.put_plan, b"x", md, pmo) is False
     assert md.get() == before
+
+
+def test_the_raw_entry_fills_the_gmo_resolved_qname(q, local_queue):
+    """The raw entry writes the GMO's ResolvedQName into the caller's MQGMO, as the full
+    path fills a GMO object."""
+    h = q.get_handle()
+    q.put(b"raw")
+    md, gmo = bytearray(pymqi.MD(Version=2).pack()), bytearray(pymqi.GMO().pack())
+    buffer = bytearray(16)
+    assert plans.planned_get_raw(h.get_plan, md, gmo, buffer) == 3
+    assert pymqi.GMO().unpack(bytes(gmo)).ResolvedQName.rstrip() == local_queue.encode()

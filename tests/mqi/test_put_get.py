@@ -518,3 +518,60 @@ def test_max_length_none_returns_big_message_whole(qm, local_queue):
     data = bytes(range(256)) * 4096  # 1 MiB
     q.put(data, pymqi.MD())
     assert q.get(None, pymqi.MD(), pymqi.GMO()) == data
+
+
+# -- GMO outputs -----------------------------------------------------------------------------
+
+
+def test_get_through_an_alias_fills_gmo_resolved_qname_with_the_base_queue(qmgr, qm):
+    """MQGET fills GMO.ResolvedQName with the local queue the message came from (the
+    alias's base queue), by the full path and by the handle's plan alike."""
+    qmgr.catalog.define("QL", "BASE.Q")
+    qmgr.catalog.define("QA", "ALIAS.Q", targq="BASE.Q")
+    q = open_q(qm, "ALIAS.Q")
+    for data in (b"one", b"two", b"three"):
+        q.put(data)
+    for data in (b"one", b"two", b"three"):  # the first by the full path, then the plan
+        gmo = pymqi.GMO()
+        assert get_msg(q, gmo=gmo) == data
+        assert gmo.ResolvedQName == b"BASE.Q".ljust(48)
+    assert q.get_handle().get_plan is not None
+
+
+def test_browse_fills_gmo_resolved_qname(qm, local_queue):
+    """A browse names the queue it read in GMO.ResolvedQName too."""
+    q = open_q(qm, local_queue, IO | CMQC.MQOO_BROWSE)
+    q.put(b"look")
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)
+    assert get_msg(q, gmo=gmo) == b"look"
+    assert gmo.ResolvedQName.rstrip() == local_queue.encode()
+
+
+def test_failed_get_leaves_gmo_resolved_qname_blank(qm, local_queue):
+    """A get that finds no message writes no GMO output."""
+    q = open_q(qm, local_queue)
+    gmo = pymqi.GMO()
+    with pytest.raises(pymqi.MQMIError) as info:
+        get_msg(q, gmo=gmo)
+    check_reason(info, CMQC.MQRC_NO_MSG_AVAILABLE)
+    assert gmo.ResolvedQName == b" " * 48
+
+
+def test_gmo_version_3_returned_length_is_the_data_returned(qm, local_queue):
+    """A version-3 GMO's ReturnedLength is the length of the data returned: the whole
+    message, or the buffer's length when ACCEPT_TRUNCATED_MSG cut it; below version 3
+    it stays MQRL_UNDEFINED."""
+    q = open_q(qm, local_queue)
+    for data in (b"x" * 10, b"y" * 10, b"z" * 10):
+        q.put(data)
+    whole = pymqi.GMO(Version=CMQC.MQGMO_VERSION_3)
+    assert get_msg(q, gmo=whole) == b"x" * 10
+    assert whole.ReturnedLength == 10
+    cut = pymqi.GMO(Version=CMQC.MQGMO_VERSION_3, Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)
+    with pytest.raises(pymqi.MQMIError) as info:
+        get_msg(q, gmo=cut, max_length=4)
+    check_reason(info, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, CMQC.MQCC_WARNING)
+    assert cut.ReturnedLength == 4
+    old = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2)
+    assert get_msg(q, gmo=old) == b"z" * 10
+    assert old.ReturnedLength == CMQC.MQRL_UNDEFINED

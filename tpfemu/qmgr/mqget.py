@@ -12,6 +12,9 @@ Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
   SYNCPOINT_IF_PERSISTENT takes a persistent message under syncpoint. MAXUMSGS: 2024.
 - A truncated get warns: 2080 (the message stays) or 2079 with ACCEPT_TRUNCATED_MSG
   (the message is gone; the warning carries ``.message`` and ``.original_length``).
+- A get or browse that returns a message fills the GMO's ResolvedQName with the local
+  queue it came from (the base queue of an alias) and, in a GMO of version 3 or later,
+  ReturnedLength with the bytes of data returned.
 """
 
 from __future__ import annotations
@@ -220,7 +223,19 @@ def _get_checked(conn: Connection, handle: Handle, max_length: int | None, md: A
         return b""
     if private:
         plog.finish_private(queue, uow_id, tickets[0] if tickets else None, name)
+    _fill_gmo(gmo, queue, msg)
     return _got(conn, queue, msg, md, options, uow, uow_id, name, private)
+
+
+def _fill_gmo(gmo: Any, queue: Any, msg: Any) -> None:
+    """The GMO's outputs of a message got or browsed: ResolvedQName, the local queue's
+    name; from version 3, ReturnedLength, the bytes of data returned (after truncation).
+    (No GMO: nothing.)"""
+    if gmo is None:
+        return
+    set_field(gmo, "ResolvedQName", queue.name.encode().ljust(48))
+    if getattr(gmo, "Version", 1) >= 3:
+        set_field(gmo, "ReturnedLength", len(msg.data) - msg.descriptor.ctx_len)
 
 
 def _got(conn: Connection, queue: Any, msg: Any, md: Any, options: int, uow: Any,

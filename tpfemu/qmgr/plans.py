@@ -22,10 +22,12 @@ about, a persistent message to log, ...). What a plan serves:
   path's own check, :func:`tpfemu.qmgr.mqput.context_allowed`); no event listener but
   the journal's EventLog. With SET_ALL_CONTEXT the MD's PutDate and PutTime are read in
   C only when plain (digits, in range); anything else goes to the full path.
-- MQGET: no buffer length; no MD or our MD; no GMO or our GMO with options among
-  :data:`PLAN_GET`; no browse cursor on the handle; no event listener but the journal's
-  EventLog. On a queue where messages can expire (``queue.expiring``), the plan's
-  ``collect`` reports what the get found expired, as the full path does.
+- MQGET: no buffer length; no MD or our MD; no GMO or our GMO of version 1 or 2 (a
+  version 3 GMO's ReturnedLength is the full path's) with options among
+  :data:`PLAN_GET`, whose ResolvedQName it fills from ``resolved``; no browse cursor
+  on the handle; no event listener but the journal's EventLog. On a queue where
+  messages can expire (``queue.expiring``), the plan's ``collect`` reports what the get
+  found expired, as the full path does.
 
 A call in syncpoint joins the connection's unit of work through the plan's ``join``
 (the unit of work's id; 0 when it holds MAXUMSGS messages, and the full path fails the
@@ -93,6 +95,7 @@ class GetPlan(NamedTuple):
     join: Callable[[], int]
     joined: Callable[[Any], None]
     collect: Callable[[Any], int]  #: reports what expired (given the queue), after a get
+    resolved: bytes              #: the GMO's ResolvedQName: the local queue (padded to 48)
 
 
 # The context a put takes from its MD, as put_md's settings name it (mdpath.h).
@@ -140,7 +143,7 @@ def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:
     qm = conn.qmgr
     return GetPlan(generation, queue, qm.persistence is not None, queue.core.get_body,
                    queue.core.get_md, qm.events, conn.plan_uow, conn.plan_joined,
-                   qm.collect_expired)
+                   qm.collect_expired, queue.name.encode().ljust(48))
 
 
 _lowlevel.set_plan_layout(PutPlan, GetPlan, Generation, MD, GMO, PMO, PLAN_GET, PLAN_PUT)

@@ -24,9 +24,10 @@ typedef struct {
     /** MQGET by the get plan `plan` (a GetPlan) into `buffer` of `room` bytes, with an
      * MQMD of version `mdv` and an MQGMO of version `gmov`: 1 once a message is got, its
      * descriptor written into the MD, its first `room` bytes into the buffer and its
-     * length in *length (above `room`: the message was longer); 0 declined, nothing
-     * changed; -1 with a Python exception. */
-    int (*get)(PyObject *plan, void *md, int mdv, const void *gmo, int gmov, void *buffer,
+     * length in *length (above `room`: the message was longer), the GMO's ResolvedQName
+     * (and from version 3 its ReturnedLength) filled; 0 declined, nothing changed; -1
+     * with a Python exception. */
+    int (*get)(PyObject *plan, void *md, int mdv, void *gmo, int gmov, void *buffer,
                Py_ssize_t room, Py_ssize_t *length);
 } tpf_plan_raw_t;
 
