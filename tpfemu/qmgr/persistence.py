@@ -56,6 +56,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -275,14 +276,41 @@ class QueuePersistence:
             queue.name, data, msg_id, correl_id or bytes(24), priority, expiry, put_time,
             ctx_len, backout_count, uow,
         )], defer=bool(uow))  # fmt: skip
-        key = ticket.lsns.start
+        self._track_put(queue, seq, ticket.lsn, uow)
+        return ticket
+
+    def _track_put(self, queue: LocalQueue, seq: int, key: int, uow: int) -> None:
+        """The message the core put as ``seq`` has log key ``key``; in syncpoint, it is
+        in flight in ``uow`` (under queue.log_lock)."""
         queue.log_keys[seq] = key
         if uow:
             queue.log_pending[seq] = uow
             with self._lock:
                 self._first_lsn.setdefault(uow, key)
                 self._work.setdefault(uow, []).append((queue, seq, False))
+
+    def put_port(self, queue: LocalQueue, name: str) -> tuple:
+        """The *log port* of a put plan on memory queue ``queue`` (opened as ``name``):
+        what its put in C needs to log a persistent message as :meth:`log_put` does
+        (native/python/logput.h): the queue's log lock, the queue's id in the log, the
+        call appending the PUT record C built (``(seq, record, uow) -> Ticket``, under
+        the lock), and the wait of a put outside syncpoint (``(ticket, msg_id)``: the
+        put is undone if the record cannot be written)."""
+        return (queue.log_lock, self.log.queue_id(queue.name),
+                partial(self._planned_put, queue), partial(self._planned_wait, queue, name))
+
+    def _planned_put(self, queue: LocalQueue, seq: int, record: bytes, uow: int) -> Ticket:
+        ticket = self.log.append_put(record, uow)
+        self._track_put(queue, seq, ticket.lsn, uow)
         return ticket
+
+    def _planned_wait(self, queue: LocalQueue, name: str, ticket: Ticket, msg_id: bytes) -> None:
+        try:
+            ticket.wait()
+        except errors.MQMIError as exc:  # StorageFull: the put is undone
+            self.undo_put(queue, msg_id)
+            exc.call, exc.obj = "MQPUT", name
+            raise
 
     def undo_put(self, queue: LocalQueue, msg_id: bytes) -> None:
         """Take back a put outside syncpoint whose record could not be written (if no one

@@ -14,9 +14,10 @@ the incarnation and the LSN floor left by trimming.
 
 Little-endian throughout, except the keys (big-endian, so LMDB's byte order is LSN order).
 
-The C side that reads these records at restart (native/include/tpf/logrec.h) states the
-same layout as constants; importing this module checks them against the struct formats
-below (:func:`check_layout`) and fails, naming the constant, where they differ.
+The C side that reads these records at restart, and writes the PUT record of a message
+a put plan puts (native/include/tpf/logrec.h, ``tpf_log_put_record``), states the same
+layout as constants; importing this module checks them against the struct formats below
+(:func:`check_layout`) and fails, naming the constant, where they differ.
 """
 
 from __future__ import annotations
@@ -65,7 +66,11 @@ def layout() -> dict[str, int]:
         "TPF_LOG_BATCH_HEAD": BATCH.size, "TPF_LOG_REC": REC.size, "TPF_LOG_REC_KIND": kind,
         "TPF_LOG_REC_QID": qid, "TPF_LOG_REC_BACKOUTS": backouts, "TPF_LOG_REC_UOW": uow,
         "TPF_LOG_REC_KEY": key, "TPF_MQ_PACKED_DESC": DESC.size,
+        "TPF_LOG_DESC_MSGID": desc[1], "TPF_LOG_DESC_CORRELID": desc[2],
+        "TPF_LOG_DESC_PRIORITY": desc[3], "TPF_LOG_DESC_EXPIRY": desc[4],
+        "TPF_LOG_DESC_PUT_TIME": desc[5], "TPF_LOG_DESC_CTX_LEN": desc[6],
         "TPF_LOG_DESC_BACKOUTS": desc[-2], "TPF_LOG_DESC_LENGTH": desc[-1],
+        "TPF_LOG_PUT_HEAD": PUT_HEAD.size,
         "TPF_LOG_PUT": PUT, "TPF_LOG_GET": GET, "TPF_LOG_COMMIT": COMMIT,
         "TPF_LOG_BACKOUT": BACKOUT,
     }  # fmt: skip

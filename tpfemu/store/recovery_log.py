@@ -311,6 +311,18 @@ class RecoveryLog:
                     self._unwritten[queue] = qid
         return qid
 
+    def queue_id(self, queue: str) -> int:
+        """The id the records of ``queue`` carry (given on first use; the name is written
+        with the next batch)."""
+        return self._qid(queue)
+
+    def append_put(self, record: bytes, uow: int) -> Ticket:
+        """Queue one PUT record already encoded (by a put plan in C,
+        ``tpf_log_put_record``, with a :meth:`queue_id`) and return its ticket: the same
+        as ``append([Put(...)], defer=bool(uow))`` for the message it encodes."""
+        return self._enqueue([record], 1, {uow} if uow else None, None, None, False,
+                             bool(uow))[0]  # fmt: skip
+
     def append(self, records: Sequence[Record], *, defer: bool = False) -> Ticket:
         """Queue ``records`` for the log and return at once with their ticket.
 
@@ -373,6 +385,14 @@ class RecoveryLog:
         if not count:  # (a batch of none would share its key with the next batch)
             raise ValueError("recovery log: nothing to append (no records)")
         parts, uows, commits, closing = encode_records(records, self._qid)
+        return self._enqueue(parts, count, uows, commits, closing, inline, defer)
+
+    def _enqueue(self, parts: list[bytes], count: int, uows: set[int] | None,
+                 commits: list[tuple[int, int]] | None, closing: list[int] | None,
+                 inline: bool, defer: bool) -> tuple[Ticket, _Batch | None, list]:  # fmt: skip
+        """:meth:`_append` for records encoded: ``count`` records in ``parts``, with the
+        units of work they name, their Commits (part index, uow) and the units of work
+        they end."""
         claimed = None
         names: list[tuple[str, int]] = []
         with self._lock:
