@@ -20,6 +20,7 @@ setup(
                      "native/python/structbase.c", "native/python/planpath.c",
                      "native/python/eventlog.c", "native/python/runningecb.c",
                      "native/python/payloadhash.c", "native/python/logput.c",
+                     "native/python/logencode.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
                      "native/src/journal_record.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)

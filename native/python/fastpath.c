@@ -777,7 +777,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (eventlog_ready(m) < 0) {
+    if (eventlog_ready(m) < 0 || logencode_ready(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

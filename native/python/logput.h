@@ -1,4 +1,6 @@
-/* logput.h - a put plan's persistent message on a logged queue, for tpfemu._fastpath
+/* logput.h - the recovery log's records written in the shim, for tpfemu._fastpath:
+ * a put plan's persistent message (logput.c), and the records the log appends, encoded
+ * (logencode.c).
  *
  * A put with an MD whose message is persistent, on a queue whose persistent messages
  * go to the recovery log: the core put and the append of its PUT record happen under
@@ -29,5 +31,8 @@ PyObject *logput_port(PyObject *settings);
  * (and, outside syncpoint, durable), -1 with an exception (not put, or put but not
  * logged when the log itself failed, as the full path leaves it). */
 int logput_put(FastQueue *self, md_put_t *p, PyObject *data, PyObject *port, uint64_t uow);
+
+/** logencode.c: add log_encode and log_encode_setup to the module: 0, or -1. */
+int logencode_ready(PyObject *module);
 
 #endif /* TPFEMU_LOGPUT_H */

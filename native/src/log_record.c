@@ -18,14 +18,23 @@ static void st64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
+void tpf_log_record(unsigned char *out, int kind, uint32_t qid, uint32_t backouts, uint64_t uow,
+                    uint64_t key)
+{
+    memset(out, 0, TPF_LOG_REC);
+    out[TPF_LOG_REC_KIND] = (unsigned char)kind;
+    st32(out + TPF_LOG_REC_QID, qid);
+    st32(out + TPF_LOG_REC_BACKOUTS, backouts);
+    st64(out + TPF_LOG_REC_UOW, uow);
+    st64(out + TPF_LOG_REC_KEY, key);
+}
+
 void tpf_log_put_record(unsigned char *out, uint32_t qid, uint64_t uow, const tpf_mq_msg_t *md,
                         const void *ctx, const void *data, uint32_t len)
 {
-    memset(out, 0, TPF_LOG_PUT_HEAD);
-    out[TPF_LOG_REC_KIND] = TPF_LOG_PUT;
-    st32(out + TPF_LOG_REC_QID, qid);
-    st64(out + TPF_LOG_REC_UOW, uow);
+    tpf_log_record(out, TPF_LOG_PUT, qid, 0, uow, 0);
     unsigned char *d = out + TPF_LOG_REC; /* the descriptor; its key (tag) stays 0 */
+    memset(d, 0, TPF_MQ_PACKED_DESC);
     memcpy(d + TPF_LOG_DESC_MSGID, md->msg_id, TPF_MQ_ID_LEN);
     memcpy(d + TPF_LOG_DESC_CORRELID, md->correl_id, TPF_MQ_ID_LEN);
     d[TPF_LOG_DESC_PRIORITY] = md->priority;

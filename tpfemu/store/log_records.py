@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from tpfemu import errors
-from tpfemu._lowlevel import header_constants
+from tpfemu._lowlevel import header_constants, log_encode, log_encode_setup
 from tpfemu.mq import cmqc
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.message import DESC, NEVER, ZERO_ID, StoredMessage
@@ -153,43 +153,22 @@ class LogRecord(NamedTuple):
     message: StoredMessage | None
 
 
-def encode_put(r: Put, qid: int) -> bytes:
-    """A PUT record up to its data (the data follows it)."""
-    if len(r.msg_id) != 24 or len(r.correl_id) != 24:
-        raise ValueError("msg_id and correl_id must be 24 bytes")
-    return PUT_HEAD.pack(
-        PUT, qid, 0, r.uow, 0, 0, r.msg_id, r.correl_id, r.priority, r.expiry, r.put_time,
-        r.ctx_len, r.backout_count, len(r.data),
-    )  # fmt: skip
+log_encode_setup(Put, Get, Commit, Backout)
 
 
 def encode_records(
-    records: Sequence[Record], qid_of: Callable[[str], int]
-) -> tuple[list[bytes], set[int], list[tuple[int, int]], list[int]]:
-    """Encode records for a batch: (parts to join, units of work with a record, (part
-    index, uow) of each Commit, units of work committed or backed out)."""
-    parts: list[bytes] = []
-    uows: set[int] = set()
-    commits: list[tuple[int, int]] = []
-    closing: list[int] = []
-    for r in records:
-        if isinstance(r, Put):
-            parts.append(encode_put(r, qid_of(r.queue)))
-            parts.append(r.data)
-        elif isinstance(r, Get):
-            parts.append(REC.pack(GET, qid_of(r.queue), r.backout_count, r.uow, r.key))
-        elif isinstance(r, Commit):
-            commits.append((len(parts), r.uow))
-            closing.append(r.uow)
-            parts.append(REC.pack(COMMIT, 0, 0, r.uow, 0))
-        elif isinstance(r, Backout):
-            closing.append(r.uow)
-            parts.append(REC.pack(BACKOUT, 0, 0, r.uow, 0))
-        else:
-            raise TypeError(f"not a log record: {r!r}")
-        if r.uow:
-            uows.add(r.uow)
-    return parts, uows, commits, closing
+    records: Sequence[Record], qids: dict[str, int], qid_of: Callable[[str], int]
+) -> tuple[bytes, set[int] | None, list[tuple[int, int]] | None, list[int] | None]:
+    """Encode records for a batch, in C (``log_encode``, with the layout :func:`layout`
+    states and logrec.h agrees with): (the records' bytes, the units of work with a
+    record, (byte offset, uow) of each Commit, the units of work committed or backed
+    out), None for an empty collection. A queue's id is ``qids[name]``, else
+    ``qid_of(name)``.
+
+    :raises TypeError, ValueError: a record it cannot encode (not a record, a field of
+        the wrong type or out of range, ids not 24 bytes); nothing was encoded.
+    """
+    return log_encode(records, qids, qid_of)
 
 
 # -- reading (also used by recovery without a RecoveryLog) ---------------------------------

@@ -139,6 +139,11 @@ void tpf_log_pack(const unsigned char *descs, size_t len, const void *const *add
 
 /* -- writing records ------------------------------------------------------------------ */
 
+/** A record's header (TPF_LOG_REC bytes) into out: kind TPF_LOG_*, queue id, backout
+ * count, unit of work, message key (0 where the kind has none). */
+void tpf_log_record(unsigned char *out, int kind, uint32_t qid, uint32_t backouts, uint64_t uow,
+                    uint64_t key);
+
 /**
  * The PUT record of a message just put (its descriptor `md`, as the core's put left it:
  * MsgId, CorrelId, priority, expiry deadline, put time, context length, backout count),
