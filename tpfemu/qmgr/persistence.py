@@ -368,11 +368,25 @@ class QueuePersistence:
 
     def apply_end(self, queue: LocalQueue, uow: int, commit: bool) -> int:
         """Commit or back out logged unit of work ``uow`` on ``queue`` in the core, with
-        its bookkeeping, under the queue's log lock (a checkpoint sees both or neither).
-        Returns how many messages the core committed or backed out."""
+        its bookkeeping; returns how many messages the core committed or backed out.
+
+        A backout is done whole under the queue's log lock: the messages its gets give
+        back must not be in a checkpoint twice (browsed, and from their in-flight copy).
+        A commit (its Commit record durable) runs in the core *before* taking the lock,
+        so that the core call, which releases the GIL, does not hold the lock every
+        committer of the queue needs: until :meth:`applied`, the replay point stays at or
+        below the unit's first record, so a checkpoint taken in between leaves its puts
+        to the log (their keys are above the point) and keeps its gets' messages from
+        their in-flight copies, and replay re-applies both. The bookkeeping is then
+        dropped under the lock (checkpoints iterate it)."""
+        if commit:
+            n = queue.core.commit(uow)
+            with queue.log_lock:
+                self.finish_queue(queue, uow, True)
+            return n
         with queue.log_lock:
-            n = queue.core.commit(uow) if commit else queue.core.backout(uow)
-            self.finish_queue(queue, uow, commit)
+            n = queue.core.backout(uow)
+            self.finish_queue(queue, uow, False)
         return n
 
     def logged(self, uow: int) -> bool:
