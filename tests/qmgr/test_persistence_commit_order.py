@@ -1,7 +1,8 @@
 """MQCMIT of logged work runs the core commit before it takes the queue's log lock
-(QueuePersistence.apply_end): a checkpoint taken between the two must neither lose nor
-double a message. Each test takes a real checkpoint (and trims the log) right after the
-core commit, then recovers the home as a restart would and compares."""
+(QueuePersistence.apply_end): a checkpoint or a CLEAR QL between the two must neither
+lose nor double a message. The tests take a real checkpoint (and trim the log), or
+issue the CLEAR, right after the core commit, then recover the home as a restart would
+and compare."""
 
 from __future__ import annotations
 
@@ -83,4 +84,32 @@ def test_a_checkpoint_amid_a_commit_of_gets_does_not_bring_them_back(system, mon
     conn.commit()
     assert got == [b"x", b"y"] and rounds == [2]
     assert _recovered_data(system) == [b"z"]
+    conn.disconnect()
+
+
+def test_clear_amid_a_commit_of_puts_is_refused_and_loses_nothing(system, monkeypatch):
+    """A CLEAR QL arriving between the core commit of a unit of work's puts and its log
+    bookkeeping (the queue closed meanwhile) is refused, changing nothing: the committed
+    messages stay on the queue and in what a restart would recover, once each."""
+    conn = pymqi.connect("ORDERQM")
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    for data in (b"p", b"q"):
+        q.put(data, pymqi.MD(**PERSISTENT), pymqi.PMO(Options=SYNC_PUT))
+    queue = q.get_handle().queue
+    q.close()  # (CLEAR is refused outright while a handle is open)
+    commit, answers = queue.core.commit, []
+
+    def commit_then_clear(uow: int) -> int:
+        n = commit(uow)
+        answers.append(system.console("ZMQSC CLEAR QL-APP.Q"))
+        return n
+
+    monkeypatch.setattr(queue.core, "commit", commit_then_clear)
+    conn.commit()
+    assert len(answers) == 1 and "MQSC0030I" not in answers[0], answers
+    assert queue.core.depth == 2
+    assert _recovered_data(system) == [b"p", b"q"]
+    monkeypatch.undo()
+    assert "MQSC0030I" in system.console("ZMQSC CLEAR QL-APP.Q")
+    assert _recovered_data(system) == []
     conn.disconnect()

@@ -378,7 +378,9 @@ class QueuePersistence:
         below the unit's first record, so a checkpoint taken in between leaves its puts
         to the log (their keys are above the point) and keeps its gets' messages from
         their in-flight copies, and replay re-applies both. The bookkeeping is then
-        dropped under the lock (checkpoints iterate it)."""
+        dropped under the lock (checkpoints iterate it). A CLEAR QL in between is
+        refused while the bookkeeping remains (LocalQueue.clear_refusal): it would
+        remove the committed puts without logging their Gets."""
         if commit:
             n = queue.core.commit(uow)
             with queue.log_lock:
