@@ -147,6 +147,10 @@ class LocalQueue:
             reasons.append(f"{_count(puts, 'uncommitted put')} and "
                            f"{_count(gets, 'uncommitted get')} in units of work; "
                            "commit or back them out first")
+        elif self.log_pending or self.log_inflight:
+            # committed in the core, its log bookkeeping not done yet (QueuePersistence.
+            # apply_end): CLEAR would miss the Get records of its puts
+            reasons.append("a unit of work is ending on it; try again")
         return "; ".join(reasons) or None
 
     def drop(self) -> None:
