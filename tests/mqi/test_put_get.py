@@ -11,6 +11,7 @@ from mq_helpers import check_reason, depth, drain, get_msg, open_q
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
+from tpfemu.qmgr import plans
 
 OUT = CMQC.MQOO_OUTPUT
 IN = CMQC.MQOO_INPUT_AS_Q_DEF
@@ -401,6 +402,24 @@ def test_set_all_context_keeps_put_appl_name_and_time(qm, local_queue):
     assert got.PutApplType == CMQC.MQAT_UNIX
     assert (got.PutDate, got.PutTime) == (b"20200131", b"23595950")
     assert got.ApplOriginData.rstrip() == b"ORIG"
+
+
+@pytest.mark.parametrize("appl_name", [b"", b" " * 28])
+def test_set_all_context_keeps_a_blank_put_appl_name_blank(qm, local_queue, appl_name):
+    """With MQPMO_SET_ALL_CONTEXT a PutApplName and PutApplType left blank and
+    MQAT_NO_CONTEXT are stored as they are, by the full path, the plan and the raw entry
+    alike: no default of the queue manager's stands in for them."""
+    q = open_q(qm, local_queue, IO | CMQC.MQOO_SET_ALL_CONTEXT)
+    pmo = CMQC.MQPMO_SET_ALL_CONTEXT | CMQC.MQPMO_NO_SYNCPOINT
+    for _ in range(2):  # the first by the full path, then the handle's plan
+        q.put(b"x", pymqi.MD(PutApplName=appl_name), pymqi.PMO(Options=pmo))
+    md = bytearray(pymqi.MD(Version=2, PutApplName=appl_name).pack())
+    assert plans.planned_put_raw(q.get_handle().put_plan, b"x", md,
+                                 bytearray(pymqi.PMO(Options=pmo).pack()))
+    for _ in range(3):
+        got = pymqi.MD()
+        get_msg(q, got)
+        assert (got.PutApplName, got.PutApplType) == (b" " * 28, CMQC.MQAT_NO_CONTEXT)
 
 
 def test_default_context_sets_put_date_and_time_utc(qm, local_queue):

@@ -15,6 +15,7 @@ with the queue manager's default put context (see docs/deviations.md).
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from tpfemu.mq import cmqc
@@ -201,10 +202,19 @@ def origin_record(origin: dict[str, Any]) -> bytes:
     return _STRUCT.pack(_VERSION, *values_of(None, None, origin))
 
 
-def default_record() -> bytes:
-    """The record of a put whose every field is the default (MQPMO_SET_ALL_CONTEXT with
-    an MD left at its initial values), packed."""
-    return _STRUCT.pack(_VERSION, *_DEFAULT_VALUES)
+def put_context_as_given(md_get: Callable[[str, Any], Any]) -> dict[str, Any]:
+    """MQPMO_SET_ALL_CONTEXT's put context: every PUT_CONTEXT field as the MD holds it
+    (``md_get(name, initial)``), its initial value included. IBM takes them all from the
+    MD: no default of ours (PutApplName TPFEMU, PutApplType MQAT_TPF) stands in."""
+    return {f: md_get(f, _MD_INITIAL[f]) for f in PUT_CONTEXT}
+
+
+def set_all_record() -> bytes:
+    """The record of a put with MQPMO_SET_ALL_CONTEXT whose MD is left at its initial
+    values, packed: the defaults, but the put context at the MD's initial values."""
+    given = {f: _norm(f, _MD_INITIAL[f]) for f in PUT_CONTEXT}
+    return _STRUCT.pack(_VERSION, *(given.get(n, d) for n, d in zip(_NAMES, _DEFAULT_VALUES,
+                                                                      strict=True)))
 
 
 # Where a put with an MD takes each record field from (the C path reads it): never from

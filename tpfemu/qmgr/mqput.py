@@ -202,6 +202,7 @@ def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
         pass
     elif options & cmqc.MQPMO_SET_ALL_CONTEXT:
         put_time = time_from(md_get("PutDate", b""), md_get("PutTime", b""))
+        overrides.update(context.put_context_as_given(md_get))
     elif options & cmqc.MQPMO_NO_CONTEXT:
         overrides.update(_BLANK, AccountingToken=bytes(32), PutApplType=cmqc.MQAT_NO_CONTEXT)
     elif options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:

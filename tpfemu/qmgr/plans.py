@@ -141,7 +141,7 @@ def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: i
          CONTEXT_DEFAULT),
         (*rules, context.origin_record(conn.origin_context), {}, (), *reply,
          CONTEXT_IDENTITY),
-        (*rules, context.default_record(), {}, (), *reply, CONTEXT_ALL),
+        (*rules, context.set_all_record(), {}, (), *reply, CONTEXT_ALL),
         contexts, qm.events, (queue.name.encode().ljust(48), qm.name.encode().ljust(48)),
         conn.plan_uow, conn.plan_joined)
 
