@@ -50,9 +50,10 @@ typedef struct {
     PyObject *index;      /**< dict: name -> its index in names */
     PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
     int32_t last_ix[2];
-    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr seen (raw bytes) */
-    size_t last_text_len[3]; /**< their lengths, 0: none seen this cycle */
-    int32_t last_text_ix[3]; /**< and their indexes in names */
+    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr fields seen, as
+                                 they are in the context record (blanks included) */
+    size_t last_text_len[3]; /**< their widths, 0: none seen this cycle */
+    int32_t last_text_ix[3]; /**< and their indexes in names (-1: blank) */
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */
@@ -233,28 +234,34 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
-/* The index in this cycle's names of text `t` of a context record (`which`: 0 Format,
- * 1 ReplyToQ, 2 ReplyToQMgr; its bytes read as Latin-1, as the events emitted in Python
- * read them), added if new; -1 for a blank field. A run of one text is a memcmp. -2
- * with an exception set. */
-static int32_t text_index(EventLog *self, int which, tpf_journal_text_t t)
+/* The index in this cycle's names of the text in `field`, a context record's field as
+ * it is there (`which`: 0 Format, 1 ReplyToQ, 2 ReplyToQMgr; tpf_journal_ctx_fields),
+ * without its trailing blanks and NULs and read as Latin-1 (as the events emitted in
+ * Python read it), added if new; -1 for a blank field. The same field as the last one
+ * is a memcmp of its raw bytes (not trimmed again). -2 with an exception set. */
+static int32_t text_index(EventLog *self, int which, tpf_journal_text_t field)
 {
-    if (t.p == NULL || t.len == 0)
+    if (field.p == NULL || field.len == 0)
         return -1;
-    if (t.len > sizeof self->last_text[which])
-        t.len = sizeof self->last_text[which];
-    if (t.len == self->last_text_len[which] && memcmp(t.p, self->last_text[which], t.len) == 0)
+    if (field.len > sizeof self->last_text[which])
+        field.len = sizeof self->last_text[which];
+    if (field.len == self->last_text_len[which] &&
+        memcmp(field.p, self->last_text[which], field.len) == 0)
         return self->last_text_ix[which];
-    PyObject *text = PyUnicode_DecodeLatin1(t.p, (Py_ssize_t)t.len, NULL);
-    if (text == NULL)
-        return -2;
-    int32_t ix = name_index(self, text, 0);
-    self->last_name[0] = NULL; /* (text may not be the object names holds) */
-    Py_DECREF(text);
-    if (ix < 0)
-        return -2;
-    memcpy(self->last_text[which], t.p, t.len);
-    self->last_text_len[which] = t.len;
+    tpf_journal_text_t t = tpf_journal_text_trim(field);
+    int32_t ix = -1;
+    if (t.p != NULL) {
+        PyObject *text = PyUnicode_DecodeLatin1(t.p, (Py_ssize_t)t.len, NULL);
+        if (text == NULL)
+            return -2;
+        ix = name_index(self, text, 0);
+        self->last_name[0] = NULL; /* (text may not be the object names holds) */
+        Py_DECREF(text);
+        if (ix < 0)
+            return -2;
+    }
+    memcpy(self->last_text[which], field.p, field.len);
+    self->last_text_len[which] = field.len;
     self->last_text_ix[which] = ix;
     return ix;
 }
@@ -271,7 +278,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     int32_t queue_ix = -1, program_ix = -1, texts[3] = {-1, -1, -1};
     if (ctx != NULL && ctx_len != 0) {
         tpf_journal_text_t t[3];
-        tpf_journal_ctx_texts(ctx, ctx_len, t);
+        tpf_journal_ctx_fields(ctx, ctx_len, t);
         for (int c = 0; c < 3; c++) {
             if ((texts[c] = text_index(self, c, t[c])) < -1) {
                 PyErr_Clear();

@@ -150,11 +150,18 @@ typedef struct {
 } tpf_journal_text_t;
 
 /** The Format, ReplyToQ and ReplyToQMgr of a message's context record (`ctx_len`
- * bytes; NULL or 0: it has none) into out[0..2]: each a pointer into the record and its
- * length without trailing blanks and NULs, {NULL, 0} for a blank field, a record of
- * another layout, or none (tpf_journal_set_ctx_layout's offsets). The caller turns them
- * into the indexes a record keeps (tpf_journal_origin_t.texts). */
-void tpf_journal_ctx_texts(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3]);
+ * bytes; NULL or 0: it has none; tpf_journal_set_ctx_layout's offsets) into out[0..2],
+ * as they are in the record, blanks included: each a pointer into the record and its
+ * width (8, 48, 48), {NULL, 0} for a record of another layout, none, or a field not in
+ * the layout. tpf_journal_text_trim makes the text of one (without its trailing blanks
+ * and NULs); the caller turns the texts into the indexes a record keeps
+ * (tpf_journal_origin_t.texts). A caller that saw the same bytes before knows their
+ * text without trimming them again (EventLog compares a raw field with the last). */
+void tpf_journal_ctx_fields(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3]);
+
+/** A raw field of tpf_journal_ctx_fields without its trailing blanks and NULs ({NULL, 0}
+ * when nothing is left). */
+tpf_journal_text_t tpf_journal_text_trim(tpf_journal_text_t field);
 
 /** One batch to encode. */
 typedef struct {
