@@ -19,9 +19,9 @@ setup(
                      "native/python/mdpath.c", "native/python/mdraw.c", "native/python/mdtime.c",
                      "native/python/structbase.c", "native/python/planpath.c",
                      "native/python/eventlog.c", "native/python/runningecb.c",
-                     "native/python/payloadhash.c",
+                     "native/python/payloadhash.c", "native/python/segfile.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
-                     "native/src/journal_record.c",
+                     "native/src/journal_record.c", "native/src/journal_segment.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)
                      "native/src/putrules.c"],
             include_dirs=["native/include", "native/python"],

@@ -60,8 +60,8 @@ typedef struct {
     int hashes;           /**< hash each event's data here; 0: keep the data instead,
                                hash 0 (the writer hashes it; bench_journal's alternative) */
     int writing;          /**< write_ipc() runs with the GIL released */
-    unsigned char *enc;   /**< write_ipc's buffer for one encoded batch, kept for the next */
-    size_t enc_cap;
+    tpf_journal_seg_t enc; /**< write_ipc's buffer for one encoded batch, kept for the next
+                               (given a file descriptor, not a SegmentFile) */
     uint64_t recno;       /**< the number the next record takes */
     put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
 } EventLog;
@@ -431,7 +431,8 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 PyDoc_STRVAR(write_ipc_doc,
              "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted)\n--\n\n"
              "Write everything recorded, in order, and forget it: each run of events the\n"
-             "fast paths recorded goes to the file descriptor fd as Arrow IPC record\n"
+             "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
+             "or a SegmentFile, appended to: its flush() writes them) as Arrow IPC record\n"
              "batches of the journal schema (at most batch_events rows each, cpu and qmgr\n"
              "on every row), encoded in C with the GIL released; each run of events emitted\n"
              "in Python is handed to emitted(items, seq0), which writes them. seq counts\n"
@@ -489,14 +490,19 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 
 static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
+    int to_file = nargs == 6 && Py_TYPE(args[0]) == &segfile_type;
+    if (nargs != 6 || !(to_file || PyLong_Check(args[0])) || !PyLong_Check(args[1]) ||
         !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4]) ||
         !PyCallable_Check(args[5])) {
-        PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int, seq0: int, cpu: str, qmgr: str, "
-                                         "batch_events: int, emitted: callable)");
+        PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int | SegmentFile, seq0: int, cpu: str, "
+                                         "qmgr: str, batch_events: int, emitted: callable)");
         return NULL;
     }
-    int fd = PyObject_AsFileDescriptor(args[0]);
+    int fd = -1;
+    tpf_journal_seg_t *seg = NULL; /* (NULL: each batch written to fd as it is encoded) */
+    if (to_file ? (seg = segfile_begin(args[0], &fd)) == NULL
+                : (fd = PyObject_AsFileDescriptor(args[0])) < 0)
+        return NULL;
     long long seq0 = PyLong_AsLongLong(args[1]);
     Py_ssize_t most = PyLong_AsSsize_t(args[4]);
     if (PyErr_Occurred())
@@ -579,6 +585,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         }
         while (end < taken.n && taken.recs[end].kind != EVENTLOG_PY)
             end++;
+        if (seg != NULL)
+            segfile_busy(args[0], 1);
         Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
         while (done < end) {
             Py_ssize_t n = end - done < most ? end - done : most;
@@ -588,11 +596,13 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             batch.n = (size_t)n;
             batch.seq0 = seq0 + done;
             size_t len;
-            if (tpf_journal_encode(&batch, &self->enc, &self->enc_cap, &len) < 0) {
+            self->enc.used = self->enc.done = 0;
+            if (tpf_journal_encode(&batch, seg != NULL ? seg : &self->enc, &len) < 0) {
                 err = ENOMEM;
                 break;
             }
-            int rc = write_all(fd, self->enc, len);
+            int rc = seg == NULL ? write_all(fd, self->enc.buf, len)
+                     : seg->used >= SEGFILE_SPILL ? tpf_journal_seg_write(seg, fd, 0) : 0;
             if (rc < 0) {
                 err = errno;
                 break;
@@ -601,6 +611,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             written += len;
         }
         Py_END_ALLOW_THREADS
+        if (seg != NULL)
+            segfile_busy(args[0], 0);
     }
     self->writing = 0;
     PyMem_RawFree(names);
@@ -658,7 +670,7 @@ static void el_dealloc(EventLog *self)
     buf_free(&self->cur);
     buf_free(&self->spare);
     PyMem_RawFree(self->recent);
-    free(self->enc);
+    free(self->enc.buf);
     Py_XDECREF(self->names);
     Py_XDECREF(self->index);
     Py_XDECREF(self->current);
@@ -703,6 +715,7 @@ PyTypeObject eventlog_type = {
 int eventlog_ready(PyObject *module)
 {
     if (runningecb_ready(module) < 0 || payloadhash_ready(module) < 0 ||
+        segfile_ready(module) < 0 ||
         PyType_Ready(&eventlog_type) < 0)
         return -1;
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt

@@ -253,8 +253,7 @@ static void zero_gaps(unsigned char *body, const layout_t *L, const size_t *at, 
         memset(body + at[B_PAYLOAD_O], 0, (size_t)L->bufs[B_PAYLOAD_O].length);
 }
 
-int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t *cap,
-                       size_t *out_len)
+int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, size_t *out_len)
 {
     size_t n = b->n, bits = (n + 7u) / 8u, offs = 4u * (n + 1u);
     size_t queue_bytes = 0, prog_bytes = 0, prog_nulls = 0, group_nulls = 0, ecb_nulls = 0;
@@ -314,14 +313,9 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t
 #undef BUF
     /* (k == NBUFS here: the sequence above follows the enum) */
     size_t meta = pad8(META_LEN), total = 8 + meta + L.body;
-    if (*cap < total) { /* the caller's buffer, grown as needed and kept for the next */
-        unsigned char *grown = realloc(*buf, total);
-        if (grown == NULL)
-            return -1;
-        *buf = grown;
-        *cap = total;
-    }
-    unsigned char *msg = *buf;
+    unsigned char *msg = tpf_journal_seg_reserve(out, total);
+    if (msg == NULL)
+        return -1;
     memset(msg, 0, 8 + meta);
     put32(msg, 0xFFFFFFFFu);
     put32(msg + 4, (uint32_t)meta);
@@ -396,6 +390,7 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t
             po[i + 1] = pat;
         }
     }
+    out->used += total;
     *out_len = total;
     return 0;
 }
