@@ -432,7 +432,7 @@ PyDoc_STRVAR(write_ipc_doc,
              "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted)\n--\n\n"
              "Write everything recorded, in order, and forget it: each run of events the\n"
              "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
-             "or a SegmentFile, appended to: its flush() writes them) as Arrow IPC record\n"
+             "or a SegmentFile, appended to and flushed at the end) as Arrow IPC record\n"
              "batches of the journal schema (at most batch_events rows each, cpu and qmgr\n"
              "on every row), encoded in C with the GIL released; each run of events emitted\n"
              "in Python is handed to emitted(items, seq0), which writes them. seq counts\n"
@@ -610,9 +610,21 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             done += n;
             written += len;
         }
+        if (seg != NULL && err == 0 && done == taken.n && tpf_journal_seg_write(seg, fd, 1) < 0)
+            err = errno; /* (the cycle ends with this run: written in the same release) */
         Py_END_ALLOW_THREADS
         if (seg != NULL)
             segfile_busy(args[0], 0);
+    }
+    if (seg != NULL && err == 0 && seg->used != seg->done) { /* (it ended with a Python run) */
+        int rc;
+        segfile_busy(args[0], 1);
+        Py_BEGIN_ALLOW_THREADS
+        rc = tpf_journal_seg_write(seg, fd, 1);
+        Py_END_ALLOW_THREADS
+        segfile_busy(args[0], 0);
+        if (rc < 0)
+            err = errno, done = 0; /* (what was appended this cycle is not written) */
     }
     self->writing = 0;
     PyMem_RawFree(names);

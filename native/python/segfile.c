@@ -63,7 +63,8 @@ static PyObject *sf_append(SegmentFile *self, PyObject *data)
 static PyObject *sf_flush(SegmentFile *self, PyObject *unused)
 {
     (void)unused;
-    if (sf_busy(self) < 0 || sf_write(self, 1) < 0)
+    if (sf_busy(self) < 0 ||
+        (self->seg.used != self->seg.done && sf_write(self, 1) < 0)) /* (else: nothing new) */
         return NULL;
     Py_RETURN_NONE;
 }
