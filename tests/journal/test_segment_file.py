@@ -152,3 +152,27 @@ def test_a_journal_writes_its_segments_with_o_direct_where_it_can(start_system, 
     system.stop()
     events = list(journal.read_events(system.home, queue="APP.Q", events=["put", "get"]))
     assert len(events) == 2 * 3003
+
+
+def test_zeros_after_the_last_message_read_as_the_end(start_system):
+    """A segment as a crash between a cycle's padded direct write and its cut to size
+    leaves it (its messages, no end-of-stream marker, then zeros to the block's end)
+    reads back whole, and the next start resumes after its last event."""
+    from tpfemu.journal.reader import last_seq
+
+    system = start_system()
+    qm = pymqi.connect(system.name)
+    q = pymqi.Queue(qm, "APP.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    for _ in range(100):
+        q.put(b"x" * 10)
+        q.get()
+    assert system.journal.flush()
+    segment = system.journal.segment
+    written = segment.read_bytes()
+    q.close()
+    qm.disconnect()
+    system.stop()
+    segment.write_bytes(written + bytes(3000))
+    events = list(journal.read_events(system.home, queue="APP.Q", events=["put", "get"]))
+    assert len(events) == 200
+    assert last_seq(segment) == max(e.seq for e in journal.read_events(system.home))
