@@ -162,20 +162,26 @@ static inline void id_put(unsigned char *data, size_t i, const void *p, size_t w
 /* The offsets of a binary column whose rows are all `width` bytes. */
 static void fixed_offsets(int32_t *offs, size_t n, size_t width)
 {
-    for (size_t i = 0; i <= n; i++)
-        offs[i] = (int32_t)(i * width);
+    int32_t at = 0, step = (int32_t)width;
+    for (size_t i = 0; i <= n; i++, at += step)
+        offs[i] = at;
 }
 
-/* A column holding the same text on every row (cpu, qmgr). */
+/* A column holding the same text on every row (cpu, qmgr): its data made by doubling
+ * what is written (a few long copies, not one short copy a row). */
 static void same_text(unsigned char *body, size_t offs_at, size_t data_at, size_t n,
                       tpf_journal_text_t t)
 {
-    int32_t *offs = (int32_t *)(body + offs_at);
+    fixed_offsets((int32_t *)(body + offs_at), n, t.len);
     unsigned char *data = body + data_at;
-    for (size_t i = 0; i <= n; i++)
-        offs[i] = (int32_t)(i * t.len);
-    for (size_t i = 0; i < n; i++)
-        memcpy(data + i * t.len, t.p, t.len);
+    size_t total = n * t.len, have = n ? t.len : 0;
+    if (have != 0)
+        memcpy(data, t.p, have);
+    while (have < total) {
+        size_t more = have < total - have ? have : total - have;
+        memcpy(data + have, data, more);
+        have += more;
+    }
 }
 
 /* The metadata: a flatbuffer Message{version V5, header RecordBatch{length, nodes,
