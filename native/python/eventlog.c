@@ -234,20 +234,43 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
+static int32_t text_index_new(EventLog *self, int which, tpf_journal_text_t field);
+
+/* 1 when a[0:len] == b[0:len], compared 8 bytes at a time (the fields are 8 or 48). */
+static inline int same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len % 8 != 0)
+        return memcmp(a, b, len) == 0;
+    uint64_t diff = 0;
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
 /* The index in this cycle's names of the text in `field`, a context record's field as
  * it is there (`which`: 0 Format, 1 ReplyToQ, 2 ReplyToQMgr; tpf_journal_ctx_fields),
  * without its trailing blanks and NULs and read as Latin-1 (as the events emitted in
  * Python read it), added if new; -1 for a blank field. The same field as the last one
- * is a memcmp of its raw bytes (not trimmed again). -2 with an exception set. */
-static int32_t text_index(EventLog *self, int which, tpf_journal_text_t field)
+ * is a comparison of its raw bytes (not trimmed again). -2 with an exception set. */
+static inline int32_t text_index(EventLog *self, int which, tpf_journal_text_t field)
 {
     if (field.p == NULL || field.len == 0)
         return -1;
     if (field.len > sizeof self->last_text[which])
         field.len = sizeof self->last_text[which];
     if (field.len == self->last_text_len[which] &&
-        memcmp(field.p, self->last_text[which], field.len) == 0)
+        same_bytes(field.p, self->last_text[which], field.len))
         return self->last_text_ix[which];
+    return text_index_new(self, which, field);
+}
+
+/* text_index of a field that is not the last one seen. */
+static int32_t text_index_new(EventLog *self, int which, tpf_journal_text_t field)
+{
     tpf_journal_text_t t = tpf_journal_text_trim(field);
     int32_t ix = -1;
     if (t.p != NULL) {
