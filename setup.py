@@ -20,9 +20,9 @@ setup(
                      "native/python/structbase.c", "native/python/planpath.c",
                      "native/python/eventlog.c", "native/python/runningecb.c",
                      "native/python/payloadhash.c", "native/python/logput.c",
-                     "native/python/logencode.c",
+                     "native/python/logencode.c", "native/python/segfile.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
-                     "native/src/journal_record.c",
+                     "native/src/journal_record.c", "native/src/journal_segment.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)
                      "native/src/putrules.c",
                      # a persistent message's PUT record, made by a put plan (no state)

@@ -50,17 +50,18 @@ typedef struct {
     PyObject *index;      /**< dict: name -> its index in names */
     PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
     int32_t last_ix[2];
-    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr seen (raw bytes) */
-    size_t last_text_len[3]; /**< their lengths, 0: none seen this cycle */
-    int32_t last_text_ix[3]; /**< and their indexes in names */
+    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr fields seen, as
+                                 they are in the context record (blanks included) */
+    size_t last_text_len[3]; /**< their widths, 0: none seen this cycle */
+    int32_t last_text_ix[3]; /**< and their indexes in names (-1: blank) */
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */
     int hashes;           /**< hash each event's data here; 0: keep the data instead,
                                hash 0 (the writer hashes it; bench_journal's alternative) */
     int writing;          /**< write_ipc() runs with the GIL released */
-    unsigned char *enc;   /**< write_ipc's buffer for one encoded batch, kept for the next */
-    size_t enc_cap;
+    tpf_journal_seg_t enc; /**< write_ipc's buffer for one encoded batch, kept for the next
+                               (given a file descriptor, not a SegmentFile) */
     uint64_t recno;       /**< the number the next record takes */
     put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
 } EventLog;
@@ -233,28 +234,57 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
     return (int32_t)ix;
 }
 
-/* The index in this cycle's names of text `t` of a context record (`which`: 0 Format,
- * 1 ReplyToQ, 2 ReplyToQMgr; its bytes read as Latin-1, as the events emitted in Python
- * read them), added if new; -1 for a blank field. A run of one text is a memcmp. -2
- * with an exception set. */
-static int32_t text_index(EventLog *self, int which, tpf_journal_text_t t)
+static int32_t text_index_new(EventLog *self, int which, tpf_journal_text_t field);
+
+/* 1 when a[0:len] == b[0:len], compared 8 bytes at a time (the fields are 8 or 48). */
+static inline int same_bytes(const char *a, const char *b, size_t len)
 {
-    if (t.p == NULL || t.len == 0)
+    if (len % 8 != 0)
+        return memcmp(a, b, len) == 0;
+    uint64_t diff = 0;
+    for (size_t i = 0; i < len; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
+
+/* The index in this cycle's names of the text in `field`, a context record's field as
+ * it is there (`which`: 0 Format, 1 ReplyToQ, 2 ReplyToQMgr; tpf_journal_ctx_fields),
+ * without its trailing blanks and NULs and read as Latin-1 (as the events emitted in
+ * Python read it), added if new; -1 for a blank field. The same field as the last one
+ * is a comparison of its raw bytes (not trimmed again). -2 with an exception set. */
+static inline int32_t text_index(EventLog *self, int which, tpf_journal_text_t field)
+{
+    if (field.p == NULL || field.len == 0)
         return -1;
-    if (t.len > sizeof self->last_text[which])
-        t.len = sizeof self->last_text[which];
-    if (t.len == self->last_text_len[which] && memcmp(t.p, self->last_text[which], t.len) == 0)
+    if (field.len > sizeof self->last_text[which])
+        field.len = sizeof self->last_text[which];
+    if (field.len == self->last_text_len[which] &&
+        same_bytes(field.p, self->last_text[which], field.len))
         return self->last_text_ix[which];
-    PyObject *text = PyUnicode_DecodeLatin1(t.p, (Py_ssize_t)t.len, NULL);
-    if (text == NULL)
-        return -2;
-    int32_t ix = name_index(self, text, 0);
-    self->last_name[0] = NULL; /* (text may not be the object names holds) */
-    Py_DECREF(text);
-    if (ix < 0)
-        return -2;
-    memcpy(self->last_text[which], t.p, t.len);
-    self->last_text_len[which] = t.len;
+    return text_index_new(self, which, field);
+}
+
+/* text_index of a field that is not the last one seen. */
+static int32_t text_index_new(EventLog *self, int which, tpf_journal_text_t field)
+{
+    tpf_journal_text_t t = tpf_journal_text_trim(field);
+    int32_t ix = -1;
+    if (t.p != NULL) {
+        PyObject *text = PyUnicode_DecodeLatin1(t.p, (Py_ssize_t)t.len, NULL);
+        if (text == NULL)
+            return -2;
+        ix = name_index(self, text, 0);
+        self->last_name[0] = NULL; /* (text may not be the object names holds) */
+        Py_DECREF(text);
+        if (ix < 0)
+            return -2;
+    }
+    memcpy(self->last_text[which], field.p, field.len);
+    self->last_text_len[which] = field.len;
     self->last_text_ix[which] = ix;
     return ix;
 }
@@ -271,7 +301,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     int32_t queue_ix = -1, program_ix = -1, texts[3] = {-1, -1, -1};
     if (ctx != NULL && ctx_len != 0) {
         tpf_journal_text_t t[3];
-        tpf_journal_ctx_texts(ctx, ctx_len, t);
+        tpf_journal_ctx_fields(ctx, ctx_len, t);
         for (int c = 0; c < 3; c++) {
             if ((texts[c] = text_index(self, c, t[c])) < -1) {
                 PyErr_Clear();
@@ -424,7 +454,8 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 PyDoc_STRVAR(write_ipc_doc,
              "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted)\n--\n\n"
              "Write everything recorded, in order, and forget it: each run of events the\n"
-             "fast paths recorded goes to the file descriptor fd as Arrow IPC record\n"
+             "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
+             "or a SegmentFile, appended to and flushed at the end) as Arrow IPC record\n"
              "batches of the journal schema (at most batch_events rows each, cpu and qmgr\n"
              "on every row), encoded in C with the GIL released; each run of events emitted\n"
              "in Python is handed to emitted(items, seq0), which writes them. seq counts\n"
@@ -482,14 +513,19 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 
 static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 6 || !PyLong_Check(args[0]) || !PyLong_Check(args[1]) ||
+    int to_file = nargs == 6 && Py_TYPE(args[0]) == &segfile_type;
+    if (nargs != 6 || !(to_file || PyLong_Check(args[0])) || !PyLong_Check(args[1]) ||
         !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4]) ||
         !PyCallable_Check(args[5])) {
-        PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int, seq0: int, cpu: str, qmgr: str, "
-                                         "batch_events: int, emitted: callable)");
+        PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int | SegmentFile, seq0: int, cpu: str, "
+                                         "qmgr: str, batch_events: int, emitted: callable)");
         return NULL;
     }
-    int fd = PyObject_AsFileDescriptor(args[0]);
+    int fd = -1;
+    tpf_journal_seg_t *seg = NULL; /* (NULL: each batch written to fd as it is encoded) */
+    if (to_file ? (seg = segfile_begin(args[0], &fd)) == NULL
+                : (fd = PyObject_AsFileDescriptor(args[0])) < 0)
+        return NULL;
     long long seq0 = PyLong_AsLongLong(args[1]);
     Py_ssize_t most = PyLong_AsSsize_t(args[4]);
     if (PyErr_Occurred())
@@ -572,6 +608,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         }
         while (end < taken.n && taken.recs[end].kind != EVENTLOG_PY)
             end++;
+        if (seg != NULL)
+            segfile_busy(args[0], 1);
         Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
         while (done < end) {
             Py_ssize_t n = end - done < most ? end - done : most;
@@ -581,11 +619,13 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             batch.n = (size_t)n;
             batch.seq0 = seq0 + done;
             size_t len;
-            if (tpf_journal_encode(&batch, &self->enc, &self->enc_cap, &len) < 0) {
+            self->enc.used = self->enc.done = 0;
+            if (tpf_journal_encode(&batch, seg != NULL ? seg : &self->enc, &len) < 0) {
                 err = ENOMEM;
                 break;
             }
-            int rc = write_all(fd, self->enc, len);
+            int rc = seg == NULL ? write_all(fd, self->enc.buf, len)
+                     : seg->used >= SEGFILE_SPILL ? tpf_journal_seg_write(seg, fd, 0) : 0;
             if (rc < 0) {
                 err = errno;
                 break;
@@ -593,7 +633,21 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
             done += n;
             written += len;
         }
+        if (seg != NULL && err == 0 && done == taken.n && tpf_journal_seg_write(seg, fd, 1) < 0)
+            err = errno; /* (the cycle ends with this run: written in the same release) */
         Py_END_ALLOW_THREADS
+        if (seg != NULL)
+            segfile_busy(args[0], 0);
+    }
+    if (seg != NULL && err == 0 && seg->used != seg->done) { /* (it ended with a Python run) */
+        int rc;
+        segfile_busy(args[0], 1);
+        Py_BEGIN_ALLOW_THREADS
+        rc = tpf_journal_seg_write(seg, fd, 1);
+        Py_END_ALLOW_THREADS
+        segfile_busy(args[0], 0);
+        if (rc < 0)
+            err = errno, done = 0; /* (what was appended this cycle is not written) */
     }
     self->writing = 0;
     PyMem_RawFree(names);
@@ -651,7 +705,7 @@ static void el_dealloc(EventLog *self)
     buf_free(&self->cur);
     buf_free(&self->spare);
     PyMem_RawFree(self->recent);
-    free(self->enc);
+    free(self->enc.buf);
     Py_XDECREF(self->names);
     Py_XDECREF(self->index);
     Py_XDECREF(self->current);
@@ -696,6 +750,7 @@ PyTypeObject eventlog_type = {
 int eventlog_ready(PyObject *module)
 {
     if (runningecb_ready(module) < 0 || payloadhash_ready(module) < 0 ||
+        segfile_ready(module) < 0 ||
         PyType_Ready(&eventlog_type) < 0)
         return -1;
 #define F(name, fmt) #name, (Py_ssize_t)offsetof(eventlog_rec_t, name), fmt

@@ -64,6 +64,17 @@ int runningecb_ready(PyObject *module);
 /** payloadhash.c: the module function payload_hashes, added by eventlog_ready. */
 int payloadhash_ready(PyObject *module);
 
+/** segfile.c: the SegmentFile type (the journal's segment being written), added by
+ * eventlog_ready. SEGFILE_SPILL: staged past this many bytes, whole blocks are written
+ * at once. segfile_begin: its staging and fd, for a write with the GIL released between
+ * segfile_busy(obj, 1) and segfile_busy(obj, 0); NULL with RuntimeError while another
+ * write runs. */
+#define SEGFILE_SPILL ((size_t)1 << 20)
+extern PyTypeObject segfile_type;
+int segfile_ready(PyObject *module);
+tpf_journal_seg_t *segfile_begin(PyObject *obj, int *fd);
+void segfile_busy(PyObject *obj, int busy);
+
 /** 1 when `obj` is an EventLog. */
 static inline int eventlog_check(PyObject *obj)
 {

@@ -162,20 +162,26 @@ static inline void id_put(unsigned char *data, size_t i, const void *p, size_t w
 /* The offsets of a binary column whose rows are all `width` bytes. */
 static void fixed_offsets(int32_t *offs, size_t n, size_t width)
 {
-    for (size_t i = 0; i <= n; i++)
-        offs[i] = (int32_t)(i * width);
+    int32_t at = 0, step = (int32_t)width;
+    for (size_t i = 0; i <= n; i++, at += step)
+        offs[i] = at;
 }
 
-/* A column holding the same text on every row (cpu, qmgr). */
+/* A column holding the same text on every row (cpu, qmgr): its data made by doubling
+ * what is written (a few long copies, not one short copy a row). */
 static void same_text(unsigned char *body, size_t offs_at, size_t data_at, size_t n,
                       tpf_journal_text_t t)
 {
-    int32_t *offs = (int32_t *)(body + offs_at);
+    fixed_offsets((int32_t *)(body + offs_at), n, t.len);
     unsigned char *data = body + data_at;
-    for (size_t i = 0; i <= n; i++)
-        offs[i] = (int32_t)(i * t.len);
-    for (size_t i = 0; i < n; i++)
-        memcpy(data + i * t.len, t.p, t.len);
+    size_t total = n * t.len, have = n ? t.len : 0;
+    if (have != 0)
+        memcpy(data, t.p, have);
+    while (have < total) {
+        size_t more = have < total - have ? have : total - have;
+        memcpy(data + have, data, more);
+        have += more;
+    }
 }
 
 /* The metadata: a flatbuffer Message{version V5, header RecordBatch{length, nodes,
@@ -253,8 +259,7 @@ static void zero_gaps(unsigned char *body, const layout_t *L, const size_t *at, 
         memset(body + at[B_PAYLOAD_O], 0, (size_t)L->bufs[B_PAYLOAD_O].length);
 }
 
-int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t *cap,
-                       size_t *out_len)
+int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, size_t *out_len)
 {
     size_t n = b->n, bits = (n + 7u) / 8u, offs = 4u * (n + 1u);
     size_t queue_bytes = 0, prog_bytes = 0, prog_nulls = 0, group_nulls = 0, ecb_nulls = 0;
@@ -314,14 +319,9 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t
 #undef BUF
     /* (k == NBUFS here: the sequence above follows the enum) */
     size_t meta = pad8(META_LEN), total = 8 + meta + L.body;
-    if (*cap < total) { /* the caller's buffer, grown as needed and kept for the next */
-        unsigned char *grown = realloc(*buf, total);
-        if (grown == NULL)
-            return -1;
-        *buf = grown;
-        *cap = total;
-    }
-    unsigned char *msg = *buf;
+    unsigned char *msg = tpf_journal_seg_reserve(out, total);
+    if (msg == NULL)
+        return -1;
     memset(msg, 0, 8 + meta);
     put32(msg, 0xFFFFFFFFu);
     put32(msg + 4, (uint32_t)meta);
@@ -396,6 +396,7 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t
             po[i + 1] = pat;
         }
     }
+    out->used += total;
     *out_len = total;
     return 0;
 }

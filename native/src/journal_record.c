@@ -50,19 +50,27 @@ void tpf_journal_set_ctx_layout(const tpf_journal_ctx_layout_t *layout)
     ctx_layout = *layout;
 }
 
-/* A blank-padded text field of `width` bytes at `at` of the record, without its
- * trailing blanks and NULs ({NULL, 0}: blank, or not in the layout). */
-static tpf_journal_text_t field_text(const char *record, int32_t at, size_t width)
+tpf_journal_text_t tpf_journal_text_trim(tpf_journal_text_t field)
 {
     tpf_journal_text_t t = {NULL, 0};
-    if (at < 0)
-        return t;
-    size_t len = width;
-    while (len > 0 && (record[at + len - 1] == ' ' || record[at + len - 1] == '\0'))
+    size_t len = field.p != NULL ? field.len : 0;
+    while (len > 0 && (field.p[len - 1] == ' ' || field.p[len - 1] == '\0'))
         len--;
     if (len > 0) {
-        t.p = record + at;
+        t.p = field.p;
         t.len = len;
+    }
+    return t;
+}
+
+/* The text field of `width` bytes at `at` of the record, as it is ({NULL, 0}: not in
+ * the layout). */
+static tpf_journal_text_t field_raw(const char *record, int32_t at, size_t width)
+{
+    tpf_journal_text_t t = {NULL, 0};
+    if (at >= 0) {
+        t.p = record + at;
+        t.len = width;
     }
     return t;
 }
@@ -75,16 +83,16 @@ static int ctx_known(const char *ctx, uint32_t ctx_len)
            (uint8_t)ctx[0] == L->version;
 }
 
-void tpf_journal_ctx_texts(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3])
+void tpf_journal_ctx_fields(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3])
 {
     const tpf_journal_ctx_layout_t *L = &ctx_layout;
     static const tpf_journal_text_t none = {NULL, 0};
     out[0] = out[1] = out[2] = none;
     if (!ctx_known(ctx, ctx_len))
         return;
-    out[0] = field_text(ctx, L->format_at, 8);
-    out[1] = field_text(ctx, L->reply_q_at, 48);
-    out[2] = field_text(ctx, L->reply_qmgr_at, 48);
+    out[0] = field_raw(ctx, L->format_at, 8);
+    out[1] = field_raw(ctx, L->reply_q_at, 48);
+    out[2] = field_raw(ctx, L->reply_qmgr_at, 48);
 }
 
 /* MsgType from the context record, if it is one of the layout's (a message without one

@@ -149,7 +149,8 @@ def test_at_level_payload_the_put_is_hashed_as_it_is_recorded():
 def test_mqi_puts_with_changing_texts_across_cycles(start_system):
     """MQI puts with an MD whose Format and ReplyToQ change from put to put, and across
     write cycles (the names table restarts each cycle): each event holds its own texts,
-    read as Latin-1 (a byte above 127 in the Format too), and its data's hash."""
+    read as Latin-1 (a byte above 127 in the Format too; a Format padded with NULs where
+    the one before had blanks is the same text), and its data's hash."""
     import tpfemu.mqi as pymqi
     from tpfemu import journal
     from tpfemu.mqi import CMQC
@@ -157,8 +158,9 @@ def test_mqi_puts_with_changing_texts_across_cycles(start_system):
     system = start_system(queues=("TXT.Q",))
     qm = pymqi.connect(system.name)
     q = pymqi.Queue(qm, "TXT.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
-    formats = [b"MQSTR   ", b"MQSTR   ", b"\xe9TEXT   ", b"        ", b"MQSTR   "]
-    replies = ["R.ONE", "R.ONE", "R.TWO", "", "R.ONE"]
+    formats = [b"MQSTR   ", b"MQSTR   ", b"\xe9TEXT   ", b"        ", b"MQSTR   ",
+               b"MQSTR\0\0\0", b"        "]
+    replies = ["R.ONE", "R.ONE", "R.TWO", "", "R.ONE", "R.ONE", "R.ONE"]
     datas = [os.urandom(64 + i) for i in range(len(formats))]
     for i, (fmt, reply, data) in enumerate(zip(formats, replies, datas, strict=True)):
         q.put(data, pymqi.MD(Format=fmt, ReplyToQ=reply.encode()))
@@ -169,7 +171,7 @@ def test_mqi_puts_with_changing_texts_across_cycles(start_system):
     events = [e for e in journal.read_events(system.home, queue="TXT.Q")
               if e.event in ("put", "get")]
     assert [e.event for e in events] == ["put", "get"] * len(formats)
-    want_formats = [f.decode("latin-1").rstrip() or None for f in formats]
+    want_formats = [f.decode("latin-1").rstrip(" \0") or None for f in formats]
     assert [e.format for e in events] == [f for f in want_formats for _ in "pg"]
     assert [e.reply_to_q for e in events] == [r or None for r in replies for _ in "pg"]
     assert [e.payload_hash for e in events] == [_oracle(d) for d in datas for _ in "pg"]

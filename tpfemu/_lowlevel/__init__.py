@@ -42,6 +42,7 @@ from tpfemu._lowlevel.queue import (
 )
 from tpfemu._lowlevel.shim import (
     EventLog,
+    SegmentFile,
     StructBase,
     follow_running_ecbs,
     journal_columns,
@@ -64,5 +65,5 @@ __all__ = [
     "payload_hashes", "plan_raw", "planned_get", "planned_get_raw", "planned_put",
     "planned_put_raw",
     "put_rules", "set_md_layout", "set_plan_layout",
-    "LogGate", "log_encode", "log_encode_setup",
+    "LogGate", "SegmentFile", "log_encode", "log_encode_setup",
 ]

@@ -12,7 +12,7 @@ from tpfemu._lowlevel.compiled import _OK, EXPIRED_PENDING, _fastpath, ffi, lib
 
 __all__ = ["EventLog", "StructBase", "follow_running_ecbs", "journal_columns", "payload_hashes",
            "plan_raw", "planned_get", "planned_get_raw", "planned_put", "planned_put_raw",
-           "put_rules", "set_md_layout", "set_plan_layout"]
+           "put_rules", "set_md_layout", "set_plan_layout", "SegmentFile"]
 
 
 #: The C base of the MQ structures: its ``__init__(**fields)`` stores fields given as
@@ -27,6 +27,10 @@ StructBase = _fastpath.StructBase
 #: ``(count, records, names, items, data)``, the fixed records laid out as
 #: ``EventLog.LAYOUT`` says.
 EventLog: TypeAlias = _fastpath.EventLog
+#: The end of the journal segment being written (native/python/segfile.c):
+#: ``SegmentFile(fd, size=0)`` stages appends and writes them at their offsets, with
+#: O_DIRECT on ``fd`` in whole blocks; ``EventLog.write_ipc`` encodes into it.
+SegmentFile: TypeAlias = _fastpath.SegmentFile
 
 
 

@@ -17,10 +17,19 @@ events emitted in Python are built column by column with pyarrow
 stream file ``<CPU>-<number:08d>.arrows``. A segment that has grown past
 ``segment_bytes`` at the end of a cycle is closed and the next one opened.
 
-Durability: each write cycle hands the segment's new bytes to the operating system, so a
-crash of the process loses at most the events still queued (about ``interval`` seconds'
-worth); a torn last batch is skipped by the reader. Segments are not fsynced: a crash of
-the machine may lose what the operating system had not written yet.
+Every byte of a segment goes through one :class:`~tpfemu._lowlevel.SegmentFile`, which
+stages appends and writes them with ``O_DIRECT`` where the file system takes it: in
+whole blocks to the disk, not through the page cache (a buffered write and its
+write-behind cost the kernel about five times the CPU), the partial last block written
+again, padded, at each cycle's end and the file cut to its true size. Where ``O_DIRECT``
+is refused, the bytes are written through the page cache and dropped from it behind the
+writer (:func:`advise_behind`).
+
+Durability: each write cycle writes the segment's new bytes (to the disk with
+``O_DIRECT``, else to the operating system), so a crash of the process loses at most the
+events still queued (about ``interval`` seconds' worth); a torn last batch is skipped by
+the reader. Segments are not fsynced: a crash of the machine may lose what the disk (or
+the operating system) had not stored yet.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ import pyarrow.compute as pc
 
 from ecb import current as current_ecb
 from ecb.linkage import watch_running
-from tpfemu._lowlevel import NEVER, EventLog, follow_running_ecbs, payload_hashes
+from tpfemu._lowlevel import NEVER, EventLog, SegmentFile, follow_running_ecbs, payload_hashes
 from tpfemu.journal import rows
 from tpfemu.journal.rows import RECORD
 from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
@@ -110,6 +119,17 @@ def advise_behind(fd: int, start: int, end: int, drop_start: int, drop_end: int,
         pass
 
 
+def _open_direct(path: Path) -> int:
+    """A new segment open for writing, with O_DIRECT where the file system takes it."""
+    direct = getattr(os, "O_DIRECT", 0)
+    if direct:
+        try:
+            return os.open(path, os.O_WRONLY | direct)
+        except OSError:  # (EINVAL: a file system without direct I/O, tmpfs on old kernels)
+            pass
+    return os.open(path, os.O_WRONLY)
+
+
 def segment_name(cpu: str, number: int) -> str:
     """The file name of segment ``number`` of processor ``cpu``."""
     return f"{cpu}-{number:08d}.arrows"
@@ -163,8 +183,7 @@ class Journal:
         self._flush_done = 0
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._fd: int | None = None  # the segment being written
-        self._size = 0  # its size so far
+        self._file: SegmentFile | None = None  # the segment being written
         self._behind = (0, 0)  # where its last two write-behinds started (_write_behind)
         self._dropped = 0  # what of it has left the page cache
         self._segment: Path | None = None
@@ -265,28 +284,40 @@ class Journal:
         # The segment is an Arrow IPC stream: the schema message, record batch messages
         # (encoded in C by EventLog.write_ipc, or by pyarrow for events emitted in
         # Python), then the end-of-stream marker; all written with os.write.
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        fd = _open_direct(path)
         schema = SCHEMA.with_metadata({
             "tpfemu.journal.version": str(SCHEMA_VERSION),
             "tpfemu.journal.cpu": self.cpu,
             "tpfemu.journal.qmgr": self.qmgr.name,
             "tpfemu.journal.level": self.level,
         })
-        self._fd = fd
-        self._size = self._dropped = 0
+        self._file = SegmentFile(fd)
+        self._dropped = 0
         self._behind = (0, 0)
         self._segment = path
         self.segments_opened.append(path)
         self._append(schema.serialize())
 
+    @property
+    def _fd(self) -> int | None:
+        """The segment's file descriptor (None: none open)."""
+        return self._file.fd if self._file is not None else None
+
+    @_fd.setter
+    def _fd(self, fd: int) -> None:
+        assert self._file is not None, "no segment is open"
+        self._file.fd = fd
+
+    @property
+    def _size(self) -> int:
+        """The segment's size so far (what is appended, written at the cycle's end)."""
+        return self._file.size if self._file is not None else 0
+
     def _append(self, message: Any) -> None:
-        """Append an encapsulated IPC message (bytes or an Arrow buffer) to the segment."""
-        fd = self._fd
-        assert fd is not None, "no segment is open"
-        view = memoryview(message)
-        while view:
-            view = view[os.write(fd, view):]
-        self._size += len(message)
+        """Append an encapsulated IPC message (bytes or an Arrow buffer) to the segment
+        (written by the cycle's end)."""
+        assert self._file is not None, "no segment is open"
+        self._file.append(message)
 
     def _write_behind(self, *, last: bool = False) -> None:
         """Start writing the segment's new bytes back to disk, and drop from the page
@@ -294,7 +325,10 @@ class Journal:
         writer seldom waits for it), or with ``last`` all of them. A segment is written
         once and read later: cached, it would only push other pages out, and every fresh
         page costs the writer more to fill than the write itself
-        (:func:`advise_behind`)."""
+        (:func:`advise_behind`). Nothing to do for a segment written with O_DIRECT."""
+        assert self._file is not None, "no segment is open"
+        if self._file.direct:
+            return
         end = self._size
         older, newer = self._behind
         drop_end = end if last else older
@@ -303,14 +337,14 @@ class Journal:
         self._behind, self._dropped = (newer, end), drop_end
 
     def _close_segment(self) -> None:
-        if self._fd is not None:
-            fd = self._fd
+        if self._file is not None:
+            fd = self._file.fd
             try:
-                os.write(fd, _END_OF_STREAM)
-                self._size += len(_END_OF_STREAM)
+                self._file.append(_END_OF_STREAM)
+                self._file.flush()
                 self._write_behind(last=True)
             finally:
-                self._fd = None
+                self._file = None
                 os.close(fd)
 
     # -- the writer thread ----------------------------------------------------------------
@@ -354,16 +388,15 @@ class Journal:
         once it has grown past ``segment_bytes``: runs of the fast paths' records are
         encoded in C with the GIL released; runs of events emitted in Python come to
         :meth:`_write_emitted`."""
+        assert self._file is not None, "no segment is open"
         if self.encoder == "c":
-            count, size = self._log.write_ipc(self._fd, self._seq, self.cpu, self.qmgr.name,
-                                              self.batch_events, self._write_emitted)
+            count, _ = self._log.write_ipc(self._file, self._seq, self.cpu, self.qmgr.name,
+                                           self.batch_events, self._write_emitted)
         else:
-            start = self._size
             count = self._write_taken()
-            size = self._size - start
+        self._file.flush()
         self._seq += count
         self.written += count
-        self._size += size
         self._write_behind()
         if self._size >= self.segment_bytes:
             self._close_segment()

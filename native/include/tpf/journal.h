@@ -150,11 +150,18 @@ typedef struct {
 } tpf_journal_text_t;
 
 /** The Format, ReplyToQ and ReplyToQMgr of a message's context record (`ctx_len`
- * bytes; NULL or 0: it has none) into out[0..2]: each a pointer into the record and its
- * length without trailing blanks and NULs, {NULL, 0} for a blank field, a record of
- * another layout, or none (tpf_journal_set_ctx_layout's offsets). The caller turns them
- * into the indexes a record keeps (tpf_journal_origin_t.texts). */
-void tpf_journal_ctx_texts(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3]);
+ * bytes; NULL or 0: it has none; tpf_journal_set_ctx_layout's offsets) into out[0..2],
+ * as they are in the record, blanks included: each a pointer into the record and its
+ * width (8, 48, 48), {NULL, 0} for a record of another layout, none, or a field not in
+ * the layout. tpf_journal_text_trim makes the text of one (without its trailing blanks
+ * and NULs); the caller turns the texts into the indexes a record keeps
+ * (tpf_journal_origin_t.texts). A caller that saw the same bytes before knows their
+ * text without trimming them again (EventLog compares a raw field with the last). */
+void tpf_journal_ctx_fields(const void *ctx, uint32_t ctx_len, tpf_journal_text_t out[3]);
+
+/** A raw field of tpf_journal_ctx_fields without its trailing blanks and NULs ({NULL, 0}
+ * when nothing is left). */
+tpf_journal_text_t tpf_journal_text_trim(tpf_journal_text_t field);
 
 /** One batch to encode. */
 typedef struct {
@@ -181,10 +188,9 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
 /**
  * Encode `b` as one Arrow IPC encapsulated record-batch message (continuation marker,
  * metadata length, the flatbuffer Message with its RecordBatch header, padding, then the
- * body buffers), ready to append to a segment that begins with the schema message, into
- * the caller's buffer *buf of *cap bytes (NULL and 0 at first), which it grows with
- * realloc when the message needs more (free it with free() after the last call); the
- * message is its first *out_len bytes, a multiple of 8. The columns are filled in one
+ * body buffers), appended to what `out` has staged for a segment that begins with the
+ * schema message (tpf_journal_seg_t, below); the message is *out_len bytes, a multiple
+ * of 8. The columns are filled in one
  * pass over the records. Columns,
  * and how each is made from a record: event_time_us, seq (seq0 + i), cpu and qmgr (the
  * same text on every row), queue and program (text from the names; program null for -1),
@@ -193,10 +199,46 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * rounded up, 0 once passed), length, payload_hash, payload (the data when `data` is
  * given, else null), uow, ecb (null for -1), detail (null), msg_type (null for -1),
  * format, reply_to_q, reply_to_qmgr (null when blank). Returns 0, or -1 when memory
- * is exhausted (the buffer unchanged).
+ * is exhausted (nothing staged).
  */
-int tpf_journal_encode(const tpf_journal_batch_t *b, unsigned char **buf, size_t *cap,
-                       size_t *out_len);
+typedef struct tpf_journal_seg tpf_journal_seg_t;
+int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, size_t *out_len);
+
+/** Block size and alignment of a segment's direct writes (a multiple of every logical
+ * block size O_DIRECT asks for). */
+#define TPF_JOURNAL_SEG_ALIGN 4096u
+
+/**
+ * The end of a segment file being appended to (journal_segment.c): appends are staged
+ * in memory and written to the file with pwrite(2). Through a file descriptor opened
+ * with O_DIRECT they go to the disk without the page cache, in whole aligned blocks (a
+ * fifth of the kernel's CPU a buffered write and its write-behind take, measured): the
+ * partial block at the end stays staged, written again, padded, by every
+ * tpf_journal_seg_write(..., all=1) and the file then truncated to its true size, so
+ * the file always ends where the appends end. Through any other descriptor the staged
+ * bytes are written as they are. Zero-initialize; not thread-safe.
+ */
+struct tpf_journal_seg {
+    unsigned char *buf; /**< staging, TPF_JOURNAL_SEG_ALIGN-aligned (free() it) */
+    size_t cap;
+    size_t used;        /**< bytes staged: the file's bytes from `base` on */
+    size_t done;        /**< of which already written (the head of a partial block) */
+    int64_t base;       /**< the file offset of buf[0] */
+};
+
+/** Room for `n` more bytes at the end of the staged ones: where to put them (commit them
+ * by adding n to used), or NULL when memory is exhausted (nothing changed). */
+unsigned char *tpf_journal_seg_reserve(tpf_journal_seg_t *s, size_t n);
+
+/** Write what is staged to `fd` at its place in the file: everything with `all`, else
+ * only whole blocks (a direct write; a buffered one writes everything). With O_DIRECT
+ * an unaligned start or a write the file system refuses (EINVAL) turns O_DIRECT off on
+ * fd, and the bytes are written buffered. Returns 0, or -1 with errno (nothing
+ * unstaged). */
+int tpf_journal_seg_write(tpf_journal_seg_t *s, int fd, int all);
+
+/** The file's size once everything staged is written. */
+int64_t tpf_journal_seg_size(const tpf_journal_seg_t *s);
 
 /**
  * The journal's payload hash: XXH64(data[0:len], seed=TPF_JOURNAL_HASH_SEED) into out[8],
