@@ -31,7 +31,7 @@ from tpfemu import errors
 from tpfemu._lowlevel import NEVER, put_rules
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD
+from tpfemu.mq.structs import MD, PMO
 from tpfemu.qmgr import context, plans, reports
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.localq import LocalQueue
@@ -356,9 +356,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         _write_put_outputs(md, new_id, correl_id, values, put_time, options)
     if pmo is not None:
         # blank-padded to 48, as pymqi returns the fields of the C structure
-        set_field(pmo, "ResolvedQName", (resolved.remote_q or queue.name).encode().ljust(48))
-        set_field(pmo, "ResolvedQMgrName",
-                  (resolved.remote_qmgr or qm.name).encode().ljust(48))
+        _write_resolved(pmo, _name48(resolved.remote_q or queue.name),
+                        _name48(resolved.remote_qmgr or qm.name))
     if qm.events.active:
         qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
                  persistent=persistent, expiry=expiry_tenths, length=len(data),
@@ -370,6 +369,16 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
                         deadline, uow)
     if warning:
         raise fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _write_resolved(pmo: Any, q_name: bytes, qmgr_name: bytes) -> None:
+    """The PMO's ResolvedQName and ResolvedQMgrName (MQCHAR48s, made by the queue
+    manager: our PMO takes them as they are)."""
+    if type(pmo) is PMO:
+        pmo._load_trusted({"ResolvedQName": q_name, "ResolvedQMgrName": qmgr_name})
+        return
+    set_field(pmo, "ResolvedQName", q_name)
+    set_field(pmo, "ResolvedQMgrName", qmgr_name)
 
 
 def _arrival_report(conn: Connection, queue: LocalQueue, values: tuple, body: bytes,
@@ -444,6 +453,13 @@ def _md_of(msg_id: bytes, correl_id: bytes, priority: int, persistent: bool, exp
     return md
 
 
+#: The put context fields MQPUT writes back into the MD, and their getter from a put's
+#: context values.
+_PUT_CONTEXT = ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
+                "ApplIdentityData", "ApplOriginData")
+_PUT_CONTEXT_OF = operator.itemgetter(*(context._NAMES.index(f) for f in _PUT_CONTEXT))
+
+
 def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
                        put_time: int, options: int) -> None:
     out: dict[str, Any] = {"MsgId": msg_id}
@@ -451,10 +467,7 @@ def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
         out["CorrelId"] = correl_id
     if not options & (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_NO_CONTEXT):
         out["PutDate"], out["PutTime"] = date_time(put_time)
-        fields = dict(zip(context._NAMES, values, strict=True))
-        for f in ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
-                  "ApplIdentityData", "ApplOriginData"):
-            out[f] = fields[f]
+        out.update(zip(_PUT_CONTEXT, _PUT_CONTEXT_OF(values), strict=True))
     load = getattr(md, "_load_trusted", None)
     if load is not None:  # our MD: values made or checked by the queue manager
         load(out)
