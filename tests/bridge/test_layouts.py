@@ -138,3 +138,49 @@ def test_many_distinct_values_read_correctly_past_the_remembered_ones():
         assert Rcpl.unpack(Rcpl("BAL1", lni).pack()).origin == lni
         area = CuiwParams(f"Q{n}", "QM", lni).pack()
         assert CuiwParams.unpack(area) == CuiwParams(f"Q{n}", "QM", lni)
+
+
+@pytest.mark.parametrize(("patch", "problem"), [
+    (None, None),
+    ((0, b"XX"), "AM0BID"),
+    ((8, b"\x00\x00\x00\x01"), "chained"),
+    ((16, b"\x01\x68"), "AM0CCT 360"),
+])
+def test_am0sg_text_alone_reads_and_fails_as_the_whole_message(patch, problem):
+    """Am0sg.text_of (what ROUTC reads) gives unpack()'s text, from bytes, a bytearray
+    or a memoryview, and refuses each bad block with the same error, every time (its
+    header read once is remembered, its count checked against each block)."""
+    block = bytearray(Am0sg(b"SEATS 042", LNI, program="AVL1").pack())
+    if patch is None:
+        for source in (bytes(block), block, memoryview(block)):
+            assert Am0sg.text_of(source) == Am0sg.unpack(source).text == b"SEATS 042"
+        with pytest.raises(LayoutError, match="AM0CCT 9 is more than the 30-byte block"):
+            Am0sg.text_of(block[:30])  # the same header, on a block too short for its text
+        with pytest.raises(LayoutError, match="shorter than an AM0SG header"):
+            Am0sg.text_of(block[:21])
+        return
+    offset, raw = patch
+    block[offset:offset + len(raw)] = raw
+    for _ in range(2):
+        with pytest.raises(LayoutError, match=problem):
+            Am0sg.text_of(block)
+        with pytest.raises(LayoutError, match=problem):
+            Am0sg.unpack(block)
+
+
+def test_remembered_pieces_equal_the_ones_made_afresh():
+    """The packed RCPL of Rcpl.packed, CUIW's results and the AM0SG header read once and
+    remembered equal what the layouts make field by field, for many distinct values."""
+    for n in range(0, 5000, 7):
+        lni = Lniata(n.to_bytes(3, "big"))
+        assert Rcpl.packed("COA4", lni, True, bool(n % 2)) == \
+            Rcpl("COA4", lni, True, bool(n % 2)).pack()
+        app = None if n % 3 else "AVL1"
+        results = CuiwParams("", "", lni, app).results()
+        assert results == lni + (b"\0" * 4 if app is None else "AVL1".encode("cp037")) + b"\0"
+        area = bytearray(104)
+        area[96:104] = results
+        assert CuiwParams.results_of(area) == (lni, app)
+        text = b"T%d" % n
+        assert Am0sg.unpack(Am0sg(text, lni, True, "CMQB").pack()) == \
+            Am0sg(text, lni, True, "CMQB")

@@ -165,13 +165,16 @@ def _close(queue: Any) -> None:
         pass  # already closed, or the connection is gone: nothing left to release
 
 
+_new_tuple = tuple.__new__  # a named tuple made without its generated __new__ (a call less)
+
+
 def _reply_context(channel: str, md: MD) -> ReplyContext:
     fmt = md.Format
-    return ReplyContext(_text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId),
-                        bytes(md.CorrelId), md.Report, md.Persistence, md.Priority,
-                        fmt if type(fmt) is bytes else
-                        fmt.encode("ascii") if isinstance(fmt, str) else bytes(fmt),
-                        md.CodedCharSetId, md.Encoding, channel)
+    return _new_tuple(ReplyContext, (
+        _text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId), bytes(md.CorrelId),
+        md.Report, md.Persistence, md.Priority,
+        fmt if type(fmt) is bytes else fmt.encode("ascii") if isinstance(fmt, str)
+        else bytes(fmt), md.CodedCharSetId, md.Encoding, channel))
 
 
 class Bridge:
@@ -259,8 +262,10 @@ class Bridge:
                                call="ROUTC BRIDGE", obj=channel)
             exc.hint = f"an AM0SG block holds {AM0SG_MAX_TEXT} bytes of text"
             raise exc
-        request = BridgeRequest(channel, _reply_context(channel, md), bytes(data), md.Expiry)
-        block = Am0sg(request.text, from_mq=True, program=INPUT_PROGRAM).pack()
+        text = bytes(data)
+        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text,
+                                             md.Expiry))
+        block = _new_tuple(Am0sg, (text, NO_LNIATA, True, INPUT_PROGRAM)).pack()
         self.dispatcher.creec(INPUT_PROGRAM, block, b"", origin=request)
         self.delivered += 1
 
@@ -291,7 +296,7 @@ class Bridge:
         assert block is not None  # CREEC put the AM0SG there
         memoryview(block)[AM0LNI:AM0LNI + 3] = lniata
         self.terminals.mark_mq(lniata, reply, application)
-        ecb.origin = BridgeOrigin(lniata, request)
+        ecb.origin = _new_tuple(BridgeOrigin, (lniata, request))
         area[0:CUIW_PARAMS] = _to_router(lniata)
         if self.qmgr.events.active:
             self._journal("bridge-in", "", lniata, request, channel=request.channel)
@@ -321,7 +326,7 @@ class Bridge:
             self._dead_letter(origin.request, NO_APPLICATION, "MQSC0943E",
                               f"COA4 FOUND {what} FOR LNIATA {lniata}")
             return
-        memoryview(ecb.ebw)[0:RCPL_SIZE] = Rcpl(application, lniata, from_mq=rcpl.from_mq).pack()
+        memoryview(ecb.ebw)[0:RCPL_SIZE] = Rcpl.packed(application, lniata, True, rcpl.from_mq)
         if isinstance(origin, BridgeOrigin) and self.qmgr.events.active:
             self._journal("bridge-route", "", lniata, origin.request, application=application)
         ecb.entnc(application)
@@ -342,7 +347,7 @@ class Bridge:
                                   f"not {len(block)}")
             if not route.am0sg:
                 raise LayoutError("only AM0SG messages are routed (the RCPL's X'20' flag)")
-            message = Am0sg.unpack(block)
+            text = Am0sg.text_of(block)
         except LayoutError as exc:
             raise TpfSystemError(ErrorCode.ROUTC_BAD_MESSAGE, "ROUTC", str(exc)) from None
         lniata = route.destination
@@ -355,12 +360,11 @@ class Bridge:
             raise TpfSystemError(ErrorCode.ROUTC_UNKNOWN_DESTINATION, "ROUTC",
                                  f"LNIATA {lniata} is not a terminal of this system")
         if entry.mq:
-            self._reply(ecb, lniata, message.text)
+            self._reply(ecb, lniata, text)
         else:
-            self.terminals.log_output(lniata, message.text, ecb.ecb_id, ecb.program)
+            self.terminals.log_output(lniata, text, ecb.ecb_id, ecb.program)
             self.outputs += 1
-            self._journal("bridge-out", "", lniata, None, length=len(message.text),
-                          terminal=True)
+            self._journal("bridge-out", "", lniata, None, length=len(text), terminal=True)
 
     def _reply(self, ecb: Ecb, lniata: Lniata, text: bytes) -> None:
         """The MQ reply to the request this MQ terminal owes."""

@@ -222,29 +222,76 @@ class Am0sg(NamedTuple):
 
     def pack(self) -> bytes:
         """The whole 381-byte block. :raises LayoutError: text longer than 359 bytes."""
-        if len(self.text) > AM0SG_MAX_TEXT:
-            raise LayoutError(f"AM0SG text of {len(self.text)} bytes does not fit one "
+        text, lniata = self.text, self.lniata
+        size = len(text)
+        if size > AM0SG_MAX_TEXT:
+            raise LayoutError(f"AM0SG text of {size} bytes does not fit one "
                               f"{BLOCK_SIZE}-byte block (at most {AM0SG_MAX_TEXT})")
-        head = _AM0SG.pack(AM0SG_ID, 0, 0, _name_bytes(self.program), 0, 0, len(self.text),
-                           self.lniata, AM0SG_FROM_MQ if self.from_mq else 0)
-        return head + self.text + bytes(AM0SG_MAX_TEXT - len(self.text))
+        key = (self.program, lniata, self.from_mq, size)
+        cacheable = type(lniata) is Lniata
+        head = _AM0SG_PACKED.get(key) if cacheable else None
+        if head is None:
+            head = _AM0SG.pack(AM0SG_ID, 0, 0, _name_bytes(self.program), 0, 0, size,
+                               lniata, AM0SG_FROM_MQ if self.from_mq else 0)
+            if cacheable and len(_AM0SG_PACKED) < _CACHE_LIMIT:
+                _AM0SG_PACKED[key] = head
+        return head + text + _FILL[size]
 
     @classmethod
     def unpack(cls, block: bytes | bytearray | memoryview) -> Am0sg:
         """Read an AM0SG from a block. :raises LayoutError: naming the bad field."""
         data = memoryview(block)
-        if len(data) < AM0SG_HEADER_SIZE:
-            raise LayoutError(f"a block of {len(data)} bytes is shorter than an AM0SG header")
-        bid, _chk, _ctl, pgm, fch, _bch, count, lni, flags = _AM0SG.unpack_from(data)
+        size = len(data)
+        if size < AM0SG_HEADER_SIZE:
+            raise LayoutError(f"a block of {size} bytes is shorter than an AM0SG header")
+        count, rest = _am0sg_head(data, size)
+        return _new_tuple(cls, (bytes(data[AM0SG_HEADER_SIZE:AM0SG_HEADER_SIZE + count]),)
+                          + rest)
+
+    @staticmethod
+    def text_of(block: bytes | bytearray | memoryview) -> bytes:
+        """The text of the AM0SG in ``block``, read and checked as :meth:`unpack` reads it.
+
+        :raises LayoutError: naming the bad field."""
+        data = memoryview(block)
+        size = len(data)
+        if size < AM0SG_HEADER_SIZE:
+            raise LayoutError(f"a block of {size} bytes is shorter than an AM0SG header")
+        count = _am0sg_head(data, size)[0]
+        return bytes(data[AM0SG_HEADER_SIZE:AM0SG_HEADER_SIZE + count])
+
+
+_new_tuple = tuple.__new__  # a named tuple made without its generated __new__ (a call less)
+
+
+def _am0sg_head(data: memoryview, size: int) -> tuple[int, tuple[Lniata, bool, str | None]]:
+    """The text count of the AM0SG header at the start of ``data`` (a ``size``-byte
+    block, at least a header long) and its other fields: LNIATA, MQ flag, program stamp.
+
+    :raises LayoutError: naming the bad field."""
+    head = bytes(data[:AM0SG_HEADER_SIZE])
+    found = _AM0SG_READ.get(head)
+    if found is None:
+        bid, _chk, _ctl, pgm, fch, _bch, count, lni, flags = _AM0SG.unpack(head)
         if bid != AM0SG_ID:
             raise LayoutError(f"AM0BID is X'{bid.hex().upper()}', not X'C1D4' (AM)")
         if fch:
             raise LayoutError("AM0FCH names an overflow block: chained messages are not "
                               "supported")
-        if count > len(data) - AM0SG_HEADER_SIZE:
-            raise LayoutError(f"AM0CCT {count} is more than the {len(data)}-byte block holds")
-        text = bytes(data[AM0SG_HEADER_SIZE:AM0SG_HEADER_SIZE + count])
-        return cls(text, _lniata_of(lni), bool(flags & AM0SG_FROM_MQ), _name_of(pgm, "AM0PGM"))
+        found = (count, (_lniata_of(lni), bool(flags & AM0SG_FROM_MQ),
+                         _name_of(pgm, "AM0PGM")))
+        if len(_AM0SG_READ) < _CACHE_LIMIT:
+            _AM0SG_READ[head] = found
+    if found[0] > size - AM0SG_HEADER_SIZE:
+        raise LayoutError(f"AM0CCT {found[0]} is more than the {size}-byte block holds")
+    return found
+
+
+#: Read-once caches of AM0SG headers: (program, LNIATA, MQ flag, count) -> the 22 bytes,
+#: and the 22 bytes -> what they say; the X'00' fill after a text of each length.
+_AM0SG_PACKED: dict[tuple[str | None, Lniata, bool, int], bytes] = {}
+_AM0SG_READ: dict[bytes, tuple[int, tuple[Lniata, bool, str | None]]] = {}
+_FILL = tuple(bytes(AM0SG_MAX_TEXT - n) for n in range(AM0SG_MAX_TEXT + 1))
 
 
 Address = Lniata | str  # a terminal or a program
@@ -332,7 +379,13 @@ class Rcpl(NamedTuple):
 
     def reply(self) -> Rcpl:
         """The RCPL of an answer: back to the origin (an AM0SG, from this destination)."""
-        return Rcpl(self.origin, self.destination, True, False)
+        return _new_tuple(Rcpl, (self.origin, self.destination, True, False))
+
+    @staticmethod
+    def packed(destination: Address, origin: Address, am0sg: bool = True,
+               from_mq: bool = False) -> bytes:
+        """``Rcpl(destination, origin, am0sg, from_mq).pack()``, without the tuple."""
+        return _rcpl_bytes(destination, origin, am0sg, from_mq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,8 +428,15 @@ class CuiwParams(NamedTuple):
 
     def results(self) -> bytes:
         """EBW096-EBW103 alone: what CUIW writes back."""
-        app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
-        return self.lniata + app + b"\0"
+        key = (self.lniata, self.application)
+        cacheable = type(self.lniata) is not bytearray  # (a bytearray does not hash)
+        found = _CUIW_RESULTS.get(key) if cacheable else None
+        if found is None:
+            app = b"\0\0\0\0" if self.application is None else _name_bytes(self.application)
+            found = bytes(self.lniata) + app + b"\0"
+            if cacheable and len(_CUIW_RESULTS) < _CACHE_LIMIT:
+                _CUIW_RESULTS[key] = found
+        return found
 
     def pack(self) -> bytes:
         """The 104 bytes (names blank-padded ASCII, as the MQMD holds them)."""
@@ -396,8 +456,13 @@ class CuiwParams(NamedTuple):
 
         :raises LayoutError: a bad application name.
         """
-        out = bytes(raw[CUIW_OUT:CUIW_PARAMS])
-        return _lniata_of(out[0:3]), _name_of(out[3:7], "CUIW application (EBW099)")
+        out = bytes(raw[CUIW_OUT:CUIW_PARAMS - 1])
+        found = _CUIW_RESULTS_READ.get(out)
+        if found is None:
+            found = _lniata_of(out[0:3]), _name_of(out[3:7], "CUIW application (EBW099)")
+            if len(_CUIW_RESULTS_READ) < _CACHE_LIMIT:
+                _CUIW_RESULTS_READ[out] = found
+        return found
 
     @classmethod
     def unpack(cls, raw: bytes | bytearray | memoryview) -> CuiwParams:
@@ -415,6 +480,9 @@ class CuiwParams(NamedTuple):
         return found
 
 
-#: Read-once caches of the CUIW area: its values -> the 104 bytes, and back.
+#: Read-once caches of the CUIW area: its values -> the 104 bytes, and back; CUIW's
+#: results (LNIATA, application) -> EBW096-EBW103, and EBW096-EBW102 -> them.
 _CUIW_PACKED: dict[CuiwParams, bytes] = {}
 _CUIW_READ: dict[bytes, CuiwParams] = {}
+_CUIW_RESULTS: dict[tuple[Lniata, str | None], bytes] = {}
+_CUIW_RESULTS_READ: dict[bytes, tuple[Lniata, str | None]] = {}

@@ -23,13 +23,15 @@ warn about.
 
 from __future__ import annotations
 
+import operator
+import struct
 from typing import Any
 
 from tpfemu import errors
 from tpfemu._lowlevel import NEVER, put_rules
 from tpfemu.mq import cmqc
 from tpfemu.mq.headers import XQH
-from tpfemu.mq.structs import MD
+from tpfemu.mq.structs import MD, PMO
 from tpfemu.qmgr import context, plans, reports
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.localq import LocalQueue
@@ -232,26 +234,70 @@ def _reply_to_qmgr(conn: Connection, values: tuple) -> tuple:
     return tuple(new)
 
 
+#: What a put to a remote queue makes now, beside its context values (see :func:`_xmit`),
+#: in the order :func:`_xmit` passes them.
+_XMIT_MADE = ("XQH.RemoteQName", "XQH.RemoteQMgrName", "MD.Expiry", "MD.Priority",
+              "MD.Persistence", "MD.MsgId", "MD.CorrelId", "MD.PutDate", "MD.PutTime")
+
+
+def _flat_xqh() -> tuple[struct.Struct, Any, tuple]:
+    """MQXQH version 1 with its MQMD version 1 as one flat layout, made from the two
+    structures' declared fields (:class:`XQH`, :class:`MD`: the layout is written there
+    alone); the getter that picks its values, in order, out of a put's context values
+    followed by the :data:`_XMIT_MADE` values and the constants; the constants (the
+    StrucIds and Versions, BackoutCount 0)."""
+    xqh_layout, xqh_fields = XQH._layouts[cmqc.MQXQH_VERSION_1]
+    nested = XQH._by_name["MsgDesc"]
+    version = nested.version  # type: ignore[attr-defined]
+    md_layout, md_fields = MD._layouts[version]
+    if xqh_fields[-1] is not nested:
+        raise TypeError("the MQXQH no longer ends with its MQMD: rebuild _flat_xqh")
+    flat = struct.Struct("<" + "".join(f.fmt for f in xqh_fields[:-1]) + md_layout.format[1:])
+    assert flat.size == xqh_layout.size
+    fixed = {"XQH.StrucId": XQH._by_name["StrucId"].default,
+             "XQH.Version": cmqc.MQXQH_VERSION_1,
+             "MD.StrucId": MD._by_name["StrucId"].default, "MD.Version": version,
+             "MD.BackoutCount": 0}
+    source = list(context._NAMES) + list(_XMIT_MADE) + list(fixed)
+    picks = [source.index(f"XQH.{f.name}") for f in xqh_fields[:-1]]
+    picks += [source.index(f"MD.{f.name}" if f"MD.{f.name}" in source else f.name)
+              for f in md_fields]
+    return flat, operator.itemgetter(*picks), tuple(fixed.values())
+
+
+_XQH_FLAT, _XQH_PICK, _XQH_CONSTANTS = _flat_xqh()
+_NAME48: dict[str, bytes] = {}  # a remote queue (manager) name -> its MQCHAR48 (read once)
+
+
+def _name48(name: str) -> bytes:
+    found = _NAME48.get(name)
+    if found is None:
+        found = name.encode("ascii")
+        if len(found) > 48:
+            raise ValueError(f"MQXQH name {name!r} is longer than 48 characters")
+        found = found.ljust(48)
+        if len(_NAME48) < 4096:
+            _NAME48[name] = found
+    return found
+
+
 def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: bytes | None,
           correl_id: bytes, put_time: int, priority: int, persistent: bool,
           expiry_tenths: int) -> tuple[tuple, bytes, bytes]:
-    """A put to a remote queue: the body behind an MQXQH carrying the putter's own MQMD,
-    whose MsgId and put time are made now. Returns the values, body and MsgId put."""
+    """A put to a remote queue: the body behind an MQXQH carrying the putter's own MQMD
+    (version 1: the context values as stored, with the MsgId and put time made now),
+    packed in one call. Returns the values, body and MsgId put."""
     qm = conn.qmgr
     _, resolved = queue_of(handle)
     if not msg_id or msg_id == ZERO_ID:
         msg_id = qm.new_msg_id()
-    inner = MD()
-    inner._load_trusted({f: v for f, v in zip(context._NAMES, values, strict=True)
-                         if f != "Expiry" and f in MD._by_name})
     date, clock = date_time(put_time)
-    inner.set(Expiry=expiry_tenths, Priority=priority, Persistence=int(persistent),
-              MsgId=msg_id, CorrelId=correl_id, PutDate=date, PutTime=clock)
-    xqh = XQH(RemoteQName=resolved.remote_q.encode(),
-              RemoteQMgrName=resolved.remote_qmgr.encode(), MsgDesc=inner)
+    header = _XQH_FLAT.pack(*_XQH_PICK(values + (
+        _name48(resolved.remote_q), _name48(resolved.remote_qmgr), expiry_tenths, priority,
+        int(persistent), msg_id, correl_id, date, clock) + _XQH_CONSTANTS))
     outer = list(values)  # (already in stored form: only the Format changes)
     outer[_FORMAT_AT] = _XMIT_FORMAT
-    return tuple(outer), xqh.pack() + body, msg_id
+    return tuple(outer), header + body, msg_id
 
 
 def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
@@ -311,9 +357,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         _write_put_outputs(md, new_id, correl_id, values, put_time, options)
     if pmo is not None:
         # blank-padded to 48, as pymqi returns the fields of the C structure
-        set_field(pmo, "ResolvedQName", (resolved.remote_q or queue.name).encode().ljust(48))
-        set_field(pmo, "ResolvedQMgrName",
-                  (resolved.remote_qmgr or qm.name).encode().ljust(48))
+        _write_resolved(pmo, _name48(resolved.remote_q or queue.name),
+                        _name48(resolved.remote_qmgr or qm.name))
     if qm.events.active:
         qm._emit("put", queue.name, msg_id=new_id, correl_id=correl_id, priority=priority,
                  persistent=persistent, expiry=expiry_tenths, length=len(data),
@@ -325,6 +370,16 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
                         deadline, uow)
     if warning:
         raise fail(warning, "MQPUT", name, comp=errors.MQCC_WARNING)
+
+
+def _write_resolved(pmo: Any, q_name: bytes, qmgr_name: bytes) -> None:
+    """The PMO's ResolvedQName and ResolvedQMgrName (MQCHAR48s, made by the queue
+    manager: our PMO takes them as they are)."""
+    if type(pmo) is PMO:
+        pmo._load_trusted({"ResolvedQName": q_name, "ResolvedQMgrName": qmgr_name})
+        return
+    set_field(pmo, "ResolvedQName", q_name)
+    set_field(pmo, "ResolvedQMgrName", qmgr_name)
 
 
 def _arrival_report(conn: Connection, queue: LocalQueue, values: tuple, body: bytes,
@@ -399,6 +454,13 @@ def _md_of(msg_id: bytes, correl_id: bytes, priority: int, persistent: bool, exp
     return md
 
 
+#: The put context fields MQPUT writes back into the MD, and their getter from a put's
+#: context values.
+_PUT_CONTEXT = ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
+                "ApplIdentityData", "ApplOriginData")
+_PUT_CONTEXT_OF = operator.itemgetter(*(context._NAMES.index(f) for f in _PUT_CONTEXT))
+
+
 def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
                        put_time: int, options: int) -> None:
     out: dict[str, Any] = {"MsgId": msg_id}
@@ -406,10 +468,7 @@ def _write_put_outputs(md: Any, msg_id: bytes, correl_id: bytes, values: tuple,
         out["CorrelId"] = correl_id
     if not options & (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_NO_CONTEXT):
         out["PutDate"], out["PutTime"] = date_time(put_time)
-        fields = dict(zip(context._NAMES, values, strict=True))
-        for f in ("PutApplType", "PutApplName", "UserIdentifier", "AccountingToken",
-                  "ApplIdentityData", "ApplOriginData"):
-            out[f] = fields[f]
+        out.update(zip(_PUT_CONTEXT, _PUT_CONTEXT_OF(values), strict=True))
     load = getattr(md, "_load_trusted", None)
     if load is not None:  # our MD: values made or checked by the queue manager
         load(out)
