@@ -48,6 +48,7 @@ from tpfemu.channels.syncstore import SyncRecord, SyncStore
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, MD
 from tpfemu.mqi import api as mqi
+from tpfemu.qmgr import plans
 from tpfemu.wire.fap import (
     ControlFlags,
     FapError,
@@ -479,19 +480,25 @@ class Batch:
 
     def fill(self, xmitq: mqi.Queue, gmo: GMO, size: int) -> None:
         """Add messages got from ``xmitq`` with ``gmo`` until the batch holds ``size``
-        (fast nonpersistent ones, outside it, do not count) or the queue is empty.
+        (fast nonpersistent ones, outside it, do not count) or the queue is empty. Each
+        MQGET tries the handle's get plan first, as ``mqi.Queue.get`` does, and is left
+        to that call when the plan does not serve it.
 
         :raises LinkDown: the transmission queue failed.
         """
         get, add, ids = xmitq.get, self.add, self.msg_ids
+        handle = xmitq.get_handle()
+        planned = plans.planned_get
         while len(ids) < size:
             md = MD()
-            try:
-                data = get(None, md, gmo)
-            except errors.MQMIError as exc:
-                if exc.reason == cmqc.MQRC_NO_MSG_AVAILABLE:
-                    return
-                raise LinkDown(f"the transmission queue failed: {exc}") from exc
+            data = planned(handle.get_plan, None, md, gmo) if handle is not None else None
+            if data is None:
+                try:
+                    data = get(None, md, gmo)
+                except errors.MQMIError as exc:
+                    if exc.reason == cmqc.MQRC_NO_MSG_AVAILABLE:
+                        return
+                    raise LinkDown(f"the transmission queue failed: {exc}") from exc
             add(md, data)
 
     def add(self, md: MD, data: bytes) -> None:
