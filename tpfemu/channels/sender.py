@@ -491,14 +491,14 @@ class Batch:
         planned = plans.planned_get
         while len(ids) < size:
             md = MD()
-            data = planned(handle.get_plan, None, md, gmo) if handle is not None else None
-            if data is None:
-                try:
+            try:
+                data = planned(handle.get_plan, None, md, gmo) if handle is not None else None
+                if data is None:
                     data = get(None, md, gmo)
-                except errors.MQMIError as exc:
-                    if exc.reason == cmqc.MQRC_NO_MSG_AVAILABLE:
-                        return
-                    raise LinkDown(f"the transmission queue failed: {exc}") from exc
+            except errors.MQMIError as exc:
+                if exc.reason == cmqc.MQRC_NO_MSG_AVAILABLE:
+                    return
+                raise LinkDown(f"the transmission queue failed: {exc}") from exc
             add(md, data)
 
     def add(self, md: MD, data: bytes) -> None:
