@@ -19,11 +19,14 @@ setup(
                      "native/python/mdpath.c", "native/python/mdraw.c", "native/python/mdtime.c",
                      "native/python/structbase.c", "native/python/planpath.c",
                      "native/python/eventlog.c", "native/python/runningecb.c",
-                     "native/python/payloadhash.c",
+                     "native/python/payloadhash.c", "native/python/logput.c",
+                     "native/python/logencode.c",
                      "native/src/payload_hash.c", "native/src/journal_ipc.c",
                      "native/src/journal_record.c",
                      # MQPUT's MD rules, one source compiled into both modules (no state)
-                     "native/src/putrules.c"],
+                     "native/src/putrules.c",
+                     # a persistent message's PUT record, made by a put plan (no state)
+                     "native/src/log_record.c"],
             include_dirs=["native/include", "native/python"],
             extra_compile_args=CFLAGS,
         ),

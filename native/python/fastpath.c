@@ -21,6 +21,7 @@
 
 #include "eventlog.h"
 #include "fastqueue.h"
+#include "logput.h"
 #include "mdpath.h"
 #include "planpath.h"
 #include "structbase.h"
@@ -367,8 +368,8 @@ static const char *joined(const char *record, uint32_t nrec, const char *data, P
 
 /* The put of a descriptor md_put_read or md_put_read_raw made, its record and the
  * `ndata` bytes at `data` joined: 0, or -1 with the queue's exception. */
-static int put_prepared(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t ndata,
-                        uint64_t uow)
+int fq_put_prepared(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t ndata,
+                    uint64_t uow)
 {
     p->md.uow = uow;
     const char *buf = joined(p->record, p->record_len, data, ndata);
@@ -382,7 +383,7 @@ static int put_prepared(FastQueue *self, md_put_t *p, const char *data, Py_ssize
     return 0;
 }
 
-/* The put event of a message put_prepared put, in the EventLog `log` (NULL: none). */
+/* The put event of a message fq_put_prepared put, in the EventLog `log` (NULL: none). */
 static int put_event(FastQueue *self, const md_put_t *p, PyObject *data_obj, const char *data,
                      Py_ssize_t ndata, PyObject *log, int64_t now, uint64_t uow)
 {
@@ -430,6 +431,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     md_put_settings_t set;
     if (md_settings_read(settings, &set) < 0)
         return NULL;
+    set.log_port = logput_port(settings); /* (the raw entry has none: it declines) */
     if (self->q == NULL)
         return raise_rc(self, -1, "MQPUT");
     if ((size_t)PyBytes_GET_SIZE(data) > UINT32_MAX - TPF_MQ_MAX_CTX)
@@ -446,10 +448,13 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
         result = r < 0 ? NULL : PyLong_FromLong(0);
         goto done;
     }
-    if (put_prepared(self, p, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), uow) < 0 ||
+    const char *bytes = PyBytes_AS_STRING(data);
+    Py_ssize_t ndata = PyBytes_GET_SIZE(data);
+    int logged = p->md.persistent && set.log_port != NULL; /* (the recovery log's) */
+    if ((logged ? logput_put(self, p, data, set.log_port, uow)
+                : fq_put_prepared(self, p, bytes, ndata, uow)) < 0 ||
         md_put_write(fields, p, &set, now) < 0 ||
-        put_event(self, p, data, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
-                  journaled ? log : NULL, now, uow) < 0)
+        put_event(self, p, data, bytes, ndata, journaled ? log : NULL, now, uow) < 0)
         goto done;
     result = PyLong_FromLong(p->md.expiry == TPF_MQ_NEVER ? 1 : 2);
 done:
@@ -578,7 +583,7 @@ int fq_put_raw(FastQueue *self, const void *data, Py_ssize_t ndata, void *md, in
     int r = md_put_read_raw(md, mdv, s, now, &put);
     if (r <= 0)
         return r;
-    if (put_prepared(self, &put, data, ndata, uow) < 0 ||
+    if (fq_put_prepared(self, &put, data, ndata, uow) < 0 ||
         md_put_write_raw(md, mdv, &put, s, now) < 0 ||
         put_event(self, &put, NULL, data, ndata, log, now, uow) < 0)
         return -1;
@@ -772,7 +777,7 @@ PyMODINIT_FUNC PyInit__fastpath(void)
         Py_DECREF(m);
         return NULL;
     }
-    if (eventlog_ready(m) < 0) {
+    if (eventlog_ready(m) < 0 || logencode_ready(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -384,7 +384,7 @@ int md_put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now,
         return 0; /* a warning or a failure: the full path reports it */
     if (report & (MQRO_COA | MQRO_COD))
         return 0; /* its reports: the full path makes them (tpfemu/qmgr/reports.py) */
-    if (put.persistent && s->logged)
+    if (put.persistent && s->logged && s->log_port == NULL)
         return 0; /* the recovery log records it: the full path */
     int r;
     if (!in->reply_blank && (r = reply_to_qmgr(out->record, s->reply_qmgr,
@@ -443,6 +443,7 @@ int md_settings_read(PyObject *settings, md_put_settings_t *s)
     s->initial_names = PyTuple_GET_ITEM(settings, 5);
     s->reply_qmgr = PyTuple_GET_ITEM(settings, 6);
     s->reply_aliases = PyTuple_GET_ITEM(settings, 7);
+    s->log_port = NULL;
     return 0;
 }
 

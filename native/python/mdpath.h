@@ -47,6 +47,8 @@ typedef struct md_put_settings {
     PyObject *initial_names; /**< ... and those removed (they read the MD's initial value) */
     PyObject *reply_qmgr;   /**< the queue manager's name, 48 bytes blank-padded */
     PyObject *reply_aliases; /**< the 48-byte names of remote queue definitions (a set) */
+    PyObject *log_port;     /**< persistent messages logged by the caller (logput.h); NULL
+                                 (as md_settings_read leaves it): with `logged`, declined */
 } md_put_settings_t;
 
 /** Read put_md's settings tuple (borrowed references into it). 0, or -1 with TypeError. */

@@ -11,6 +11,11 @@ structures in C layout), then the other paths. Every call must give the same out
 the same data or the same reason code and completion code, and the same MD and PMO
 outputs (the raw entry's as C structures: compared packed), the made MsgIds and put
 times aside (they differ by nature).
+
+The same runs on a queue manager with a home, whose persistent messages go to the
+recovery log: there the plan's put logs a persistent message in C, and the queues' PUT
+and GET records in the log, and the persistent messages a checkpoint would hold, must be
+the same on the three queues too.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.manager import QueueManager
+from tpfemu.store.message import NEVER
 
 IO = CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF
 _names = itertools.count(1)
@@ -219,9 +225,11 @@ def _view(side: Side, ran: tuple, packed: bool = False) -> tuple:
     return result, _md_out(side, md, packed), pmo_out
 
 
-@pytest.fixture(scope="module")
-def sides():
-    manager = QueueManager(f"EQ{next(_names)}").start()
+@pytest.fixture(scope="module", params=["memory", "logged"])
+def sides(request, tmp_path_factory):
+    """The three sides, on a queue manager in memory or with a home (a recovery log)."""
+    home = tmp_path_factory.mktemp("eq") if request.param == "logged" else None
+    manager = QueueManager(f"EQ{next(_names)}", home=home).start()
     manager.catalog.define("MQP", maxumsgs=4)
     pair = []
     for name, planned in (("PLAN.Q", True), ("FULL.Q", False), ("RAW.Q", True)):
@@ -260,6 +268,8 @@ def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
     plan, full, raw = sides
     for side in sides:
         _reset(side)
+    plog = plan.conn.connection.qmgr.persistence  # (None: a queue manager in memory)
+    start = plog.log.next_lsn if plog is not None else 0
     for side in (plan, raw):
         assert side.queue.get_handle().put_plan is not None
         assert all(q.get_handle().put_plan is not None for q in side.handles.values())
@@ -271,3 +281,27 @@ def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
         side.conn.commit()
     depths = {side.queue.get_handle().queue.core.depth for side in sides}
     assert len(depths) == 1
+    if plog is not None:
+        logged = [_logged(side, plog, start) for side in sides]
+        assert logged[0] == logged[1] == logged[2]
+
+
+def _logged(side: Side, plog: Any, start: int) -> tuple:
+    """The side's queue as the recovery log knows it from LSN ``start`` on: its PUT
+    records (data, priority, context length) and GET records in log order, and the
+    persistent messages a checkpoint would hold now (all durable: every call was
+    committed or waited for)."""
+    name = side.queue.get_handle().queue.name
+    keys: dict[int, int] = {}  # message key -> the order of its PUT record on the side
+    records = []
+    for r in plog.log.replay(start):
+        if r.queue != name:
+            continue
+        if r.message is not None:
+            keys[r.key] = len(keys)
+            m = r.message
+            records.append(("PUT", bytes(m.data), m.priority, m.ctx_len, m.expiry == NEVER))
+        else:
+            records.append(("GET", keys.get(r.key), r.backout_count))
+    held, _ = plog.snapshot_queue(side.queue.get_handle().queue)
+    return records, [(keys.get(m.key), bytes(m.data)) for m in held]

@@ -1,14 +1,21 @@
-"""The recovery log's wait for durability, in C (``tpf_log_gate_*``,
+"""The recovery log's C helpers: its wait for durability (``tpf_log_gate_*``,
 native/include/tpf/logrec.h): batches are numbered 1, 2, 3... and finish in order; a
 committer waits on its batch's number without the GIL, and one call wakes every waiter
-of the batches it finishes.
+of the batches it finishes. And the encoding of its records (:data:`log_encode`).
 """
 
 from __future__ import annotations
 
-from tpfemu._lowlevel.compiled import ffi, lib
+from tpfemu._lowlevel.compiled import _fastpath, ffi, lib
 
-__all__ = ["LogGate"]
+__all__ = ["LogGate", "log_encode", "log_encode_setup"]
+
+#: ``log_encode(records, qids, qid_of) -> (data, uows, commits, closing)``: the recovery
+#: log's records (tpfemu.store.log_records' Put, Get, Commit, Backout) as the log appends
+#: them, in one bytes object, encoded in C (native/python/logencode.c, with logrec.h's
+#: layout); ``log_encode_setup(Put, Get, Commit, Backout)`` names the types it reads.
+log_encode = _fastpath.log_encode
+log_encode_setup = _fastpath.log_encode_setup
 
 #: A wait with no limit is made of waits this long (ns), so that a signal (Ctrl-C) is
 #: handled between them: C waits cannot be interrupted.

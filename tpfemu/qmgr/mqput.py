@@ -160,7 +160,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
         handle.put_plan = plans.put_plan(conn, generation, queue, first, limit,
-                                         context_allowed(handle.options))
+                                         context_allowed(handle.options), handle.name)
         if handle.closed:  # (closed meanwhile: closing dropped its plans before this)
             handle.put_plan = None
 

@@ -56,6 +56,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -275,14 +276,41 @@ class QueuePersistence:
             queue.name, data, msg_id, correl_id or bytes(24), priority, expiry, put_time,
             ctx_len, backout_count, uow,
         )], defer=bool(uow))  # fmt: skip
-        key = ticket.lsns.start
+        self._track_put(queue, seq, ticket.lsn, uow)
+        return ticket
+
+    def _track_put(self, queue: LocalQueue, seq: int, key: int, uow: int) -> None:
+        """The message the core put as ``seq`` has log key ``key``; in syncpoint, it is
+        in flight in ``uow`` (under queue.log_lock)."""
         queue.log_keys[seq] = key
         if uow:
             queue.log_pending[seq] = uow
             with self._lock:
                 self._first_lsn.setdefault(uow, key)
                 self._work.setdefault(uow, []).append((queue, seq, False))
+
+    def put_port(self, queue: LocalQueue, name: str) -> tuple:
+        """The *log port* of a put plan on memory queue ``queue`` (opened as ``name``):
+        what its put in C needs to log a persistent message as :meth:`log_put` does
+        (native/python/logput.h): the queue's log lock, the queue's id in the log, the
+        call appending the PUT record C built (``(seq, record, uow) -> Ticket``, under
+        the lock), and the wait of a put outside syncpoint (``(ticket, msg_id)``: the
+        put is undone if the record cannot be written)."""
+        return (queue.log_lock, self.log.queue_id(queue.name),
+                partial(self._planned_put, queue), partial(self._planned_wait, queue, name))
+
+    def _planned_put(self, queue: LocalQueue, seq: int, record: bytes, uow: int) -> Ticket:
+        ticket = self.log.append_put(record, uow)
+        self._track_put(queue, seq, ticket.lsn, uow)
         return ticket
+
+    def _planned_wait(self, queue: LocalQueue, name: str, ticket: Ticket, msg_id: bytes) -> None:
+        try:
+            ticket.wait()
+        except errors.MQMIError as exc:  # StorageFull: the put is undone
+            self.undo_put(queue, msg_id)
+            exc.call, exc.obj = "MQPUT", name
+            raise
 
     def undo_put(self, queue: LocalQueue, msg_id: bytes) -> None:
         """Take back a put outside syncpoint whose record could not be written (if no one
@@ -340,11 +368,25 @@ class QueuePersistence:
 
     def apply_end(self, queue: LocalQueue, uow: int, commit: bool) -> int:
         """Commit or back out logged unit of work ``uow`` on ``queue`` in the core, with
-        its bookkeeping, under the queue's log lock (a checkpoint sees both or neither).
-        Returns how many messages the core committed or backed out."""
+        its bookkeeping; returns how many messages the core committed or backed out.
+
+        A backout is done whole under the queue's log lock: the messages its gets give
+        back must not be in a checkpoint twice (browsed, and from their in-flight copy).
+        A commit (its Commit record durable) runs in the core *before* taking the lock,
+        so that the core call, which releases the GIL, does not hold the lock every
+        committer of the queue needs: until :meth:`applied`, the replay point stays at or
+        below the unit's first record, so a checkpoint taken in between leaves its puts
+        to the log (their keys are above the point) and keeps its gets' messages from
+        their in-flight copies, and replay re-applies both. The bookkeeping is then
+        dropped under the lock (checkpoints iterate it)."""
+        if commit:
+            n = queue.core.commit(uow)
+            with queue.log_lock:
+                self.finish_queue(queue, uow, True)
+            return n
         with queue.log_lock:
-            n = queue.core.commit(uow) if commit else queue.core.backout(uow)
-            self.finish_queue(queue, uow, commit)
+            n = queue.core.backout(uow)
+            self.finish_queue(queue, uow, False)
         return n
 
     def logged(self, uow: int) -> bool:

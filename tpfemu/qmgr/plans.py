@@ -13,7 +13,11 @@ opening anywhere retires the generation, see QueueManager.start). The C side
 put or get in C (:meth:`CoreQueue.put`/:meth:`CoreQueue.get_body` with no MD,
 :meth:`CoreQueue.put_md`/:meth:`CoreQueue.get_md` with one), which decline, having
 changed nothing, whatever the full path must judge (a value out of range or warned
-about, a persistent message to log, ...). What a plan serves:
+about, a persistent message to get from a logged queue, ...). A persistent message put
+with an MD on a queue manager with a recovery log is logged by the put in C, through
+the queue's log port (:meth:`QueuePersistence.put_port`, native/python/logput.h): the
+same PUT record, under the same lock, with the same wait outside syncpoint as the full
+path's. What a plan serves:
 
 - MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO) and no
   context option) or our MD; no PMO or our PMO with options among :data:`PLAN_PUT`, at
@@ -106,14 +110,19 @@ def may_plan(conn: Any) -> bool:
 
 
 def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: int,
-             contexts: int = 0) -> PutPlan:
+             contexts: int = 0, name: str | None = None) -> PutPlan:
     """The put plan of a handle of ``conn`` on ``queue``, ``first`` the first definition
     of its resolution path (DEFPRTY, DEFPSIST), made by a put through the full path in
     ``generation``; ``contexts``: the MQPMO_SET_*_CONTEXT options the handle's open
-    options allow. Never made for a processor-shared queue: its storage (the TPFCS
-    store) has no C fast path."""
+    options allow; ``name``: the name the handle opened (default: the queue's). Never
+    made for a processor-shared queue: its storage (the TPFCS store) has no C fast path.
+
+    On a queue manager with a recovery log, the settings' ``logged`` entry is the
+    queue's log port (:meth:`QueuePersistence.put_port`): a persistent message put with
+    an MD is logged by the plan's put in C."""
     qm = conn.qmgr
-    logged = qm.persistence is not None
+    plog = qm.persistence
+    logged = plog.put_port(queue, name or queue.name) if plog is not None else False
     defpsist = first.defpsist == "YES"
     # For the ReplyToQMgr rule (mqput._reply_to_qmgr): this queue manager's name, and the
     # remote queue definitions of this generation (a ReplyToQ naming one: the full path).

@@ -14,9 +14,10 @@ the incarnation and the LSN floor left by trimming.
 
 Little-endian throughout, except the keys (big-endian, so LMDB's byte order is LSN order).
 
-The C side that reads these records at restart (native/include/tpf/logrec.h) states the
-same layout as constants; importing this module checks them against the struct formats
-below (:func:`check_layout`) and fails, naming the constant, where they differ.
+The C side that reads these records at restart, and writes the PUT record of a message
+a put plan puts (native/include/tpf/logrec.h, ``tpf_log_put_record``), states the same
+layout as constants; importing this module checks them against the struct formats below
+(:func:`check_layout`) and fails, naming the constant, where they differ.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from tpfemu import errors
-from tpfemu._lowlevel import header_constants
+from tpfemu._lowlevel import header_constants, log_encode, log_encode_setup
 from tpfemu.mq import cmqc
 from tpfemu.store.lmdbenv import LmdbEnv
 from tpfemu.store.message import DESC, NEVER, ZERO_ID, StoredMessage
@@ -65,7 +66,11 @@ def layout() -> dict[str, int]:
         "TPF_LOG_BATCH_HEAD": BATCH.size, "TPF_LOG_REC": REC.size, "TPF_LOG_REC_KIND": kind,
         "TPF_LOG_REC_QID": qid, "TPF_LOG_REC_BACKOUTS": backouts, "TPF_LOG_REC_UOW": uow,
         "TPF_LOG_REC_KEY": key, "TPF_MQ_PACKED_DESC": DESC.size,
+        "TPF_LOG_DESC_MSGID": desc[1], "TPF_LOG_DESC_CORRELID": desc[2],
+        "TPF_LOG_DESC_PRIORITY": desc[3], "TPF_LOG_DESC_EXPIRY": desc[4],
+        "TPF_LOG_DESC_PUT_TIME": desc[5], "TPF_LOG_DESC_CTX_LEN": desc[6],
         "TPF_LOG_DESC_BACKOUTS": desc[-2], "TPF_LOG_DESC_LENGTH": desc[-1],
+        "TPF_LOG_PUT_HEAD": PUT_HEAD.size,
         "TPF_LOG_PUT": PUT, "TPF_LOG_GET": GET, "TPF_LOG_COMMIT": COMMIT,
         "TPF_LOG_BACKOUT": BACKOUT,
     }  # fmt: skip
@@ -148,43 +153,22 @@ class LogRecord(NamedTuple):
     message: StoredMessage | None
 
 
-def encode_put(r: Put, qid: int) -> bytes:
-    """A PUT record up to its data (the data follows it)."""
-    if len(r.msg_id) != 24 or len(r.correl_id) != 24:
-        raise ValueError("msg_id and correl_id must be 24 bytes")
-    return PUT_HEAD.pack(
-        PUT, qid, 0, r.uow, 0, 0, r.msg_id, r.correl_id, r.priority, r.expiry, r.put_time,
-        r.ctx_len, r.backout_count, len(r.data),
-    )  # fmt: skip
+log_encode_setup(Put, Get, Commit, Backout)
 
 
 def encode_records(
-    records: Sequence[Record], qid_of: Callable[[str], int]
-) -> tuple[list[bytes], set[int], list[tuple[int, int]], list[int]]:
-    """Encode records for a batch: (parts to join, units of work with a record, (part
-    index, uow) of each Commit, units of work committed or backed out)."""
-    parts: list[bytes] = []
-    uows: set[int] = set()
-    commits: list[tuple[int, int]] = []
-    closing: list[int] = []
-    for r in records:
-        if isinstance(r, Put):
-            parts.append(encode_put(r, qid_of(r.queue)))
-            parts.append(r.data)
-        elif isinstance(r, Get):
-            parts.append(REC.pack(GET, qid_of(r.queue), r.backout_count, r.uow, r.key))
-        elif isinstance(r, Commit):
-            commits.append((len(parts), r.uow))
-            closing.append(r.uow)
-            parts.append(REC.pack(COMMIT, 0, 0, r.uow, 0))
-        elif isinstance(r, Backout):
-            closing.append(r.uow)
-            parts.append(REC.pack(BACKOUT, 0, 0, r.uow, 0))
-        else:
-            raise TypeError(f"not a log record: {r!r}")
-        if r.uow:
-            uows.add(r.uow)
-    return parts, uows, commits, closing
+    records: Sequence[Record], qids: dict[str, int], qid_of: Callable[[str], int]
+) -> tuple[bytes, set[int] | None, list[tuple[int, int]] | None, list[int] | None]:
+    """Encode records for a batch, in C (``log_encode``, with the layout :func:`layout`
+    states and logrec.h agrees with): (the records' bytes, the units of work with a
+    record, (byte offset, uow) of each Commit, the units of work committed or backed
+    out), None for an empty collection. A queue's id is ``qids[name]``, else
+    ``qid_of(name)``.
+
+    :raises TypeError, ValueError: a record it cannot encode (not a record, a field of
+        the wrong type or out of range, ids not 24 bytes); nothing was encoded.
+    """
+    return log_encode(records, qids, qid_of)
 
 
 # -- reading (also used by recovery without a RecoveryLog) ---------------------------------

@@ -123,7 +123,8 @@ class _Batch:
         self.count = 0
         self.uows: set[int] = set()  # units of work with a record here
         self.closing: set[int] = set()  # units of work committed or backed out here
-        self.committers: list[tuple[Ticket, list[tuple[int, int]]]] = []
+        # (ticket, index in parts, its Commits' (byte offset, uow)), for _refuse_doomed
+        self.committers: list[tuple[Ticket, int, list[tuple[int, int]]]] = []
         self.seq = seq
         self.gate = gate
         self.finished = False
@@ -311,6 +312,18 @@ class RecoveryLog:
                     self._unwritten[queue] = qid
         return qid
 
+    def queue_id(self, queue: str) -> int:
+        """The id the records of ``queue`` carry (given on first use; the name is written
+        with the next batch)."""
+        return self._qid(queue)
+
+    def append_put(self, record: bytes, uow: int) -> Ticket:
+        """Queue one PUT record already encoded (by a put plan in C,
+        ``tpf_log_put_record``, with a :meth:`queue_id`) and return its ticket: the same
+        as ``append([Put(...)], defer=bool(uow))`` for the message it encodes."""
+        return self._enqueue(record, 1, {uow} if uow else None, None, None, False,
+                             bool(uow))[0]  # fmt: skip
+
     def append(self, records: Sequence[Record], *, defer: bool = False) -> Ticket:
         """Queue ``records`` for the log and return at once with their ticket.
 
@@ -372,7 +385,15 @@ class RecoveryLog:
         count = len(records)
         if not count:  # (a batch of none would share its key with the next batch)
             raise ValueError("recovery log: nothing to append (no records)")
-        parts, uows, commits, closing = encode_records(records, self._qid)
+        data, uows, commits, closing = encode_records(records, self._qids, self._qid)
+        return self._enqueue(data, count, uows, commits, closing, inline, defer)
+
+    def _enqueue(self, data: bytes, count: int, uows: set[int] | None,
+                 commits: list[tuple[int, int]] | None, closing: list[int] | None,
+                 inline: bool, defer: bool) -> tuple[Ticket, _Batch | None, list]:  # fmt: skip
+        """:meth:`_append` for records encoded: ``count`` records in ``data``, with the
+        units of work they name, their Commits (byte offset, uow) and the units of work
+        they end."""
         claimed = None
         names: list[tuple[str, int]] = []
         with self._lock:
@@ -400,9 +421,8 @@ class RecoveryLog:
             ticket = Ticket(self, batch, self._next_lsn, count)
             self._next_lsn += count
             if commits:
-                base = len(batch.parts)
-                batch.committers.append((ticket, [(base + i, u) for i, u in commits]))
-            batch.parts += parts
+                batch.committers.append((ticket, len(batch.parts), commits))
+            batch.parts.append(data)
             batch.count += count
             if uows:
                 batch.uows |= uows
@@ -517,10 +537,12 @@ class RecoveryLog:
 
     def _refuse_doomed(self, batch: _Batch) -> None:
         """Write the Commit of a doomed unit of work as a Backout, and fail its ticket."""
-        for ticket, positions in batch.committers:
-            for index, uow in positions:
+        for ticket, index, commits in batch.committers:
+            for offset, uow in commits:
                 if uow in self._doomed:
-                    batch.parts[index] = REC.pack(BACKOUT, 0, 0, uow, 0)
+                    part = batch.parts[index]
+                    batch.parts[index] = b"".join((part[:offset], REC.pack(BACKOUT, 0, 0, uow, 0),
+                                                   part[offset + REC.size :]))  # fmt: skip
                     ticket.error = errors.error_for(
                         cmqc.MQRC_STORAGE_MEDIUM_FULL, call="MQCMIT", obj="recovery log"
                     )

@@ -48,8 +48,16 @@
 #define TPF_LOG_REC_BACKOUTS 8    /**< u32: the backout count at the get (GET) */
 #define TPF_LOG_REC_UOW 16        /**< u64: the unit of work, 0: none */
 #define TPF_LOG_REC_KEY 24        /**< u64: the message got (GET) */
+#define TPF_LOG_DESC_MSGID 8      /**< 24 bytes in a PUT's descriptor: its MsgId */
+#define TPF_LOG_DESC_CORRELID 32  /**< 24 bytes in a PUT's descriptor: its CorrelId */
+#define TPF_LOG_DESC_PRIORITY 56  /**< u8 in a PUT's descriptor: its priority */
+#define TPF_LOG_DESC_EXPIRY 60    /**< i64 in a PUT's descriptor: its expiry deadline */
+#define TPF_LOG_DESC_PUT_TIME 68  /**< i64 in a PUT's descriptor: its put time */
+#define TPF_LOG_DESC_CTX_LEN 76   /**< u32 in a PUT's descriptor: its context record's length */
 #define TPF_LOG_DESC_BACKOUTS 80  /**< u32 in a PUT's descriptor: its backout count */
 #define TPF_LOG_DESC_LENGTH 84    /**< u32 in a PUT's descriptor: its data length */
+#define TPF_LOG_PUT_HEAD 120      /**< bytes of a PUT record before its data: TPF_LOG_REC +
+                                       TPF_MQ_PACKED_DESC */
 
 #define TPF_LOG_PUT 1
 #define TPF_LOG_GET 2
@@ -128,6 +136,25 @@ size_t tpf_log_pack_size(const unsigned char *descs, size_t len);
  * addrs, into out (tpf_log_pack_size bytes). */
 void tpf_log_pack(const unsigned char *descs, size_t len, const void *const *addrs,
                   unsigned char *out);
+
+/* -- writing records ------------------------------------------------------------------ */
+
+/** A record's header (TPF_LOG_REC bytes) into out: kind TPF_LOG_*, queue id, backout
+ * count, unit of work, message key (0 where the kind has none). */
+void tpf_log_record(unsigned char *out, int kind, uint32_t qid, uint32_t backouts, uint64_t uow,
+                    uint64_t key);
+
+/**
+ * The PUT record of a message just put (its descriptor `md`, as the core's put left it:
+ * MsgId, CorrelId, priority, expiry deadline, put time, context length, backout count),
+ * of queue `qid`, in unit of work `uow` (0: none), into out: TPF_LOG_PUT_HEAD bytes, then
+ * the message's context record (md->ctx_len bytes at ctx) and data (len bytes at data).
+ * out has room for TPF_LOG_PUT_HEAD + md->ctx_len + len bytes. The message key (the
+ * record's LSN) is not in it. Plain C, no state: the put plan builds the record this way
+ * (native/python/fastpath.c) and tpfemu/store/log_records.py checks the layout.
+ */
+void tpf_log_put_record(unsigned char *out, uint32_t qid, uint64_t uow, const tpf_mq_msg_t *md,
+                        const void *ctx, const void *data, uint32_t len);
 
 /* -- the wait for durability (group commit) ------------------------------------------
  *
