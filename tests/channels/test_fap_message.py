@@ -217,3 +217,81 @@ def test_one_unpack_message_reader_agrees_with_the_general_one() -> None:
     with pytest.raises(FapError) as refused:
         decode_message(short, False)
     assert refused.value.status == StatusCode.PROTOCOL_MSH_ERROR
+
+
+def _frame(xmit: bytes, seq: int = 9, flags: int = ControlFlags.FIRST | ControlFlags.LAST,
+           luwid: bytes = b"LUW12345", big_endian: bool = False) -> bytes:
+    from tpfemu.wire.fap import encode_segment
+
+    return encode_segment(Segment(SegmentType.MESSAGE_DATA, ControlFlags(flags),
+                                  encode_message(seq, xmit, big_endian=big_endian),
+                                  big_endian, luwid=luwid))
+
+
+def test_plain_frame_reader_agrees_with_the_general_readers() -> None:
+    """read_plain gives a plain message frame's flags, LUWID, sequence number, remote names
+    and persistence as the TSH decoder, the reassembler and the message decoder do, with
+    the MQMD (native layout) and data where PLAIN_MD_AT and PLAIN_DATA_AT say."""
+    from tpfemu.wire.fap import decode_segment
+    from tpfemu.wire.fap.message import PLAIN_DATA_AT, PLAIN_MD_AT, read_plain
+
+    md = _md(Expiry=77, CorrelId=b"C" * 24, ReplyToQMgr=b"QMA")
+    frame = _frame(build_transmission("LOCAL.Q", "QMB", md, b"data"),
+                   flags=ControlFlags.FIRST | ControlFlags.LAST | ControlFlags.CONFIRM_REQ)
+    got = read_plain(memoryview(frame), 100)
+    seg = decode_segment(frame)
+    msg = decode_message(Reassembler(100).feed(seg), False)
+    assert got == (int(seg.control_flags), seg.luwid, msg.seq, msg.xqh.RemoteQName,
+                   msg.xqh.RemoteQMgrName, msg.md.Persistence)
+    assert got[1] == b"LUW12345" and got[2] == 9 and got[3].rstrip() == b"LOCAL.Q"
+    assert frame[PLAIN_MD_AT:PLAIN_DATA_AT] == msg.md.pack()
+    assert frame[PLAIN_DATA_AT:] == msg.data == b"data"
+
+
+def test_plain_frame_reader_leaves_every_other_frame_to_the_general_readers() -> None:
+    """read_plain returns None for a big-endian frame, an MQMDE, a segment of a longer
+    message, wrong MSH lengths, a message over the length limit and another segment type;
+    the general readers decode the first three and refuse the others."""
+    from tpfemu.wire.fap import decode_segment, encode_segment
+    from tpfemu.wire.fap.message import read_plain
+
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(), b"d" * 100)  # 528 > 10 + 500
+    first = _frame(xmit, flags=ControlFlags.FIRST)
+    bad_length = bytearray(_frame(xmit))
+    struct.pack_into("<I", bad_length, 28 + 8, 1)  # MSH DataLength
+    others = {
+        "big-endian": _frame(xmit, big_endian=True),
+        "MQMDE": _frame(build_transmission("LOCAL.Q", "QMB", _md(MsgSeqNumber=2), b"d")),
+        "first segment": first,
+        "MSH lengths": bytes(bad_length),
+        "too long": _frame(xmit),
+        "status": encode_segment(Segment(SegmentType.STATUS_DATA, payload=bytes(12))),
+    }
+    for name, frame in others.items():
+        assert read_plain(frame, 10 if name == "too long" else 4096) is None, name
+    for name in ("big-endian", "MQMDE"):
+        seg = decode_segment(others[name])
+        assert decode_message(Reassembler(4096).feed(seg), seg.big_endian).data.startswith(b"d")
+    assert Reassembler(4096).feed(decode_segment(first)) is None  # waits for the rest
+    for name, status in (("MSH lengths", StatusCode.PROTOCOL_MSH_ERROR),
+                         ("too long", StatusCode.MESSAGE_LENGTH_ERROR)):
+        with pytest.raises(FapError) as refused:
+            Reassembler(10).feed(decode_segment(others[name]))
+        assert refused.value.status == status, name
+
+
+def test_segment_head_is_the_one_step_encoders_and_takes_flags_later() -> None:
+    """message_segment_head followed by the message is encode_message_segment's segment;
+    with_flags adds CONFIRM_REQ to it as if it had been encoded with it."""
+    from tpfemu.wire.fap import encode_message_segment
+    from tpfemu.wire.fap.message import SEGMENT_HEAD, message_segment_head, with_flags
+
+    xmit = build_transmission("LOCAL.Q", "QMB", _md(), b"payload")
+    one = ControlFlags.FIRST | ControlFlags.LAST
+    head = message_segment_head(5, len(xmit), flags=one, luwid=b"LUW12345")
+    assert len(head) == SEGMENT_HEAD
+    assert head + xmit == encode_message_segment(5, xmit, flags=one, luwid=b"LUW12345")
+    assert with_flags(head, ControlFlags.CONFIRM_REQ) + xmit == encode_message_segment(
+        5, xmit, flags=one | ControlFlags.CONFIRM_REQ, luwid=b"LUW12345")
+    with pytest.raises(ValueError, match="8 bytes"):
+        message_segment_head(5, 10, luwid=b"short")

@@ -175,3 +175,38 @@ def test_unknown_form_is_refused() -> None:
     """encode_segment names an unknown header form."""
     with pytest.raises(ValueError, match="TSHX"):
         encode_segment(_hb(), form="TSHX")
+
+
+def test_frames_are_the_segments_bytes_and_decode_to_the_same_segments() -> None:
+    """feed_frames gives each whole segment's bytes (fed whole or byte by byte), and
+    decode_frame makes of them the segments feed gives."""
+    from tpfemu.wire.fap.tsh import decode_frame
+
+    segs = [_hb(encoding=0x222), Segment(SegmentType.STATUS_DATA, payload=bytes(12),
+                                         encoding=0x222), _hb(big_endian=True, encoding=0x311)]
+    encoded = [encode_segment(s) for s in segs]
+    stream = b"".join(encoded)
+    frames = FrameReader(1000).feed_frames(stream)
+    assert [bytes(f) for f in frames] == encoded
+    assert [decode_frame(f) for f in frames] == segs
+    reader, pieces = FrameReader(1000), []
+    for i in range(len(stream)):
+        pieces += reader.feed_frames(stream[i:i + 1])
+    assert [bytes(f) for f in pieces] == encoded
+
+
+def test_a_frame_of_unknown_type_is_refused_when_decoded() -> None:
+    """feed_frames checks the framing only; decode_frame refuses an unknown segment type
+    with PROTOCOL_SEGMENT_TYPE, and feed refuses it, and the stream, at once."""
+    from tpfemu.wire.fap.tsh import decode_frame
+
+    raw = b"TSH " + struct.pack(">I", 28) + bytes([2, 0x42]) + bytes(18)
+    (frame,) = FrameReader(4096).feed_frames(raw)
+    with pytest.raises(FapError, match="0x42") as info:
+        decode_frame(frame)
+    assert info.value.status == StatusCode.PROTOCOL_SEGMENT_TYPE
+    reader = FrameReader(4096)
+    with pytest.raises(FapError):
+        reader.feed(raw + encode_segment(_hb()))
+    with pytest.raises(FapError, match="already refused"):
+        reader.feed_frames(encode_segment(_hb()))

@@ -36,6 +36,7 @@ from tpfemu.channels.ports import FastDelivery
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import MD, OD, PMO
 from tpfemu.mqi import api as mqi
+from tpfemu.qmgr import plans
 from tpfemu.qmgr.manager import DLQ_NAME
 from tpfemu.qmgr.mqmd import dead_letter_header
 
@@ -79,6 +80,7 @@ class Deliverer:
         self.dead_lettered = 0
         self._open: OrderedDict[tuple[Any, Any], mqi.Queue] = OrderedDict()
         self._pmo = PMO(Options=_PUT)  # (an MQPUT only writes its outputs into it)
+        self._raw_pmo = bytearray(PMO(Version=cmqc.MQPMO_VERSION_1, Options=_PUT).pack())
 
     def _queue(self, qname: Any, qmgr: Any) -> mqi.Queue:
         """The open destination named ``qname`` at ``qmgr`` (text, or blank-padded bytes
@@ -128,6 +130,21 @@ class Deliverer:
             reason = exc.reason
         self.dead_letter(md, data, reason, _text(remote_q), _text(remote_qmgr))
         return "dlq"
+
+    def put_plain(self, remote_q: bytes, remote_qmgr: bytes, md: bytearray, data: bytes
+                  ) -> bool:
+        """:meth:`deliver`'s put of a message to a queue, when the destination is open
+        already and its handle's put plan serves the call: by the plan's raw entry (the
+        one a C program's MQPUT takes), with ``md`` the MQMD as the message came (version
+        1, native layout, which the call may write into). True once put; False, having
+        done nothing, otherwise: then :meth:`deliver` puts it (through the full path,
+        which makes the plan, or dead-letters it)."""
+        queue = self._open.get((remote_q, remote_qmgr))
+        if queue is None:
+            return False
+        handle = queue.get_handle()
+        return handle is not None and plans.planned_put_raw(handle.put_plan, data, md,
+                                                            self._raw_pmo)
 
     def deliver_now(self, remote_q: str, remote_qmgr: str, md: MD, data: bytes) -> str:
         """A FAST channel's nonpersistent message, sent outside any batch: to the bridge,

@@ -38,6 +38,7 @@ from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
 from tpfemu.channels.state import ChannelStatus
 from tpfemu.channels.syncstore import SyncRecord, SyncStore
 from tpfemu.mq import cmqc
+from tpfemu.mq.structs import MD
 from tpfemu.mqi import api as mqi
 from tpfemu.wire.fap import (
     ControlFlags,
@@ -58,6 +59,7 @@ from tpfemu.wire.fap import (
     negotiate,
     status_segment,
 )
+from tpfemu.wire.fap.message import PLAIN_DATA_AT, PLAIN_MD_AT, read_plain
 from tpfemu.wire.link import Link, LinkDown
 
 if TYPE_CHECKING:
@@ -67,6 +69,7 @@ __all__ = ["Receiver"]
 
 ID_TIMEOUT = 30.0  # seconds for the sender's ID to arrive
 _REFUSE = ControlFlags.ERROR | ControlFlags.CLOSE_CHANNEL
+_CONFIRM = int(ControlFlags.CONFIRM_REQ)
 
 
 class _Stop(Exception):
@@ -207,9 +210,12 @@ class Receiver:
         session = _Session(self, qm, store, deliverer, agreed, record)
         hb = agreed.heartbeat_interval
         timeout = 2.0 * hb + 30.0 if hb else None
+        receive, decode, plain = self.link.receive_frame, self.link.decode, session.plain
         try:
             while True:
-                session.handle(self.link.receive(timeout))
+                frame = receive(timeout)
+                if not plain(frame):
+                    session.handle(decode(frame))
         finally:
             if session.msgs:  # a batch was being received: it is backed out
                 self.manager.event("channel-backout", self.name, channel=self.name,
@@ -259,6 +265,33 @@ class _Session:
             raise FapError(f"unexpected {_type_name(seg)} on a receiver channel",
                            StatusCode.PROTOCOL_SEGMENT_TYPE)
 
+    def plain(self, frame: bytes | memoryview) -> bool:
+        """The common case in one step: a whole message in one little-endian segment
+        (:func:`~tpfemu.wire.fap.message.read_plain`), in sequence, put by the
+        destination's plan with its MQMD as it came (no object made for it), or, when
+        the plan does not serve the call (no plan yet, a persistent message, ...), by
+        :meth:`deliver` with the MQMD read from those bytes. True once handled; False,
+        having done nothing, for anything else (another kind of frame, a fast channel's
+        nonpersistent message, a sequence error): :meth:`handle` then takes the frame."""
+        got = read_plain(frame, self.reassembler.max_msg_len)
+        if got is None or self.reassembler.in_progress:
+            return False
+        flags, luwid, seq, remote_q, remote_qmgr, persistence = got
+        persistent = persistence == cmqc.MQPER_PERSISTENT
+        if (self.fast_channel and not persistent) or seq != self.seq % self.wrap + 1:
+            return False
+        self.seq = seq
+        data = bytes(frame[PLAIN_DATA_AT:])
+        md = bytearray(frame[PLAIN_MD_AT:PLAIN_DATA_AT])
+        if not self.deliverer.put_plain(remote_q, remote_qmgr, md, data):
+            self.deliver(remote_q, remote_qmgr, MD.from_bytes(md), data)
+        self.msgs += 1
+        self.nbytes += len(data)
+        self.persistent |= persistent
+        if flags & _CONFIRM:
+            self.commit(luwid)
+        return True
+
     def resync(self, seg: Segment) -> None:
         _, luwid = decode_resync(seg.payload, seg.big_endian)
         committed = luwid == self.record.luwid and luwid != bytes(8)
@@ -281,18 +314,23 @@ class _Session:
                                             flags=_REFUSE, big_endian=self.r.big))
             raise _Stop(f"MESSAGE SEQUENCE ERROR: {msg.seq} RECEIVED, {expected} EXPECTED")
         self.seq = expected
-        try:
-            self.deliverer.deliver(xqh.RemoteQName, xqh.RemoteQMgrName, md, msg.data,
-                                   fast=self.fast_channel)
-        except NoDeadLetterQueue as exc:
-            self.qm.backout()
-            self.r.manager.stopped(self.r.name, f"NO DEAD-LETTER QUEUE: {exc}")
-            raise _Stop(f"STOPPED: {exc}", StatusCode.CAN_NOT_STORE) from exc
+        self.deliver(xqh.RemoteQName, xqh.RemoteQMgrName, md, msg.data)
         self.msgs += 1
         self.nbytes += len(msg.data)
         self.persistent |= persistent
         if seg.confirm_requested:
             self.commit(seg.luwid)
+
+    def deliver(self, remote_q: bytes, remote_qmgr: bytes, md: MD, data: bytes) -> None:
+        """Put one message of the batch where it goes (a queue, the bridge, the
+        dead-letter queue); when not even the dead-letter queue takes it, the batch is
+        backed out and the channel stops."""
+        try:
+            self.deliverer.deliver(remote_q, remote_qmgr, md, data, fast=self.fast_channel)
+        except NoDeadLetterQueue as exc:
+            self.qm.backout()
+            self.r.manager.stopped(self.r.name, f"NO DEAD-LETTER QUEUE: {exc}")
+            raise _Stop(f"STOPPED: {exc}", StatusCode.CAN_NOT_STORE) from exc
 
     def fast(self, md, data: bytes, xqh) -> None:
         """A fast nonpersistent message: at once, outside the batch (bridge or DLQ)."""

@@ -48,8 +48,8 @@ from tpfemu.channels.syncstore import SyncRecord, SyncStore
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, MD
 from tpfemu.mqi import api as mqi
+from tpfemu.qmgr import plans
 from tpfemu.wire.fap import (
-    MSH_SIZE,
     ControlFlags,
     FapError,
     InitialData,
@@ -62,7 +62,6 @@ from tpfemu.wire.fap import (
     decode_status,
     encode_id,
     encode_message,
-    encode_message_segment,
     encode_segment,
     heartbeat_segment,
     negotiate,
@@ -71,6 +70,7 @@ from tpfemu.wire.fap import (
     split_message,
     status_segment,
 )
+from tpfemu.wire.fap.message import SEGMENT_HEAD, message_segment_head, with_flags
 from tpfemu.wire.link import Link, LinkDown
 
 if TYPE_CHECKING:
@@ -88,9 +88,8 @@ _FLUSH = 256 * 1024  # bytes of encoded segments written at once
 WINDOW = 2  # batches on the wire waiting for their STATUS, at most
 SLOTS = WINDOW + 1  # MQI connections: one a batch on the wire, one for the next batch
 _NO_LUWID = bytes(8)
-_TSH = 28  # the TSH a message channel sends
-_ONE = ControlFlags.FIRST | ControlFlags.LAST
-_ONE_CONFIRM = _ONE | ControlFlags.CONFIRM_REQ
+_ONE = int(ControlFlags.FIRST | ControlFlags.LAST)
+_CONFIRM = int(ControlFlags.CONFIRM_REQ)
 
 
 class ChannelRefused(errors.TpfEmuError):
@@ -369,11 +368,7 @@ class Sender:
                     last_sent = time.monotonic()
                 continue
             batch.add(*first)
-            while batch.persistent_count + batch.held < agreed.batch_size:
-                got = self._get(slot.xmitq, more_gmo)
-                if got is None:
-                    break
-                batch.add(*got)
+            batch.fill(slot.xmitq, more_gmo, agreed.batch_size)
             batch.flush()
             last_sent = time.monotonic()
             if batch.pending is None:  # only fast nonpersistent messages: nothing to confirm
@@ -454,22 +449,24 @@ class _Slot:
 
 
 class Batch:
-    """One batch being sent: messages are sent as they are got, one held back so that
-    the last can carry CONFIRM_REQUEST."""
+    """One batch being sent. Messages are encoded as they are got and written out every
+    256 KB; the last one got is held back (encoded) until the next arrives, so that it
+    can carry CONFIRM_REQUEST once the batch is known to end with it."""
 
     def __init__(self, sender: Sender, link: Link, agreed: InitialData, seq: int,
                  slot: _Slot) -> None:
         self.sender = sender
         self.link = link
         self.agreed = agreed
+        self.fast = agreed.fast
         self.slot = slot
         self.luwid = _luwid()
         self.seq = seq
         self.wrap = agreed.seq_wrap
         self.msg_ids: list[bytes] = []
         self.persistent_count = 0
-        self.pending: bytes | None = None  # the held-back message body (sequenced)
-        self.pending_seq = 0
+        self.pending: list[bytes] | None = None  # the held-back message's segments
+        self.pending_last = 0  # where in them its last segment starts
         self.sent = 0
         self.nbytes = 0
         self.out: list[bytes] = []
@@ -481,48 +478,72 @@ class Batch:
         """Nonpersistent messages in the batch (a normal channel batches them too)."""
         return len(self.msg_ids) - self.persistent_count
 
+    def fill(self, xmitq: mqi.Queue, gmo: GMO, size: int) -> None:
+        """Add messages got from ``xmitq`` with ``gmo`` until the batch holds ``size``
+        (fast nonpersistent ones, outside it, do not count) or the queue is empty. Each
+        MQGET tries the handle's get plan first, as ``mqi.Queue.get`` does, and is left
+        to that call when the plan does not serve it.
+
+        :raises LinkDown: the transmission queue failed.
+        """
+        get, add, ids = xmitq.get, self.add, self.msg_ids
+        handle = xmitq.get_handle()
+        planned = plans.planned_get
+        while len(ids) < size:
+            md = MD()
+            try:
+                data = planned(handle.get_plan, None, md, gmo) if handle is not None else None
+                if data is None:
+                    data = get(None, md, gmo)
+            except errors.MQMIError as exc:
+                if exc.reason == cmqc.MQRC_NO_MSG_AVAILABLE:
+                    return
+                raise LinkDown(f"the transmission queue failed: {exc}") from exc
+            add(md, data)
+
     def add(self, md: MD, data: bytes) -> None:
         persistent = md.Persistence == cmqc.MQPER_PERSISTENT
-        if len(data) < _EXPIRY_AT + 4 or data[:4] != b"XQH ":
+        if len(data) < _EXPIRY_AT + 4 or not data.startswith(b"XQH "):
             # not a transmission message: dead-lettered (in the batch's unit of work when
             # it was got in it), as IBM's MCA does
             try:
                 self.slot.dlq.dead_letter(md, data, cmqc.MQFB_XMIT_Q_MSG_ERROR,
                                           self.sender.d.xmitq, self.sender.manager.qmgr_name,
-                                          syncpoint=persistent or not self.agreed.fast)
+                                          syncpoint=persistent or not self.fast)
             except NoDeadLetterQueue as exc:
                 raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
                                      ) from exc
             return
-        body = _with_expiry(data, md.Expiry)
-        if self.agreed.fast and not persistent:
-            self._send(0, body, confirm=False)  # outside the batch, already deleted
+        if _I32.unpack_from(data, _EXPIRY_AT)[0] != cmqc.MQEI_UNLIMITED:
+            data = _with_expiry(data, md.Expiry)
+        if self.out_bytes >= _FLUSH:
+            self.flush()
+        if self.fast and not persistent:
+            self.out += self._segments(0, data)  # outside the batch, already deleted
             return
-        self.msg_ids.append(bytes(md.MsgId))
+        self.msg_ids.append(md.MsgId)
         self.persistent_count += persistent
         if self.pending is not None:
-            self._send(self.pending_seq, self.pending, confirm=False)
-        self.seq = self.seq % self.wrap + 1
-        self.pending, self.pending_seq = body, self.seq
+            self.out += self.pending
+        self.seq = seq = self.seq % self.wrap + 1
+        self.pending = pending = self._segments(seq, data)
+        # (in one segment: [its head, the bytes]; else the segments whole)
+        self.pending_last = 0 if SEGMENT_HEAD + len(data) <= self.max_trans else len(pending) - 1
 
-    def _send(self, seq: int, body: bytes, *, confirm: bool) -> None:
-        """Encode one message into the batch's output, written out every 256 KB and
-        at the end of the batch (one send a batch, not one a message)."""
-        if _TSH + MSH_SIZE + len(body) <= self.max_trans:  # one segment: one step
-            flags = _ONE_CONFIRM if confirm else _ONE
-            self.out.append(encode_message_segment(seq, body, flags=flags, luwid=self.luwid))
-        else:
-            segments = split_message(encode_message(seq, body), self.max_trans,
-                                     luwid=self.luwid, confirm=confirm)
-            self.out.extend(encode_segment(seg) for seg in segments)
+    def _segments(self, seq: int, body: bytes) -> list[bytes]:
+        """The encoded segments of one message: in one segment, its head and its bytes
+        (``body`` itself); else each segment whole."""
         self.out_bytes += len(body)
         self.sent += 1
         self.nbytes += len(body)
-        if self.out_bytes >= _FLUSH:
-            self.flush()
+        if SEGMENT_HEAD + len(body) <= self.max_trans:
+            return [message_segment_head(seq, len(body), flags=_ONE, luwid=self.luwid),
+                    body]
+        segments = split_message(encode_message(seq, body), self.max_trans, luwid=self.luwid)
+        return [encode_segment(seg) for seg in segments]
 
     def flush(self) -> None:
-        """Write out what is encoded so far."""
+        """Write out what is encoded so far (the held-back message stays)."""
         if self.out:
             data = b"".join(self.out)
             self.out.clear()
@@ -535,7 +556,12 @@ class Batch:
         message)."""
         sender = self.sender
         sender.manager.remember(sender.name, doubt)
-        self._send(self.pending_seq, self.pending or b"", confirm=True)
+        last = self.pending
+        if last is not None:  # its last segment asks for confirmation
+            at = self.pending_last
+            last[at] = with_flags(last[at], _CONFIRM)
+            self.out += last
+        self.pending = None
         self.flush()
         sender.manager.event("channel-send", sender.d.xmitq, channel=sender.name,
                              msgs=len(self.msg_ids), length=self.nbytes, seq=self.seq,

@@ -3,8 +3,10 @@
 A :class:`Link` owns a connected socket. :meth:`Link.send` writes segments (each behind a
 TSH, :func:`tpfemu.wire.fap.encode_segment`); :meth:`Link.receive` returns the next
 segment, reading through a bounded :class:`~tpfemu.wire.fap.FrameReader` (a declared
-length above the negotiated maximum is refused before any of it is kept). Bytes already
-read by someone else (the Internet daemon's AOR data) are fed first.
+length above the negotiated maximum is refused before any of it is kept), and
+:meth:`Link.receive_frame` the same segment as its bytes, for a reader that decodes the
+common case in one step (a receiving channel's messages). Bytes already read by someone
+else (the Internet daemon's AOR data) are fed first.
 
 Errors become :class:`LinkDown` (the peer closed, the connection broke or timed out) or
 the codec's :class:`~tpfemu.wire.fap.FapError` (bad bytes: the status to answer with
@@ -18,7 +20,8 @@ import socket
 import threading
 from collections import deque
 
-from tpfemu.wire.fap import FrameReader, Segment, encode_segment
+from tpfemu.wire.fap import FapError, FrameReader, Segment, encode_segment
+from tpfemu.wire.fap.tsh import decode_frame
 
 __all__ = ["Link", "LinkDown"]
 
@@ -46,7 +49,7 @@ class Link:
                  first: bytes = b"") -> None:
         self.sock = sock
         self.reader = FrameReader(max_segment)
-        self._ready: deque[Segment] = deque()
+        self._ready: deque[bytes | memoryview] = deque()  # whole segments, framing checked
         self._send_lock = threading.Lock()
         self.closed = False
         self.bytes_in = self.bytes_out = 0
@@ -85,11 +88,37 @@ class Link:
         :raises LinkDown: the peer closed, the connection broke, or nothing came in time.
         :raises FapError: the bytes are not FAP segments.
         """
+        return self.decode(self.receive_frame(timeout))
+
+    def decode(self, frame: bytes | memoryview) -> Segment:
+        """The :class:`Segment` of a frame :meth:`receive_frame` gave.
+
+        :raises FapError: its ByteOrder or segment type is bad: the stream is refused
+            from then on (as a bad framing refuses it).
+        """
+        try:
+            return decode_frame(frame)
+        except FapError as exc:
+            self._ready.clear()
+            self.reader.refuse(exc)
+            raise
+
+    def receive_frame(self, timeout: float | None) -> bytes | memoryview:
+        """The next segment as its bytes (one TSH and its body, StrucId and SegmLength
+        checked); wait at most ``timeout`` seconds (None: forever). :meth:`decode` makes
+        the :class:`Segment` of it.
+
+        :raises LinkDown: the peer closed, the connection broke, or nothing came in time.
+        :raises FapError: the bytes are not framed as FAP segments.
+        """
+        ready = self._ready
+        if ready:
+            return ready.popleft()
         if self._first:
             first, self._first = self._first, b""
             self.bytes_in += len(first)
-            self._ready.extend(self.reader.feed(first))
-        while not self._ready:
+            ready.extend(self.reader.feed_frames(first))
+        while not ready:
             try:
                 if timeout != self._timeout:  # (a system call: only when it changes)
                     self.sock.settimeout(timeout)
@@ -102,8 +131,8 @@ class Link:
             if not data:
                 raise LinkDown("closed by the peer")
             self.bytes_in += len(data)
-            self._ready.extend(self.reader.feed(data))
-        return self._ready.popleft()
+            ready.extend(self.reader.feed_frames(data))
+        return ready.popleft()
 
     def pending(self) -> bool:
         """A segment is already read and waiting."""

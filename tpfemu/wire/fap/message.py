@@ -37,9 +37,10 @@ from tpfemu.wire.fap.errors import FapError
 from tpfemu.wire.fap.tsh import FORMS, Segment
 
 __all__ = [
-    "MDE", "MSH_SIZE", "XMIT_OVERHEAD", "MessageHeader", "Reassembler", "TransmittedMessage",
-    "build_transmission", "decode_message", "decode_msh", "encode_message",
-    "encode_message_segment", "split_message",
+    "MDE", "MSH_SIZE", "PLAIN_DATA_AT", "PLAIN_MD_AT", "SEGMENT_HEAD", "XMIT_OVERHEAD",
+    "MessageHeader", "Reassembler", "TransmittedMessage", "build_transmission",
+    "decode_message", "decode_msh", "encode_message", "encode_message_segment",
+    "message_segment_head", "read_plain", "split_message", "with_flags",
 ]  # fmt: skip
 
 MSH_SIZE = 20
@@ -64,6 +65,17 @@ _WHOLE_LE = struct.Struct("<4sIIII4si48s48s" + _MD1_LAYOUT.format.lstrip("<=@"))
 _WHOLE_HEADERS = MSH_SIZE + CMQC.MQXQH_LENGTH_1
 _MD1_FORMAT_AT = _MD1_NAMES.index("Format")
 _TSH_MSH = {False: struct.Struct("<BBBB8sIH2x4sIIII")}
+_TSH = 28  # a message channel's segment header (form TSH)
+#: A whole one-segment message as a frame (TSH + MSH + MQXQH + data), little-endian, in
+#: one unpack: the TSH (its SegmLength skipped: the framing checked it), the MSH, the
+#: MQXQH's head and, of its MQMD version 1, StrucId, Version, Format and Persistence.
+_PLAIN = struct.Struct("<4s4xBBBB8sIH2x" "4sIIII" "4si48s48s" "4si24x8s4xi")
+#: Where a frame :func:`read_plain` reads has its MQMD (version 1, native layout) ...
+PLAIN_MD_AT = _TSH + MSH_SIZE + 104
+#: ... and its data.
+PLAIN_DATA_AT = _TSH + MSH_SIZE + _XQH_SIZE
+_FIRST_LAST = int(ControlFlags.FIRST | ControlFlags.LAST)
+_MESSAGE_DATA = int(SegmentType.MESSAGE_DATA)
 
 
 class MDE(MQStruct):
@@ -221,22 +233,45 @@ def encode_message_segment(seq: int, xqh_and_md_and_data: bytes, *,
                            luwid: bytes = bytes(8), ccsid: int = ASCII_CCSID) -> bytes:
     """The whole TSH + MSH + message bytes of a one-segment MESSAGE_DATA, little-endian,
     in one step: what ``encode_segment(Segment(MESSAGE_DATA, flags,
-    encode_message(seq, ...), luwid=luwid))`` gives, without the intermediate objects
-    (the sender's hot path). ``flags`` defaults to FIRST | LAST; add CONFIRM_REQ at the
-    end of a batch.
+    encode_message(seq, ...), luwid=luwid))`` gives, without the intermediate objects.
+    ``flags`` defaults to FIRST | LAST; add CONFIRM_REQ at the end of a batch.
+
+    :raises ValueError: a LUWID that is not 8 bytes, or a number out of range.
+    """
+    return message_segment_head(seq, len(xqh_and_md_and_data), flags=flags, luwid=luwid,
+                                ccsid=ccsid) + xqh_and_md_and_data
+
+
+#: Bytes of the head :func:`message_segment_head` makes (a TSH and an MSH).
+SEGMENT_HEAD = _TSH + MSH_SIZE
+#: Where in that head its TSH's ControlFlags1 is (see :func:`with_flags`).
+_FLAGS_AT = 10
+
+
+def message_segment_head(seq: int, length: int, *,
+                         flags: int = ControlFlags.FIRST | ControlFlags.LAST,
+                         luwid: bytes = bytes(8), ccsid: int = ASCII_CCSID) -> bytes:
+    """The :data:`SEGMENT_HEAD` bytes (TSH + MSH, little-endian) in front of the
+    ``length`` bytes of a transmission-queue message sent whole in one segment (the
+    sender's hot path: the message's bytes follow as they are, unchanged).
 
     :raises ValueError: a LUWID that is not 8 bytes, or a number out of range.
     """
     if len(luwid) != 8:
         raise ValueError(f"a LUWID is 8 bytes, got {len(luwid)}")
-    n = len(xqh_and_md_and_data)
     try:
-        head = _HEAD_PREFIX[False].pack(b"TSH ", 28 + MSH_SIZE + n) + _TSH_MSH[False].pack(
-            2, SegmentType.MESSAGE_DATA, flags, 0, luwid, ENC_NATIVE, ccsid, _MSH_ID, seq, n,
-            0, n)
+        return _HEAD_PREFIX[False].pack(b"TSH ", SEGMENT_HEAD + length) + _TSH_MSH[False].pack(
+            2, SegmentType.MESSAGE_DATA, flags, 0, luwid, ENC_NATIVE, ccsid, _MSH_ID, seq,
+            length, 0, length)
     except struct.error as exc:
         raise ValueError(f"MESSAGE_DATA field out of range: {exc}") from None
-    return head + xqh_and_md_and_data
+
+
+def with_flags(segment: bytes, flags: int) -> bytes:
+    """A segment in form TSH (whole, or the head :func:`message_segment_head` makes) with
+    ``flags`` added to its TSH's ControlFlags1 (CONFIRM_REQ, once the batch is known to
+    end with this message)."""
+    return segment[:_FLAGS_AT] + bytes((segment[_FLAGS_AT] | flags,)) + segment[_FLAGS_AT + 1:]
 
 
 def _decode_plain(payload: bytes) -> TransmittedMessage | None:
@@ -259,6 +294,33 @@ def _decode_plain(payload: bytes) -> TransmittedMessage | None:
     xqh._load_trusted({"StrucId": xqh_id, "Version": version, "RemoteQName": remote_q,
                        "RemoteQMgrName": remote_qmgr, "MsgDesc": md})
     return TransmittedMessage(seq, xqh, md, bytes(payload[_WHOLE_HEADERS:]))
+
+
+def read_plain(frame: bytes | memoryview, max_msg_len: int
+               ) -> tuple[int, bytes, int, bytes, bytes, int] | None:
+    """The common message frame read in one step, with no objects made: a whole segment
+    (form TSH, little-endian) of MESSAGE_DATA holding a whole message (FIRST and LAST, its
+    MSH lengths those of the frame, no longer than ``max_msg_len`` plus
+    :data:`XMIT_OVERHEAD`) behind an MQXQH version 1 with an MQMD version 1 and no MQMDE.
+    Returns (control flags, LUWID, sequence number, RemoteQName, RemoteQMgrName (both
+    blank-padded bytes), Persistence); the MQMD itself is ``frame[PLAIN_MD_AT:
+    PLAIN_DATA_AT]`` (native layout, as the channel's encoding is ours) and the data
+    ``frame[PLAIN_DATA_AT:]``. These are the values :func:`~tpfemu.wire.fap.decode_frame`,
+    :class:`Reassembler` and :func:`decode_message` give for such a frame. None for any
+    other frame: those decode it (and say what is wrong with it)."""
+    if len(frame) < PLAIN_DATA_AT or not _MD1_PLAIN:
+        return None
+    (sid, order, kind, flags, _, luwid, _, _, msh_id, seq, data_length, _, msg_length,
+     xqh_id, version, remote_q, remote_qmgr, md_id, md_version, fmt, persistence
+     ) = _PLAIN.unpack_from(frame)
+    if (sid != b"TSH " or order != 2 or kind != _MESSAGE_DATA
+            or flags & _FIRST_LAST != _FIRST_LAST or msh_id != _MSH_ID
+            or msg_length != len(frame) - _TSH - MSH_SIZE or data_length != msg_length
+            or data_length > max_msg_len + XMIT_OVERHEAD
+            or xqh_id != b"XQH " or version != CMQC.MQXQH_VERSION_1 or md_id != b"MD  "
+            or md_version != CMQC.MQMD_VERSION_1 or fmt == CMQC.MQFMT_MD_EXTENSION):
+        return None
+    return flags, luwid, seq, remote_q, remote_qmgr, persistence
 
 
 def decode_message(payload: bytes, big_endian: bool, *, ebcdic: bool = False

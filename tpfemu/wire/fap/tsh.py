@@ -35,8 +35,8 @@ from tpfemu.wire.fap.constants import (
 from tpfemu.wire.fap.errors import FapError
 
 __all__ = [
-    "FORMS", "HEADER_SIZE", "MAX_HEADER", "FrameReader", "Segment", "decode_segment",
-    "encode_segment", "header_size", "tshm_header",
+    "FORMS", "HEADER_SIZE", "MAX_HEADER", "FrameReader", "Segment", "decode_frame",
+    "decode_segment", "encode_segment", "header_size", "tshm_header",
 ]  # fmt: skip
 
 _EBCDIC_TO_FORM = {b"\xe3\xe2\xc8\x40": "TSH", b"\xe3\xe2\xc8\xc3": "TSHC",
@@ -245,7 +245,7 @@ class FrameReader:
     stream is mis-framed for good: every later ``feed`` raises again.
     """
 
-    __slots__ = ("max_segment", "_buf", "_need", "_form", "_ebcdic", "_broken")
+    __slots__ = ("max_segment", "_buf", "_need", "_form", "_broken")
 
     def __init__(self, max_segment: int) -> None:
         if max_segment < MAX_HEADER:
@@ -254,7 +254,6 @@ class FrameReader:
         self._buf = bytearray()
         self._need = 8  # bytes the current segment has, once known (8 = StrucId + length)
         self._form = "TSH"
-        self._ebcdic = False
         self._broken: FapError | None = None
 
     @property
@@ -268,33 +267,54 @@ class FrameReader:
         :raises FapError: a bad StrucId, a length below the header or above
             ``max_segment``, a bad ByteOrder or an unknown segment type.
         """
+        frames = self.feed_frames(data)
+        try:
+            return [decode_frame(frame) for frame in frames]
+        except FapError as exc:
+            self.refuse(exc)
+            raise
+
+    def feed_frames(self, data: bytes | bytearray | memoryview
+                    ) -> list[bytes | memoryview]:
+        """The whole segments ``data`` completes, in order, as their bytes (each one TSH
+        and its body, its StrucId and SegmLength checked): :func:`decode_frame` makes a
+        :class:`Segment` of one. A frame may be a view of ``data``.
+
+        :raises FapError: a bad StrucId, or a length below the header or above
+            ``max_segment``.
+        """
         if self._broken is not None:
             raise FapError(f"stream already refused: {self._broken}", self._broken.status)
         try:
             return self._feed(memoryview(data).cast("B"))
         except FapError as exc:
-            self._broken = exc
-            self._buf = bytearray()
+            self.refuse(exc)
             raise
 
-    def _feed(self, view: memoryview) -> list[Segment]:
-        out: list[Segment] = []
+    def refuse(self, exc: FapError) -> None:
+        """Mark the stream mis-framed for good by ``exc`` (a frame it gave did not
+        decode): every later feed raises again."""
+        self._broken = exc
+        self._buf = bytearray()
+
+    def _feed(self, view: memoryview) -> list[bytes | memoryview]:
+        out: list[bytes | memoryview] = []
         pos, end = 0, len(view)
         buf = self._buf
         while pos < end:
             if not buf and end - pos >= 8:  # whole segments straight from the input
-                form, ebcdic = _form_of(bytes(view[pos:pos + 4]))
+                form = _form_of(bytes(view[pos:pos + 4]))[0]
                 length = _LEN.unpack_from(view, pos + 4)[0]
                 _check_length(length, FORMS[form], self.max_segment)
                 if end - pos >= length:
-                    out.append(_decode(view[pos:pos + length], form, ebcdic))
+                    out.append(view[pos:pos + length])
                     pos += length
                     continue
             take = min(self._need - len(buf), end - pos)
             buf += view[pos:pos + take]
             pos += take
             if len(buf) >= 4 and len(buf) - take < 4:
-                self._form, self._ebcdic = _form_of(bytes(buf[:4]))
+                self._form = _form_of(bytes(buf[:4]))[0]
             if len(buf) < self._need:
                 continue
             if self._need == 8:
@@ -303,7 +323,17 @@ class FrameReader:
                 self._need = length
                 if len(buf) < length:
                     continue
-            out.append(_decode(buf, self._form, self._ebcdic))
+            out.append(bytes(buf))
             buf.clear()
             self._need = 8
         return out
+
+
+def decode_frame(frame: bytes | bytearray | memoryview) -> Segment:
+    """A whole segment whose framing :class:`FrameReader` checked (its StrucId, and its
+    SegmLength: ``len(frame)``) to a :class:`Segment`.
+
+    :raises FapError: a bad ByteOrder or an unknown segment type.
+    """
+    form, ebcdic = _form_of(bytes(frame[:4]))
+    return _decode(frame, form, ebcdic)
