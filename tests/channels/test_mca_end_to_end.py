@@ -110,7 +110,8 @@ def test_batches_and_display(pair):
     for i in range(120):
         put(a.name, "REMOTE.Q", b"%03d" % i, Persistence=PERSISTENT if i % 2 else NONPERSISTENT)
     got = drain(b.name, "LOCAL.Q", wait=5.0)
-    while len(got) < 120:
+    deadline = time.monotonic() + 120
+    while len(got) < 120 and time.monotonic() < deadline:  # (a lost message: fail, not hang)
         got += drain(b.name, "LOCAL.Q", wait=5.0)
     assert [d for d, _ in got] == [b"%03d" % i for i in range(120)]  # in order, once each
     sender, receiver = a.channels.status("A.TO.B"), b.channels.status("A.TO.B")
