@@ -415,12 +415,7 @@ def _put_and_trigger(conn: Connection, queue: Any, plog: Any, message: bytes,
     else:
         new_id, ticket = _core_put(queue, plog, message, put_args)
     if ticket is not None and uow is None:  # outside syncpoint: durable before MQPUT returns
-        try:
-            ticket.wait()
-        except errors.MQMIError as exc:  # StorageFull: the put is undone
-            plog.undo_put(queue, new_id)
-            exc.call, exc.obj = "MQPUT", name
-            raise
+        plog.wait_put(queue, name, ticket, new_id)
     if uow is not None:
         uow.touch(queue)
         uow.count += 1

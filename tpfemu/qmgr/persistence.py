@@ -297,14 +297,17 @@ class QueuePersistence:
         the lock), and the wait of a put outside syncpoint (``(ticket, msg_id)``: the
         put is undone if the record cannot be written)."""
         return (queue.log_lock, self.log.queue_id(queue.name),
-                partial(self._planned_put, queue), partial(self._planned_wait, queue, name))
+                partial(self._planned_put, queue), partial(self.wait_put, queue, name))
 
     def _planned_put(self, queue: LocalQueue, seq: int, record: bytes, uow: int) -> Ticket:
         ticket = self.log.append_put(record, uow)
         self._track_put(queue, seq, ticket.lsn, uow)
         return ticket
 
-    def _planned_wait(self, queue: LocalQueue, name: str, ticket: Ticket, msg_id: bytes) -> None:
+    def wait_put(self, queue: LocalQueue, name: str, ticket: Ticket, msg_id: bytes) -> None:
+        """Wait until the record of a put outside syncpoint (``msg_id`` on ``queue``,
+        opened as ``name``) is durable; if it cannot be written (StorageFull), undo the
+        put and raise its MQMIError as MQPUT's."""
         try:
             ticket.wait()
         except errors.MQMIError as exc:  # StorageFull: the put is undone
