@@ -84,9 +84,14 @@ def _c_round(programs, queue: str):
 
 @pytest.mark.parametrize("queue", ["CBENCH.PLAN", "CBENCH.FULL"])
 def test_c_put_get_pair(benchmark, tag, qmgr, qben, queue):
-    """C MQPUT + MQGET of 1 KB with fresh MQMD/MQPMO/MQGMO defaults, per pair."""
+    """C MQPUT + MQGET of 1 KB with fresh MQMD/MQPMO/MQGMO defaults, per pair (the goal
+    is the planned pair's; CBENCH.FULL, a buffer shorter than MAXMSGL, shows the full
+    path's cost beside it)."""
     benchmark.group = "C MQPUT+MQGET 1KB"
-    tag("subject", ops=PAIRS, goal=2.0, goal_vs="python")
+    if queue == "CBENCH.PLAN":
+        tag("subject", ops=PAIRS, goal=2.0, goal_vs="python")
+    else:
+        tag("subject", ops=PAIRS)
     benchmark.pedantic(_c_round(qben, queue), rounds=ROUNDS, iterations=1, warmup_rounds=1)
 
 
