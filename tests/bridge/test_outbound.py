@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
@@ -179,3 +180,29 @@ def test_reply_queue_stays_open_between_replies_then_is_closed(bal1, deliver, qm
     assert q.output_count == 0
     assert [d for d, _ in get_all(qm, "REPLY.Q")] == [b"OK Q0", b"OK Q1", b"OK Q2"]
     assert bal1.console("ZMQSC DEL QL-REPLY.Q").startswith("MQSC0013I")
+
+
+def test_replies_made_at_once_on_two_i_streams_put_in_parallel(system, deliver, qm,
+                                                                monkeypatch):
+    """Two entries replying at the same time each take a reply line of their own (an MQI
+    connection used by one thread at a time), so neither waits for the other's MQPUT:
+    both are inside MQPUT together, and both replies arrive."""
+    from tpfemu.bridge import bridge as bridge_module
+
+    inside = threading.Barrier(2, timeout=WAIT)
+    real_put = bridge_module._ReplyLine.put
+
+    def meeting_put(line, *args):
+        inside.wait()  # (broken, and the entry dumped, if the other could not get in)
+        real_put(line, *args)
+
+    monkeypatch.setattr(bridge_module._ReplyLine, "put", meeting_put)
+    system.programs.load("BAL1", echo_app())
+    system.console("ZBRDG DEF LN-0A0101 APPL-BAL1 RQ-* RQM-TPF1")
+    assert system.dispatcher.istreams == 2
+    deliver(b"A", ReplyToQMgr=b"TPF1", wait=False)
+    deliver(b"B", ReplyToQMgr=b"TPF1", wait=False)
+    assert system.dispatcher.wait_idle(WAIT)
+    assert not system.dispatcher.dumps
+    assert sorted(d for d, _ in get_all(qm, "REPLY.Q")) == [b"OK A", b"OK B"]
+    assert system.qmgr.local_queue("REPLY.Q").output_count == 2  # a handle on each line

@@ -17,18 +17,24 @@ nonpersistent message and starts one entry, as TPF's queue manager does:
 Outbound, the bridge is the dispatcher's ROUTC router (:mod:`ecb.routc`): ROUTC to an
 MQ terminal becomes an MQ reply through the MQI (MQPUT, on a handle kept open, to the
 saved ReplyToQ at ReplyToQMgr, which the queue manager resolves, e.g. to a transmission
-queue); ROUTC to an ordinary terminal goes to its terminal log. What cannot be delivered goes to the
-dead-letter queue with a reason (:data:`REASONS`) and a console message; nothing is lost
-silently. Journal events: ``bridge-in``, ``bridge-route``, ``bridge-out``, each with its
+queue). The replies go out on the bridge's reply lines, one MQI connection for each
+I-stream and one more, each used by one thread at a time as IBM's hconn is: entries
+replying at once on two I-streams put in parallel instead of queueing on one
+connection; replies made one after the other reuse one line, and so one open handle.
+ROUTC to an ordinary terminal goes to its terminal log. What cannot be delivered goes to
+the dead-letter queue with a reason (:data:`REASONS`) and a console message; nothing is
+lost silently. Journal events: ``bridge-in``, ``bridge-route``, ``bridge-out``, each with its
 LNIATA.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -62,8 +68,8 @@ INPUT_PROGRAM = "CMQB"
 ROUTER_PROGRAM = "COA4"
 EXIT_PROGRAM = "CUIW"
 DLQ_NAME = "DEAD.LETTER.QUEUE"
-#: The reply queues the bridge keeps open (least recently used closed first), and how long
-#: one may stay open unused (closed at the next reply after that).
+#: The reply queues a reply line keeps open (least recently used closed first), and how
+#: long one may stay open unused (closed by the sweeper after that).
 REPLY_HANDLES = 64
 REPLY_HANDLE_IDLE = 2.0
 _CLEAR = bytes(CUIW_PARAMS - RCPL_SIZE)
@@ -165,6 +171,56 @@ def _close(queue: Any) -> None:
         pass  # already closed, or the connection is gone: nothing left to release
 
 
+class _ReplyLine:
+    """One of the bridge's MQI connections for replies and the reply queues it keeps
+    open: (ReplyToQ, ReplyToQMgr) -> (open mqi.Queue, last use). Used by one thread at a
+    time (checked out of the bridge's free lines)."""
+
+    __slots__ = ("handles", "mq")
+
+    def __init__(self, mq: Any) -> None:
+        self.mq = mq
+        self.handles: OrderedDict[tuple[str, str], tuple[Any, float]] = OrderedDict()
+
+    def put(self, key: tuple[str, str], text: bytes, md: MD, options: int) -> None:
+        """MQPUT on the open handle of queue ``key`` (opened on first use, kept for the
+        next replies to it). :raises MQMIError: from MQOPEN or MQPUT."""
+        cached = self.handles.pop(key, None)
+        if cached is not None:
+            queue = cached[0]
+        elif self.mq is None:
+            raise errors.error_for(cmqc.MQRC_CONNECTION_BROKEN, call="ROUTC BRIDGE",
+                                   obj=key[0])
+        else:
+            od = OD(ObjectName=key[0].encode("ascii"), ObjectQMgrName=key[1].encode("ascii"))
+            queue = mqi.Queue(self.mq, od, cmqc.MQOO_OUTPUT)
+        try:
+            queue.put(text, md, PMO(Options=options))
+        except errors.MQMIError:
+            _close(queue)
+            raise
+        self.handles[key] = (queue, time.monotonic())
+        if len(self.handles) > REPLY_HANDLES:
+            _close(self.handles.popitem(last=False)[1][0])
+
+    def close(self, idle: float) -> None:
+        """Close the reply queues unused for ``idle`` seconds."""
+        now = time.monotonic()
+        for key, (queue, used) in list(self.handles.items()):
+            if now - used >= idle:
+                del self.handles[key]
+                _close(queue)
+
+    def disconnect(self) -> None:
+        """End the line's connection (its queues closed first); later puts fail 2009."""
+        mq, self.mq = self.mq, None
+        if mq is not None and mq.is_connected:
+            try:
+                mq.disconnect()
+            except errors.MQMIError:
+                pass
+
+
 _new_tuple = tuple.__new__  # a named tuple made without its generated __new__ (a call less)
 
 
@@ -199,9 +255,11 @@ class Bridge:
         #: What the ZBRDG console command drives (:class:`BridgeOperator`).
         self.operator = BridgeOperator(self.terminals)
         self._mq: Any = None  # the bridge's MQI connection (tpfemu.mqi.QueueManager)
-        self._mq_lock = threading.Lock()
-        #: (ReplyToQ, ReplyToQMgr) -> (open mqi.Queue, last use): reply queues kept open.
-        self._handles: OrderedDict[tuple[str, str], tuple[Any, float]] = OrderedDict()
+        self._mq_lock = threading.Lock()  # (for _mq: dead letters)
+        #: The reply lines not in use, the one used last at the end; all of them.
+        self._free: list[_ReplyLine] = []
+        self._lines: list[_ReplyLine] = []
+        self._lines_changed = threading.Condition(threading.Lock())
         self._stopping = threading.Event()
         self._sweeper: threading.Thread | None = None
         self.delivered = self.replies = self.outputs = self.dead_letters = 0
@@ -214,6 +272,9 @@ class Bridge:
             if self.programs.get(name) is None:
                 self.programs.load(name, fn)
         self._mq = mqi.connect(self.qmgr.name)  # outside any entry: it lasts
+        self._lines = [_ReplyLine(mqi.connect(self.qmgr.name))
+                       for _ in range(self.dispatcher.istreams + 1)]
+        self._free = list(self._lines)
         self.dispatcher.router = self
         self._sweeper = threading.Thread(target=self._sweep_loop, daemon=True,
                                          name=f"bridge {self.qmgr.name} reply handles")
@@ -231,8 +292,10 @@ class Bridge:
         self._stopping.set()
         if self._sweeper is not None:
             self._sweeper.join(5)
-        with self._mq_lock:
-            self._close_handles(float("inf"))
+        with self._all_lines():
+            for line in self._lines:
+                line.close(float("inf"))
+                line.disconnect()
         mq, self._mq = self._mq, None
         if mq is not None and mq.is_connected:
             try:
@@ -401,39 +464,35 @@ class Bridge:
                           reply_to_qmgr=reply.reply_to_qmgr)
 
     def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
-        """MQPUT the reply on the open handle of its queue (opened on first use, kept
-        for the next replies to it). :raises MQMIError: from MQOPEN or MQPUT."""
-        key = (reply.reply_to_q, reply.reply_to_qmgr)
-        with self._mq_lock:
-            cached = self._handles.pop(key, None)
-            if cached is None:
-                od = OD(ObjectName=key[0].encode("ascii"), ObjectQMgrName=key[1].encode("ascii"))
-                queue = mqi.Queue(self._connection(), od, cmqc.MQOO_OUTPUT)
-            else:
-                queue = cached[0]
-            try:
-                queue.put(text, md, PMO(Options=options))
-            except errors.MQMIError:
-                _close(queue)
-                raise
-            self._handles[key] = (queue, time.monotonic())
-            if len(self._handles) > REPLY_HANDLES:
-                _close(self._handles.popitem(last=False)[1][0])
+        """MQPUT the reply on a reply line (the one used last that is free; waits while
+        every line is busy). :raises MQMIError: from MQOPEN or MQPUT, 2009 once the
+        bridge has stopped."""
+        with self._lines_changed:
+            while not self._free:
+                self._lines_changed.wait()
+            line = self._free.pop()
+        try:
+            line.put((reply.reply_to_q, reply.reply_to_qmgr), text, md, options)
+        finally:
+            with self._lines_changed:
+                self._free.append(line)
+                self._lines_changed.notify()
 
-    def _close_handles(self, idle: float) -> None:
-        """Close the reply queues unused for ``idle`` seconds (under the MQ lock)."""
-        now = time.monotonic()
-        for key, (queue, used) in list(self._handles.items()):
-            if now - used >= idle:
-                del self._handles[key]
-                _close(queue)
+    @contextlib.contextmanager
+    def _all_lines(self) -> Iterator[None]:
+        """Hold every reply line (waiting for those in use) for the block's time."""
+        with self._lines_changed:
+            while len(self._free) < len(self._lines):
+                self._lines_changed.wait()
+            yield
 
     def _sweep_loop(self) -> None:
         """Close reply queues left unused, so that they do not stay open (and in use for
         the operator's DELETE) longer than :data:`REPLY_HANDLE_IDLE` seconds or so."""
         while not self._stopping.wait(REPLY_HANDLE_IDLE / 2):
-            with self._mq_lock:
-                self._close_handles(REPLY_HANDLE_IDLE)
+            with self._all_lines():
+                for line in self._lines:
+                    line.close(REPLY_HANDLE_IDLE)
 
     # -- dead letters, journal, console ------------------------------------------------------
 
