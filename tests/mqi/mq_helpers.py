@@ -8,6 +8,11 @@ import tpfemu.mqi as pymqi
 from tpfemu.errors import reason_name
 from tpfemu.mqi import CMQC
 
+OUT = CMQC.MQOO_OUTPUT  #: open options the MQI tests use
+IN = CMQC.MQOO_INPUT_AS_Q_DEF
+IO = OUT | IN
+ID_C = b"ID-C".ljust(24, b".")  #: a CorrelId (or MsgId) the tests recognise
+
 
 @contextlib.contextmanager
 def raises_mq(reason: int, comp: int = CMQC.MQCC_FAILED):

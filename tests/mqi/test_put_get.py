@@ -7,18 +7,14 @@ Sources: mq-semantics.md §1 (calls and options), §2 (reason codes), §3 (MQMD 
 import time
 
 import pytest
-from mq_helpers import check_reason, depth, drain, get_msg, open_q
+from mq_helpers import ID_C, IO, OUT, check_reason, depth, drain, get_msg, open_q
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr import plans
 
-OUT = CMQC.MQOO_OUTPUT
-IN = CMQC.MQOO_INPUT_AS_Q_DEF
-IO = OUT | IN
 ID_A = b"ID-A".ljust(24, b".")
 ID_B = b"ID-B".ljust(24, b".")
-ID_C = b"ID-C".ljust(24, b".")
 
 
 # -- delivery order (§7) -----------------------------------------------------------------

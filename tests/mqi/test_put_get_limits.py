@@ -5,18 +5,11 @@ Sources: mq-semantics.md §1 (calls and options), §2 (reason codes), §3 (MQMD 
 §7 (delivery order); pymqi's documented behaviour for the Python surface (§8).
 """
 
-
 import pytest
-from mq_helpers import check_reason, depth, drain, get_msg, open_q
+from mq_helpers import ID_C, IN, IO, OUT, check_reason, depth, drain, get_msg, open_q
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
-
-OUT = CMQC.MQOO_OUTPUT
-IN = CMQC.MQOO_INPUT_AS_Q_DEF
-IO = OUT | IN
-ID_C = b"ID-C".ljust(24, b".")
-
 
 # -- limits ------------------------------------------------------------------------------
 
