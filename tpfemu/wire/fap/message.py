@@ -220,8 +220,15 @@ def _xqh_fast(view: memoryview) -> XQH | None:
     values = _MD1_LAYOUT.unpack_from(view, 104)
     if version != CMQC.MQXQH_VERSION_1 or values[1] != CMQC.MQMD_VERSION_1:
         return None
+    return _xqh_of(sid, version, remote_q, remote_qmgr, values)
+
+
+def _xqh_of(sid: bytes, version: int, remote_q: bytes, remote_qmgr: bytes,
+            md_values: tuple) -> XQH:
+    """The MQXQH (with its version-1 MQMD, ``md_values`` in field order) read by one
+    unpack, made without field checks: the callers have checked what they read."""
     md = MD.__new__(MD)
-    md._load_trusted(dict(zip(_MD1_NAMES, values, strict=True)))
+    md._load_trusted(dict(zip(_MD1_NAMES, md_values, strict=True)))
     xqh = XQH.__new__(XQH)
     xqh._load_trusted({"StrucId": sid, "Version": version, "RemoteQName": remote_q,
                        "RemoteQMgrName": remote_qmgr, "MsgDesc": md})
@@ -288,12 +295,8 @@ def _decode_plain(payload: bytes) -> TransmittedMessage | None:
             or md_values[0] != b"MD  " or md_values[1] != CMQC.MQMD_VERSION_1
             or md_values[_MD1_FORMAT_AT] == CMQC.MQFMT_MD_EXTENSION):
         return None
-    md = MD.__new__(MD)
-    md._load_trusted(dict(zip(_MD1_NAMES, md_values, strict=True)))
-    xqh = XQH.__new__(XQH)
-    xqh._load_trusted({"StrucId": xqh_id, "Version": version, "RemoteQName": remote_q,
-                       "RemoteQMgrName": remote_qmgr, "MsgDesc": md})
-    return TransmittedMessage(seq, xqh, md, bytes(payload[_WHOLE_HEADERS:]))
+    xqh = _xqh_of(xqh_id, version, remote_q, remote_qmgr, md_values)
+    return TransmittedMessage(seq, xqh, xqh.MsgDesc, bytes(payload[_WHOLE_HEADERS:]))
 
 
 def read_plain(frame: bytes | memoryview, max_msg_len: int
