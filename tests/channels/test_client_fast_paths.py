@@ -12,13 +12,15 @@ from tpfemu.qmgr import mqget, mqput
 from tpfemu.wire.fap import (
     ApiHeader,
     ControlFlags,
+    FapError,
+    FrameReader,
     Segment,
     SegmentType,
     Verb,
     encode_segment,
     encode_verb,
 )
-from tpfemu.wire.fap.tsh import tshm_header
+from tpfemu.wire.fap.tsh import our_tshm_type, tshm_header
 from tpfemu.wire.fap.verbs import encode_verb_segment
 
 WHOLE = ControlFlags.FIRST | ControlFlags.LAST
@@ -272,3 +274,31 @@ def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_207
         inproc.disconnect()
     finally:
         system.stop()
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_our_tshm_type_reads_only_our_form_of_segment(big):
+    """our_tshm_type gives the SegmType of an ASCII little-endian TSHM read from its bytes
+    and -1 for a big-endian TSHM, an EBCDIC one or a TSHC (decode_frame reads those)."""
+    seg = Segment(SegmentType.MQGET_REPLY, WHOLE, b"body", big, conversation_id=1,
+                  request_id=3)
+    raw = encode_segment(seg, form="TSHM")
+    assert our_tshm_type(raw) == (-1 if big else int(SegmentType.MQGET_REPLY))
+    assert our_tshm_type(memoryview(raw)) == our_tshm_type(raw)
+    assert our_tshm_type(b"\xe3\xe2\xc8\xd4" + raw[4:]) == -1
+    assert our_tshm_type(encode_segment(seg, form="TSHC")) == -1
+
+
+def test_a_read_of_one_whole_segment_is_its_frame_and_bad_framing_still_fails():
+    """A read holding exactly one segment is given back as its frame (the same bytes);
+    a read whose SegmLength is not its size, or is above the limit, is framed (or
+    refused) as before."""
+    raw = encode_segment(Segment(SegmentType.MQPUT, WHOLE, b"p" * 40, conversation_id=1,
+                                 request_id=3), form="TSHM")
+    (frame,) = FrameReader(1000).feed_frames(raw)
+    assert frame is raw
+    reader = FrameReader(1000)
+    assert [bytes(f) for f in reader.feed_frames(raw + raw[:10])] == [raw]
+    assert [bytes(f) for f in reader.feed_frames(raw[10:])] == [raw]
+    with pytest.raises(FapError, match="above the largest"):
+        FrameReader(50).feed_frames(raw)

@@ -64,7 +64,7 @@ from tpfemu.wire.fap import (
     negotiate,
     status_segment,
 )
-from tpfemu.wire.fap.tsh import MAX_HEADER
+from tpfemu.wire.fap.tsh import MAX_HEADER, our_tshm_type
 from tpfemu.wire.fap.verbs import (
     API_HEADER_SIZE,
     CHAR_VALUE_LENGTH,
@@ -92,6 +92,8 @@ _REPLY = {T.MQCONN: T.MQCONN_REPLY, T.MQDISC: T.MQDISC_REPLY, T.MQOPEN: T.MQOPEN
           T.MQCMIT: T.MQCMIT_REPLY, T.MQBACK: T.MQBACK_REPLY}
 
 _HOBJ = struct.Struct("<I")  #: the Hobj of a verb's API header (at 12), our byte order
+_IDS = struct.Struct(">II")  #: a TSHM's ConversationId and RequestId (at 8)
+_PUT, _GET = int(T.MQPUT), int(T.MQGET)
 _U32 = struct.Struct("<I")
 #: MQPMO and MQGMO lengths the plans' raw entries take (PMO version 1, GMO 1 and 2).
 _RAW_PMO = frozenset({PMO._layouts[1][0].size})
@@ -180,8 +182,7 @@ class Conversation:
         try:
             self._admission(theirs)
             self._authenticate_and_connect()
-            while True:
-                self._handle(self.link.receive(None))
+            self._verbs()
         except _Refused as exc:
             self._refuse(exc.status, str(exc))
         except _Ended:
@@ -311,11 +312,20 @@ class Conversation:
 
     # -- the verbs --------------------------------------------------------------------------
 
+    def _verbs(self) -> None:
+        """Serve verbs until the conversation ends: an MQPUT or MQGET in our byte order and
+        characters straight from its frame's bytes (see _planned), any other segment
+        decoded first (_handle)."""
+        receive, decode = self.link.receive_frame, self.link.decode
+        while True:
+            frame = receive(None)
+            kind = our_tshm_type(frame)
+            if (kind == _PUT or kind == _GET) and self._planned(frame, kind):
+                continue
+            self._handle(decode(frame))
+
     def _handle(self, seg: Segment) -> None:
         kind = seg.seg_type
-        if (kind == T.MQPUT or kind == T.MQGET) and not (seg.big_endian or seg.ebcdic) \
-                and self._planned(seg, kind):
-            return
         if kind == T.HEARTBEAT:
             if seg.confirm_requested:
                 self.link.send_bytes(encode_segment(
@@ -342,28 +352,30 @@ class Conversation:
 
     # -- MQPUT and MQGET by the handle's plan, on the request's own structures ------------
 
-    def _planned(self, seg: Segment, kind: SegmentType) -> bool:
-        """MQPUT or MQGET (in our byte order and characters) by its handle's plan through
-        the plan's raw entry, which reads and writes the request's MQMD, MQPMO and MQGMO
-        where they lie (the same plan, checks and rules as mqput.put/mqget.get take):
-        True once answered; False, nothing changed, when the plan does not serve the call
-        (then the general way takes it: the full path, or the refusal of a bad body)."""
-        payload = seg.payload
+    def _planned(self, frame: bytes | memoryview, kind: int) -> bool:
+        """MQPUT or MQGET (``frame``: a TSHM in our byte order and characters) by its
+        handle's plan through the plan's raw entry, which reads and writes the request's
+        MQMD, MQPMO and MQGMO where they lie (the same plan, checks and rules as
+        mqput.put/mqget.get take): True once answered; False, nothing changed, when the
+        plan does not serve the call (then the general way takes it: the full path, or
+        the refusal of a bad body)."""
+        payload = frame[MAX_HEADER:] if type(frame) is bytes else bytes(frame[MAX_HEADER:])
         parts = our_parts(kind, payload)
         if parts is None:
             return False
         handle = self.conn.handles.get(_HOBJ.unpack_from(payload, 12)[0])
         if handle is None:
             return False
-        if kind == T.MQPUT:
-            return self._planned_put(seg, handle, parts)
-        return self._planned_get(seg, handle, parts)
+        ids = _IDS.unpack_from(frame, 8)
+        if kind == _PUT:
+            return self._planned_put(payload, ids, handle, parts)
+        return self._planned_get(payload, ids, handle, parts)
 
-    def _planned_put(self, seg: Segment, handle: Any, parts: MessageParts) -> bool:
+    def _planned_put(self, payload: Any, ids: tuple[int, int], handle: Any,
+                     parts: MessageParts) -> bool:
         plan = handle.put_plan
         if plan is None or parts.tail - parts.opts not in _RAW_PMO:
             return False
-        payload = seg.payload
         structures = bytearray(payload[parts.md:parts.tail])
         view, md_length = memoryview(structures), parts.opts - parts.md
         comp, reason = cmqc.MQCC_OK, cmqc.MQRC_NONE
@@ -373,12 +385,12 @@ class Conversation:
                 return False
         except errors.MQMIError as exc:  # (the structures are as they came)
             comp, reason = exc.comp, exc.reason
-        self._answer(seg, T.MQPUT_REPLY, comp, reason, handle.hobj, structures, b"")
+        self._answer(ids, T.MQPUT_REPLY, comp, reason, handle.hobj, structures, b"")
         return True
 
-    def _planned_get(self, seg: Segment, handle: Any, parts: MessageParts) -> bool:
+    def _planned_get(self, payload: Any, ids: tuple[int, int], handle: Any,
+                     parts: MessageParts) -> bool:
         plan = handle.get_plan
-        payload = seg.payload
         if (plan is None or parts.tail - parts.opts not in _RAW_GMO
                 or _U32.unpack_from(payload, parts.tail)[0] != WHOLE_MESSAGE):
             return False
@@ -398,7 +410,7 @@ class Conversation:
         except errors.MQMIError as exc:
             comp, reason = exc.comp, exc.reason
             data = getattr(exc, "message", None) or b""
-        self._answer(seg, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
+        self._answer(ids, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
         return True
 
     def _room(self, structures: int) -> memoryview:
@@ -430,13 +442,13 @@ class Conversation:
         self._longest_of = (plan, longest)
         return longest
 
-    def _answer(self, seg: Segment, reply_type: SegmentType, comp: int, reason: int,
+    def _answer(self, ids: tuple[int, int], reply_type: SegmentType, comp: int, reason: int,
                 hobj: int, structures: bytearray, data: Any) -> None:
-        """Send a planned MQPUT's or MQGET's reply: the request's structures as the call
-        left them, and the data (as encode_verb lays out a reply in our byte order)."""
+        """Send a planned MQPUT's or MQGET's reply (``ids``: the request's ConversationId
+        and RequestId): the request's structures as the call left them, and the data (as
+        encode_verb lays out a reply in our byte order)."""
         self.link.send_bytes(message_segment(
-            reply_type, seg.request_id or 0, seg.conversation_id or 0, (0, comp, reason, hobj),
-            structures, len(data), data))
+            reply_type, ids[1], ids[0], (0, comp, reason, hobj), structures, len(data), data))
 
     def _open(self, verb: Verb, reply: Verb) -> None:
         od = verb.od

@@ -33,6 +33,7 @@ import os
 import socket
 import ssl
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from tpfemu import errors
@@ -59,6 +60,7 @@ from tpfemu.wire.fap import (
     encode_segment,
 )
 from tpfemu.wire.fap.byteorder import from_wire
+from tpfemu.wire.fap.tsh import MAX_HEADER, our_tshm_type
 from tpfemu.wire.fap.verbs import (
     CHAR_VALUE_LENGTH,
     TRANS_OVERHEAD,
@@ -258,8 +260,10 @@ class ClientConnection:
         return reply
 
     def _exchange(self, seg_type: SegmentType, segment: bytes, call: str, starting: bool,
-                  obj: str) -> Segment:
-        """Send a request segment and return its reply's (the reply type checked).
+                  obj: str, read: Callable[[SegmentType, str, bool], Any] | None = None
+                  ) -> Any:
+        """Send a request segment and return its reply, as ``read`` gives it (default
+        _reply: its Segment, the reply type checked).
         :raises MQMIError: 2030 too long for the agreed segment size; 2009 the connection
             broke or the server sent bad data (every later call fails 2009 too)."""
         with self._lock:
@@ -268,7 +272,7 @@ class ClientConnection:
                     raise _error(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, call,
                                  f"the request is {len(segment) - 36} bytes", obj)
                 self.link.send_bytes(segment)
-                return self._reply(seg_type, call, starting)
+                return (read or self._reply)(seg_type, call, starting)
             except LinkDown as exc:
                 if starting:
                     raise
@@ -286,11 +290,11 @@ class ClientConnection:
 
     def _message(self, seg_type: SegmentType, handle: ClientHandle, md: Any, opts: Any,
                  opts_initial: bytes, tail: int, data: bytes, call: str
-                 ) -> tuple[Segment, MessageParts]:
+                 ) -> tuple[bytes, MessageParts]:
         """MQPUT or MQGET (``opts`` its PMO or GMO, None: one at its initial values,
         ``opts_initial``; ``tail`` DataLength or BufferLength):
         the request laid out as encode_verb lays it out, from the structures' own bytes;
-        the reply's segment and where its parts lie. ``md`` and ``opts`` are given the
+        the reply's body and where its parts lie. ``md`` and ``opts`` are given the
         values the server's call gave them. (The caller has checked the handle.)
         :raises MQMIError: as _call."""
         md_bytes = _MD_INITIAL if md is None else md.pack()
@@ -298,12 +302,13 @@ class ClientConnection:
         segment = message_segment(seg_type, next(self._requests) * 2 + 1, 1,
                                   (_MAX_TRANS, 0, 0, handle.hobj), md_bytes + opts_bytes, tail,
                                   data)
-        seg = self._exchange(seg_type, segment, call, False, handle.name)
-        payload, big, ebcdic = seg.payload, seg.big_endian, seg.ebcdic
-        parts = None if big or ebcdic else our_parts(seg.seg_type, payload)
+        payload, big, ebcdic = self._exchange(seg_type, segment, call, False, handle.name,
+                                              self._message_reply)
+        reply_type = seg_type + 0x10
+        parts = None if big or ebcdic else our_parts(reply_type, payload)
         if parts is None:
             try:
-                parts = message_parts(seg.seg_type, payload, big, ebcdic)
+                parts = message_parts(T(reply_type), payload, big, ebcdic)
             except FapError as exc:
                 raise self._bad_reply(exc, call, handle.name) from exc
         comp, reason = api_result(payload, big)
@@ -313,23 +318,43 @@ class ClientConnection:
             _load(md, memoryview(payload)[parts.md:parts.opts], big, ebcdic, md_bytes)
         if opts is not None:
             _load(opts, memoryview(payload)[parts.opts:parts.tail], big, ebcdic, opts_bytes)
-        return seg, parts
+        return payload, parts
 
     def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Segment:
         while True:
-            seg = self.link.receive(None)
-            if seg.seg_type == seg_type + 0x10:
+            seg = self._replied(self.link.receive(None), seg_type, call, starting)
+            if seg is not None:
                 return seg
-            if seg.seg_type == T.HEARTBEAT:
-                continue
-            if seg.seg_type == T.STATUS_DATA:
-                if starting:
-                    self._refused(seg)
-                raise LinkDown("the server ended the conversation")
-            if seg.seg_type != seg_type + 0x10:
-                raise FapError(f"{call}: the reply is segment type {int(seg.seg_type):#x}",
-                               StatusCode.PROTOCOL_SEGMENT_TYPE)
+
+    def _message_reply(self, seg_type: SegmentType, call: str, starting: bool
+                       ) -> tuple[bytes, bool, bool]:
+        """The reply to a message verb: its body, big-endian, EBCDIC. One in our byte
+        order and characters (what our server sends) is taken from its frame's bytes
+        without making a Segment."""
+        reply_type = seg_type + 0x10
+        while True:
+            frame = self.link.receive_frame(None)
+            if our_tshm_type(frame) == reply_type:
+                return bytes(frame[MAX_HEADER:]), False, False
+            seg = self._replied(self.link.decode(frame), seg_type, call, starting)
+            if seg is not None:
+                return seg.payload, seg.big_endian, seg.ebcdic
+
+    def _replied(self, seg: Segment, seg_type: SegmentType, call: str, starting: bool
+                 ) -> Segment | None:
+        """``seg`` if it is the reply to ``seg_type``; None for a heartbeat (read on).
+        :raises LinkDown: the server ended the conversation. :raises FapError: another
+            segment type."""
+        if seg.seg_type == seg_type + 0x10:
             return seg
+        if seg.seg_type == T.HEARTBEAT:
+            return None
+        if seg.seg_type == T.STATUS_DATA:
+            if starting:
+                self._refused(seg)
+            raise LinkDown("the server ended the conversation")
+        raise FapError(f"{call}: the reply is segment type {int(seg.seg_type):#x}",
+                       StatusCode.PROTOCOL_SEGMENT_TYPE)
 
     def _broken(self) -> None:
         # The connection and its handles stay "open" to the MQI layer: every later call
@@ -403,9 +428,9 @@ class ClientConnection:
         size = WHOLE_MESSAGE if max_length is None else max_length
         try:
             if _ours(md, MD) and _ours(gmo, GMO):
-                seg, parts = self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"",
-                                           "MQGET")
-                return seg.payload[parts.tail + 4:]
+                payload, parts = self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size,
+                                               b"", "MQGET")
+                return payload[parts.tail + 4:]
             md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
             reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
                                              buffer_length=size), "MQGET", obj=handle.name)

@@ -36,7 +36,7 @@ from tpfemu.wire.fap.errors import FapError
 
 __all__ = [
     "FORMS", "HEADER_SIZE", "MAX_HEADER", "FrameReader", "Segment", "decode_frame",
-    "decode_segment", "encode_segment", "header_size", "tshm_header",
+    "decode_segment", "encode_segment", "header_size", "our_tshm_type", "tshm_header",
 ]  # fmt: skip
 
 _EBCDIC_TO_FORM = {b"\xe3\xe2\xc8\x40": "TSH", b"\xe3\xe2\xc8\xc3": "TSHC",
@@ -285,6 +285,12 @@ class FrameReader:
         """
         if self._broken is not None:
             raise FapError(f"stream already refused: {self._broken}", self._broken.status)
+        if not self._buf and type(data) is bytes and len(data) >= 8:
+            # The usual read on a request/response conversation: one whole segment.
+            form = _ASCII_TO_FORM.get(data[:4])
+            if (form is not None and _LEN.unpack_from(data, 4)[0] == len(data)
+                    and FORMS[form] <= len(data) <= self.max_segment):
+                return [data]
         try:
             return self._feed(memoryview(data).cast("B"))
         except FapError as exc:
@@ -327,6 +333,17 @@ class FrameReader:
             buf.clear()
             self._need = 8
         return out
+
+
+def our_tshm_type(frame: bytes | bytearray | memoryview) -> int:
+    """The SegmType of a whole segment (one :class:`FrameReader` gave) that is a TSHM in
+    ASCII and little-endian byte order, as our ends send them, read from its bytes
+    without making a :class:`Segment`; -1 for any other segment (:func:`decode_frame`
+    reads those). The body starts at :data:`MAX_HEADER`; ConversationId and RequestId
+    are the two big-endian u32 at 8."""
+    if frame[16] == 2 and frame[:4] == b"TSHM":
+        return frame[17]
+    return -1
 
 
 def decode_frame(frame: bytes | bytearray | memoryview) -> Segment:

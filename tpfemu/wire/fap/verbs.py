@@ -457,9 +457,10 @@ def message_segment(seg_type: SegmentType, request_id: int, conversation_id: int
 
 
 #: The message verbs: (with an MQOD, the sizes of the options structure, data follows).
-_MESSAGE_KINDS = {t: (t in (T.MQPUT1, T.MQPUT1_REPLY),
-                      _LE_SIZES[GMO if t in (T.MQGET, T.MQGET_REPLY) else PMO], t != T.MQGET)
-                  for t in _MESSAGE_VERBS}
+_MESSAGE_KINDS: dict[int, tuple[bool, dict[tuple[bytes, int], int], bool]] = {
+    t: (t in (T.MQPUT1, T.MQPUT1_REPLY),
+        _LE_SIZES[GMO if t in (T.MQGET, T.MQGET_REPLY) else PMO], t != T.MQGET)
+    for t in _MESSAGE_VERBS}
 _MD_SIZES, _OD_SIZES = _LE_SIZES[MD], _LE_SIZES[OD]
 _HEAD = _STRUC_HEAD.unpack_from
 _LE32 = _U32[False].unpack_from
@@ -468,7 +469,7 @@ _API_LE = _API_REST[False]
 _WHOLE = int(ControlFlags.FIRST | ControlFlags.LAST)
 
 
-def our_parts(seg_type: SegmentType, payload: bytes) -> MessageParts | None:
+def our_parts(seg_type: SegmentType | int, payload: bytes) -> MessageParts | None:
     """The :class:`MessageParts` of a well-formed message verb body in our byte order and
     characters, found with one lookup a structure; None for anything else (then
     :func:`message_parts` or :func:`decode_verb` reads it, or says what is wrong)."""
