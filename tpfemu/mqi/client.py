@@ -373,7 +373,8 @@ class ClientConnection:
 
     def handle(self, h: ClientHandle | int, call: str) -> ClientHandle:
         """The open handle ``h``. :raises MQMIError: 2009, 2018, 2019."""
-        self.check(call)
+        if self.broken or not self.connected:
+            self.check(call)
         hobj = h.hobj if isinstance(h, ClientHandle) else h
         handle = self.handles.get(hobj)
         if handle is None or handle.closed:
@@ -401,7 +402,8 @@ class ClientConnection:
     def put(self, h: ClientHandle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
         """MQPUT; ``md`` and ``pmo`` get the values the server's MQPUT gave them."""
         handle = self.handle(h, "MQPUT")
-        if _ours(md, MD) and _ours(pmo, PMO) and type(data) is bytes:
+        if (md is None or type(md) is MD) and (pmo is None or type(pmo) is PMO) \
+                and type(data) is bytes:  # (structures whose pack() the wire takes)
             self._message(T.MQPUT, handle, md, pmo, _PMO_INITIAL, len(data), data, "MQPUT")
             return
         md_in, pmo_in = md if md is not None else MD(), pmo if pmo is not None else PMO()
@@ -427,7 +429,7 @@ class ClientConnection:
         handle = self.handle(h, "MQGET")
         size = WHOLE_MESSAGE if max_length is None else max_length
         try:
-            if _ours(md, MD) and _ours(gmo, GMO):
+            if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
                 payload, parts = self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size,
                                                b"", "MQGET")
                 return payload[parts.tail + 4:]
@@ -516,11 +518,6 @@ class ClientConnection:
         return (f"<ClientConnection {self.qmgr_name} via {self.target.channel} at "
                 f"{self.target.host}({self.target.port}) "
                 f"{'connected' if self.connected else 'ended'}>")
-
-
-def _ours(obj: Any, cls: type) -> bool:
-    """``obj`` is None or exactly a ``cls`` (whose pack() and unpack() the wire takes)."""
-    return obj is None or type(obj) is cls
 
 
 def _load(into: Any, raw: memoryview, big: bool, ebcdic: bool, sent: bytes) -> None:

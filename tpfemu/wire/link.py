@@ -131,7 +131,10 @@ class Link:
             if not data:
                 raise LinkDown("closed by the peer")
             self.bytes_in += len(data)
-            ready.extend(self.reader.feed_frames(data))
+            frames = self.reader.feed_frames(data)
+            if len(frames) == 1:  # (the usual read: one whole segment; none waiting)
+                return frames[0]
+            ready.extend(frames)
         return ready.popleft()
 
     def pending(self) -> bool:

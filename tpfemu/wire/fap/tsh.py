@@ -35,7 +35,7 @@ from tpfemu.wire.fap.constants import (
 from tpfemu.wire.fap.errors import FapError
 
 __all__ = [
-    "FORMS", "HEADER_SIZE", "MAX_HEADER", "FrameReader", "Segment", "decode_frame",
+    "FORMS", "HEADER_SIZE", "MAX_HEADER", "TSHM_START", "FrameReader", "Segment", "decode_frame",
     "decode_segment", "encode_segment", "header_size", "our_tshm_type", "tshm_header",
 ]  # fmt: skip
 
@@ -57,6 +57,9 @@ _LEN = struct.Struct(">I")
 _CONV = struct.Struct(">II")
 _LEN_HEAD = struct.Struct(">4sI")
 _TSHM_HEAD = struct.Struct(">4sIII")
+#: The first 16 bytes of a TSHM: StrucId, SegmLength, ConversationId, RequestId (the rest,
+#: from ByteOrder on, is the same for every segment of a type in one byte order).
+TSHM_START = _TSHM_HEAD
 #: Enum members by value, so decoding a segment costs no enum construction.
 _TYPE_OF = {int(t): t for t in SegmentType}
 _FLAGS_OF = [ControlFlags(i) for i in range(256)]

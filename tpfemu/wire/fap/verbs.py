@@ -32,7 +32,7 @@ from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
 from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
 from tpfemu.wire.fap.constants import ControlFlags, SegmentType, StatusCode
 from tpfemu.wire.fap.errors import FapError
-from tpfemu.wire.fap.tsh import tshm_header
+from tpfemu.wire.fap.tsh import MAX_HEADER, TSHM_START, tshm_header
 
 __all__ = [
     "CHAR_VALUE_LENGTH", "TRANS_OVERHEAD", "WHOLE_MESSAGE",
@@ -448,10 +448,12 @@ def message_segment(seg_type: SegmentType, request_id: int, conversation_id: int
     reply_length, comp, reason, hobj = api
     try:
         return b"".join((
-            tshm_header(seg_type, _WHOLE, API_HEADER_SIZE + len(structures) + 4 + len(data),
-                        conversation_id=conversation_id, request_id=request_id),
+            _TSHM_START(b"TSHM", _BEFORE_STRUCTURES + len(structures) + len(data),
+                        conversation_id, request_id), _TSHM_REST[seg_type],
             _REPLY_LENGTH.pack(reply_length), _API_LE.pack(comp, reason, hobj & 0xFFFFFFFF),
             structures, _LE32_PACK(tail), data))
+    except KeyError:
+        raise ValueError(f"{SegmentType(seg_type).name} is not a message verb") from None
     except struct.error as exc:
         raise ValueError(f"verb field out of range: {exc}") from None
 
@@ -467,6 +469,12 @@ _LE32 = _U32[False].unpack_from
 _LE32_PACK = _U32[False].pack
 _API_LE = _API_REST[False]
 _WHOLE = int(ControlFlags.FIRST | ControlFlags.LAST)
+#: A message verb's TSHM in our byte order from ByteOrder on (tshm_header's bytes after
+#: the RequestId, the same for every segment of the type), and what comes before its
+#: structures (TSHM, API header) and after them (DataLength or BufferLength).
+_TSHM_REST = {t: tshm_header(t, _WHOLE, 0)[TSHM_START.size:] for t in _MESSAGE_VERBS}
+_TSHM_START = TSHM_START.pack
+_BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
 
 
 def our_parts(seg_type: SegmentType | int, payload: bytes) -> MessageParts | None:
