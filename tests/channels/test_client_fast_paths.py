@@ -2,6 +2,9 @@
 MQGET take the handle's plan after the first call, and the client hands the reply's
 MD/PMO/GMO back in the caller's objects."""
 
+import socket
+import threading
+
 import pytest
 from mca_helpers import ok
 from svrconn_helpers import QUEUE, serving
@@ -17,11 +20,16 @@ from tpfemu.wire.fap import (
     Segment,
     SegmentType,
     Verb,
+    decode_id,
+    decode_verb,
+    encode_id,
     encode_segment,
     encode_verb,
+    heartbeat_segment,
 )
 from tpfemu.wire.fap.tsh import our_tshm_type, tshm_header
 from tpfemu.wire.fap.verbs import encode_verb_segment
+from tpfemu.wire.link import Link, LinkDown
 
 WHOLE = ControlFlags.FIRST | ControlFlags.LAST
 
@@ -302,3 +310,72 @@ def test_a_read_of_one_whole_segment_is_its_frame_and_bad_framing_still_fails():
     assert [bytes(f) for f in reader.feed_frames(raw[10:])] == [raw]
     with pytest.raises(FapError, match="above the largest"):
         FrameReader(50).feed_frames(raw)
+
+
+def _scripted_server(replies):
+    """A listener answering one client: the ID echoed, MQCONN and MQOPEN (Hobj 5) as
+    the server does, then for each later request the segments ``replies(seg_type, verb,
+    request_id)`` gives. Returns (port, thread)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def run():
+        conn, _ = listener.accept()
+        link = Link(conn, max_segment=1 << 20)
+        try:
+            first = link.receive(10)
+            link.send_bytes(encode_segment(Segment(
+                SegmentType.INITIAL_DATA, payload=encode_id(decode_id(first.payload, False))),
+                form="TSHC"))
+            while True:
+                seg = link.receive(10)
+                verb = decode_verb(seg.seg_type, seg.payload, seg.big_endian)
+                if seg.seg_type == SegmentType.MQCONN:
+                    out = [(SegmentType.MQCONN_REPLY, Verb(ApiHeader(), verb.conn), False)]
+                elif seg.seg_type == SegmentType.MQOPEN:
+                    out = [(SegmentType.MQOPEN_REPLY,
+                            Verb(ApiHeader(hobj=5), od=verb.od, options=verb.options), False)]
+                else:
+                    out = replies(seg.seg_type, verb)
+                link.send_bytes(b"".join(
+                    encode_segment(v, form="TSHM") if isinstance(v, Segment) else
+                    encode_verb_segment(t, v, flags=WHOLE, request_id=seg.request_id or 0,
+                                        big_endian=big)
+                    for t, v, big in out))
+        except (LinkDown, OSError):
+            pass
+        finally:
+            link.close()
+            listener.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return listener.getsockname()[1], thread
+
+
+def test_message_replies_after_a_heartbeat_or_in_big_endian_take_the_general_read():
+    """The client's MQPUT reads on past a HEARTBEAT the server sends before its reply,
+    and an MQGET reply in big-endian byte order is decoded by the general reader: each
+    call gives the values the server's reply carries."""
+    msg_id = b"M" * 24
+
+    def replies(seg_type, verb):
+        if seg_type == SegmentType.MQPUT:
+            verb.md.MsgId = msg_id
+            return [(None, heartbeat_segment(request=True), False),
+                    (SegmentType.MQPUT_REPLY, Verb(ApiHeader(hobj=5), md=verb.md,
+                                                   pmo=verb.pmo), False)]
+        md = pymqi.MD(Priority=7, Format=CMQC.MQFMT_STRING)
+        return [(SegmentType.MQGET_REPLY, Verb(ApiHeader(hobj=5), md=md, gmo=verb.gmo,
+                                               data=b"hello"), True)]
+
+    port, thread = _scripted_server(replies)
+    qm = pymqi.connect("QMX", "APP.SVRCONN", f"127.0.0.1({port})")
+    q = pymqi.Queue(qm, "Q1", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
+    md = pymqi.MD()
+    q.put(b"data", md)
+    assert md.MsgId == msg_id
+    got = pymqi.MD()
+    assert q.get(None, got, pymqi.GMO()) == b"hello"
+    assert (got.Priority, got.Format) == (7, CMQC.MQFMT_STRING)
+    qm.connection.end(commit=False)
+    thread.join(10)
