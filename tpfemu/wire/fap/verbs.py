@@ -469,6 +469,8 @@ _LE32 = _U32[False].unpack_from
 _LE32_PACK = _U32[False].pack
 _API_LE = _API_REST[False]
 _WHOLE = int(ControlFlags.FIRST | ControlFlags.LAST)
+#: MessageParts made as its __new__ makes it, without that Python frame.
+_new_parts = tuple.__new__
 #: A message verb's TSHM in our byte order from ByteOrder on (tshm_header's bytes after
 #: the RequestId, the same for every segment of the type), and what comes before its
 #: structures (TSHM, API header) and after them (DataLength or BufferLength).
@@ -499,7 +501,7 @@ def our_parts(seg_type: SegmentType | int, payload: bytes) -> MessageParts | Non
     tail = opts + opts_sizes.get(_HEAD(payload, opts), end)
     if end < tail + 4 or end != tail + 4 + (_LE32(payload, tail)[0] if with_data else 0):
         return None
-    return MessageParts(od, md, opts, tail, end)
+    return _new_parts(MessageParts, (od, md, opts, tail, end))
 
 
 def _decode_message(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
