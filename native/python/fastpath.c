@@ -294,7 +294,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     md_put_settings_t set;
     if (md_settings_read(settings, &set) < 0)
         return NULL;
-    set.log_port = logput_port(settings); /* (the raw entry has none: it declines) */
+    set.log_port = logput_port(settings);
     if (self->q == NULL)
         return raise_rc(self, -1, "MQPUT");
     if ((size_t)PyBytes_GET_SIZE(data) > UINT32_MAX - TPF_MQ_MAX_CTX)
@@ -314,7 +314,7 @@ static PyObject *fq_put_md(FastQueue *self, PyObject *const *args, Py_ssize_t na
     const char *bytes = PyBytes_AS_STRING(data);
     Py_ssize_t ndata = PyBytes_GET_SIZE(data);
     int logged = p->md.persistent && set.log_port != NULL; /* (the recovery log's) */
-    if ((logged ? logput_put(self, p, data, set.log_port, uow)
+    if ((logged ? logput_put(self, p, bytes, ndata, set.log_port, uow)
                 : fq_put_prepared(self, p, bytes, ndata, uow)) < 0 ||
         md_put_write(fields, p, &set, now) < 0 ||
         put_event(self, p, data, bytes, ndata, journaled ? log : NULL, now, uow) < 0)
@@ -353,7 +353,9 @@ int fq_put_raw(FastQueue *self, const void *data, Py_ssize_t ndata, void *md, in
     int r = md_put_read_raw(md, mdv, s, now, &put);
     if (r <= 0)
         return r;
-    if (fq_put_prepared(self, &put, data, ndata, uow) < 0 ||
+    int logged = put.md.persistent && s->log_port != NULL; /* (the recovery log's) */
+    if ((logged ? logput_put(self, &put, data, ndata, s->log_port, uow)
+                : fq_put_prepared(self, &put, data, ndata, uow)) < 0 ||
         md_put_write_raw(md, mdv, &put, s, now) < 0 ||
         put_event(self, &put, NULL, data, ndata, log, now, uow) < 0)
         return -1;

@@ -40,14 +40,14 @@ static int unlock(PyObject *lock)
 
 /* Under the lock: the core put, its record, and append(seq, record, uow): the ticket, or
  * NULL with an exception. */
-static PyObject *put_and_append(FastQueue *self, md_put_t *p, PyObject *data, PyObject *port,
-                                uint64_t uow, PyObject *record, uint32_t qid)
+static PyObject *put_and_append(FastQueue *self, md_put_t *p, const char *data,
+                                Py_ssize_t ndata, PyObject *port, uint64_t uow,
+                                PyObject *record, uint32_t qid)
 {
-    Py_ssize_t ndata = PyBytes_GET_SIZE(data);
-    if (fq_put_prepared(self, p, PyBytes_AS_STRING(data), ndata, uow) < 0)
+    if (fq_put_prepared(self, p, data, ndata, uow) < 0)
         return NULL;
     tpf_log_put_record((unsigned char *)PyBytes_AS_STRING(record), qid, uow, &p->md, p->record,
-                       PyBytes_AS_STRING(data), (uint32_t)ndata);
+                       data, (uint32_t)ndata);
     PyObject *seq = PyLong_FromUnsignedLongLong(p->md.seq);
     PyObject *uow_obj = PyLong_FromUnsignedLongLong(uow);
     PyObject *ticket = NULL;
@@ -60,7 +60,8 @@ static PyObject *put_and_append(FastQueue *self, md_put_t *p, PyObject *data, Py
     return ticket;
 }
 
-int logput_put(FastQueue *self, md_put_t *p, PyObject *data, PyObject *port, uint64_t uow)
+int logput_put(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t ndata,
+               PyObject *port, uint64_t uow)
 {
     if (PyTuple_GET_SIZE(port) != PORT_LEN) {
         PyErr_SetString(PyExc_TypeError, "put_md: the log port is (log lock, queue id, "
@@ -70,7 +71,6 @@ int logput_put(FastQueue *self, md_put_t *p, PyObject *data, PyObject *port, uin
     unsigned long qid = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(port, PORT_QID));
     if (qid == (unsigned long)-1 && PyErr_Occurred())
         return -1;
-    Py_ssize_t ndata = PyBytes_GET_SIZE(data);
     if ((size_t)ndata > UINT32_MAX - TPF_LOG_PUT_HEAD - p->record_len) {
         PyErr_SetString(PyExc_OverflowError, "put_md: message too long for a log record");
         return -1;
@@ -81,7 +81,7 @@ int logput_put(FastQueue *self, md_put_t *p, PyObject *data, PyObject *port, uin
     PyObject *lock = PyTuple_GET_ITEM(port, PORT_LOCK);
     PyObject *ticket = NULL;
     if (lock_call(lock, &s_acquire, "acquire") == 0) {
-        ticket = put_and_append(self, p, data, port, uow, record, (uint32_t)qid);
+        ticket = put_and_append(self, p, data, ndata, port, uow, record, (uint32_t)qid);
         if (unlock(lock) < 0)
             Py_CLEAR(ticket);
     }

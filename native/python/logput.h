@@ -27,10 +27,12 @@ int fq_put_prepared(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t n
  * or NULL: persistent messages are not logged, or are left to the full path. */
 PyObject *logput_port(PyObject *settings);
 
-/** The put of a persistent message through the log port `port` (see above): 0 once put
- * (and, outside syncpoint, durable), -1 with an exception (not put, or put but not
- * logged when the log itself failed, as the full path leaves it). */
-int logput_put(FastQueue *self, md_put_t *p, PyObject *data, PyObject *port, uint64_t uow);
+/** The put of a persistent message (`ndata` bytes at `data`) through the log port
+ * `port` (see above): 0 once put (and, outside syncpoint, durable), -1 with an exception
+ * (not put, or put but not logged when the log itself failed, as the full path leaves
+ * it). Serves put_md and the raw entry (a C program's MQMD) alike. */
+int logput_put(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t ndata,
+               PyObject *port, uint64_t uow);
 
 /** The get of a persistent message through a get plan's log port `port` (see above),
  * after get_md's first get (with `req`) found one and did nothing: the get again, under

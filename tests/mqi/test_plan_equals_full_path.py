@@ -13,11 +13,11 @@ outputs (the raw entry's as C structures: compared packed), the made MsgIds and 
 times aside (they differ by nature).
 
 The same runs on a queue manager with a home, whose persistent messages go to the
-recovery log: there the plan's put logs a persistent message in C, and so does its get
-with an MD (through the queue's log port: in the caller's unit of work, or outside
-syncpoint under a private one finished once the GET record is durable); the queues'
-PUT and GET records in the log (in syncpoint or not), and the persistent messages a
-checkpoint would hold, must be the same on the three queues too.
+recovery log: there the plan's put logs a persistent message in C (by the raw entry
+too), and so does its get with an MD (through the queue's log port: in the caller's unit
+of work, or outside syncpoint under a private one finished once the GET record is
+durable); the queues' PUT and GET records in the log (in syncpoint or not), and the
+persistent messages a checkpoint would hold, must be the same on the three queues too.
 """
 
 from __future__ import annotations
@@ -116,10 +116,13 @@ class Side:
     handles: dict[str, Any] = field(default_factory=dict)  # the queue open by HANDLES
     made_ids: list[bytes] = field(default_factory=list)  # MsgIds the queue manager made
     planned_persistent: int = 0  # persistent messages the plan got (with an MD)
+    raw_persistent: int = 0  # persistent messages the raw entry put
 
     def put(self, data: bytes, md: Any, pmo: Any, handle: str | None = None) -> None:
         h = (self.handles[handle] if handle else self.queue).get_handle()
+        persistent = md is not None and md.Persistence == 1
         if self.raw and md is not None and _raw_put(h, data, md, pmo):
+            self.raw_persistent += persistent
             return
         call = mqput.put if self.planned else mqput.put_full
         call(self.conn.connection, h, data, md, pmo)
@@ -345,7 +348,8 @@ _PERSISTENT_CALLS = [
 
 def test_the_plan_gets_persistent_messages_as_the_full_path(sides):
     """On a queue manager with a recovery log, the plan serves persistent gets with an
-    MD, in and out of syncpoint, and they give what the full path's give: the same
+    MD, in and out of syncpoint, and its raw entry persistent puts, and they give what
+    the full path's give: the same
     data, MD, reason codes, GET records (in syncpoint or not, backout counts) and
     checkpoint contents; in memory the plan serves them too (nothing to log)."""
     plan, full, raw = sides
@@ -353,7 +357,7 @@ def test_the_plan_gets_persistent_messages_as_the_full_path(sides):
         _reset(side)
     plog = plan.conn.connection.qmgr.persistence
     start = plog.log.next_lsn if plog is not None else 0
-    plan.planned_persistent = 0
+    plan.planned_persistent = raw.raw_persistent = 0
     for call in _PERSISTENT_CALLS:
         by_plan, by_full, by_raw = (_run(side, call) for side in sides)
         assert _view(plan, by_plan) == _view(full, by_full), call
@@ -361,6 +365,7 @@ def test_the_plan_gets_persistent_messages_as_the_full_path(sides):
         if call[0] == "get":
             assert by_full[0][0] == "ok", (call, by_full[0])
     assert plan.planned_persistent == 5  # every get (the first was backed out)
+    assert raw.raw_persistent == 4  # every put, logged in C on a logged queue manager
     if plog is not None:
         logged = [_logged(side, plog, start) for side in sides]
         assert logged[0] == logged[1] == logged[2]

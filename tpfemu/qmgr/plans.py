@@ -13,15 +13,15 @@ opening anywhere retires the generation, see QueueManager.start). The C side
 put or get in C (:meth:`CoreQueue.put`/:meth:`CoreQueue.get_body` with no MD,
 :meth:`CoreQueue.put_md`/:meth:`CoreQueue.get_md` with one), which decline, having
 changed nothing, whatever the full path must judge (a value out of range or warned
-about, a persistent message to get without an MD from a logged queue, ...). A
-persistent message put with an MD on a queue manager with a recovery log is logged by
-the put in C, through the queue's log port (:meth:`QueuePersistence.put_port`,
+about, a persistent message to get without an MD from a logged queue, ...). A persistent
+message put with an MD on a queue manager with a recovery log is logged by the put in C,
+through the queue's log port (:meth:`QueuePersistence.put_port`,
 native/python/logput.h): the same PUT record, under the same lock, with the same wait
-outside syncpoint as the full path's. A persistent message got with an MD there is got
-and logged by the get in C likewise (:meth:`QueuePersistence.get_port`): the same GET
-record under the same lock, joining the caller's unit of work in syncpoint, and outside
-it a private unit of work finished once the record is durable, as the full path does.
-What a plan serves:
+outside syncpoint as the full path's (the raw entry's put too). A persistent message got
+with an MD there is got and logged by the get in C likewise
+(:meth:`QueuePersistence.get_port`): the same GET record under the same lock, joining
+the caller's unit of work in syncpoint, and outside it a private unit of work finished
+once the record is durable, as the full path does. What a plan serves:
 
 - MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO) and no
   context option) or our MD; no PMO or our PMO with options among :data:`PLAN_PUT`, at
