@@ -15,7 +15,8 @@ setup(
             "tpfemu._fastpath",
             # (the journal's record, hash and encoder are the C core's, native/src:
             # EventLog calls them from the shim too)
-            sources=["native/python/fastpath.c", "native/python/batchpath.c",
+            sources=["native/python/fastpath.c", "native/python/fastget.c",
+                     "native/python/batchpath.c",
                      "native/python/mdpath.c", "native/python/mdraw.c", "native/python/mdtime.c",
                      "native/python/structbase.c", "native/python/planpath.c",
                      "native/python/eventlog.c", "native/python/runningecb.c",

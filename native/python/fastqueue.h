@@ -1,7 +1,7 @@
 /* fastqueue.h - the FastQueue object of tpfemu._fastpath, shared by the files of its methods
  *
- * fastpath.c defines the type, its single-message methods and the module; batchpath.c
- * the batch methods (put_many, get_many). What they share is here: the object, the
+ * fastpath.c defines the type, its single-message puts and the module; fastget.c its
+ * single-message gets; batchpath.c the batch methods (put_many, get_many). What they share is here: the object, the
  * core's functions that bind() hands over, and the error and argument helpers. All
  * functions need the GIL.
  */
@@ -27,6 +27,8 @@ typedef int (*get_many_fn)(tpf_mq_queue_t *, uint32_t, uint64_t, int64_t, tpf_mq
 
 /** tpf_mq_get_alloc of tpfemu._native (fastpath.c: set by bind()) */
 extern get_fn core_get;
+/** tpf_mq_get */
+extern get_full_fn core_get_full;
 /** tpf_mq_put_many_gather */
 extern put_gather_fn core_put_gather;
 /** tpf_mq_get_many */
@@ -44,6 +46,42 @@ PyObject *raise_rc(FastQueue *self, int rc, const char *call);
 
 /** Read a unit of work number (an int, 0: none). Returns 0, or -1 with an exception. */
 int read_uow(PyObject *arg, uint64_t *uow);
+
+/** Place keyword arguments into slots[] by name (names[i] is slot i); positional
+ * arguments fill the first slots. Returns -1 with TypeError on a bad call. */
+int bind_args(const char *fn, const char *const *names, int nslots, PyObject **slots,
+              PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+
+/** 1: `arg` (optional) is an EventLog, 0: it is absent or None, -1: TypeError. */
+int log_arg(PyObject *arg);
+
+/** Scratch memory of put_md (the record and the data joined) and of the gets (the
+ * message as the core copies it out). Every call holds the GIL from start to end and
+ * never releases it, so one buffer each serves all threads. Grown, never shrunk. */
+typedef struct {
+    char *p;
+    size_t cap;
+} scratch_t;
+
+/** The gets' scratch buffer (fastget.c) */
+extern scratch_t get_scratch;
+
+/** `s`'s memory with room for `need` bytes (grown), or NULL with MemoryError. */
+char *scratch_room(scratch_t *s, size_t need);
+
+/* ---- fastget.c: the get methods ---- */
+
+/** A get into get_scratch (grown as needed): the message, context record first, and its
+ * descriptor in *md. Returns the core's reason code, or -1 with MemoryError. */
+int scratch_get(FastQueue *self, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md);
+
+/** get(), get_body(), get_md(): see their docs. */
+PyObject *fq_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *fq_get_body(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                      PyObject *kwnames);
+PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames);
+extern const char get_doc[], get_body_doc[], get_md_doc[];
 
 /* ---- fastpath.c: MQPUT and MQGET with a C program's MQMD (planpath.c's raw entries) ---- */
 

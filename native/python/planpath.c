@@ -10,6 +10,7 @@
 #include "cmqc.h"
 #include "eventlog.h"
 #include "fastattr.h"
+#include "logput.h"
 #include "mdpath.h"
 #include "tpf/queue.h"
 
@@ -519,6 +520,8 @@ static int planned_put_raw(PyObject *plan, const void *data, Py_ssize_t length, 
     int r = put_holds(plan, length, 1, options, &uow, &log);
     if (r > 0 && md_settings_read(put_settings(plan, mode), &s) < 0)
         r = -1;
+    if (r > 0) /* a persistent message logged through the log port, as put_md's */
+        s.log_port = logput_port(put_settings(plan, mode));
     MQMD *desc = md;
     MQBYTE24 old_id;
     if (r > 0 && options & MQPMO_NEW_MSG_ID) { /* the core makes one; back if not put */

@@ -13,9 +13,11 @@ outputs (the raw entry's as C structures: compared packed), the made MsgIds and 
 times aside (they differ by nature).
 
 The same runs on a queue manager with a home, whose persistent messages go to the
-recovery log: there the plan's put logs a persistent message in C, and the queues' PUT
-and GET records in the log, and the persistent messages a checkpoint would hold, must be
-the same on the three queues too.
+recovery log: there the plan's put logs a persistent message in C (by the raw entry
+too), and so does its get with an MD (through the queue's log port: in the caller's unit
+of work, or outside syncpoint under a private one finished once the GET record is
+durable); the queues' PUT and GET records in the log (in syncpoint or not), and the
+persistent messages a checkpoint would hold, must be the same on the three queues too.
 """
 
 from __future__ import annotations
@@ -113,10 +115,14 @@ class Side:
     raw: bool = False  # the plan's raw entry first (C structures), as C programs call it
     handles: dict[str, Any] = field(default_factory=dict)  # the queue open by HANDLES
     made_ids: list[bytes] = field(default_factory=list)  # MsgIds the queue manager made
+    planned_persistent: int = 0  # persistent messages the plan got (with an MD)
+    raw_persistent: int = 0  # persistent messages the raw entry put
 
     def put(self, data: bytes, md: Any, pmo: Any, handle: str | None = None) -> None:
         h = (self.handles[handle] if handle else self.queue).get_handle()
+        persistent = md is not None and md.Persistence == 1
         if self.raw and md is not None and _raw_put(h, data, md, pmo):
+            self.raw_persistent += persistent
             return
         call = mqput.put if self.planned else mqput.put_full
         call(self.conn.connection, h, data, md, pmo)
@@ -127,8 +133,12 @@ class Side:
             data = _raw_get(h, md, gmo)
             if data is not None:
                 return data
-        call = mqget.get if self.planned else mqget.get_full
-        return call(self.conn.connection, h, max_length, md, gmo)
+        if self.planned:  # (mqget.get, the plan counted when it got a persistent one)
+            data = plans.planned_get(h.get_plan, max_length, md, gmo)
+            if data is not None:
+                self.planned_persistent += md is not None and md.Persistence == 1
+                return data
+        return mqget.get_full(self.conn.connection, h, max_length, md, gmo)
 
 
 MAXMSGL = 64  # every queue's: the raw side's get buffer holds it (as mqi.c asks)
@@ -251,6 +261,9 @@ def _reset(side: Side) -> None:
     h = side.queue.get_handle()
     side.queue.get_handle().queue.core.purge()
     h.put_plan = h.get_plan = None
+    if h.cursor is not None:  # (a get with a cursor option made one: plans no more)
+        h.cursor.close()
+        h.cursor = None
     side.made_ids.clear()
     # the plan side's plans, made by a first everyday put and get
     side.put(b"warm", pymqi.MD(), None)
@@ -292,7 +305,8 @@ def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
 
 def _logged(side: Side, plog: Any, start: int) -> tuple:
     """The side's queue as the recovery log knows it from LSN ``start`` on: its PUT
-    records (data, priority, context length) and GET records in log order, and the
+    records (data, priority, context length) and GET records (the message, its backout
+    count), each with whether it names a unit of work, in log order, and the
     persistent messages a checkpoint would hold now (all durable: every call was
     committed or waited for)."""
     name = side.queue.get_handle().queue.name
@@ -304,8 +318,57 @@ def _logged(side: Side, plog: Any, start: int) -> tuple:
         if r.message is not None:
             keys[r.key] = len(keys)
             m = r.message
-            records.append(("PUT", bytes(m.data), m.priority, m.ctx_len, m.expiry == NEVER))
+            records.append(("PUT", bytes(m.data), m.priority, m.ctx_len, m.expiry == NEVER,
+                            bool(r.uow)))
         else:
-            records.append(("GET", keys.get(r.key), r.backout_count))
+            records.append(("GET", keys.get(r.key), r.backout_count, bool(r.uow)))
     held, _ = plog.snapshot_queue(side.queue.get_handle().queue)
     return records, [(keys.get(m.key), bytes(m.data)) for m in held]
+
+
+#: Persistent puts and gets with an MD, in and out of syncpoint, committed and backed out.
+_PERSISTENT_CALLS = [
+    ("put", b"p1", {"Persistence": 1, "CorrelId": b"C1"}, CMQC.MQPMO_NO_SYNCPOINT, "io"),
+    ("put", b"p2", {"Persistence": 1, "Priority": 4}, CMQC.MQPMO_NO_SYNCPOINT, "io"),
+    ("put", b"p3", {"Persistence": 1}, CMQC.MQPMO_SYNCPOINT, "io"),
+    ("commit",),
+    ("put", b"p4", {"Persistence": 1}, CMQC.MQPMO_NO_SYNCPOINT, "io"),
+    ("get", None, {}, {"Options": CMQC.MQGMO_SYNCPOINT, "Version": 1, "MatchOptions": 0}),
+    ("backout",),
+    ("get", None, {}, {"Options": CMQC.MQGMO_SYNCPOINT, "Version": 1, "MatchOptions": 0}),
+    ("get", None, {"CorrelId": b"C1"},
+     {"Options": CMQC.MQGMO_NO_SYNCPOINT, "Version": 2,
+      "MatchOptions": CMQC.MQMO_MATCH_CORREL_ID}),
+    ("commit",),
+    ("get", None, {}, None),
+    ("get", None, {}, {"Options": CMQC.MQGMO_SYNCPOINT, "Version": 1, "MatchOptions": 0}),
+    ("commit",),
+]
+
+
+def test_the_plan_gets_persistent_messages_as_the_full_path(sides):
+    """On a queue manager with a recovery log, the plan serves persistent gets with an
+    MD, in and out of syncpoint, and its raw entry persistent puts, and they give what
+    the full path's give: the same
+    data, MD, reason codes, GET records (in syncpoint or not, backout counts) and
+    checkpoint contents; in memory the plan serves them too (nothing to log)."""
+    plan, full, raw = sides
+    for side in sides:
+        _reset(side)
+    plog = plan.conn.connection.qmgr.persistence
+    start = plog.log.next_lsn if plog is not None else 0
+    plan.planned_persistent = raw.raw_persistent = 0
+    for call in _PERSISTENT_CALLS:
+        by_plan, by_full, by_raw = (_run(side, call) for side in sides)
+        assert _view(plan, by_plan) == _view(full, by_full), call
+        assert _view(raw, by_raw, packed=True) == _view(full, by_full, packed=True), call
+        if call[0] == "get":
+            assert by_full[0][0] == "ok", (call, by_full[0])
+    assert plan.planned_persistent == 5  # every get (the first was backed out)
+    assert raw.raw_persistent == 4  # every put, logged in C on a logged queue manager
+    if plog is not None:
+        logged = [_logged(side, plog, start) for side in sides]
+        assert logged[0] == logged[1] == logged[2]
+        records = logged[0][0]
+        assert [r[-1] for r in records if r[0] == "GET"] == [True, True, False, False, True]
+        assert ("GET", 1, 1, True) in records  # p2, got again after its backout

@@ -1,9 +1,11 @@
-"""Persistent messages in the put plan (issue 24): a persistent message put with an MD
-through a handle's plan is logged by the plan's put in C (native/python/logput.c), with
-the same record, the same unit-of-work rules and the same durability as the full path.
+"""Persistent messages in the put and get plans (issues 24, 25): a persistent message
+put or got with an MD through a handle's plan is logged by the plan's put or get in C
+(native/python/logput.c), with the same record, the same unit-of-work rules and the same
+durability as the full path.
 
-Each test checks that the plan served the put (``plans.planned_put`` returned True), then
-kills the process with SIGKILL (or stops the system) and restarts on the same home.
+Each test checks that the plan served the put (``plans.planned_put`` returned True) or
+the get (``plans.planned_get`` returned the data), then kills the process with SIGKILL
+(or stops the system) and restarts on the same home.
 """
 
 from __future__ import annotations
@@ -143,3 +145,89 @@ def test_planned_persistent_put_keeps_its_context_across_a_restart(tmp_path):
         conn.disconnect()
     finally:
         system.stop()
+
+
+# -- persistent gets by the plan (its log port: native/python/logput.c, logput_get) -------
+
+# Run in a child: 20 persistent messages committed, then 10 got through the get plan
+# (outside syncpoint, or in syncpoint then committed or not), then a SIGKILL.
+_GET_CHILD = textwrap.dedent("""
+    import os, signal, sys
+    import tpfemu, tpfemu.mqi as pymqi
+    from tpfemu.mqi import CMQC
+    from tpfemu.qmgr import plans
+    home, mode = sys.argv[1], sys.argv[2]
+    system = tpfemu.System.start("PLANP", home, "B", journal="off")
+    system.console("ZMQSC DEF MQP")
+    system.console("ZMQSC DEF QL-APP.Q")
+    conn = pymqi.connect("PLANP")
+    q = pymqi.Queue(conn, "APP.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    q.put(b"first", pymqi.MD())
+    q.get(None, pymqi.MD())  # by the full path: it leaves the plan
+    pmo = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    for i in range(20):
+        q.put(b"m%d" % i, pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT, CorrelId=b"c%d" % i),
+              pmo)
+    conn.commit()
+    h = q.get_handle()
+    syncpoint = CMQC.MQGMO_SYNCPOINT if mode != "outside" else CMQC.MQGMO_NO_SYNCPOINT
+    for i in range(10):
+        md = pymqi.MD()
+        got = plans.planned_get(h.get_plan, None, md, pymqi.GMO(Options=syncpoint))
+        assert got == b"m%d" % i and md.Persistence == CMQC.MQPER_PERSISTENT, (got, i)
+    if mode == "commit":
+        conn.commit()
+    print("DONE", flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def _killed_after_planned_gets(home: Path, mode: str) -> None:
+    out = subprocess.run([sys.executable, "-c", _GET_CHILD, str(home), mode], cwd=ROOT,
+                         capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         timeout=120)  # fmt: skip
+    assert out.returncode == -9, out.stderr.decode()[-2000:]
+    assert out.stdout == b"DONE\n"
+
+
+def _after_restart_with_backouts(home: Path) -> list[tuple[bytes, int]]:
+    """(data, BackoutCount) of each message on APP.Q after a restart."""
+    system = tpfemu.System.start("PLANP", home, "B", journal="off")
+    try:
+        conn = pymqi.connect("PLANP")
+        q = pymqi.Queue(conn, "APP.Q", IO)
+        found = []
+        while True:
+            md = pymqi.MD()
+            try:
+                data = q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT))
+            except pymqi.MQMIError as exc:
+                assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
+                break
+            found.append((data, md.BackoutCount))
+        q.close()
+        conn.disconnect()
+        return found
+    finally:
+        system.stop()
+
+
+def test_planned_persistent_gets_outside_syncpoint_are_final_after_sigkill(tmp_path):
+    """A persistent get the plan served outside syncpoint is durable when MQGET returns:
+    after a SIGKILL only the 10 messages not got come back, none twice."""
+    _killed_after_planned_gets(tmp_path, "outside")
+    assert _after_restart_with_backouts(tmp_path) == [(b"m%d" % i, 0) for i in range(10, 20)]
+
+
+def test_planned_persistent_gets_committed_are_final_after_sigkill(tmp_path):
+    """Persistent gets the plan served in syncpoint are final once MQCMIT returns."""
+    _killed_after_planned_gets(tmp_path, "commit")
+    assert _after_restart_with_backouts(tmp_path) == [(b"m%d" % i, 0) for i in range(10, 20)]
+
+
+def test_planned_persistent_gets_not_committed_come_back_after_sigkill(tmp_path):
+    """Persistent gets the plan served in a unit of work that never committed are backed
+    out by the restart: all 20 messages come back, in order. (Their backout counts stay
+    0 here: the unit's Get records wait for its Commit, so none reached the disk.)"""
+    _killed_after_planned_gets(tmp_path, "uncommitted")
+    assert _after_restart_with_backouts(tmp_path) == [(b"m%d" % i, 0) for i in range(20)]

@@ -120,7 +120,7 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
             and not options & ~plans.PLAN_GET and handle.cursor is None
             and queue.definition.trigger != "YES" and not queue.shared
             and not queue.reports_on_get and plans.may_plan(conn)):
-        handle.get_plan = plans.get_plan(conn, generation, queue)
+        handle.get_plan = plans.get_plan(conn, generation, queue, handle.name)
         if handle.closed or handle.cursor is not None:  # (dropped meanwhile)
             handle.get_plan = None
     return data

@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any
 
 from tpfemu import errors
 from tpfemu._lowlevel import CoreQueue
+from tpfemu.qmgr.units import new_uow_id
 from tpfemu.store.checkpoint import Checkpointer, CheckpointStore, decode
 from tpfemu.store.log_records import Backout, Commit, Get, Put
 from tpfemu.store.message import NEVER, StoredMessage, chunk_keys, encode_chunk
@@ -341,10 +342,39 @@ class QueuePersistence:
             return None
         ticket = self.log.append([Get(queue.name, key, uow if in_syncpoint else 0,
                                       d.backout_count)], defer=in_syncpoint)  # fmt: skip
-        queue.log_inflight[d.seq] = (uow, _stored(key, msg))
+        self._track_get(queue, d.seq, uow, ticket.lsn, _stored(key, msg))
+        return ticket
+
+    def _track_get(self, queue: LocalQueue, seq: int, uow: int, lsn: int,
+                   stored: StoredMessage) -> None:  # fmt: skip
+        """The message the core got as ``seq`` under ``uow`` is in flight, its Get record
+        at ``lsn`` (under queue.log_lock): checkpoints keep it from ``stored``."""
+        queue.log_inflight[seq] = (uow, stored)
         with self._lock:
-            self._first_lsn.setdefault(uow, ticket.lsns.start)
-            self._work.setdefault(uow, []).append((queue, d.seq, True))
+            self._first_lsn.setdefault(uow, lsn)
+            self._work.setdefault(uow, []).append((queue, seq, True))
+
+    def get_port(self, queue: LocalQueue, name: str) -> tuple:
+        """The *log port* of a get plan on memory queue ``queue`` (opened as ``name``):
+        what its get in C needs to get a persistent message as the full path does with
+        :meth:`log_get` and :meth:`finish_private` (native/python/logput.h): the queue's
+        log lock, the queue's id in the log, the log key of a core seq (None: not
+        logged), the call that
+        appends the GET record C built and tracks the message in flight (``(seq,
+        record, uow, private, stored) -> Ticket``, under the lock), the in-flight copy's
+        type, a private unit of work for a get outside syncpoint, and the end of that
+        unit (``(uow, ticket or None)``: the get is final once the record is durable,
+        else the message is given back and MQGET fails)."""
+        return (queue.log_lock, self.log.queue_id(queue.name), queue.log_keys.get,
+                partial(self._planned_get, queue), StoredMessage, new_uow_id,
+                partial(self.finish_private, queue, name=name))
+
+    def _planned_get(self, queue: LocalQueue, seq: int, record: bytes, uow: int,
+                     private: bool, stored: StoredMessage) -> Ticket:  # fmt: skip
+        # (one record already encoded: in syncpoint deferred to the unit's Commit, as
+        # log_get's; append_put queues any such record)
+        ticket = self.log.append_put(record, 0 if private else uow)
+        self._track_get(queue, seq, uow, ticket.lsn, stored)
         return ticket
 
     def finish_private(self, queue: LocalQueue, uow: int, ticket: Ticket | None,

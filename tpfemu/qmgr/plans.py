@@ -13,11 +13,15 @@ opening anywhere retires the generation, see QueueManager.start). The C side
 put or get in C (:meth:`CoreQueue.put`/:meth:`CoreQueue.get_body` with no MD,
 :meth:`CoreQueue.put_md`/:meth:`CoreQueue.get_md` with one), which decline, having
 changed nothing, whatever the full path must judge (a value out of range or warned
-about, a persistent message to get from a logged queue, ...). A persistent message put
-with an MD on a queue manager with a recovery log is logged by the put in C, through
-the queue's log port (:meth:`QueuePersistence.put_port`, native/python/logput.h): the
-same PUT record, under the same lock, with the same wait outside syncpoint as the full
-path's. What a plan serves:
+about, a persistent message to get without an MD from a logged queue, ...). A persistent
+message put with an MD on a queue manager with a recovery log is logged by the put in C,
+through the queue's log port (:meth:`QueuePersistence.put_port`,
+native/python/logput.h): the same PUT record, under the same lock, with the same wait
+outside syncpoint as the full path's (the raw entry's put too). A persistent message got
+with an MD there is got and logged by the get in C likewise
+(:meth:`QueuePersistence.get_port`): the same GET record under the same lock, joining
+the caller's unit of work in syncpoint, and outside it a private unit of work finished
+once the record is durable, as the full path does. What a plan serves:
 
 - MQPUT: exact bytes no longer than the plan's limit; no MD (then DEFPSIST(NO) and no
   context option) or our MD; no PMO or our PMO with options among :data:`PLAN_PUT`, at
@@ -92,7 +96,7 @@ class GetPlan(NamedTuple):
 
     generation: Generation
     queue: Any
-    logged: bool                 #: a persistent message's get is logged: left to the full path
+    logged: Any                  #: False, or the log port: a persistent get is logged
     get_body: Callable[..., Any]  #: ``queue.core.get_body``, for a get with no MD
     get_md: Callable[..., Any]   #: ``queue.core.get_md``, for a get with an MD
     events: Any
@@ -146,13 +150,21 @@ def put_plan(conn: Any, generation: Generation, queue: Any, first: Any, limit: i
         conn.plan_uow, conn.plan_joined)
 
 
-def get_plan(conn: Any, generation: Generation, queue: Any) -> GetPlan:
-    """The get plan of a handle of ``conn`` on ``queue``, made by a get through the full
-    path in ``generation``."""
+def get_plan(conn: Any, generation: Generation, queue: Any, name: str | None = None
+             ) -> GetPlan:  # fmt: skip
+    """The get plan of a handle of ``conn`` on ``queue`` (opened as ``name``, default:
+    the queue's), made by a get through the full path in ``generation``.
+
+    On a queue manager with a recovery log, ``logged`` is the queue's log port
+    (:meth:`QueuePersistence.get_port`): a persistent message got with an MD is got
+    and logged by the plan's get in C; one got without an MD, or by a C program's raw
+    entry, is left to the full path."""
     qm = conn.qmgr
-    return GetPlan(generation, queue, qm.persistence is not None, queue.core.get_body,
-                   queue.core.get_md, qm.events, conn.plan_uow, conn.plan_joined,
-                   qm.collect_expired, queue.name.encode().ljust(48))
+    plog = qm.persistence
+    logged = plog.get_port(queue, name or queue.name) if plog is not None else False
+    return GetPlan(generation, queue, logged, queue.core.get_body, queue.core.get_md,
+                   qm.events, conn.plan_uow, conn.plan_joined, qm.collect_expired,
+                   queue.name.encode().ljust(48))
 
 
 _lowlevel.set_plan_layout(PutPlan, GetPlan, Generation, MD, GMO, PMO, PLAN_GET, PLAN_PUT)
