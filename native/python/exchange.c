@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include "cmqc.h"
 #include "tpf/plan_raw.h"
@@ -35,7 +39,9 @@ static struct {
     PyObject *error;       /* errors.MQMIError */
     PyObject *put_plan, *get_plan, *comp, *reason, *message;  /* interned names */
     int put, get, put_reply, get_reply;
-    char put_rest[TSHM_REST], get_rest[TSHM_REST];
+    /* the TSHM's bytes from ByteOrder on, by type: MQPUT, MQGET and their replies */
+    char put_rest[TSHM_REST], get_rest[TSHM_REST], put_reply_rest[TSHM_REST],
+        get_reply_rest[TSHM_REST];
 } X;
 
 static const Py_ssize_t md_sizes[2] = {sizeof(MQMD1), sizeof(MQMD)};
@@ -111,6 +117,31 @@ static int parse(const unsigned char *f, Py_ssize_t n, request_t *r)
     return r->data_length == 0 && le32(tail) == WHOLE_MESSAGE;
 }
 
+/* Lay out a whole message segment of `size` bytes at o (as verbs.message_segment does):
+ * TSHM (its ids the 8 bytes at ids), API header, the structures, the tail; the data,
+ * if any, is the caller's to write after them. */
+static void lay_out(unsigned char *o, Py_ssize_t size, const char *rest,
+                    const unsigned char *ids, uint32_t reply_length, uint32_t hobj,
+                    const void *structures, Py_ssize_t length, uint32_t tail)
+{
+    memcpy(o, "TSHM", 4);
+    o[4] = (unsigned char)(size >> 24);
+    o[5] = (unsigned char)(size >> 16);
+    o[6] = (unsigned char)(size >> 8);
+    o[7] = (unsigned char)size;
+    memcpy(o + 8, ids, 8);
+    memcpy(o + 16, rest, TSHM_REST);
+    unsigned char *api = o + TSHM_SIZE;
+    api[0] = (unsigned char)(reply_length >> 24);
+    api[1] = (unsigned char)(reply_length >> 16);
+    api[2] = (unsigned char)(reply_length >> 8);
+    api[3] = (unsigned char)reply_length;
+    memset(api + 4, 0, 8);            /* CompCode, Reason */
+    put_le32(api + 12, hobj);
+    memcpy(api + API_SIZE, structures, (size_t)length);
+    put_le32(api + API_SIZE + length, tail);
+}
+
 /* The reply segment, its structures copied from the request and `data_length` bytes of
  * data to fill; the caller writes CompCode and Reason (zero here). */
 static PyObject *reply_of(const request_t *r, Py_ssize_t data_length)
@@ -123,18 +154,9 @@ static PyObject *reply_of(const request_t *r, Py_ssize_t data_length)
     PyObject *reply = PyBytes_FromStringAndSize(NULL, size);
     if (reply == NULL)
         return NULL;
-    unsigned char *o = (unsigned char *)PyBytes_AS_STRING(reply);
-    memcpy(o, "TSHM", 4);
-    o[4] = (unsigned char)(size >> 24);
-    o[5] = (unsigned char)(size >> 16);
-    o[6] = (unsigned char)(size >> 8);
-    o[7] = (unsigned char)size;
-    memcpy(o + 8, r->frame + 8, 8);  /* ConversationId, RequestId as they came */
-    memcpy(o + 16, r->kind == X.put ? X.put_rest : X.get_rest, TSHM_REST);
-    memset(o + TSHM_SIZE, 0, 12);    /* ReplyLength, CompCode, Reason */
-    put_le32(o + TSHM_SIZE + 12, r->hobj);
-    memcpy(o + TSHM_SIZE + API_SIZE, r->md, (size_t)r->structures);
-    put_le32(o + TSHM_SIZE + API_SIZE + r->structures, (uint32_t)data_length);
+    lay_out((unsigned char *)PyBytes_AS_STRING(reply), size,
+            r->kind == X.put ? X.put_reply_rest : X.get_reply_rest, r->frame + 8, 0, r->hobj,
+            r->md, r->structures, (uint32_t)data_length);
     return reply;
 }
 
@@ -332,6 +354,163 @@ static PyObject *serve_verb(PyObject *module, PyObject *const *args, Py_ssize_t 
     return out;
 }
 
+/* -- the client's side: one request sent and its reply read ------------------------- */
+
+#define FIRST_READ 16384  /* the first read of a reply (a bigger one is read to its end) */
+
+/* Wait until fd is ready for `events` (a socket with a timeout is non-blocking: the
+ * client's receive waits forever, as Link.receive_frame(None)). 0, or -1 with errno. */
+static int wait_for(int fd, short events, int interruptible)
+{
+    struct pollfd p = {fd, events, 0};
+    int r;
+    do
+        r = poll(&p, 1, -1);
+    while (r < 0 && errno == EINTR && !interruptible);
+    return r < 0 ? -1 : 0;
+}
+
+/* Send all n bytes (GIL released by the caller). 0, or -1 with errno. */
+static int send_all(int fd, const unsigned char *p, Py_ssize_t n)
+{
+    while (n > 0) {
+        ssize_t sent = send(fd, p, (size_t)n, MSG_NOSIGNAL);
+        if (sent < 0) {
+            if (errno == EINTR)
+                continue;
+            if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_for(fd, POLLOUT, 0) == 0)
+                continue;
+            return -1;
+        }
+        p += sent;
+        n -= sent;
+    }
+    return 0;
+}
+
+/* Read at most n bytes (GIL released by the caller): the count, 0 at the end of the
+ * stream, -1 with errno (EINTR too when `interruptible`: the caller checks signals). */
+static ssize_t read_some(int fd, unsigned char *p, Py_ssize_t n, int interruptible)
+{
+    for (;;) {
+        ssize_t got = recv(fd, p, (size_t)n, 0);
+        if (got >= 0)
+            return got;
+        if (errno == EINTR && !interruptible)
+            continue;
+        if ((errno == EAGAIN || errno == EWOULDBLOCK)
+            && wait_for(fd, POLLIN, interruptible) == 0)
+            continue;
+        return -1;
+    }
+}
+
+/* The SegmLength of the whole reply of type `kind` in our form that starts the n bytes
+ * at f, or 0 when they do not start one (the Python read takes them). */
+static Py_ssize_t our_reply(const unsigned char *f, Py_ssize_t n, int kind, Py_ssize_t most)
+{
+    if (n < TSHM_SIZE || memcmp(f, "TSHM", 4) != 0 || f[16] != 2 || f[17] != kind)
+        return 0;
+    Py_ssize_t size = (Py_ssize_t)((uint32_t)f[4] << 24 | (uint32_t)f[5] << 16
+                                   | (uint32_t)f[6] << 8 | f[7]);
+    return size >= n && size <= most ? size : 0;
+}
+
+/* The reply to the request just sent: its body (bytes) when a whole reply of `kind` in
+ * our form came, else every byte read (a bytearray, for the Python read); NULL with
+ * OSError when the socket failed. */
+static PyObject *read_reply(int fd, int kind, Py_ssize_t most)
+{
+    unsigned char first[FIRST_READ];
+    ssize_t got;
+    for (;;) {  /* (a signal while nothing is read: its handler runs, as in a recv) */
+        Py_BEGIN_ALLOW_THREADS
+        got = read_some(fd, first, FIRST_READ, 1);
+        Py_END_ALLOW_THREADS
+        if (got >= 0)
+            break;
+        if (errno != EINTR)
+            return PyErr_SetFromErrno(PyExc_OSError);
+        if (PyErr_CheckSignals() < 0)
+            return NULL;
+    }
+    Py_ssize_t size = our_reply(first, got, kind, most);
+    if (size == 0)
+        return PyByteArray_FromStringAndSize((const char *)first, got);
+    PyObject *body = PyBytes_FromStringAndSize(NULL, size - TSHM_SIZE);
+    if (body == NULL)
+        return NULL;
+    unsigned char *b = (unsigned char *)PyBytes_AS_STRING(body);
+    memcpy(b, first + TSHM_SIZE, (size_t)(got - TSHM_SIZE));
+    Py_ssize_t have = got - TSHM_SIZE, need = size - TSHM_SIZE;
+    ssize_t more = 1;
+    Py_BEGIN_ALLOW_THREADS
+    while (have < need && (more = read_some(fd, b + have, need - have, 0)) > 0)
+        have += more;
+    Py_END_ALLOW_THREADS
+    if (more < 0) {
+        Py_DECREF(body);
+        return PyErr_SetFromErrno(PyExc_OSError);
+    }
+    if (have == need)
+        return body;
+    /* (the stream ended inside the reply: every byte read goes to the Python read) */
+    PyObject *all = PyByteArray_FromStringAndSize(NULL, TSHM_SIZE + have);
+    if (all != NULL) {
+        memcpy(PyByteArray_AS_STRING(all), first, TSHM_SIZE);
+        memcpy(PyByteArray_AS_STRING(all) + TSHM_SIZE, b, (size_t)have);
+    }
+    Py_DECREF(body);
+    return all;
+}
+
+/* client_exchange(fd, kind, request_id, hobj, reply_length, structures, tail, data,
+ *                 most) -> bytes | bytearray */
+static PyObject *client_exchange(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 9 || !PyBytes_Check(args[5]) || !PyBytes_Check(args[7])) {
+        PyErr_SetString(PyExc_TypeError, "client_exchange(fd, kind, request_id, hobj, "
+                                         "reply_length, structures: bytes, tail, "
+                                         "data: bytes, most)");
+        return NULL;
+    }
+    long fd = PyLong_AsLong(args[0]), kind = PyLong_AsLong(args[1]);
+    unsigned long request = PyLong_AsUnsignedLong(args[2]);
+    unsigned long hobj = PyLong_AsUnsignedLongMask(args[3]);
+    unsigned long reply_length = PyLong_AsUnsignedLong(args[4]);
+    unsigned long tail = PyLong_AsUnsignedLong(args[6]);
+    Py_ssize_t most = PyLong_AsSsize_t(args[8]);
+    if (PyErr_Occurred())
+        return NULL;
+    if ((kind != X.put && kind != X.get) || fd < 0 || fd > INT_MAX || request > 0xFFFFFFFFul
+        || reply_length > 0xFFFFFFFFul || tail > 0xFFFFFFFFul) {
+        PyErr_SetString(PyExc_ValueError, "client_exchange: not an MQPUT or MQGET, or a "
+                                          "field out of range");
+        return NULL;
+    }
+    Py_ssize_t length = PyBytes_GET_SIZE(args[5]), n = PyBytes_GET_SIZE(args[7]);
+    Py_ssize_t size = TSHM_SIZE + API_SIZE + length + 4 + n;
+    unsigned char small[FIRST_READ], *o = size <= FIRST_READ ? small : PyMem_Malloc(size);
+    if (o == NULL)
+        return PyErr_NoMemory();
+    unsigned char ids[8] = {0, 0, 0, 1, (unsigned char)(request >> 24),
+                            (unsigned char)(request >> 16), (unsigned char)(request >> 8),
+                            (unsigned char)request};
+    lay_out(o, size, kind == X.put ? X.put_rest : X.get_rest, ids, (uint32_t)reply_length,
+            (uint32_t)hobj, PyBytes_AS_STRING(args[5]), length, (uint32_t)tail);
+    memcpy(o + size - n, PyBytes_AS_STRING(args[7]), (size_t)n);
+    int sent;
+    Py_BEGIN_ALLOW_THREADS
+    sent = send_all((int)fd, o, size);
+    Py_END_ALLOW_THREADS
+    if (o != small)
+        PyMem_Free(o);
+    if (sent < 0)
+        return PyErr_SetFromErrno(PyExc_OSError);
+    return read_reply((int)fd, kind == X.put ? X.put_reply : X.get_reply, most);
+}
+
 static int check_sizes(PyObject *given, const Py_ssize_t *mine, int n, const char *what)
 {
     if (!PyTuple_Check(given) || PyTuple_GET_SIZE(given) != n)
@@ -345,9 +524,12 @@ bad:
     return -1;
 }
 
-static int rest_of(PyObject *given, char *into)
+static int rest_of(PyObject *rests, int kind, char *into)
 {
-    if (!PyBytes_Check(given) || PyBytes_GET_SIZE(given) != TSHM_REST) {
+    PyObject *key = PyLong_FromLong(kind);
+    PyObject *given = key != NULL ? PyDict_GetItemWithError(rests, key) : NULL;
+    Py_XDECREF(key);
+    if (given == NULL || !PyBytes_Check(given) || PyBytes_GET_SIZE(given) != TSHM_REST) {
         PyErr_SetString(PyExc_ValueError, "exchange setup: a TSHM rest of 20 bytes");
         return -1;
     }
@@ -355,17 +537,19 @@ static int rest_of(PyObject *given, char *into)
     return 0;
 }
 
-/* setup(md_sizes, pmo_sizes, gmo_sizes, types, put_rest, get_rest, error) */
+/* setup(md_sizes, pmo_sizes, gmo_sizes, types, rests, error) */
 static PyObject *setup(PyObject *module, PyObject *args)
 {
     (void)module;
-    PyObject *md, *pmo, *gmo, *put_rest, *get_rest, *error;
-    if (!PyArg_ParseTuple(args, "OOO(iiii)OOO", &md, &pmo, &gmo, &X.put, &X.get,
-                          &X.put_reply, &X.get_reply, &put_rest, &get_rest, &error))
+    PyObject *md, *pmo, *gmo, *rests, *error;
+    if (!PyArg_ParseTuple(args, "OOO(iiii)O!O", &md, &pmo, &gmo, &X.put, &X.get,
+                          &X.put_reply, &X.get_reply, &PyDict_Type, &rests, &error))
         return NULL;
     if (check_sizes(md, md_sizes, 2, "MQMD") < 0 || check_sizes(pmo, &pmo_size, 1, "MQPMO") < 0
-        || check_sizes(gmo, gmo_sizes, 2, "MQGMO") < 0 || rest_of(put_rest, X.put_rest) < 0
-        || rest_of(get_rest, X.get_rest) < 0)
+        || check_sizes(gmo, gmo_sizes, 2, "MQGMO") < 0 || rest_of(rests, X.put, X.put_rest) < 0
+        || rest_of(rests, X.get, X.get_rest) < 0
+        || rest_of(rests, X.put_reply, X.put_reply_rest) < 0
+        || rest_of(rests, X.get_reply, X.get_reply_rest) < 0)
         return NULL;
     X.raw = PyCapsule_Import(TPF_PLAN_RAW_CAPSULE, 0);
     if (X.raw == NULL)
@@ -383,11 +567,18 @@ static PyObject *setup(PyObject *module, PyObject *args)
 
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
-     "setup(md_sizes, pmo_sizes, gmo_sizes, (put, get, put_reply, get_reply), put_rest, "
-     "get_rest, error): the codec's layout, checked against cmqc.h's"},
+     "setup(md_sizes, pmo_sizes, gmo_sizes, (put, get, put_reply, get_reply), rests, "
+     "error): the codec's layout (rests: the TSHM after the ids, by type), checked "
+     "against cmqc.h's"},
     {"serve_verb", (PyCFunction)(void (*)(void))serve_verb, METH_FASTCALL,
      "serve_verb(frame, handles, rooms, longest) -> bytes | None: the reply segment of an "
      "MQPUT or MQGET served by its handle's plan, or None (nothing done)"},
+    {"client_exchange", (PyCFunction)(void (*)(void))client_exchange, METH_FASTCALL,
+     "client_exchange(fd, kind, request_id, hobj, reply_length, structures, tail, data, "
+     "most) -> bytes | bytearray: send an MQPUT or MQGET request (ConversationId 1) laid "
+     "out as verbs.message_segment does, and read its reply: its body when it is one whole "
+     "reply in our form no longer than most, else every byte read; OSError when the "
+     "socket fails"},
     {NULL, NULL, 0, NULL},
 };
 
