@@ -41,5 +41,13 @@ setup(
             extra_compile_args=CFLAGS,
             libraries=["dl"],
         ),
+        # A client's MQPUT/MQGET served in one C call by the SVRCONN agent, through the
+        # plans' raw entries (the capsule tpfemu._fastpath exports).
+        Extension(
+            "tpfemu._exchange",
+            sources=["native/python/exchange.c"],
+            include_dirs=["native/include", "native/python"],
+            extra_compile_args=CFLAGS,
+        ),
     ],
 )

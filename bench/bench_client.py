@@ -38,6 +38,7 @@ from tpfemu.wire.fap import ApiHeader, SegmentType, Verb, encode_verb
 PAIRS = 2_000
 CLIENTS = 8
 ROUNDS, ROUND_PAIRS = 5, 1_000  #: test_interleaved_medians: rounds of each, pairs a round
+AB_ROUNDS, AB_PAIRS = 7, 3_000  #: test_exchange_on_and_off: rounds of each, pairs a round
 GOAL = 25_000  #: pairs/s a connection (issue 26)
 PAYLOAD = b"x" * 1024
 GROUP1, GROUP8 = "client round trip, 1 connection", "client round trip, 8 connections"
@@ -109,6 +110,19 @@ def server():
 
 
 @pytest.fixture(scope="module")
+def python_path_server():
+    """The port of the same server with its one-call MQPUT/MQGET off."""
+    proc = subprocess.Popen([sys.executable, "-c", SERVER_PYTHON_PATH], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    port = int(proc.stdout.readline())
+    PIDS["python path"] = proc.pid
+    yield port
+    proc.stdin.write("\n")
+    proc.stdin.close()
+    proc.wait(30)
+
+
+@pytest.fixture(scope="module")
 def raw_server():
     """The port of the raw request/response server (another process)."""
     put_req, put_rep, get_req, get_rep = _sizes()
@@ -121,8 +135,17 @@ def raw_server():
     proc.wait(10)
 
 
-def _client_pairs(port: int, pairs: int) -> None:
+#: The same server with its one-call MQPUT/MQGET off (every verb the Python path), for
+#: test_exchange_on_and_off.
+SERVER_PYTHON_PATH = SERVER.replace(
+    "import sys, tpfemu\n", "import sys, tpfemu\nimport tpfemu.channels.svrconn as s\n"
+    "s.serve_verb = lambda *args: None\n")
+
+
+def _client_pairs(port: int, pairs: int, exchange: bool = True) -> None:
     qm = pymqi.connect("QMC", "APP.SVRCONN", f"127.0.0.1({port})")
+    if not exchange:
+        qm._conn._fd = -1  # (the client's one-call exchange off: the Python codec)
     q = pymqi.Queue(qm, "BENCH.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
     for _ in range(pairs):
         q.put(PAYLOAD)
@@ -149,11 +172,12 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _round(work, clients: int, pid: int) -> tuple[float, float, float]:
+def _round(work, clients: int, pid: int, per_client: int = ROUND_PAIRS
+           ) -> tuple[float, float, float]:
     """One timed round: (pairs/s, client CPU us a pair, server CPU us a pair)."""
     mine, theirs = os.times(), _cpu(pid)
     elapsed = _timed(work, clients)
-    after, pairs = os.times(), clients * ROUND_PAIRS
+    after, pairs = os.times(), clients * per_client
     client = after.user + after.system - mine.user - mine.system
     return pairs / elapsed, client / pairs * 1e6, (_cpu(pid) - theirs) / pairs * 1e6
 
@@ -222,3 +246,28 @@ def test_interleaved_medians(external, server, raw_server, clients):
     external(group, "client pair (median, interleaved)", 1e9 / mine,
              "raw TCP pair, same sizes (median)", 1e9 / floor)
     assert mine > 0 and floor > 0
+
+
+@pytest.mark.parametrize("clients", [1, CLIENTS])
+def test_exchange_on_and_off(external, server, python_path_server, clients):
+    """A/B in one run: the one-call exchange at both ends (client and server in C) against
+    the Python path at both ends (the codec, the link, the server's _planned), alternating
+    round by round: medians and their ratio."""
+    on, off = [], []
+    for _ in range(AB_ROUNDS):
+        off.append(_round(lambda: _client_pairs(python_path_server, AB_PAIRS, False),
+                          clients, PIDS["python path"], AB_PAIRS))
+        on.append(_round(lambda: _client_pairs(server, AB_PAIRS), clients, PIDS["server"],
+                         AB_PAIRS))
+    mine, before = (statistics.median(r[0] for r in rounds) for rounds in (on, off))
+    cpu = {name: tuple(statistics.median(r[i] for r in rounds) for i in (1, 2))
+           for name, rounds in (("on", on), ("off", off))}
+    print(f"\n{clients} connection(s), {AB_ROUNDS} interleaved rounds of {AB_PAIRS} pairs:"
+          f"\n  one-call exchange {', '.join(f'{r[0]:,.0f}' for r in on)} pairs/s, median "
+          f"{mine:,.0f}\n  Python path       {', '.join(f'{r[0]:,.0f}' for r in off)} "
+          f"pairs/s, median {before:,.0f}\n  ratio {mine / before:.2f}; CPU a pair (us, "
+          f"client / server): on {cpu['on'][0]:.1f} / {cpu['on'][1]:.1f}, off "
+          f"{cpu['off'][0]:.1f} / {cpu['off'][1]:.1f}")
+    external(GROUP1 if clients == 1 else GROUP8, "client pair, one-call exchange (median)",
+             1e9 / mine, "client pair, Python path (median)", 1e9 / before)
+    assert mine > 0 and before > 0

@@ -140,6 +140,26 @@ def _counting(monkeypatch, module, name: str) -> list[int]:
     return calls
 
 
+def _raw_entry_calls(monkeypatch) -> tuple[list[int], list[int]]:
+    """Count the MQPUTs and MQGETs the server hands to the plans' raw entry, either way:
+    its one C call (serve_verb, counted when it answers) or the Python path's
+    planned_put_raw/planned_get_raw."""
+    from tpfemu.channels import svrconn
+
+    puts = _counting(monkeypatch, svrconn, "planned_put_raw")
+    gets = _counting(monkeypatch, svrconn, "planned_get_raw")
+    real = svrconn.serve_verb
+
+    def serve(frame, *rest):
+        reply = real(frame, *rest)
+        if reply is not None:
+            (puts if frame[17] == SegmentType.MQPUT else gets).append(1)
+        return reply
+
+    monkeypatch.setattr(svrconn, "serve_verb", serve)
+    return puts, gets
+
+
 def _context(md) -> tuple:
     return (md.Priority, md.Persistence, md.Format, md.PutApplName, md.PutApplType,
             md.UserIdentifier, md.ReplyToQMgr, md.Expiry, md.CodedCharSetId)
@@ -149,10 +169,7 @@ def test_raw_entry_serves_the_plans_structures_and_answers_as_the_general_way(mo
     """The server hands a request's MQMD and MQPMO (version 1) or MQGMO (1, 2) to the
     plan's raw entry where they lie; other versions take the general way; both ways give
     the client the same MD values."""
-    from tpfemu.channels import svrconn
-
-    puts = _counting(monkeypatch, svrconn, "planned_put_raw")
-    gets = _counting(monkeypatch, svrconn, "planned_get_raw")
+    puts, gets = _raw_entry_calls(monkeypatch)
     system, port = serving()
     try:
         qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
@@ -180,9 +197,7 @@ def test_raw_entry_serves_the_plans_structures_and_answers_as_the_general_way(mo
 def test_raw_entrys_refusal_reaches_the_client_and_the_conversation_goes_on(monkeypatch):
     """A planned MQGET on an empty queue fails 2033 at the client, and the same
     conversation serves the next put and get."""
-    from tpfemu.channels import svrconn
-
-    gets = _counting(monkeypatch, svrconn, "planned_get_raw")
+    _, gets = _raw_entry_calls(monkeypatch)
     system, port = serving()
     try:
         qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")

@@ -74,6 +74,7 @@ from tpfemu.wire.fap.verbs import (
     encode_verb_segment,
     message_segment,
     our_parts,
+    serve_verb,
 )
 from tpfemu.wire.link import Link, LinkDown
 
@@ -314,11 +315,18 @@ class Conversation:
 
     def _verbs(self) -> None:
         """Serve verbs until the conversation ends: an MQPUT or MQGET in our byte order and
-        characters straight from its frame's bytes (see _planned), any other segment
+        characters by its handle's plan in one C call (verbs.serve_verb: the plan's raw
+        entry, the reply laid out there), else straight from its frame's bytes (see
+        _planned: the first call of a plan, a get's room not yet made), any other segment
         decoded first (_handle)."""
-        receive, decode = self.link.receive_frame, self.link.decode
+        link = self.link
+        receive, decode, send = link.receive_frame, link.decode, link.send_bytes
         while True:
             frame = receive(None)
+            reply = serve_verb(frame, self.conn.handles, self._rooms, self._longest_of)
+            if reply is not None:
+                send(reply)
+                continue
             kind = our_tshm_type(frame)
             if (kind == _PUT or kind == _GET) and self._planned(frame, kind):
                 continue

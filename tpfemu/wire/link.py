@@ -82,6 +82,25 @@ class Link:
             raise LinkDown(f"send failed: {exc}") from exc
         self.bytes_out += len(data)
 
+    def idle(self) -> bool:
+        """Whether nothing read is waiting here (no segment, no part of one, no first
+        bytes) and the link is open: the next bytes on the socket are the next segment's,
+        so a caller may read them itself and hand back what it does not take
+        (:meth:`took`)."""
+        return not (self._ready or self._first or self.reader.buffered or self.closed)
+
+    def took(self, data: bytes | bytearray, sent: int = 0) -> None:
+        """Count ``sent`` bytes a caller sent on the socket itself and take ``data`` it
+        read there (while :meth:`idle`) as if this link had read it: its whole segments
+        come from the next receives, a part of one waits for the rest.
+
+        :raises FapError: the bytes are not framed as FAP segments.
+        """
+        self.bytes_out += sent
+        if data:
+            self.bytes_in += len(data)
+            self._ready.extend(self.reader.feed_frames(bytes(data)))
+
     def receive(self, timeout: float | None) -> Segment:
         """The next segment; wait at most ``timeout`` seconds (None: forever).
 

@@ -27,6 +27,9 @@ import struct
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
+from tpfemu._lowlevel.exchange import client_exchange, exchange_setup
+from tpfemu._lowlevel.exchange import serve_verb as _serve_verb
+from tpfemu.errors import MQMIError
 from tpfemu.mq import cmqc as CMQC
 from tpfemu.mq.structs import GMO, MD, OD, PMO, MQStruct
 from tpfemu.wire.fap.byteorder import from_wire, pack_wire, text_of, text_to
@@ -39,6 +42,7 @@ __all__ = [
     "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
     "MessageParts", "api_result", "decode_api_header", "decode_verb", "encode_api_header",
     "encode_verb", "encode_verb_segment", "message_parts", "message_segment", "our_parts",
+    "exchange_message", "serve_verb",
 ]
 
 #: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
@@ -477,6 +481,29 @@ _new_parts = tuple.__new__
 _TSHM_REST = {t: tshm_header(t, _WHOLE, 0)[TSHM_START.size:] for t in _MESSAGE_VERBS}
 _TSHM_START = TSHM_START.pack
 _BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
+# The SVRCONN agent's one-call MQPUT/MQGET (native/python/exchange.c) lays out its
+# replies from this module's layout: the structure sizes (checked there against cmqc.h's)
+# and the reply TSHMs; tests hold its replies to message_segment's bytes.
+exchange_setup(
+    tuple(_MD_SIZES[(b"MD  ", v)] for v in (1, 2)), (_LE_SIZES[PMO][(b"PMO ", 1)],),
+    tuple(_LE_SIZES[GMO][(b"GMO ", v)] for v in (1, 2)),
+    (int(T.MQPUT), int(T.MQGET), int(T.MQPUT_REPLY), int(T.MQGET_REPLY)),
+    {int(t): rest for t, rest in _TSHM_REST.items()}, MQMIError)
+#: ``serve_verb(frame, handles, rooms, longest) -> bytes | None``: the reply segment of an
+#: MQPUT or MQGET in our form (``frame``: a whole segment) served by its handle's plan
+#: (``handles``: the connection's, by hobj) through the plan's raw entry, as the SVRCONN
+#: agent's Python path would answer it; an MQGET only when ``rooms`` (by the structures'
+#: length) has its room and ``longest`` is (its plan, the queue's longest message) and
+#: that fits. None, having done nothing, for anything else.
+serve_verb = _serve_verb
+#: ``exchange_message(fd, seg_type, request_id, hobj, reply_length, structures, tail,
+#: data, most) -> bytes | bytearray``: send on socket ``fd`` the MQPUT or MQGET request
+#: message_segment lays out of the same values (ConversationId 1, CompCode and Reason 0)
+#: and read its reply, the GIL released while it waits: the reply's body (bytes) when a
+#: whole reply of the request's type in our form, at most ``most`` bytes, came in the
+#: read; else every byte read (a bytearray, possibly empty at the end of the stream),
+#: for the caller's general read. :raises OSError: the socket failed.
+exchange_message = client_exchange
 
 
 def our_parts(seg_type: SegmentType | int, payload: bytes) -> MessageParts | None:
