@@ -471,3 +471,30 @@ def test_a_plan_follows_the_capture_between_calls_on_one_handle(start_system, wi
     finally:
         q.close()
         conn.disconnect()
+
+
+def test_reply_to_names_that_differ_late_in_the_field_are_each_recorded(start_system):
+    """Each put's ReplyToQ, ReplyToQMgr and Format are recorded as its own, where
+    consecutive puts' fields differ in one byte only, early, in the middle or near the
+    end of the 48-byte field (the capture compares a field with the last one seen)."""
+    system = start_system()
+    conn = pymqi.connect(system.name)
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    names = ["R" * 40 + "A", "R" * 40 + "B", "R" * 20 + "X" + "R" * 20 + "B", "R" * 41,
+             "RA", "RB", "R" * 3 + "Z" + "R" * 37, "R" * 3 + "Z" + "R" * 37]
+    qmgrs = ["QM" + "M" * 38 + "1", "QM" + "M" * 38 + "2"]
+    formats = [b"FMTAAAA1", b"FMTAAAA2"]
+    try:
+        for i, name in enumerate(names * 2):
+            q.put(b"reply %d" % i, pymqi.MD(ReplyToQ=name.encode(),
+                                            ReplyToQMgr=qmgrs[i % 2].encode(),
+                                            Format=formats[i // 3 % 2]))
+        assert system.journal.flush()
+        puts = [e for e in journal.read_events(system.home, events={"put"})
+                if e.queue == "APP.Q"]
+    finally:
+        q.close()
+        conn.disconnect()
+    assert [(e.reply_to_q, e.reply_to_qmgr, e.format) for e in puts] == [
+        (name, qmgrs[i % 2], formats[i // 3 % 2].decode())
+        for i, name in enumerate(names * 2)]
