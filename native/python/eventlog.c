@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <string.h>
 #include <structmember.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /** The recorded events not taken yet. */
 typedef struct {
@@ -236,9 +239,23 @@ static int32_t name_index(EventLog *self, PyObject *name, int which)
 
 static int32_t text_index_new(EventLog *self, int which, tpf_journal_text_t field);
 
-/* 1 when a[0:len] == b[0:len], compared 8 bytes at a time (the fields are 8 or 48). */
+/* 1 when a[0:len] == b[0:len]: the fields are 8 or 48 bytes, a 48-byte one compared 16
+ * bytes at a time where SSE2 is (x86-64 always: about 15 instructions, where the 8-byte
+ * words took about 45 a field, the largest part of a record with an MD), others 8 at a
+ * time. */
 static inline int same_bytes(const char *a, const char *b, size_t len)
 {
+#ifdef __SSE2__
+    if (len == 48) {
+        __m128i d = _mm_xor_si128(_mm_loadu_si128((const __m128i *)a),
+                                  _mm_loadu_si128((const __m128i *)b));
+        d = _mm_or_si128(d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + 16)),
+                                          _mm_loadu_si128((const __m128i *)(b + 16))));
+        d = _mm_or_si128(d, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + 32)),
+                                          _mm_loadu_si128((const __m128i *)(b + 32))));
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(d, _mm_setzero_si128())) == 0xFFFF;
+    }
+#endif
     if (len % 8 != 0)
         return memcmp(a, b, len) == 0;
     uint64_t diff = 0;
@@ -339,6 +356,11 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     tpf_journal_origin_t origin = {time_us, uow, ecb, queue_ix, program_ix, (int64_t)b->used,
                                    self->recno, {texts[0], texts[1], texts[2]}};
     eventlog_rec_t *r = &b->recs[b->n++];
+    /* The records a few events on, asked for now (for writing): the buffer is far larger
+     * than the cache and was last read by the writer, on the other CPU. */
+    __builtin_prefetch((const char *)(r + 4), 1, 3);
+    __builtin_prefetch((const char *)(r + 4) + 64, 1, 3);
+    __builtin_prefetch((const char *)(r + 4) + 128, 1, 3);
     tpf_journal_record(r, self->recent, kind, q, md, group_id, ctx, ctx_len,
                        data, (size_t)length, &origin, how);
     self->recno++;

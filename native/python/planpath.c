@@ -113,8 +113,8 @@ PyObject *plan_setup(PyObject *module, PyObject *args)
 }
 
 /* How the attributes read at every call are read (fastattr.h): a generation's
- * `current`, an event bus's `active`, a queue's `waiters` and `expiring`. */
-static fa_way_t way_current, way_active, way_waiters, way_expiring;
+ * `current`, an event bus's `active` and `capture`, a queue's `waiters` and `expiring`. */
+static fa_way_t way_current, way_active, way_capture, way_waiters, way_expiring;
 
 /* 1: the plan still holds (its generation current, which a commit scope opening anywhere
  * ends; nobody listening for events but the journal's EventLog, which is then in *log, a
@@ -129,7 +129,7 @@ static int plan_holds(PyObject *plan, int events_at, PyObject **log)
     int active = fa_true(events, P.s_active, &way_active);
     if (active <= 0)
         return active < 0 ? -1 : 1;
-    PyObject *capture = PyObject_GetAttr(events, P.s_capture);
+    PyObject *capture = fa_get(events, P.s_capture, &way_capture);
     if (capture == NULL)
         return -1;
     if (!eventlog_check(capture)) { /* (None: a listener in Python) */

@@ -430,3 +430,71 @@ def test_a_logged_get_with_no_md_leaves_the_context_record_out(start_system, lev
     assert [(e.group_id, e.length, e.payload_hash) for e in gets] == [
         (b"GROUP-2".ljust(24, b"\0"), len(d), payload_hashes([d])) for d in datas]
     assert [e.payload for e in gets] == (datas if level == "payload" else [None] * 3)
+
+
+@pytest.mark.parametrize("with_md", [False, True], ids=["no MD", "MD"])
+def test_a_plan_follows_the_capture_between_calls_on_one_handle(start_system, with_md):
+    """On one open handle, whose plans read the event bus's ``capture`` at every call (a
+    remembered attribute look-up): a listener subscribed between two puts hears the
+    puts made while it is subscribed and no other, and the journal holds every put."""
+    system = start_system()
+    bus = system.qmgr.events
+    conn = pymqi.connect(system.name)
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    heard: list[bytes] = []
+
+    def listener(kind, queue, time_us, fields):
+        if kind == "put":
+            heard.append(fields["msg_id"])
+
+    def put(i: int) -> None:
+        if with_md:
+            q.put(b"follow %d" % i, pymqi.MD())
+        else:
+            q.put(b"follow %d" % i)
+
+    try:
+        for i in range(3):  # (the first call leaves the plans; the others take them)
+            put(i)
+        bus.subscribe_raw(listener)
+        put(3)
+        put(4)
+        bus.unsubscribe(listener)
+        put(5)
+        put(6)
+        assert bus.capture is system.journal._log
+        assert system.journal.flush()
+        puts = [e for e in journal.read_events(system.home, events={"put"})
+                if e.queue == "APP.Q"]
+        assert len(puts) == 7
+        assert heard == [puts[3].msg_id, puts[4].msg_id]
+    finally:
+        q.close()
+        conn.disconnect()
+
+
+def test_reply_to_names_that_differ_late_in_the_field_are_each_recorded(start_system):
+    """Each put's ReplyToQ, ReplyToQMgr and Format are recorded as its own, where
+    consecutive puts' fields differ in one byte only, early, in the middle or near the
+    end of the 48-byte field (the capture compares a field with the last one seen)."""
+    system = start_system()
+    conn = pymqi.connect(system.name)
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    names = ["R" * 40 + "A", "R" * 40 + "B", "R" * 20 + "X" + "R" * 20 + "B", "R" * 41,
+             "RA", "RB", "R" * 3 + "Z" + "R" * 37, "R" * 3 + "Z" + "R" * 37]
+    qmgrs = ["QM" + "M" * 38 + "1", "QM" + "M" * 38 + "2"]
+    formats = [b"FMTAAAA1", b"FMTAAAA2"]
+    try:
+        for i, name in enumerate(names * 2):
+            q.put(b"reply %d" % i, pymqi.MD(ReplyToQ=name.encode(),
+                                            ReplyToQMgr=qmgrs[i % 2].encode(),
+                                            Format=formats[i // 3 % 2]))
+        assert system.journal.flush()
+        puts = [e for e in journal.read_events(system.home, events={"put"})
+                if e.queue == "APP.Q"]
+    finally:
+        q.close()
+        conn.disconnect()
+    assert [(e.reply_to_q, e.reply_to_qmgr, e.format) for e in puts] == [
+        (name, qmgrs[i % 2], formats[i // 3 % 2].decode())
+        for i, name in enumerate(names * 2)]
