@@ -30,11 +30,13 @@ matched pair is:
   adjacent inversion counts once: two swapped neighbours make one reordered pair).
 
 How it runs: the matching and the reorder check move narrow rows only (queue, ids, time,
-seq, a row id, and one 64-bit fingerprint of the digest and the other compared fields).
-The pairs whose fingerprints or compared ids differ, the reordered pairs and the unmatched
-messages are the candidates; only their whole rows are read again (by row id) and compared
-field by field, so a fingerprint collision can hide a difference (odds about 2^-64 a pair)
-but never invent one.
+seq, a row id, and one 64-bit fingerprint of the digest and the other compared fields; in
+the CorrelId stage, which sees every message, the MsgId as its 64-bit hash, the left-overs
+fetching their real MsgId for the next stages). The pairs whose fingerprints, MsgId
+hashes or compared ids differ, the reordered pairs and the unmatched messages are the
+candidates; only their whole rows are read again (by row id) and compared field by field,
+so a fingerprint or hash collision can hide a difference (odds about 2^-64 a pair) but
+never invent one.
 
 Output directory (appears atomically): ``missing/``, ``extra/``, ``payload_changed/``,
 ``descriptor_changed/``, ``reordered/`` (Parquet, one row per message or pair, columns
@@ -399,7 +401,6 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     side again gives every row the same id; the fetched rows are checked against the
     matched ones (time and seq), and a mismatch fails the job rather than the report.
     """
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     ignore = set(ignore)
@@ -426,6 +427,21 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     totals = kept.groupBy("queue").agg(F.count("e_t").alias("expected"),
                                        F.count("a_t").alias("actual"))
 
+    try:
+        rows = _after_stage1(spark, kept, e_base, a_base, scratch, ignore)
+    except BaseException:
+        kept.unpersist()
+        raise
+    return rows, totals, kept.unpersist
+
+
+def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
+    """What :func:`compare` does after stage 1 (kept in ``kept``): the MsgId and sequence
+    stages, the reorder check and the candidates, then their whole rows, flagged."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    pair = F.col("matched_by").isNotNull()
     found = scratch.parent / f"{scratch.name}-ids"
     left = kept.where(~pair)
     e_left = _stored(spark, _with_msg_ids(e_base, _back(left, "e", _LEFT_1)), found / "e")
@@ -487,7 +503,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     rows = _flags(rows, ignore)
     rows = rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
                       | F.col("descriptor_changed") | F.col("reordered"))
-    return rows, totals, kept.unpersist
+    return rows
 
 
 #: The session settings compare runs with, restored afterwards (:func:`.session.scoped_conf`).
