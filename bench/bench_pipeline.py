@@ -421,3 +421,68 @@ def test_floors_10m(spark, workdir, external):
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     _floors_case(spark, workdir, external, SIZES["10M"])
+
+
+# -- compare against its floor, interleaved, with the JVM's CPU (issue 29) ---------------
+
+def jvm_cpu_seconds(spark) -> float:
+    """CPU seconds (user + system) the session's JVM has used so far: the driver and, in
+    local mode, the executors. Less disturbed by a loaded machine than wall time."""
+    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def compare_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str, tuple]:
+    """``rounds`` rounds, each the bare full outer join on the real keys (the floor,
+    ``spark_floors.py``) and then ``compare``, in one session; medians of (wall, JVM CPU)
+    for each, and the load averages seen."""
+    import spark_floors
+
+    expected, actual, planted = _captures(workdir, n)
+    join = next(fn for label, fn in spark_floors.floors(spark, expected, actual, workdir)
+                if label.startswith("compare: full outer join on (correl_id, queue)"))
+    runs: dict[str, list] = {"floor": [], "compare": []}
+    loads = []
+    for _ in range(rounds):
+        for name in runs:
+            cpu, started = jvm_cpu_seconds(spark), time.perf_counter()
+            if name == "floor":
+                join()
+            else:
+                _, summary = time_compare(spark, expected, actual, workdir / "out-floor")
+                assert all(summary["counts"][k] == v for k, v in planted.items())
+            runs[name].append((time.perf_counter() - started, jvm_cpu_seconds(spark) - cpu))
+            loads.append(os.getloadavg()[0])
+    out = {name: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
+           for name, v in runs.items()}
+    out["load"] = (min(loads), max(loads))
+    return out
+
+
+def _compare_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
+    import sys
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:  # (spark_floors.py lives beside this file)
+        sys.path.insert(0, here)
+    got = compare_against_floor(spark, workdir, n, rounds)
+    (fw, fc), (cw, cc), (lo, hi) = got["floor"], got["compare"], got["load"]
+    label = f"{n / 1e6:g}M"
+    external(f"compare {label} against the bare join, {rounds} interleaved rounds "
+             f"(load {lo:.0f}-{hi:.0f})",
+             f"tpfemu compare: {cw:.1f} s = {cw / fw:.2f}x wall, JVM CPU {cc:.1f} s = "
+             f"{cc / fc:.2f}x", cw * 1e9 / n,
+             f"bare full outer join on (correl_id, queue): {fw:.1f} s, JVM CPU {fc:.1f} s",
+             fw * 1e9 / n, goal_ns=COMPARE_FLOOR_RATIO * fw * 1e9 / n)
+
+
+def test_compare_floor_1m(spark, workdir, external):
+    """compare at 1M against the bare join on its real keys, interleaved rounds."""
+    _compare_floor_case(spark, workdir, external, SIZES["1M"], ROUNDS)
+
+
+@pytest.mark.slow
+def test_compare_floor_10m(spark, workdir, external):
+    """The goal: compare at 10M <= 2.5x the bare join, interleaved rounds."""
+    _compare_floor_case(spark, workdir, external, SIZES["10M"], max(2, ROUNDS_10M))

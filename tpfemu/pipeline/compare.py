@@ -30,11 +30,13 @@ matched pair is:
   adjacent inversion counts once: two swapped neighbours make one reordered pair).
 
 How it runs: the matching and the reorder check move narrow rows only (queue, ids, time,
-seq, a row id, and one 64-bit fingerprint of the digest and the other compared fields).
-The pairs whose fingerprints or compared ids differ, the reordered pairs and the unmatched
-messages are the candidates; only their whole rows are read again (by row id) and compared
-field by field, so a fingerprint collision can hide a difference (odds about 2^-64 a pair)
-but never invent one.
+seq, a row id, and one 64-bit fingerprint of the digest and the other compared fields; in
+the CorrelId stage, which sees every message, the MsgId as its 64-bit hash, the left-overs
+fetching their real MsgId for the next stages). The pairs whose fingerprints, MsgId
+hashes or compared ids differ, the reordered pairs and the unmatched messages are the
+candidates; only their whole rows are read again (by row id) and compared field by field,
+so a fingerprint or hash collision can hide a difference (odds about 2^-64 a pair) but
+never invent one.
 
 Output directory (appears atomically): ``missing/``, ``extra/``, ``payload_changed/``,
 ``descriptor_changed/``, ``reordered/`` (Parquet, one row per message or pair, columns
@@ -61,8 +63,16 @@ _CARRIED = ("msg_id", "correl_id", "fp", "t", "seq", "rid")
 _WIDE = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", "length",
          "payload_hash", "digest", "preview", "t", "seq", *("msg_type", "format",
                                                             "reply_to_q", "reply_to_qmgr"))
-#: Carried columns a stored pair does not keep (see :func:`compare`).
-_MATCHED_ONLY = ("msg_id", "correl_id", "fp")
+#: What stage 1 (the CorrelId match, over every message) carries: the MsgId only as its
+#: 64-bit hash ``mh``, which the pairs compare (see :func:`_id_hash`); the left-overs
+#: fetch their real MsgId by row id for stages 2 and 3 (:func:`_with_msg_ids`).
+_CARRIED_1 = ("correl_id", "fp", "mh", "t", "seq", "rid")
+#: What a stored left-over of stage 1 keeps, per side.
+_LEFT_1 = ("correl_id", "fp", "t", "seq", "rid")
+#: What a matched pair keeps, per side, for the reorder check and the candidates.
+_PAIR = ("t", "seq", "rid")
+#: ``matched_by`` as a small number in the reorder check's rows (a string costs 24 bytes).
+_MATCHED_BY = ("correl_id", "msg_id", "sequence")
 #: Fields of ``fp``, besides the digest.
 _FP_FIELDS = ("priority", "persistent", "expiry", "length", "group_id")
 #: Wide columns that are not part of the output.
@@ -122,10 +132,23 @@ def _based(frame, rule):
                                                        F.monotonically_increasing_id())
 
 
-def _narrow(base):
+def _id_hash(col):
+    """Stage 1's stand-in for an id (the MsgId of a pair matched by CorrelId): its 64-bit
+    ``xxhash64``, null for no id (null or 24 zero bytes, alike as :func:`_ids_differ`
+    has them). Differing hashes prove differing ids; equal hashes are taken as equal ids,
+    with the fingerprint's odds (a collision, about 2^-64 a pair, can hide a difference
+    but never invent one: a pair flagged is compared again on its real values)."""
     from pyspark.sql import functions as F
 
-    return base.select("queue", "msg_id", "correl_id", _fingerprint().alias("fp"),
+    return F.when(~_none_id(col), F.xxhash64(col))
+
+
+def _narrow(base):
+    """Stage 1's rows: the MsgId as its hash ``mh`` (see :data:`_CARRIED_1`)."""
+    from pyspark.sql import functions as F
+
+    return base.select("queue", "correl_id", _fingerprint().alias("fp"),
+                       _id_hash(F.col("msg_id")).alias("mh"),
                        F.col("event_time_us").alias("t"), "seq", "rid")
 
 
@@ -140,7 +163,7 @@ def _wide(base, prefix: str, ids):
                        *[cols.get(c, F.col(c)).alias(f"{prefix}_{c}") for c in _WIDE])
 
 
-def _prefixed(frame, prefix: str, key: str | None):
+def _prefixed(frame, prefix: str, key: str | None, carried=_CARRIED):
     """``queue``, the key as ``k`` (null for a null or all-zero id, which matches
     nothing), and the carried columns but the key, prefixed."""
     from pyspark.sql import functions as F
@@ -148,7 +171,7 @@ def _prefixed(frame, prefix: str, key: str | None):
     cols = [F.col("queue")]
     if key is not None:
         cols.append(F.when(~_none_id(F.col(key)), F.col(key)).alias("k"))
-    cols += [F.col(c).alias(f"{prefix}_{c}") for c in _CARRIED if c != key]
+    cols += [F.col(c).alias(f"{prefix}_{c}") for c in carried if c != key]
     return frame.select(*cols)
 
 
@@ -164,14 +187,14 @@ def _occurrences(frame, prefix: str):
     return frame.withColumn(f"{prefix}_occ", F.row_number().over(w))
 
 
-def _match_on(e, a, key: str):
+def _match_on(e, a, key: str, carried=_CARRIED):
     """Full outer join of two sides on (queue, key, occurrence). The join's keys are
     (queue, key) with the occurrence as a condition, so the sort that numbers the
     occurrences is also the join's sort (no second shuffle or sort)."""
     from pyspark.sql import functions as F
 
-    left = _occurrences(_prefixed(e, "e", key), "e").alias("l")
-    right = _occurrences(_prefixed(a, "a", key), "a").alias("r")
+    left = _occurrences(_prefixed(e, "e", key, carried), "e").alias("l")
+    right = _occurrences(_prefixed(a, "a", key, carried), "a").alias("r")
     # (e_occ - a_occ) = 0, not e_occ = a_occ: Spark would make an equality a join key and
     # shuffle both sides again on (queue, key, occurrence).
     joined = left.join(right, (F.col("l.k") == F.col("r.k"))
@@ -179,14 +202,14 @@ def _match_on(e, a, key: str):
                        & ((F.col("l.e_occ") - F.col("r.a_occ")) == 0), "full_outer")
     both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
 
-    def carried(p, side):
+    def side_cols(p, side):
         return [F.col(f"{side}.k").alias(f"{p}_{c}") if c == key else F.col(f"{p}_{c}")
-                for c in _CARRIED]
+                for c in carried]
 
     return joined.select(
         F.coalesce(F.col("l.queue"), F.col("r.queue")).alias("queue"),
-        F.when(both, F.lit(key)).alias("matched_by"), *carried("e", "l"),
-        *carried("a", "r"))
+        F.when(both, F.lit(key)).alias("matched_by"), *side_cols("e", "l"),
+        *side_cols("a", "r"))
 
 
 def _one_sided(frame, prefix: str):
@@ -202,13 +225,13 @@ def _one_sided(frame, prefix: str):
           for p in ("e", "a") for c in _CARRIED])
 
 
-def _back(frame, prefix: str):
+def _back(frame, prefix: str, carried=_CARRIED):
     """The unmatched rows of one side of a joined frame, back in unprefixed form."""
     from pyspark.sql import functions as F
 
     other = "a" if prefix == "e" else "e"
     rows = frame.where(F.col(f"{prefix}_t").isNotNull() & F.col(f"{other}_t").isNull())
-    return rows.select("queue", *[F.col(f"{prefix}_{c}").alias(c) for c in _CARRIED])
+    return rows.select("queue", *[F.col(f"{prefix}_{c}").alias(c) for c in carried])
 
 
 def _by_position(e, a):
@@ -316,24 +339,68 @@ def _small(frame):
     return F.broadcast(frame) if frame.count() <= _BROADCAST_IDS else frame
 
 
-def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str] = ()):
-    """The differing rows (matched pairs as one row) of two journal frames, with flags:
-    missing, extra, payload_changed, changed_fields, descriptor_changed, reordered.
+def _kept(frame):
+    """``frame`` computed once and kept in memory (spilling to disk if need be) for the
+    jobs that read it again; the caller unpersists it."""
+    from pyspark import StorageLevel
 
-    The matching runs on narrow rows: queue, ids, time, seq, a row id and one fingerprint
-    of every other compared field. One Spark job matches by CorrelId and writes the pairs
-    and the left-overs under ``scratch`` (so nothing is computed twice); one finds the
-    reordered pairs and writes their ids. Only the candidates (pairs whose fingerprints or
-    ids differ, reordered pairs, unmatched messages: normally few) have their whole rows
-    read again, by row id, and compared field by field; the returned frame reads from
-    there, lazily.
+    kept = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    kept.count()  # (computes it: every column of every row)
+    return kept
+
+
+def _with_msg_ids(base, rows):
+    """``rows`` (stage 1's left-overs of one side, unprefixed) with the real MsgId of
+    each, fetched from ``base`` by row id. The fetched row's time and seq must be the
+    left-over's, else the job fails (as :func:`_wide`'s read-back does)."""
+    from pyspark.sql import functions as F
+
+    ids = _small(rows.select("rid"))
+    got = base.join(ids, on="rid", how="left_semi").select(
+        "rid", "msg_id", F.col("event_time_us").alias("t_f"), F.col("seq").alias("seq_f"))
+    joined = rows.join(got, on="rid", how="left")
+    fetched = F.col("t").eqNullSafe(F.col("t_f")) & F.col("seq").eqNullSafe(F.col("seq_f"))
+    checked = F.coalesce(F.when(~fetched, F.raise_error(F.lit(
+        "compare: a side's rows were read back in a different order (was an input "
+        "changed while compare ran?)")).cast("boolean")), F.lit(True))
+    return joined.where(checked).select("queue", *_CARRIED)
+
+
+def _pair_rows(frame, differs):
+    """Matched pairs in the layout of the reorder check: queue, ``mb`` (the index of
+    ``matched_by`` in :data:`_MATCHED_BY`), each side's :data:`_PAIR` and ``differs``."""
+    from pyspark.sql import functions as F
+
+    mb = F.lit(None).cast("tinyint")
+    for i, name in enumerate(_MATCHED_BY):
+        mb = F.when(F.col("matched_by") == name, F.lit(i).cast("tinyint")).otherwise(mb)
+    return frame.select("queue", mb.alias("mb"),
+                        *[F.col(f"{p}_{c}") for p in "ea" for c in _PAIR],
+                        differs.alias("differs"))
+
+
+def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str] = ()):
+    """The differing rows (matched pairs as one row) of two journal frames, with flags
+    missing, extra, payload_changed, changed_fields, descriptor_changed, reordered; and
+    the per-queue totals (queue, expected, actual). Returns ``(rows, totals, release)``:
+    two lazy DataFrames, and a function to call once they have been read (it frees what
+    compare keeps in memory).
+
+    The matching runs on narrow rows: queue, CorrelId, time, seq, a row id, a 64-bit
+    fingerprint of every other compared field and a 64-bit hash of the MsgId. One Spark
+    job matches by CorrelId and keeps its output in memory: each pair as its times, seqs,
+    row ids and whether it may differ; each left-over with what stages 2 and 3 need, its
+    real MsgId then fetched by row id. One job then sorts the pairs of all stages by queue
+    and expected order, finds the reordered ones, and writes the candidates (pairs that
+    may differ or are reordered, unmatched messages: normally few) under ``scratch``. Only
+    the candidates have their whole rows read again, by row id, and compared field by
+    field; the returned frame reads from there, lazily.
 
     A row id is the position of the row in its side's scan (Spark's
     ``monotonically_increasing_id`` over the same reading of the same files), so reading a
     side again gives every row the same id; the fetched rows are checked against the
     matched ones (time and seq), and a mismatch fails the job rather than the report.
     """
-    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     ignore = set(ignore)
@@ -344,67 +411,73 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     e_base, a_base = _based(expected, rule), _based(actual, rule)
     e, a = _narrow(e_base), _narrow(a_base)
 
-    # Messages without a CorrelId take part with a null key, which matches nothing: they
-    # come out of the join unmatched (one scan of each side, not two).
-    stage1 = _match_on(e, a, "correl_id")
-    # Stored once, in two parts: pairs and left-overs (which stages 2 and 3 read, several
-    # times: they are few, normally). Concurrent writers, one per part (see _SETTINGS).
-    # A pair's ids and fingerprints are not stored, only whether they differ (what the
-    # candidates need); the left-overs keep them, for stages 2 and 3.
+    # Stage 1. Messages without a CorrelId take part with a null key, which matches
+    # nothing: they come out of the join unmatched (one scan of each side, not two).
+    stage1 = _match_on(e, a, "correl_id", _CARRIED_1)
     pair = F.col("matched_by").isNotNull()
-    written = stage1.select(
+    # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes)
+    differs1 = F.col("e_fp") != F.col("a_fp")
+    if "msg_id" not in ignore:
+        differs1 = differs1 | ~F.col("e_mh").eqNullSafe(F.col("a_mh"))
+    kept = _kept(stage1.select(
         "queue", "matched_by",
-        *[F.when(~pair, F.col(f"{p}_{c}")).alias(f"{p}_{c}") if c in _MATCHED_ONLY
-          else F.col(f"{p}_{c}") for p in "ea" for c in _CARRIED],
-        _differs(ignore).alias("differs"),
-        F.when(pair, "pair").otherwise("left").alias("part"))
-    written.write.partitionBy("part").parquet(str(scratch))
-    schema = written.drop("part").schema
-    for part in ("pair", "left"):  # a part with no rows has no directory
-        (scratch / f"part={part}").mkdir(exist_ok=True)
+        *[F.col(f"{p}_{c}") if c in _PAIR else F.when(~pair, F.col(f"{p}_{c}")).alias(
+            f"{p}_{c}") for p in "ea" for c in _LEFT_1],
+        F.when(pair, differs1).alias("differs")))
+    totals = kept.groupBy("queue").agg(F.count("e_t").alias("expected"),
+                                       F.count("a_t").alias("actual"))
 
-    def stored(part):
-        return spark.read.schema(schema).parquet(str(scratch / f"part={part}"))
+    try:
+        rows = _after_stage1(spark, kept, e_base, a_base, scratch, ignore)
+    except BaseException:
+        kept.unpersist()
+        raise
+    return rows, totals, kept.unpersist
 
-    pairs, left = stored("pair"), stored("left")
 
-    e_left, a_left = _back(left, "e"), _back(left, "a")
+def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
+    """What :func:`compare` does after stage 1 (kept in ``kept``): the MsgId and sequence
+    stages, the reorder check and the candidates, then their whole rows, flagged."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    pair = F.col("matched_by").isNotNull()
+    found = scratch.parent / f"{scratch.name}-ids"
+    left = kept.where(~pair)
+    e_left = _stored(spark, _with_msg_ids(e_base, _back(left, "e", _LEFT_1)), found / "e")
+    a_left = _stored(spark, _with_msg_ids(a_base, _back(left, "a", _LEFT_1)), found / "a")
     # (as in stage 1, a message without a MsgId has a null key and comes out unmatched)
     s2 = _match_on(e_left, a_left, "msg_id")
     e_left2, a_left2 = _back(s2, "e"), _back(s2, "a")
     no_correl = _none_id(F.col("correl_id"))
     s3 = _by_position(e_left2.where(no_correl), a_left2.where(no_correl))
     both = F.col("matched_by").isNotNull()
-    matched = (pairs.unionByName(s2.where(both).withColumn("differs", _differs(ignore)))
-               .unionByName(s3.where(both).withColumn("differs", _differs(ignore))))
+    matched = (_pair_rows(kept.where(pair), F.col("differs"))
+               .unionByName(_pair_rows(s2.where(both), _differs(ignore)))
+               .unionByName(_pair_rows(s3.where(both), _differs(ignore))))
     unmatched = (s3.where(~both)
                  .unionByName(_one_sided(e_left2.where(~no_correl), "e"))
                  .unionByName(_one_sided(a_left2.where(~no_correl), "a")))
 
-    # Reordered pairs, found on the narrow rows, stored by the row id of the pair's
-    # expected message (unique among pairs: every expected message is in one pair at most).
-    # (The window is partitioned by a hash of the queue name: the sort then compares a
-    # long, not a string, before the times. Scalar lags: a struct costs a row each.)
+    # One pass over the pairs: reordered ones found on the narrow rows (the window is
+    # partitioned by a hash of the queue name: its sort then compares a long, not a
+    # string, before the times; scalar lags: a struct costs a row each), and the
+    # candidates written at once.
     order = Window.partitionBy("qh").orderBy("e_t", "e_seq", "e_rid")
     prev_t, prev_seq = F.lag("a_t").over(order), F.lag("a_seq").over(order)
     later = (F.col("a_t") < prev_t) | ((F.col("a_t") == prev_t) & (F.col("a_seq") < prev_seq))
-    narrow = (_nearly_in_order(matched.select(F.xxhash64("queue").alias("qh"), "e_t",
-                                              "e_seq", "a_t", "a_seq", "e_rid"))
-              .withColumn("reordered", F.coalesce(later, F.lit(False))))
-    found = scratch.parent / f"{scratch.name}-ids"
-    reordered = _small(_stored(spark, narrow.where(F.col("reordered")).select("e_rid"),
-                               found / "reordered"))
-    matched = (matched.join(reordered.withColumn("reordered", F.lit(True)), on="e_rid",
-                            how="left")
-               .withColumn("reordered", F.coalesce(F.col("reordered"), F.lit(False))))
-
-    # The candidates, and their whole rows.
-    candidates = (matched.where(F.col("differs") | F.col("reordered"))
-                  .unionByName(unmatched.withColumn("differs", F.lit(None).cast("boolean"))
-                               .withColumn("reordered", F.lit(False)))
-                  .select("queue", "matched_by", "reordered",
+    checked = (_nearly_in_order(matched.withColumn("qh", F.xxhash64("queue")))
+               .withColumn("reordered", F.coalesce(later, F.lit(False))))
+    names = F.element_at(F.array(*[F.lit(n) for n in _MATCHED_BY]),
+                         F.col("mb").cast("int") + 1)
+    candidates = (checked.where(F.col("differs") | F.col("reordered"))
+                  .select("queue", names.alias("matched_by"), "reordered",
                           *[F.col(f"{p}_{c}").alias(f"{p}_{c}_m") for p in "ea"
-                            for c in ("rid", "t", "seq")]))
+                            for c in ("rid", "t", "seq")])
+                  .unionByName(unmatched.select(
+                      "queue", "matched_by", F.lit(False).alias("reordered"),
+                      *[F.col(f"{p}_{c}").alias(f"{p}_{c}_m") for p in "ea"
+                        for c in ("rid", "t", "seq")])))
     candidates = _stored(spark, candidates, found / "candidates")
 
     def ids(p):
@@ -428,17 +501,15 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
                        # (not null, as before it was stored: Parquet reads nullable)
                        F.coalesce(F.col("reordered"), F.lit(False)).alias("reordered"))
     rows = _flags(rows, ignore)
-    return rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
+    rows = rows.where(F.col("missing") | F.col("extra") | F.col("payload_changed")
                       | F.col("descriptor_changed") | F.col("reordered"))
+    return rows
 
 
 #: The session settings compare runs with, restored afterwards (:func:`.session.scoped_conf`).
 _SETTINGS = {
     # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
-    # One concurrent writer per part of stage 1's output: without them Spark sorts every
-    # row by its part before writing.
-    "spark.sql.maxConcurrentOutputFileWriters": "2",
 }
 
 
@@ -571,19 +642,16 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
     with expected_inputs, actual_inputs, AtomicDir(out) as tmp, scoped_conf(spark, _SETTINGS):
         expected = read_journal(spark, expected_inputs)
         actual = read_journal(spark, actual_inputs)
-        flagged = compare(spark, expected, actual, tmp / "_stage1", rule=rule,
-                          ignore=ignore).select(*_KEEP)
+        flagged, seen, release = compare(spark, expected, actual, tmp / "_stage1",
+                                         rule=rule, ignore=ignore)
         scratch = tmp / "_differences"
-        flagged.write.parquet(str(scratch))
-        # Every outbound message is in stage 1's output once (as a pair or left over).
-        seen = _dataset(tmp / "_stage1", pa.schema([("queue", pa.string()),
-                                                     ("e_t", pa.int64()),
-                                                     ("a_t", pa.int64())]),
-                        partitioning="hive")
-        totals = (seen.to_table(columns=["queue", "e_t", "a_t"]).group_by("queue")
-                  .aggregate([("e_t", "count"), ("a_t", "count")])
-                  .select(["queue", "e_t_count", "a_t_count"])
-                  .rename_columns(["queue", "expected", "actual"]).to_pandas())
+        try:
+            # Every outbound message is in stage 1's output once (as a pair or left over).
+            totals = seen.toPandas().astype({"expected": "int64", "actual": "int64"})
+            flagged = flagged.select(*_KEEP)
+            flagged.write.parquet(str(scratch))
+        finally:
+            release()
         _check_some_outbound(spark, expected, actual, totals)
 
         diffs = _dataset(scratch, _arrow_schema(flagged))
@@ -636,7 +704,6 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
         }
         report.compare_report(tmp, summary, per_queue, examples)
         shutil.rmtree(scratch)
-        shutil.rmtree(tmp / "_stage1")
         shutil.rmtree(tmp / "_stage1-ids")
         summary["seconds"] = round(time.perf_counter() - started, 3)
         (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
