@@ -96,30 +96,29 @@ def _sizes() -> tuple[int, int, int, int]:
         (t.MQGET_REPLY, Verb(api, md=md, gmo=gmo, data=PAYLOAD))))
 
 
-@pytest.fixture(scope="module")
-def server():
-    """The port of a System serving APP.SVRCONN in another process."""
-    proc = subprocess.Popen([sys.executable, "-c", SERVER], stdin=subprocess.PIPE,
+def _serving(script: str, name: str):
+    """Run server ``script`` in another process (its pid kept as ``name``), yield its
+    port, and stop it when the fixture ends."""
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     port = int(proc.stdout.readline())
-    PIDS["server"] = proc.pid
+    PIDS[name] = proc.pid
     yield port
     proc.stdin.write("\n")
     proc.stdin.close()
     proc.wait(30)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The port of a System serving APP.SVRCONN in another process."""
+    yield from _serving(SERVER, "server")
 
 
 @pytest.fixture(scope="module")
 def python_path_server():
     """The port of the same server with its one-call MQPUT/MQGET off."""
-    proc = subprocess.Popen([sys.executable, "-c", SERVER_PYTHON_PATH], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    port = int(proc.stdout.readline())
-    PIDS["python path"] = proc.pid
-    yield port
-    proc.stdin.write("\n")
-    proc.stdin.close()
-    proc.wait(30)
+    yield from _serving(SERVER_PYTHON_PATH, "python path")
 
 
 @pytest.fixture(scope="module")

@@ -156,6 +156,15 @@ const char get_md_doc[] = PyDoc_STR(
              "get event is recorded there. uow: the core unit of work the get joins\n"
              "(0: none; the message is then got outright).");
 
+/* A get request read from an MD, made ready: now, in unit of work `uow` (0: none), and
+ * declining a persistent message when `not_persistent`. */
+static void ready_request(tpf_mq_getreq_t *req, uint64_t uow, int not_persistent)
+{
+    req->now = TPF_MQ_NOW;
+    req->uow = uow;
+    req->flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
+}
+
 PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
                     PyObject *kwnames)
 {
@@ -189,9 +198,7 @@ PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
         result = r < 0 ? NULL : Py_NewRef(Py_None);
         goto done;
     }
-    req.now = TPF_MQ_NOW;
-    req.uow = uow;
-    req.flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
+    ready_request(&req, uow, not_persistent);
     tpf_mq_msg_t md;
     int rc = scratch_get(self, &req, &md);
     const char *whole = get_scratch.p;
@@ -260,9 +267,7 @@ int fq_get_raw(FastQueue *self, void *md, int mdv, uint32_t match, int not_persi
     int r = md_get_read_raw(md, mdv, match, &req);
     if (r <= 0)
         return r;
-    req.now = TPF_MQ_NOW;
-    req.uow = uow;
-    req.flags = not_persistent ? TPF_MQ_GET_NOT_PERSISTENT : 0;
+    ready_request(&req, uow, not_persistent);
     tpf_mq_msg_t m;
     int rc = scratch_get(self, &req, &m);
     if (rc < 0)

@@ -49,12 +49,17 @@ _CHILD = textwrap.dedent("""
 """)
 
 
-def _killed_after_planned_puts(home: Path, mode: str) -> None:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(home), mode], cwd=ROOT,
+def _killed_after(child: str, home: Path, mode: str) -> None:
+    """Run ``child`` on ``home`` in ``mode``; it must end killed by SIGKILL after DONE."""
+    out = subprocess.run([sys.executable, "-c", child, str(home), mode], cwd=ROOT,
                          capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
                          timeout=120)  # fmt: skip
     assert out.returncode == -9, out.stderr.decode()[-2000:]
     assert out.stdout == b"DONE\n"
+
+
+def _killed_after_planned_puts(home: Path, mode: str) -> None:
+    _killed_after(_CHILD, home, mode)
 
 
 def _persistent_after_restart(home: Path) -> list[tuple[bytes, bytes, int]]:
@@ -183,11 +188,7 @@ _GET_CHILD = textwrap.dedent("""
 
 
 def _killed_after_planned_gets(home: Path, mode: str) -> None:
-    out = subprocess.run([sys.executable, "-c", _GET_CHILD, str(home), mode], cwd=ROOT,
-                         capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                         timeout=120)  # fmt: skip
-    assert out.returncode == -9, out.stderr.decode()[-2000:]
-    assert out.stdout == b"DONE\n"
+    _killed_after(_GET_CHILD, home, mode)
 
 
 def _after_restart_with_backouts(home: Path) -> list[tuple[bytes, int]]:
