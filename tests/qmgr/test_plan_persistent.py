@@ -14,7 +14,9 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import tpfemu
 import tpfemu.mqi as pymqi
@@ -62,8 +64,9 @@ def _killed_after_planned_puts(home: Path, mode: str) -> None:
     _killed_after(_CHILD, home, mode)
 
 
-def _persistent_after_restart(home: Path) -> list[tuple[bytes, bytes, int]]:
-    """(data, CorrelId, Priority) of each persistent message on APP.Q after a restart."""
+def _drained_after_restart(home: Path, row: Callable[[bytes, Any], Any]) -> list[Any]:
+    """``row(data, md)`` of each message on APP.Q after a restart, in get order (rows
+    that are None left out)."""
     system = tpfemu.System.start("PLANP", home, "B", journal="off")
     try:
         conn = pymqi.connect("PLANP")
@@ -76,13 +79,20 @@ def _persistent_after_restart(home: Path) -> list[tuple[bytes, bytes, int]]:
             except pymqi.MQMIError as exc:
                 assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
                 break
-            if md.Persistence == CMQC.MQPER_PERSISTENT:
-                found.append((data, md.CorrelId.rstrip(b"\0"), md.Priority))
+            if (r := row(data, md)) is not None:
+                found.append(r)
         q.close()
         conn.disconnect()
         return found
     finally:
         system.stop()
+
+
+def _persistent_after_restart(home: Path) -> list[tuple[bytes, bytes, int]]:
+    """(data, CorrelId, Priority) of each persistent message on APP.Q after a restart."""
+    return _drained_after_restart(home, lambda data, md: (
+        (data, md.CorrelId.rstrip(b"\0"), md.Priority)
+        if md.Persistence == CMQC.MQPER_PERSISTENT else None))
 
 
 def _padless(value: object) -> object:
@@ -193,24 +203,7 @@ def _killed_after_planned_gets(home: Path, mode: str) -> None:
 
 def _after_restart_with_backouts(home: Path) -> list[tuple[bytes, int]]:
     """(data, BackoutCount) of each message on APP.Q after a restart."""
-    system = tpfemu.System.start("PLANP", home, "B", journal="off")
-    try:
-        conn = pymqi.connect("PLANP")
-        q = pymqi.Queue(conn, "APP.Q", IO)
-        found = []
-        while True:
-            md = pymqi.MD()
-            try:
-                data = q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT))
-            except pymqi.MQMIError as exc:
-                assert exc.reason == CMQC.MQRC_NO_MSG_AVAILABLE
-                break
-            found.append((data, md.BackoutCount))
-        q.close()
-        conn.disconnect()
-        return found
-    finally:
-        system.stop()
+    return _drained_after_restart(home, lambda data, md: (data, md.BackoutCount))
 
 
 def test_planned_persistent_gets_outside_syncpoint_are_final_after_sigkill(tmp_path):
