@@ -4,16 +4,24 @@ sizes measured in the same run.
 
 Run with ``.venv/bin/python -m pytest bench/bench_client.py -p no:randomly -s`` (about a
 minute). The server is another process (a System with the MQS listener and
-APP.SVRCONN); the client is this process. ``test_interleaved_medians`` alternates the
-client and the raw loop round by round (the machine is shared: both see the same load)
-and prints the median of each and their ratio; the single-round tests feed the summary.
+APP.SVRCONN). Each connection is its own client process, as each of 8 client programs
+would be (``WORKER``; the raw loop's connections too); a round tells the first N of them
+to run their pairs and times until all have answered. ``test_interleaved_medians``
+alternates the client and the raw loop round by round (the machine is shared: both see
+the same load) and prints the median of each and their ratio; the single-round tests
+feed the summary.
+
+Eight threads of one Python process instead of eight processes share that process's
+GIL: the Python MQI's 20-30 us a pair then runs one thread at a time, and the rate in
+one run (load 8) was 9,406 pairs/s against 14,437 for eight processes (0.65x). A program that
+needs more than one connection's rate from one process runs one connection per process.
 
 Goals (issue 26), pairs/s (an MQPUT and an MQGET of a 1 KB nonpersistent message):
 
 - one connection: >= 25 000; floor: a raw TCP loop sending a request of the MQPUT
   request's size and reading a reply of the MQPUT reply's size, then the same for MQGET,
   against a Python server process that answers each at once;
-- 8 connections at once (8 threads here, one conversation thread each at the server):
+- 8 connections at once (8 client processes, one conversation thread each at the server):
   the total, beside the raw loop with 8 connections.
 """
 
@@ -25,7 +33,6 @@ import statistics
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -171,24 +178,71 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _round(work, clients: int, pid: int, per_client: int = ROUND_PAIRS
+#: A client process: it runs each command line it reads ("client PORT PAIRS EXCHANGE" or
+#: "raw PORT PUT_REQ GET_REQ PAIRS") and answers "done" (or the error) when its pairs are done.
+WORKER = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench_client as b
+for line in sys.stdin:
+    kind, *args = line.split()
+    try:
+        if kind == "client":
+            b._client_pairs(int(args[0]), int(args[1]), args[2] == "1")
+        else:
+            b._raw_pairs(*map(int, args))
+        print("done", flush=True)
+    except Exception as exc:
+        print(f"failed: {exc!r}", flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def workers():
+    """CLIENTS client processes (WORKER), started once; their stdin closed at the end."""
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(ROOT / "bench")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              cwd=ROOT) for _ in range(CLIENTS)]
+    yield procs
+    for proc in procs:
+        proc.stdin.close()
+    for proc in procs:
+        proc.wait(30)
+
+
+def client_command(port: int, pairs: int, exchange: bool = True) -> str:
+    return f"client {port} {pairs} {int(exchange)}\n"
+
+
+def raw_command(port: int, put_req: int, get_req: int, pairs: int) -> str:
+    return f"raw {port} {put_req} {get_req} {pairs}\n"
+
+
+def _round(workers, command: str, clients: int, pid: int, per_client: int = ROUND_PAIRS
            ) -> tuple[float, float, float]:
     """One timed round: (pairs/s, client CPU us a pair, server CPU us a pair)."""
-    mine, theirs = os.times(), _cpu(pid)
-    elapsed = _timed(work, clients)
-    after, pairs = os.times(), clients * per_client
-    client = after.user + after.system - mine.user - mine.system
-    return pairs / elapsed, client / pairs * 1e6, (_cpu(pid) - theirs) / pairs * 1e6
+    mine, theirs = _cpu_of(workers[:clients]), _cpu(pid)
+    elapsed = _timed(workers, command, clients)
+    pairs = clients * per_client
+    return (pairs / elapsed, (_cpu_of(workers[:clients]) - mine) / pairs * 1e6,
+            (_cpu(pid) - theirs) / pairs * 1e6)
 
 
-def _timed(work, clients: int) -> float:
-    threads = [threading.Thread(target=work) for _ in range(clients)]
+def _cpu_of(procs) -> float:
+    return sum(_cpu(proc.pid) for proc in procs)
+
+
+def _timed(workers, command: str, clients: int) -> float:
+    """Seconds from telling ``clients`` client processes to run ``command`` until the
+    last has answered. :raises AssertionError: a client's pairs failed."""
     start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return time.perf_counter() - start
+    for proc in workers[:clients]:
+        proc.stdin.write(command)
+        proc.stdin.flush()
+    answers = [proc.stdout.readline().strip() for proc in workers[:clients]]
+    elapsed = time.perf_counter() - start
+    assert answers == ["done"] * clients, answers
+    return elapsed
 
 
 def _report(benchmark, clients: int, elapsed: float, label: str) -> None:
@@ -198,36 +252,36 @@ def _report(benchmark, clients: int, elapsed: float, label: str) -> None:
 
 
 @pytest.mark.parametrize("clients", [1, CLIENTS])
-def test_client_put_get_round_trips(benchmark, tag, server, clients):
+def test_client_put_get_round_trips(benchmark, tag, server, workers, clients):
     """MQPUT + MQGET of 1 KB through the TCP client and the SVRCONN server."""
     benchmark.group = GROUP1 if clients == 1 else GROUP8
     tag("subject", ops=clients * PAIRS)
-    elapsed = benchmark.pedantic(lambda: _timed(lambda: _client_pairs(server, PAIRS), clients),
+    elapsed = benchmark.pedantic(lambda: _timed(workers, client_command(server, PAIRS), clients),
                                  rounds=1, iterations=1)
     _report(benchmark, clients, elapsed, "client over SVRCONN")
 
 
 @pytest.mark.parametrize("clients", [1, CLIENTS])
-def test_raw_tcp_request_response_floor(benchmark, tag, raw_server, clients):
+def test_raw_tcp_request_response_floor(benchmark, tag, raw_server, workers, clients):
     """Floor: request/response frames of the same sizes on raw TCP, same run."""
     port, put_req, get_req = raw_server
     benchmark.group = GROUP1 if clients == 1 else GROUP8
     tag("baseline", ops=clients * PAIRS)
     elapsed = benchmark.pedantic(
-        lambda: _timed(lambda: _raw_pairs(port, put_req, get_req, PAIRS), clients),
+        lambda: _timed(workers, raw_command(port, put_req, get_req, PAIRS), clients),
         rounds=1, iterations=1)
     _report(benchmark, clients, elapsed, "raw TCP, same sizes")
 
 
 @pytest.mark.parametrize("clients", [1, CLIENTS])
-def test_interleaved_medians(external, server, raw_server, clients):
+def test_interleaved_medians(external, server, raw_server, workers, clients):
     """Client and raw loop alternating round by round: medians and their ratio."""
     port, put_req, get_req = raw_server
     ours, raw = [], []  # (pairs/s, client CPU us a pair, server CPU us a pair) a round
     for _ in range(ROUNDS):
-        raw.append(_round(lambda: _raw_pairs(port, put_req, get_req, ROUND_PAIRS), clients,
+        raw.append(_round(workers, raw_command(port, put_req, get_req, ROUND_PAIRS), clients,
                           PIDS["raw"]))
-        ours.append(_round(lambda: _client_pairs(server, ROUND_PAIRS), clients,
+        ours.append(_round(workers, client_command(server, ROUND_PAIRS), clients,
                            PIDS["server"]))
     cpu = {name: tuple(statistics.median(r[i] for r in rounds) for i in (1, 2))
            for name, rounds in (("client", ours), ("raw", raw))}
@@ -248,15 +302,15 @@ def test_interleaved_medians(external, server, raw_server, clients):
 
 
 @pytest.mark.parametrize("clients", [1, CLIENTS])
-def test_exchange_on_and_off(external, server, python_path_server, clients):
+def test_exchange_on_and_off(external, server, python_path_server, workers, clients):
     """A/B in one run: the one-call exchange at both ends (client and server in C) against
     the Python path at both ends (the codec, the link, the server's _planned), alternating
     round by round: medians and their ratio."""
     on, off = [], []
     for _ in range(AB_ROUNDS):
-        off.append(_round(lambda: _client_pairs(python_path_server, AB_PAIRS, False),
+        off.append(_round(workers, client_command(python_path_server, AB_PAIRS, False),
                           clients, PIDS["python path"], AB_PAIRS))
-        on.append(_round(lambda: _client_pairs(server, AB_PAIRS), clients, PIDS["server"],
+        on.append(_round(workers, client_command(server, AB_PAIRS), clients, PIDS["server"],
                          AB_PAIRS))
     mine, before = (statistics.median(r[0] for r in rounds) for rounds in (on, off))
     cpu = {name: tuple(statistics.median(r[i] for r in rounds) for i in (1, 2))
