@@ -41,4 +41,4 @@ bench: native
 	$(PY) -m pytest bench --benchmark-columns=min,median,mean,rounds -p no:randomly
 
 clean:
-	rm -rf $(VENV) build *.egg-info tpfemu/_native.* tpfemu/_fastpath.* native/tests/bin native/bench/bin
+	rm -rf $(VENV) build *.egg-info tpfemu/_native.* tpfemu/_fastpath.* tpfemu/_cprog.* tpfemu/_exchange.* native/tests/bin native/bench/bin

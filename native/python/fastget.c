@@ -51,6 +51,18 @@ int scratch_get(FastQueue *self, const tpf_mq_getreq_t *req, tpf_mq_msg_t *md)
     }
 }
 
+/* The result of a core_get that got nothing (rc not MQRC_NONE): None for a persistent
+ * message declined, nothing done (the caller's logged path gets it); else NULL with the
+ * error set: the allocation's MemoryError, or the reason code's MQMIError. */
+static PyObject *not_got(FastQueue *self, int rc, const alloc_ctx_t *out)
+{
+    if (rc == TPF_RC_PERSISTENT)
+        Py_RETURN_NONE;
+    if (out->bytes == NULL && PyErr_Occurred())
+        return NULL;
+    return raise_rc(self, rc, "MQGET");
+}
+
 /* get_body(uow, not_persistent, log) with a log: the get, and its event recorded. The
  * message is copied once, into a new bytes object, which is the result when it has no
  * context record (else the record is read for the GroupId and the data copied out). */
@@ -59,13 +71,8 @@ static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObj
     alloc_ctx_t out = {NULL};
     tpf_mq_msg_t md;
     int rc = core_get(self->q, uow, flags & TPF_MQ_GET_NOT_PERSISTENT, alloc_bytes, &out, &md);
-    if (rc == TPF_RC_PERSISTENT)
-        Py_RETURN_NONE; /* nothing done: the caller's logged path gets it */
-    if (rc != MQRC_NONE) {
-        if (out.bytes == NULL && PyErr_Occurred())
-            return NULL; /* MemoryError from the allocation */
-        return raise_rc(self, rc, "MQGET");
-    }
+    if (rc != MQRC_NONE)
+        return not_got(self, rc, &out);
     PyObject *data = out.bytes;
     const uint8_t *g = NULL;
     const char *whole = PyBytes_AS_STRING(out.bytes);
@@ -119,14 +126,7 @@ static PyObject *do_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs
         return get_body_logged(self, uow, flags, a[2]);
     alloc_ctx_t out = {NULL};
     int rc = core_get(self->q, uow, flags, alloc_bytes, &out, NULL);
-    if (rc == TPF_RC_PERSISTENT)
-        Py_RETURN_NONE; /* nothing done: the caller's logged path gets it */
-    if (rc != MQRC_NONE) {
-        if (out.bytes == NULL && PyErr_Occurred())
-            return NULL; /* MemoryError from the allocation */
-        return raise_rc(self, rc, "MQGET");
-    }
-    return out.bytes;
+    return rc == MQRC_NONE ? out.bytes : not_got(self, rc, &out);
 }
 
 PyObject *fq_get(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
