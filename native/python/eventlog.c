@@ -8,6 +8,7 @@
 #include "eventlog.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -67,6 +68,9 @@ typedef struct {
                                (given a file descriptor, not a SegmentFile) */
     uint64_t recno;       /**< the number the next record takes */
     put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
+    int wake_fd;          /**< written to (one byte) once a buffer holds wake_every
+                               records: the writer's wake-up (-1: none, see wake_on) */
+    Py_ssize_t wake_every; /**< (0: never) */
 } EventLog;
 
 /* -- EventLog ------------------------------------------------------------------------- */
@@ -83,6 +87,19 @@ static int rec_room(evbuf_t *b)
     b->recs = recs;
     b->cap = cap;
     return 0;
+}
+
+/* After a record was added to the current buffer: the writer is woken (a byte written
+ * to wake_fd, which never blocks) when the buffer has just reached wake_every records,
+ * once per buffer (the writer swaps it for an empty one). A failed write is left: the
+ * writer wakes at its interval anyway. */
+static inline void wake_writer(EventLog *self)
+{
+    if (self->cur.n == self->wake_every && self->wake_fd >= 0) {
+        static const char one = 1;
+        ssize_t w = write(self->wake_fd, &one, 1);
+        (void)w;
+    }
 }
 
 /* Room for one more held object in b; -1 when memory is exhausted (nothing changed). */
@@ -364,6 +381,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     tpf_journal_record(r, self->recent, kind, q, md, group_id, ctx, ctx_len,
                        data, (size_t)length, &origin, how);
     self->recno++;
+    wake_writer(self);
     if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
         r->data_off = (int64_t)(intptr_t)data_obj;
         b->held_objs[b->nheld++] = Py_NewRef(data_obj);
@@ -422,6 +440,7 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
     r->length = -1;
     b->items[b->nitems++] = item;
     self->recno++;
+    wake_writer(self);
     Py_RETURN_NONE;
 }
 
@@ -691,6 +710,34 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     return Py_BuildValue("(nn)", count, (Py_ssize_t)written);
 }
 
+PyDoc_STRVAR(wake_on_doc, "wake_on(fd, every)\n--\n\n"
+                          "Write one byte to fd (a pipe's or eventfd's write end, non-blocking:\n"
+                          "a write that would block is left out) each time the buffer of\n"
+                          "records not yet taken reaches `every` records, i.e. at most once per\n"
+                          "write cycle: the journal's writer waits on it, so that a busy\n"
+                          "application's events are written as they come, not once per\n"
+                          "interval. fd -1 or every 0: never. The log does not own fd.");
+
+static PyObject *el_wake_on(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "wake_on(fd: int, every: int)");
+        return NULL;
+    }
+    long fd = PyLong_AsLong(args[0]);
+    Py_ssize_t every = PyLong_AsSsize_t(args[1]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (fd < -1 || fd > INT_MAX || every < 0) {
+        PyErr_Format(PyExc_ValueError, "wake_on: fd must be a descriptor or -1 and every "
+                     "not negative, not %ld and %zd", fd, every);
+        return NULL;
+    }
+    self->wake_fd = every > 0 ? (int)fd : -1;
+    self->wake_every = every;
+    Py_RETURN_NONE;
+}
+
 static Py_ssize_t el_len(EventLog *self)
 {
     return self->cur.n;
@@ -719,6 +766,7 @@ static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->current = Py_NewRef(current);
     self->payload = payload;
     self->hashes = hashes;
+    self->wake_fd = -1;
     return (PyObject *)self;
 }
 
@@ -746,6 +794,7 @@ static PyMethodDef el_methods[] = {
     {"add", (PyCFunction)(void (*)(void))el_add, METH_FASTCALL, add_doc},
     {"take", (PyCFunction)el_take, METH_NOARGS, take_doc},
     {"write_ipc", (PyCFunction)(void (*)(void))el_write_ipc, METH_FASTCALL, write_ipc_doc},
+    {"wake_on", (PyCFunction)(void (*)(void))el_wake_on, METH_FASTCALL, wake_on_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,7 +8,10 @@ put's data object, without a copy, and the writer hashes it; at level ``payload`
 is copied and hashed there; no Python object is made per event), and every other event
 reaches it through its ``add``, a raw subscriber in C that keeps the event's fields and
 the calling ECB. A writer thread wakes every ``interval``
-seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
+seconds, when :meth:`Journal.flush` asks, or as soon as the log holds ``batch_events``
+records (the log writes a byte to the writer's wake-up pipe: a busy application's events
+are written a batch at a time as they come, on the second core, not an interval's worth
+at once), and hands everything recorded to
 ``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
 batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/src/journal_ipc.c) and
 written with the GIL released, so the application's threads go on meanwhile; runs of
@@ -37,6 +40,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -175,6 +179,9 @@ class Journal:
         self.batch_events = batch_events
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
+        #: The writer's wake-up pipe (start): a byte from the log (a batch's worth of
+        #: events recorded), flush() or stop().
+        self._wake_r = self._wake_w = -1
         #: Events not written yet, recorded in C (see the module docstring).
         follow_running_ecbs(watch_running)
         self._log = EventLog(current_ecb, payload=level == "payload", hashes=hasher == "c")
@@ -201,6 +208,11 @@ class Journal:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._segment_number, self._seq = self._resume_point()
         self._open_segment()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        # (the log writes a byte to the pipe once it holds a batch's worth: _wait)
+        self._log.wake_on(self._wake_w, self.batch_events)
         self._thread = threading.Thread(target=self._run, name=f"{self.cpu}-journal",
                                         daemon=True)
         self._thread.start()
@@ -218,7 +230,7 @@ class Journal:
         with self._cond:
             self._flush_asked += 1
             ticket = self._flush_asked
-            self._cond.notify_all()
+            self._kick()
             done = self._cond.wait_for(lambda: self._flush_done >= ticket, timeout)
         return done and self.failed is None
 
@@ -229,8 +241,13 @@ class Journal:
         self.qmgr.events.unsubscribe_capture(self._log)
         with self._cond:
             self._stopping = True
-            self._cond.notify_all()
+            self._kick()
         self._thread.join(timeout)
+        if not self._thread.is_alive():  # (else the writer may still wait on the pipe)
+            self._log.wake_on(-1, 0)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._wake_r = self._wake_w = -1
         self._thread = None
 
     def __enter__(self) -> Journal:
@@ -356,8 +373,10 @@ class Journal:
         cond = self._cond
         while True:
             with cond:
-                cond.wait_for(lambda: self._stopping or self._flush_asked > self._flush_done,
-                              self.interval)
+                asked = self._stopping or self._flush_asked > self._flush_done
+            if not asked:
+                self._wait(self.interval)
+            with cond:
                 ticket = self._flush_asked
                 stopping = self._stopping
             try:
@@ -382,6 +401,25 @@ class Journal:
                 cond.notify_all()
             if stopping:
                 return
+
+    def _kick(self) -> None:
+        """Wake the writer (from flush or stop)."""
+        try:
+            os.write(self._wake_w, b"\1")
+        except BlockingIOError:  # the pipe is full: the writer has wake-ups waiting
+            pass
+
+    def _wait(self, timeout: float) -> None:
+        """Wait until ``timeout`` seconds have passed or the writer is woken: by the log,
+        once it holds ``batch_events`` records (so that a busy application's events are
+        written as they come, a batch's worth at a time, not a whole interval's worth
+        at once), by flush() or by stop(); the wake-ups are then taken."""
+        ready, _, _ = select.select([self._wake_r], [], [], timeout)
+        if ready:
+            try:
+                os.read(self._wake_r, 4096)
+            except BlockingIOError:
+                pass
 
     def _write_queued(self) -> None:
         """Write what was recorded since the last cycle, in order, and rotate the segment
