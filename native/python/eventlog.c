@@ -497,10 +497,12 @@ PyDoc_STRVAR(write_ipc_doc,
              "Write everything recorded, in order, and forget it: each run of events the\n"
              "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
              "or a SegmentFile, appended to and flushed at the end) as Arrow IPC record\n"
-             "batches of the journal schema (at most batch_events rows each, cpu and qmgr\n"
-             "on every row), encoded in C with the GIL released; each run of events emitted\n"
-             "in Python is handed to emitted(items, seq0), which writes them. seq counts\n"
-             "from seq0. Returns (count, bytes written here). OSError when a write fails,\n"
+             "batches of the segment schema (journal/schema.py SEGMENT_SCHEMA: at most\n"
+             "batch_events rows each; seq, cpu and qmgr are not rows, the segment's\n"
+             "metadata holds them: cpu and qmgr are the segment's, checked to be str),\n"
+             "encoded in C with the GIL released; each run of events emitted in Python is\n"
+             "handed to emitted(items, seq0), which writes them, seq counting from seq0.\n"
+             "Returns (count, bytes written here). OSError when a write fails,\n"
              "or what emitted raised: the events not written are counted in lost.");
 
 /* The names of this cycle as UTF-8 copies in one block (*block, free both with
@@ -587,14 +589,10 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     if (cur->n == 0)
         return Py_BuildValue("(nn)", (Py_ssize_t)0, (Py_ssize_t)0);
     tpf_journal_text_t *names = NULL;
-    char *names_block = NULL, *consts = NULL;
-    Py_ssize_t cpu_len, qmgr_len;
-    const char *cpu = PyUnicode_AsUTF8AndSize(args[2], &cpu_len);
-    const char *qmgr = cpu != NULL ? PyUnicode_AsUTF8AndSize(args[3], &qmgr_len) : NULL;
+    char *names_block = NULL;
     PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
-    if (qmgr == NULL || fresh_names == NULL || fresh_index == NULL ||
-        names_utf8(self->names, &names, &names_block) < 0 ||
-        (consts = PyMem_RawMalloc((size_t)(cpu_len + qmgr_len + 1))) == NULL) {
+    if (fresh_names == NULL || fresh_index == NULL ||
+        names_utf8(self->names, &names, &names_block) < 0) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         Py_XDECREF(fresh_names);
@@ -603,8 +601,6 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         PyMem_RawFree(names_block);
         return NULL;
     }
-    memcpy(consts, cpu, (size_t)cpu_len);
-    memcpy(consts + cpu_len, qmgr, (size_t)qmgr_len);
     /* Swap under the GIL: the application records into the spare from now on. */
     evbuf_t taken = *cur;
     *cur = self->spare;
@@ -613,8 +609,7 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
 
     tpf_journal_batch_t batch = {
-        .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
-        (size_t)qmgr_len}, .names = names, .data = self->payload ? taken.data : NULL,
+        .names = names, .data = self->payload ? taken.data : NULL,
     };
     Py_ssize_t done = 0, item = 0;
     size_t written = 0;
@@ -658,7 +653,6 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
                 resolve_hashes(self->ring, &taken, done, done + n);
             batch.recs = taken.recs + done;
             batch.n = (size_t)n;
-            batch.seq0 = seq0 + done;
             size_t len;
             self->enc.used = self->enc.done = 0;
             if (tpf_journal_encode(&batch, seg != NULL ? seg : &self->enc, &len) < 0) {
@@ -693,7 +687,6 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
     self->writing = 0;
     PyMem_RawFree(names);
     PyMem_RawFree(names_block);
-    PyMem_RawFree(consts);
     if (err != 0 && self->ring != NULL) /* (every record's hash, for the gets to come) */
         resolve_hashes(self->ring, &taken, done, taken.n);
     Py_ssize_t count = taken.n;

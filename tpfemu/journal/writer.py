@@ -57,7 +57,7 @@ from ecb.linkage import watch_running
 from tpfemu._lowlevel import NEVER, EventLog, SegmentFile, follow_running_ecbs, payload_hashes
 from tpfemu.journal import rows
 from tpfemu.journal.rows import RECORD
-from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
+from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION, SEGMENT_SCHEMA, to_segment
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]
 
@@ -302,11 +302,13 @@ class Journal:
         # (encoded in C by EventLog.write_ipc, or by pyarrow for events emitted in
         # Python), then the end-of-stream marker; all written with os.write.
         fd = _open_direct(path)
-        schema = SCHEMA.with_metadata({
+        schema = SEGMENT_SCHEMA.with_metadata({
             "tpfemu.journal.version": str(SCHEMA_VERSION),
             "tpfemu.journal.cpu": self.cpu,
             "tpfemu.journal.qmgr": self.qmgr.name,
             "tpfemu.journal.level": self.level,
+            # (the seq of the segment's first row: the readers number its rows from it)
+            "tpfemu.journal.first_seq": str(self._seq),
         })
         self._file = SegmentFile(fd)
         self._dropped = 0
@@ -456,8 +458,9 @@ class Journal:
             for a in range(start, end, self.batch_events):
                 part = recs[a:min(end, a + self.batch_events)]
                 hashes = rows.xxhash_hashes(part, data) if self.hasher == "xxhash" else None
-                self._append(rows.record_batch(part, names, seq0 + a, self.cpu,
-                                               self.qmgr.name, payload, hashes).serialize())
+                self._append(to_segment(rows.record_batch(
+                    part, names, seq0 + a, self.cpu, self.qmgr.name, payload,
+                    hashes)).serialize())
         return count
 
     def _write_emitted(self, items: list, seq0: int) -> None:
@@ -475,7 +478,7 @@ class Journal:
                 pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
                 *others,
             ], schema=SCHEMA)
-            self._append(batch.serialize())
+            self._append(to_segment(batch).serialize())
             start = end
 
     def _emitted_columns(self, items: list) -> list[pa.Array]:
