@@ -8,6 +8,7 @@
 #include "eventlog.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -493,7 +494,7 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
 }
 
 PyDoc_STRVAR(write_ipc_doc,
-             "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted)\n--\n\n"
+             "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted[, wake_fd, wait])\n--\n\n"
              "Write everything recorded, in order, and forget it: each run of events the\n"
              "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
              "or a SegmentFile, appended to and flushed at the end) as Arrow IPC record\n"
@@ -503,7 +504,11 @@ PyDoc_STRVAR(write_ipc_doc,
              "encoded in C with the GIL released; each run of events emitted in Python is\n"
              "handed to emitted(items, seq0), which writes them, seq counting from seq0.\n"
              "Returns (count, bytes written here). OSError when a write fails,\n"
-             "or what emitted raised: the events not written are counted in lost.");
+             "or what emitted raised: the events not written are counted in lost.\n"
+             "With wake_fd and wait: once everything is written, it waits (still without\n"
+             "the GIL) up to `wait` seconds for a byte on wake_fd (the writer's wake-up\n"
+             "pipe, see wake_on) and takes it, so that a busy writer takes the GIL once a\n"
+             "cycle, not twice; it returns at once when it wrote nothing.");
 
 /* The names of this cycle as UTF-8 copies in one block (*block, free both with
  * PyMem_RawFree). -1 with an exception set. */
@@ -554,16 +559,35 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
     return 0;
 }
 
+/* Wait (without the GIL) up to wait_ms for a byte on fd, the writer's wake-up pipe, and
+ * take what is there. */
+static void wait_for_wake(int fd, int wait_ms)
+{
+    if (fd < 0)
+        return;
+    struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
+    if (poll(&p, 1, wait_ms) > 0) {
+        char sink[4096];
+        ssize_t r = read(fd, sink, sizeof sink);
+        (void)r;
+    }
+}
+
 static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    int to_file = nargs == 6 && Py_TYPE(args[0]) == &segfile_type;
-    if (nargs != 6 || !(to_file || PyLong_Check(args[0])) || !PyLong_Check(args[1]) ||
-        !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4]) ||
-        !PyCallable_Check(args[5])) {
+    int to_file = (nargs == 6 || nargs == 8) && Py_TYPE(args[0]) == &segfile_type;
+    if ((nargs != 6 && nargs != 8) || !(to_file || PyLong_Check(args[0])) ||
+        !PyLong_Check(args[1]) || !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) ||
+        !PyLong_Check(args[4]) || !PyCallable_Check(args[5]) ||
+        (nargs == 8 && (!PyLong_Check(args[6]) || !PyFloat_Check(args[7])))) {
         PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int | SegmentFile, seq0: int, cpu: str, "
-                                         "qmgr: str, batch_events: int, emitted: callable)");
+                                         "qmgr: str, batch_events: int, emitted: callable"
+                                         "[, wake_fd: int, wait: float])");
         return NULL;
     }
+    int wake_fd = nargs == 8 ? (int)PyLong_AsLong(args[6]) : -1;
+    double wait = nargs == 8 ? PyFloat_AS_DOUBLE(args[7]) : 0.0;
+    int wait_ms = wait > 0 ? (wait >= 3600 ? 3600000 : (int)(wait * 1000 + 0.999)) : 0;
     int fd = -1;
     tpf_journal_seg_t *seg = NULL; /* (NULL: each batch written to fd as it is encoded) */
     if (to_file ? (seg = segfile_begin(args[0], &fd)) == NULL
@@ -670,6 +694,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         }
         if (seg != NULL && err == 0 && done == taken.n && tpf_journal_seg_write(seg, fd, 1) < 0)
             err = errno; /* (the cycle ends with this run: written in the same release) */
+        if (err == 0 && done == taken.n)
+            wait_for_wake(wake_fd, wait_ms); /* (the next cycle's wait, in the same release) */
         Py_END_ALLOW_THREADS
         if (seg != NULL)
             segfile_busy(args[0], 0);
@@ -679,6 +705,8 @@ static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t 
         segfile_busy(args[0], 1);
         Py_BEGIN_ALLOW_THREADS
         rc = tpf_journal_seg_write(seg, fd, 1);
+        if (rc == 0)
+            wait_for_wake(wake_fd, wait_ms);
         Py_END_ALLOW_THREADS
         segfile_busy(args[0], 0);
         if (rc < 0)

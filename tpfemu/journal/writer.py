@@ -373,17 +373,21 @@ class Journal:
         # now, not in the middle of the first batch.
         pa.array([0], pa.int64())
         cond = self._cond
+        waited = False  # (the last cycle ended with the wait for the next one)
         while True:
             with cond:
                 asked = self._stopping or self._flush_asked > self._flush_done
-            if not asked:
+            if not asked and not waited:
                 self._wait(self.interval)
             with cond:
                 ticket = self._flush_asked
                 stopping = self._stopping
+                # a flush or stop being served: its cycle returns as soon as it has written
+                wait = 0.0 if stopping or ticket > self._flush_done else self.interval
+            waited = False
             try:
                 if self.failed is None:
-                    self._write_queued()
+                    waited = self._write_queued(wait) > 0 and wait > 0
                 else:
                     self._log.take()  # (dropped: the journal has stopped)
             except Exception as exc:  # a journal must never take the system down
@@ -423,17 +427,22 @@ class Journal:
             except BlockingIOError:
                 pass
 
-    def _write_queued(self) -> None:
+    def _write_queued(self, wait: float = 0.0) -> int:
         """Write what was recorded since the last cycle, in order, and rotate the segment
         once it has grown past ``segment_bytes``: runs of the fast paths' records are
         encoded in C with the GIL released; runs of events emitted in Python come to
-        :meth:`_write_emitted`."""
+        :meth:`_write_emitted`. With ``wait``, the C encoder then waits for the next
+        wake-up as :meth:`_wait` does (up to ``wait`` seconds), in the same release of the
+        GIL. Returns the count written (with a count, the wait is done)."""
         assert self._file is not None, "no segment is open"
         if self.encoder == "c":
             count, _ = self._log.write_ipc(self._file, self._seq, self.cpu, self.qmgr.name,
-                                           self.batch_events, self._write_emitted)
+                                           self.batch_events, self._write_emitted,
+                                           self._wake_r, float(wait))
         else:
             count = self._write_taken()
+            if count and wait:
+                self._wait(wait)
         self._file.flush()
         self._seq += count
         self.written += count
@@ -442,6 +451,7 @@ class Journal:
             self._close_segment()
             self._segment_number += 1
             self._open_segment()
+        return count
 
     def _write_taken(self) -> int:
         """As EventLog.write_ipc, with pyarrow: everything recorded, taken and written
