@@ -112,3 +112,52 @@ def test_wake_on_writes_one_byte_per_buffer_and_can_be_turned_off():
     finally:
         os.close(r)
         os.close(w)
+
+
+def _recorded_log(n: int) -> tuple[EventLog, object]:
+    from tpfemu._lowlevel import CoreQueue
+
+    log = EventLog(lambda: None)
+    q = CoreQueue("WAIT.Q")
+    for i in range(n):
+        q.put(b"w%d" % i, 0, 0, log)
+    return log, q
+
+
+def test_write_ipc_waits_for_the_next_wake_up_after_writing(tmp_path):
+    """write_ipc(..., wake_fd, wait) writes the cycle, then waits up to `wait` seconds
+    for a byte on wake_fd (here none: it takes the whole 0.3 s), or returns as soon as
+    one is there (taking it), and at once when there was nothing to write."""
+    r, w = os.pipe()
+    os.set_blocking(r, False)
+    fd = os.open(tmp_path / "rows", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    queues = []
+    try:
+        log, q = _recorded_log(5)
+        queues.append(q)
+        start = time.monotonic()
+        assert log.write_ipc(fd, 0, "B", "QM", 8, _no_emitted, r, 0.3)[0] == 5
+        assert time.monotonic() - start >= 0.25
+        log, q = _recorded_log(5)
+        queues.append(q)
+        os.write(w, b"\1")
+        start = time.monotonic()
+        assert log.write_ipc(fd, 5, "B", "QM", 8, _no_emitted, r, 30.0)[0] == 5
+        assert time.monotonic() - start < 10
+        with pytest.raises(BlockingIOError):  # (the byte was taken)
+            os.read(r, 10)
+        start = time.monotonic()
+        assert log.write_ipc(fd, 10, "B", "QM", 8, _no_emitted, r, 30.0)[0] == 0
+        assert time.monotonic() - start < 10
+        with pytest.raises(TypeError, match="wake_fd"):
+            log.write_ipc(fd, 10, "B", "QM", 8, _no_emitted, r, 1)
+    finally:
+        os.close(fd)
+        os.close(r)
+        os.close(w)
+        for q in queues:
+            q.close()
+
+
+def _no_emitted(items, seq0):
+    raise AssertionError("no event is emitted in Python here")
