@@ -146,8 +146,10 @@ class Journal:
     :param directory: where segments go (created if missing); a System uses HOME/journal.
     :param level: ``events`` or ``payload`` (``off`` is the caller's business: no Journal).
     :param segment_bytes: rotate to a new segment once the current one is this large.
-    :param batch_events: most events in one Arrow record batch.
-    :param interval: seconds between write cycles.
+    :param batch_events: most events in one Arrow record batch; also how many recorded
+        events wake the writer before its interval is up.
+    :param interval: most seconds between write cycles (a busy log wakes the writer
+        sooner, see ``batch_events``; flush() and stop() at once).
     :param console: where a write failure is reported (one line).
     :param encoder: who encodes the fast paths' records: ``"c"`` (EventLog.write_ipc,
         the default) or ``"pyarrow"`` (:mod:`tpfemu.journal.rows`), the alternative
