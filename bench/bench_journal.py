@@ -376,6 +376,7 @@ def test_write_ipc(benchmark, tag, tmp_path, impl):
 
     from tpfemu._lowlevel import CoreQueue, EventLog
     from tpfemu.journal import rows
+    from tpfemu.journal.schema import to_segment
 
     benchmark.group = "journal: writer, per event (Arrow IPC encoded in C + write)"
     tag("subject" if impl == "write_ipc" else "baseline", ops=2 * PAIRS)
@@ -408,8 +409,8 @@ def test_write_ipc(benchmark, tag, tmp_path, impl):
             _, records, names, _, _ = log.take()
             recs = np.frombuffer(records, dtype=rows.RECORD)
             for a in range(0, len(recs), 8192):
-                os.write(fd, rows.record_batch(recs[a:a + 8192], names, a, "B", "BENCHQM",
-                                               None).serialize())
+                os.write(fd, to_segment(rows.record_batch(  # (as write_ipc lays them out)
+                    recs[a:a + 8192], names, a, "B", "BENCHQM", None)).serialize())
 
         setup = record
     else:

@@ -5,9 +5,9 @@
  * over. take() returns new objects only: the records and (at level payload) the data
  * as bytes, the names and the tuples as lists.
  */
-#include "eventlog.h"
+#include "eventlog_impl.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,57 +17,6 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-
-/** The recorded events not taken yet. */
-typedef struct {
-    eventlog_rec_t *recs;
-    Py_ssize_t n, cap;
-    unsigned char *data;  /**< the arena: the recorded events' data (level payload) */
-    size_t used, size;
-    PyObject **items;     /**< tuples of events emitted in Python, in order (owned) */
-    Py_ssize_t nitems, cap_items;
-    uint64_t recno0;      /**< the record number of recs[0] */
-    size_t held;          /**< bytes of the puts' data held for the writer to hash */
-    PyObject **held_objs; /**< that data (owned), in order */
-    Py_ssize_t nheld, cap_held;
-} evbuf_t;
-
-/** A put's hash as the writer knows it (a ring of TPF_JOURNAL_PUT_RING, by record
- * number; tag: the record number + 1, 0: empty). */
-typedef struct {
-    uint64_t tag;
-    uint8_t hash[8];
-} put_hash_t;
-
-/** Most bytes of the puts' data a buffer holds for the writer; past that, puts are
- * hashed as they are recorded. */
-#define HELD_MAX ((size_t)64 << 20)
-
-
-typedef struct {
-    PyObject_HEAD
-    evbuf_t cur;
-    evbuf_t spare;        /**< (write_ipc swaps it in while it writes the other) */
-    tpf_journal_recent_t *recent; /**< the recent puts' hashes, allocated with the first */
-    PyObject *names;      /**< list: the queue and program names of this cycle */
-    PyObject *index;      /**< dict: name -> its index in names */
-    PyObject *last_name[2]; /**< (borrowed, held by names) the last queue / program seen */
-    int32_t last_ix[2];
-    char last_text[3][48];  /**< the last Format, ReplyToQ, ReplyToQMgr fields seen, as
-                                 they are in the context record (blanks included) */
-    size_t last_text_len[3]; /**< their widths, 0: none seen this cycle */
-    int32_t last_text_ix[3]; /**< and their indexes in names (-1: blank) */
-    Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
-    PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
-    int payload;          /**< keep the data for take() (journal level payload) */
-    int hashes;           /**< hash each event's data here; 0: keep the data instead,
-                               hash 0 (the writer hashes it; bench_journal's alternative) */
-    int writing;          /**< write_ipc() runs with the GIL released */
-    tpf_journal_seg_t enc; /**< write_ipc's buffer for one encoded batch, kept for the next
-                               (given a file descriptor, not a SegmentFile) */
-    uint64_t recno;       /**< the number the next record takes */
-    put_hash_t *ring;     /**< the writer's recent puts' hashes (resolve_hashes) */
-} EventLog;
 
 /* -- EventLog ------------------------------------------------------------------------- */
 
@@ -83,6 +32,19 @@ static int rec_room(evbuf_t *b)
     b->recs = recs;
     b->cap = cap;
     return 0;
+}
+
+/* After a record was added to the current buffer: the writer is woken (a byte written
+ * to wake_fd, which never blocks) when the buffer has just reached wake_every records,
+ * once per buffer (the writer swaps it for an empty one). A failed write is left: the
+ * writer wakes at its interval anyway. */
+static inline void wake_writer(EventLog *self)
+{
+    if (self->cur.n == self->wake_every && self->wake_fd >= 0) {
+        static const char one = 1;
+        ssize_t w = write(self->wake_fd, &one, 1);
+        (void)w;
+    }
 }
 
 /* Room for one more held object in b; -1 when memory is exhausted (nothing changed). */
@@ -117,7 +79,7 @@ static int data_room(evbuf_t *b, size_t len)
 
 /* Let go of the puts' data b holds (their records' hashes are made by then, or, for a
  * buffer dropped unwritten, stay zeros). Needs the GIL. */
-static void release_held(evbuf_t *b)
+void evbuf_release_held(evbuf_t *b)
 {
     for (Py_ssize_t i = 0; i < b->nheld; i++)
         Py_DECREF(b->held_objs[i]);
@@ -125,52 +87,9 @@ static void release_held(evbuf_t *b)
     b->held = 0;
 }
 
-/* The hashes the application's thread left to the writer, for records [start, end) of
- * b in order: each HELD put's data hashed (once for a run of puts of the same object),
- * each OF_PUT get given its put's hash from the ring, every put's hash put in the ring.
- * Every record goes through here once, in record order (write_ipc, batch by batch just
- * before it encodes them, while they are in the cache; take), so the ring holds what
- * the application's thread expects. Needs no GIL: it reads the held objects' data only
- * (immutable bytes, held). */
-static void resolve_hashes(put_hash_t *ring, evbuf_t *b, Py_ssize_t start, Py_ssize_t end)
-{
-    const PyObject *last = NULL;
-    uint8_t last_hash[8] = {0};
-    for (Py_ssize_t i = start; i < end; i++) {
-        eventlog_rec_t *r = &b->recs[i];
-        uint64_t recno = b->recno0 + (uint64_t)i;
-        if (r->kind == EVENTLOG_PY)
-            continue;
-        if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
-            PyObject *data = (PyObject *)(intptr_t)r->data_off;
-            if (data != last) {
-                tpf_payload_hash64((const uint8_t *)PyBytes_AS_STRING(data),
-                                   (size_t)PyBytes_GET_SIZE(data), last_hash);
-                last = data;
-            }
-            memcpy(r->hash, last_hash, 8);
-            r->hash_state = TPF_JOURNAL_HASH_HELD_DONE;
-        } else if (r->hash_state == TPF_JOURNAL_HASH_OF_PUT) {
-            uint64_t put;
-            memcpy(&put, r->hash, 8);
-            const put_hash_t *e = &ring[put & (TPF_JOURNAL_PUT_RING - 1)];
-            if (e->tag == put + 1) /* (always: the put is at most the ring's size back) */
-                memcpy(r->hash, e->hash, 8);
-            else
-                memset(r->hash, 0, 8);
-            r->hash_state = TPF_JOURNAL_HASHED;
-        }
-        if (r->kind == EVENTLOG_PUT) {
-            put_hash_t *e = &ring[recno & (TPF_JOURNAL_PUT_RING - 1)];
-            e->tag = recno + 1;
-            memcpy(e->hash, r->hash, 8);
-        }
-    }
-}
-
 static void buf_free(evbuf_t *b)
 {
-    release_held(b);
+    evbuf_release_held(b);
     for (Py_ssize_t i = 0; i < b->nitems; i++)
         Py_DECREF(b->items[i]);
     PyMem_RawFree(b->recs);
@@ -183,7 +102,7 @@ static void buf_free(evbuf_t *b)
 /* Empty b for the next cycle, releasing the tuples it still holds. Its records and
  * arena stay allocated (reused: memory already mapped), except an arena far larger than
  * this cycle needed (after a burst). */
-static void buf_empty(evbuf_t *b)
+void evbuf_empty(evbuf_t *b)
 {
     for (Py_ssize_t i = 0; i < b->nitems; i++)
         Py_DECREF(b->items[i]);
@@ -199,7 +118,7 @@ static void buf_empty(evbuf_t *b)
 
 /* Start a new cycle's table of names with `names` and `index` (new references, taken
  * over); the old table goes (a taker holds it if it still needs it). */
-static void names_restart(EventLog *self, PyObject *names, PyObject *index)
+void eventlog_names_restart(EventLog *self, PyObject *names, PyObject *index)
 {
     Py_SETREF(self->names, names);
     Py_SETREF(self->index, index);
@@ -364,6 +283,7 @@ int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
     tpf_journal_record(r, self->recent, kind, q, md, group_id, ctx, ctx_len,
                        data, (size_t)length, &origin, how);
     self->recno++;
+    wake_writer(self);
     if (r->hash_state == TPF_JOURNAL_HASH_HELD) {
         r->data_off = (int64_t)(intptr_t)data_obj;
         b->held_objs[b->nheld++] = Py_NewRef(data_obj);
@@ -422,6 +342,7 @@ static PyObject *el_add(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
     r->length = -1;
     b->items[b->nitems++] = item;
     self->recno++;
+    wake_writer(self);
     Py_RETURN_NONE;
 }
 
@@ -443,7 +364,7 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
         return NULL;
     }
     if (self->ring != NULL)
-        resolve_hashes(self->ring, b, 0, b->n);
+        eventlog_resolve_hashes(self->ring, b, 0, b->n);
     PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
     PyObject *recs = PyBytes_FromStringAndSize((const char *)b->recs,
                                                (Py_ssize_t)sizeof *b->recs * b->n);
@@ -459,10 +380,10 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
         for (Py_ssize_t i = 0; i < b->nitems; i++) /* the references move into the list */
             PyList_SET_ITEM(items, i, b->items[i]);
         b->nitems = 0;
-        release_held(b);
-        buf_empty(b);
+        evbuf_release_held(b);
+        evbuf_empty(b);
         b->recno0 = self->recno;
-        names_restart(self, fresh_names, fresh_index);
+        eventlog_names_restart(self, fresh_names, fresh_index);
     } else {
         Py_XDECREF(fresh_names);
         Py_XDECREF(fresh_index);
@@ -473,222 +394,32 @@ static PyObject *el_take(EventLog *self, PyObject *unused)
     return result;
 }
 
-PyDoc_STRVAR(write_ipc_doc,
-             "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted)\n--\n\n"
-             "Write everything recorded, in order, and forget it: each run of events the\n"
-             "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
-             "or a SegmentFile, appended to and flushed at the end) as Arrow IPC record\n"
-             "batches of the journal schema (at most batch_events rows each, cpu and qmgr\n"
-             "on every row), encoded in C with the GIL released; each run of events emitted\n"
-             "in Python is handed to emitted(items, seq0), which writes them. seq counts\n"
-             "from seq0. Returns (count, bytes written here). OSError when a write fails,\n"
-             "or what emitted raised: the events not written are counted in lost.");
+PyDoc_STRVAR(wake_on_doc, "wake_on(fd, every)\n--\n\n"
+                          "Write one byte to fd (a pipe's or eventfd's write end, non-blocking:\n"
+                          "a write that would block is left out) each time the buffer of\n"
+                          "records not yet taken reaches `every` records, i.e. at most once per\n"
+                          "write cycle: the journal's writer waits on it, so that a busy\n"
+                          "application's events are written as they come, not once per\n"
+                          "interval. fd -1 or every 0: never. The log does not own fd.");
 
-/* The names of this cycle as UTF-8 copies in one block (*block, free both with
- * PyMem_RawFree). -1 with an exception set. */
-static int names_utf8(PyObject *names, tpf_journal_text_t **out, char **block)
+static PyObject *el_wake_on(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    Py_ssize_t n = PyList_GET_SIZE(names), total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t len;
-        if (PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len) == NULL)
-            return -1;
-        total += len;
-    }
-    tpf_journal_text_t *t = PyMem_RawMalloc(sizeof *t * (size_t)(n ? n : 1));
-    char *p = PyMem_RawMalloc((size_t)(total ? total : 1));
-    if (t == NULL || p == NULL) {
-        PyMem_RawFree(t);
-        PyMem_RawFree(p);
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        Py_ssize_t len;
-        const char *u = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(names, i), &len);
-        memcpy(p + at, u, (size_t)len);
-        t[i].p = p + at;
-        t[i].len = (size_t)len;
-        at += len;
-    }
-    *out = t;
-    *block = p;
-    return 0;
-}
-
-/* write(2) all of buf; 0, or -1 with errno set. */
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, buf, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        buf += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-static PyObject *el_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    int to_file = nargs == 6 && Py_TYPE(args[0]) == &segfile_type;
-    if (nargs != 6 || !(to_file || PyLong_Check(args[0])) || !PyLong_Check(args[1]) ||
-        !PyUnicode_Check(args[2]) || !PyUnicode_Check(args[3]) || !PyLong_Check(args[4]) ||
-        !PyCallable_Check(args[5])) {
-        PyErr_SetString(PyExc_TypeError, "write_ipc(fd: int | SegmentFile, seq0: int, cpu: str, "
-                                         "qmgr: str, batch_events: int, emitted: callable)");
+    if (nargs != 2 || !PyLong_Check(args[0]) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "wake_on(fd: int, every: int)");
         return NULL;
     }
-    int fd = -1;
-    tpf_journal_seg_t *seg = NULL; /* (NULL: each batch written to fd as it is encoded) */
-    if (to_file ? (seg = segfile_begin(args[0], &fd)) == NULL
-                : (fd = PyObject_AsFileDescriptor(args[0])) < 0)
-        return NULL;
-    long long seq0 = PyLong_AsLongLong(args[1]);
-    Py_ssize_t most = PyLong_AsSsize_t(args[4]);
+    long fd = PyLong_AsLong(args[0]);
+    Py_ssize_t every = PyLong_AsSsize_t(args[1]);
     if (PyErr_Occurred())
         return NULL;
-    if (most <= 0) {
-        PyErr_SetString(PyExc_ValueError, "write_ipc: batch_events must be positive");
+    if (fd < -1 || fd > INT_MAX || every < 0) {
+        PyErr_Format(PyExc_ValueError, "wake_on: fd must be a descriptor or -1 and every "
+                     "not negative, not %ld and %zd", fd, every);
         return NULL;
     }
-    if (!self->hashes) {
-        PyErr_SetString(PyExc_ValueError, "write_ipc: this EventLog does not hash (hashes=False)");
-        return NULL;
-    }
-    if (self->writing) {
-        PyErr_SetString(PyExc_RuntimeError, "EventLog.write_ipc() is already running");
-        return NULL;
-    }
-    evbuf_t *cur = &self->cur;
-    if (cur->n == 0)
-        return Py_BuildValue("(nn)", (Py_ssize_t)0, (Py_ssize_t)0);
-    tpf_journal_text_t *names = NULL;
-    char *names_block = NULL, *consts = NULL;
-    Py_ssize_t cpu_len, qmgr_len;
-    const char *cpu = PyUnicode_AsUTF8AndSize(args[2], &cpu_len);
-    const char *qmgr = cpu != NULL ? PyUnicode_AsUTF8AndSize(args[3], &qmgr_len) : NULL;
-    PyObject *fresh_names = PyList_New(0), *fresh_index = PyDict_New();
-    if (qmgr == NULL || fresh_names == NULL || fresh_index == NULL ||
-        names_utf8(self->names, &names, &names_block) < 0 ||
-        (consts = PyMem_RawMalloc((size_t)(cpu_len + qmgr_len + 1))) == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        Py_XDECREF(fresh_names);
-        Py_XDECREF(fresh_index);
-        PyMem_RawFree(names);
-        PyMem_RawFree(names_block);
-        return NULL;
-    }
-    memcpy(consts, cpu, (size_t)cpu_len);
-    memcpy(consts + cpu_len, qmgr, (size_t)qmgr_len);
-    /* Swap under the GIL: the application records into the spare from now on. */
-    evbuf_t taken = *cur;
-    *cur = self->spare;
-    cur->recno0 = self->recno;
-    memset(&self->spare, 0, sizeof self->spare);
-    names_restart(self, fresh_names, fresh_index); /* (names_utf8 copied what it needs) */
-
-    tpf_journal_batch_t batch = {
-        .seq0 = seq0, .cpu = {consts, (size_t)cpu_len}, .qmgr = {consts + cpu_len,
-        (size_t)qmgr_len}, .names = names, .data = self->payload ? taken.data : NULL,
-    };
-    Py_ssize_t done = 0, item = 0;
-    size_t written = 0;
-    int err = 0; /* errno of a failed write (ENOMEM: encoding), -1: emitted raised */
-    self->writing = 1;
-
-    while (done < taken.n && err == 0) {
-        Py_ssize_t end = done;
-        if (taken.recs[done].kind == EVENTLOG_PY) { /* a run emitted in Python */
-            while (end < taken.n && taken.recs[end].kind == EVENTLOG_PY)
-                end++;
-            PyObject *run = PyList_New(end - done), *r = NULL;
-            if (run != NULL) {
-                for (Py_ssize_t i = 0; i < end - done; i++)
-                    PyList_SET_ITEM(run, i, Py_NewRef(taken.items[item + i]));
-                PyObject *first = PyLong_FromLongLong(seq0 + done);
-                if (first != NULL) {
-                    PyObject *call[2] = {run, first};
-                    r = PyObject_Vectorcall(args[5], call, 2, NULL);
-                    Py_DECREF(first);
-                }
-                Py_DECREF(run);
-            }
-            if (r == NULL) {
-                err = -1;
-                break;
-            }
-            Py_DECREF(r);
-            item += end - done;
-            done = end;
-            continue;
-        }
-        while (end < taken.n && taken.recs[end].kind != EVENTLOG_PY)
-            end++;
-        if (seg != NULL)
-            segfile_busy(args[0], 1);
-        Py_BEGIN_ALLOW_THREADS /* a run the fast paths recorded: encoded here */
-        while (done < end) {
-            Py_ssize_t n = end - done < most ? end - done : most;
-            if (self->ring != NULL)
-                resolve_hashes(self->ring, &taken, done, done + n);
-            batch.recs = taken.recs + done;
-            batch.n = (size_t)n;
-            batch.seq0 = seq0 + done;
-            size_t len;
-            self->enc.used = self->enc.done = 0;
-            if (tpf_journal_encode(&batch, seg != NULL ? seg : &self->enc, &len) < 0) {
-                err = ENOMEM;
-                break;
-            }
-            int rc = seg == NULL ? write_all(fd, self->enc.buf, len)
-                     : seg->used >= SEGFILE_SPILL ? tpf_journal_seg_write(seg, fd, 0) : 0;
-            if (rc < 0) {
-                err = errno;
-                break;
-            }
-            done += n;
-            written += len;
-        }
-        if (seg != NULL && err == 0 && done == taken.n && tpf_journal_seg_write(seg, fd, 1) < 0)
-            err = errno; /* (the cycle ends with this run: written in the same release) */
-        Py_END_ALLOW_THREADS
-        if (seg != NULL)
-            segfile_busy(args[0], 0);
-    }
-    if (seg != NULL && err == 0 && seg->used != seg->done) { /* (it ended with a Python run) */
-        int rc;
-        segfile_busy(args[0], 1);
-        Py_BEGIN_ALLOW_THREADS
-        rc = tpf_journal_seg_write(seg, fd, 1);
-        Py_END_ALLOW_THREADS
-        segfile_busy(args[0], 0);
-        if (rc < 0)
-            err = errno, done = 0; /* (what was appended this cycle is not written) */
-    }
-    self->writing = 0;
-    PyMem_RawFree(names);
-    PyMem_RawFree(names_block);
-    PyMem_RawFree(consts);
-    if (err != 0 && self->ring != NULL) /* (every record's hash, for the gets to come) */
-        resolve_hashes(self->ring, &taken, done, taken.n);
-    Py_ssize_t count = taken.n;
-    release_held(&taken);
-    buf_empty(&taken); /* it becomes the spare */
-    self->spare = taken;
-    if (err != 0) {
-        self->lost += count - done;
-        if (err < 0)
-            return NULL; /* what emitted raised */
-        errno = err;
-        return PyErr_SetFromErrno(err == ENOMEM ? PyExc_MemoryError : PyExc_OSError);
-    }
-    return Py_BuildValue("(nn)", count, (Py_ssize_t)written);
+    self->wake_fd = every > 0 ? (int)fd : -1;
+    self->wake_every = every;
+    Py_RETURN_NONE;
 }
 
 static Py_ssize_t el_len(EventLog *self)
@@ -719,6 +450,7 @@ static PyObject *el_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->current = Py_NewRef(current);
     self->payload = payload;
     self->hashes = hashes;
+    self->wake_fd = -1;
     return (PyObject *)self;
 }
 
@@ -745,7 +477,8 @@ static PyMemberDef el_members[] = {
 static PyMethodDef el_methods[] = {
     {"add", (PyCFunction)(void (*)(void))el_add, METH_FASTCALL, add_doc},
     {"take", (PyCFunction)el_take, METH_NOARGS, take_doc},
-    {"write_ipc", (PyCFunction)(void (*)(void))el_write_ipc, METH_FASTCALL, write_ipc_doc},
+    {"write_ipc", (PyCFunction)(void (*)(void))eventlog_write_ipc, METH_FASTCALL, eventlog_write_ipc_doc},
+    {"wake_on", (PyCFunction)(void (*)(void))el_wake_on, METH_FASTCALL, wake_on_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,13 +19,18 @@
 
 #define NCOLS TPF_JOURNAL_NCOLS
 
-/* What the body below writes, column by column (checked against the schema at import). */
+/* What the body below writes, column by column (checked against the segment schema,
+ * tpfemu/journal/schema.py SEGMENT_SCHEMA, at import): the journal's columns but seq, cpu
+ * and qmgr (stated once, in the segment's metadata), with the ids and the hash as
+ * fixed-size binary and the priority as int8 (the readers read them as the journal's
+ * types). */
 const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS] = {
-    {"event_time_us", "int64", 0}, {"seq", "int64", 0}, {"cpu", "string", 0},
-    {"qmgr", "string", 0}, {"queue", "string", 0}, {"event", "string", 0},
-    {"msg_id", "binary", 1}, {"correl_id", "binary", 1}, {"group_id", "binary", 1},
-    {"priority", "int32", 1}, {"persistent", "bool", 1}, {"expiry", "int32", 1},
-    {"length", "int32", 1}, {"payload_hash", "binary", 1}, {"payload", "binary", 1},
+    {"event_time_us", "int64", 0}, {"queue", "string", 0}, {"event", "string", 0},
+    {"msg_id", "fixed_size_binary[24]", 1}, {"correl_id", "fixed_size_binary[24]", 1},
+    {"group_id", "binary", 1},
+    {"priority", "int8", 1}, {"persistent", "bool", 1}, {"expiry", "int32", 1},
+    {"length", "int32", 1}, {"payload_hash", "fixed_size_binary[8]", 1},
+    {"payload", "binary", 1},
     {"uow", "int64", 1}, {"ecb", "int64", 1}, {"program", "string", 1},
     {"detail", "string", 1}, {"msg_type", "int32", 1}, {"format", "string", 1},
     {"reply_to_q", "string", 1}, {"reply_to_qmgr", "string", 1},
@@ -34,13 +39,12 @@ const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS] = {
 /* Their buffers, in body order: validity (_V) then values, or validity, offsets (_O) and
  * data (_D) for text and binary columns. */
 enum {
-    B_TIME_V, B_TIME, B_SEQ_V, B_SEQ,
-    B_CPU_V, B_CPU_O, B_CPU_D, B_QMGR_V, B_QMGR_O, B_QMGR_D,
+    B_TIME_V, B_TIME,
     B_QUEUE_V, B_QUEUE_O, B_QUEUE_D, B_EVENT_V, B_EVENT_O, B_EVENT_D,
-    B_MSGID_V, B_MSGID_O, B_MSGID_D, B_CORREL_V, B_CORREL_O, B_CORREL_D,
+    B_MSGID_V, B_MSGID_D, B_CORREL_V, B_CORREL_D,
     B_GROUP_V, B_GROUP_O, B_GROUP_D,
     B_PRIO_V, B_PRIO, B_PERSIST_V, B_PERSIST, B_EXPIRY_V, B_EXPIRY, B_LENGTH_V, B_LENGTH,
-    B_HASH_V, B_HASH_O, B_HASH_D, B_PAYLOAD_V, B_PAYLOAD_O, B_PAYLOAD_D,
+    B_HASH_V, B_HASH_D, B_PAYLOAD_V, B_PAYLOAD_O, B_PAYLOAD_D,
     B_UOW_V, B_UOW, B_ECB_V, B_ECB, B_PROG_V, B_PROG_O, B_PROG_D,
     B_DETAIL_V, B_DETAIL_O, B_DETAIL_D, B_MSGTYPE_V, B_MSGTYPE,
     B_FORMAT_V, B_FORMAT_O, B_FORMAT_D, B_REPLYQ_V, B_REPLYQ_O, B_REPLYQ_D,
@@ -167,23 +171,6 @@ static void fixed_offsets(int32_t *offs, size_t n, size_t width)
         offs[i] = at;
 }
 
-/* A column holding the same text on every row (cpu, qmgr): its data made by doubling
- * what is written (a few long copies, not one short copy a row). */
-static void same_text(unsigned char *body, size_t offs_at, size_t data_at, size_t n,
-                      tpf_journal_text_t t)
-{
-    fixed_offsets((int32_t *)(body + offs_at), n, t.len);
-    unsigned char *data = body + data_at;
-    size_t total = n * t.len, have = n ? t.len : 0;
-    if (have != 0)
-        memcpy(data, t.p, have);
-    while (have < total) {
-        size_t more = have < total - have ? have : total - have;
-        memcpy(data + have, data, more);
-        have += more;
-    }
-}
-
 /* The metadata: a flatbuffer Message{version V5, header RecordBatch{length, nodes,
  * buffers}, bodyLength}, laid out front to back at fixed positions (all offsets below are
  * from the flatbuffer's start, which is 8-aligned in the message):
@@ -248,7 +235,7 @@ static void zero_gaps(unsigned char *body, const layout_t *L, const size_t *at, 
         size_t off = (size_t)L->bufs[i].offset, len = (size_t)L->bufs[i].length;
         memset(body + off + len, 0, pad8(len) - len);
     }
-    static const int valid[] = {B_TIME_V, B_SEQ_V, B_CPU_V, B_QMGR_V, B_QUEUE_V, B_EVENT_V,
+    static const int valid[] = {B_TIME_V, B_QUEUE_V, B_EVENT_V,
         B_MSGID_V, B_CORREL_V, B_GROUP_V, B_PRIO_V, B_PERSIST_V, B_EXPIRY_V, B_LENGTH_V,
         B_HASH_V, B_PAYLOAD_V, B_UOW_V, B_ECB_V, B_PROG_V, B_DETAIL_V, B_MSGTYPE_V,
         B_FORMAT_V, B_REPLYQ_V, B_REPLYQMGR_V, B_PERSIST};
@@ -293,26 +280,23 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, siz
 #define COL(nulls) (at[k++] = add_col(&L, n, (nulls)))
 #define BUF(len) (at[k++] = add_buf(&L, (len)))
     COL(0); BUF(8 * n);                                    /* 0 event_time_us */
-    COL(0); BUF(8 * n);                                    /* 1 seq */
-    COL(0); BUF(offs); BUF(n * b->cpu.len);                /* 2 cpu */
-    COL(0); BUF(offs); BUF(n * b->qmgr.len);               /* 3 qmgr */
-    COL(0); BUF(offs); BUF(queue_bytes);                   /* 4 queue */
-    COL(0); BUF(offs); BUF(3 * n);                         /* 5 event */
-    COL(0); BUF(offs); BUF(24 * n);                        /* 6 msg_id */
-    COL(0); BUF(offs); BUF(24 * n);                        /* 7 correl_id */
-    COL(group_nulls); BUF(offs); BUF(24 * (n - group_nulls)); /* 8 group_id */
-    COL(0); BUF(4 * n);                                    /* 9 priority */
-    COL(0); BUF(bits);                                     /* 10 persistent */
-    COL(0); BUF(4 * n);                                    /* 11 expiry */
-    COL(0); BUF(4 * n);                                    /* 12 length */
-    COL(0); BUF(offs); BUF(8 * n);                         /* 13 payload_hash */
-    COL(b->data != NULL ? 0 : n); BUF(offs); BUF(payload_bytes); /* 14 payload */
-    COL(0); BUF(8 * n);                                    /* 15 uow */
-    COL(ecb_nulls); BUF(8 * n);                            /* 16 ecb */
-    COL(prog_nulls); BUF(offs); BUF(prog_bytes);           /* 17 program */
-    COL(n); BUF(offs); BUF(0);                             /* 18 detail */
-    COL(type_nulls); BUF(4 * n);                           /* 19 msg_type */
-    for (int c = 0; c < 3; c++) {                          /* 20-22 format, reply_to_q(mgr) */
+    COL(0); BUF(offs); BUF(queue_bytes);                   /* 1 queue */
+    COL(0); BUF(offs); BUF(3 * n);                         /* 2 event */
+    COL(0); BUF(24 * n);                                   /* 3 msg_id */
+    COL(0); BUF(24 * n);                                   /* 4 correl_id */
+    COL(group_nulls); BUF(offs); BUF(24 * (n - group_nulls)); /* 5 group_id */
+    COL(0); BUF(n);                                        /* 6 priority */
+    COL(0); BUF(bits);                                     /* 7 persistent */
+    COL(0); BUF(4 * n);                                    /* 8 expiry */
+    COL(0); BUF(4 * n);                                    /* 9 length */
+    COL(0); BUF(8 * n);                                    /* 10 payload_hash */
+    COL(b->data != NULL ? 0 : n); BUF(offs); BUF(payload_bytes); /* 11 payload */
+    COL(0); BUF(8 * n);                                    /* 12 uow */
+    COL(ecb_nulls); BUF(8 * n);                            /* 13 ecb */
+    COL(prog_nulls); BUF(offs); BUF(prog_bytes);           /* 14 program */
+    COL(n); BUF(offs); BUF(0);                             /* 15 detail */
+    COL(type_nulls); BUF(4 * n);                           /* 16 msg_type */
+    for (int c = 0; c < 3; c++) {                          /* 17-19 format, reply_to_q(mgr) */
         COL(ctx_nulls[c]); BUF(offs); BUF(ctx_bytes[c]);
     }
 #undef COL
@@ -330,20 +314,13 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, siz
     zero_gaps(body, &L, at, b->data != NULL);
 
     /* The columns whose rows do not depend on the records. */
-    same_text(body, at[B_CPU_O], at[B_CPU_D], n, b->cpu);
-    same_text(body, at[B_QMGR_O], at[B_QMGR_D], n, b->qmgr);
     fixed_offsets((int32_t *)(body + at[B_EVENT_O]), n, 3);
-    fixed_offsets((int32_t *)(body + at[B_MSGID_O]), n, 24);
-    fixed_offsets((int32_t *)(body + at[B_CORREL_O]), n, 24);
-    fixed_offsets((int32_t *)(body + at[B_HASH_O]), n, 8);
-    int64_t *seq_col = (int64_t *)(body + at[B_SEQ]);
-    for (size_t i = 0; i < n; i++)
-        seq_col[i] = b->seq0 + (int64_t)i;
 
     /* Everything else, in one pass over the records. */
     static const char kinds[3][3] = {{0, 0, 0}, {'p', 'u', 't'}, {'g', 'e', 't'}};
     int64_t *time_col = (int64_t *)(body + at[B_TIME]);
-    int32_t *prio = (int32_t *)(body + at[B_PRIO]), *expiry = (int32_t *)(body + at[B_EXPIRY]);
+    int8_t *prio = (int8_t *)(body + at[B_PRIO]);
+    int32_t *expiry = (int32_t *)(body + at[B_EXPIRY]);
     int32_t *length = (int32_t *)(body + at[B_LENGTH]);
     unsigned char *persistent = body + at[B_PERSIST];
     int64_t *uow = (int64_t *)(body + at[B_UOW]), *ecb = (int64_t *)(body + at[B_ECB]);
@@ -367,7 +344,7 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, siz
     for (size_t i = 0; i < n; i++) {
         const tpf_journal_rec_t *r = &b->recs[i];
         time_col[i] = r->time_us;
-        prio[i] = r->priority;
+        prio[i] = (int8_t)r->priority;
         if (r->persistent)
             set_bit(persistent, i);
         expiry[i] = time_left(r->deadline, r->time_us);

@@ -17,7 +17,8 @@ import tpfemu.mqi as pymqi
 from ecb import linkage
 from tpfemu import journal
 from tpfemu._lowlevel import CoreQueue, EventLog, follow_running_ecbs, payload_hashes
-from tpfemu.journal.schema import SCHEMA
+from tpfemu.journal.reader import read_table
+from tpfemu.journal.schema import SCHEMA, SEGMENT_SCHEMA, to_segment
 from tpfemu.journal.writer import RECORD, Journal
 from tpfemu.mqi import CMQC
 from tpfemu.qmgr.events import EventBus
@@ -240,19 +241,35 @@ def test_take_starts_each_cycle_afresh():
 
 
 def _segment_rows(path, log: EventLog, emitted) -> tuple[int, list[dict]]:
-    """(events write_ipc took, the rows it wrote after the schema, read back with
-    pyarrow and validated)."""
+    """(events write_ipc took, the put and get rows it wrote after the schema, read
+    back by the journal's reader and validated): the segment's metadata gives cpu B,
+    qmgr QMW and the first seq, 100, as the writer's does, and each run handed to
+    ``emitted`` is written too (as the writer writes it: a row's seq is its place)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+
+    def write_emitted(items, seq0):
+        emitted(items, seq0)
+        batch = pa.RecordBatch.from_pylist([
+            {name: None for name in SCHEMA.names} | {
+                "event_time_us": t, "seq": seq0 + i, "cpu": "B", "qmgr": "QMW",
+                "queue": queue, "event": kind}
+            for i, (kind, queue, t, *_) in enumerate(items)], schema=SCHEMA)
+        os.write(fd, to_segment(batch).serialize().to_pybytes())
+
     try:
-        os.write(fd, SCHEMA.serialize().to_pybytes())
-        written = log.write_ipc(fd, 100, "B", "QMW", 3, emitted)
+        os.write(fd, SEGMENT_SCHEMA.with_metadata({
+            "tpfemu.journal.version": "4", "tpfemu.journal.cpu": "B",
+            "tpfemu.journal.qmgr": "QMW", "tpfemu.journal.first_seq": "100",
+        }).serialize().to_pybytes())
+        written = log.write_ipc(fd, 100, "B", "QMW", 3, write_emitted)
         os.write(fd, b"\xff\xff\xff\xff\x00\x00\x00\x00")
     finally:
         os.close(fd)
-    table = pa.ipc.open_stream(path).read_all()
+    pa.ipc.open_stream(path).read_all().validate(full=True)  # (as written)
+    table = read_table(path)
     table.validate(full=True)
     assert table.schema.equals(SCHEMA)
-    return written[0], table.to_pylist()
+    return written[0], [r for r in table.to_pylist() if r["event"] in ("put", "get")]
 
 
 @pytest.mark.parametrize("payload", [False, True], ids=["events", "payload"])

@@ -74,11 +74,11 @@ def test_a_get_in_a_later_cycle_takes_its_puts_hash(tmp_path):
         assert log.write_ipc(fd, len(datas), "B", "QM", 8192, _ignore)[0] == len(datas)
     finally:
         os.close(fd)
-    from tpfemu.journal.schema import SCHEMA
+    from tpfemu.journal.schema import SEGMENT_SCHEMA
 
     with pa.OSFile(str(path)) as f:
         body = pa.BufferOutputStream()
-        body.write(SCHEMA.serialize())
+        body.write(SEGMENT_SCHEMA.serialize())
         body.write(f.read())
         body.write(b"\xff\xff\xff\xff\x00\x00\x00\x00")
     table = pa.ipc.open_stream(body.getvalue()).read_all()

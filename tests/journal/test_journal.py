@@ -84,7 +84,8 @@ def test_schema_round_trip_every_column(tmp_path):
 
     (segment,) = journal.segments(tmp_path / "j")
     meta = pa.ipc.open_stream(pa.memory_map(str(segment))).schema.metadata
-    assert meta[b"tpfemu.journal.version"] == b"3" and meta[b"tpfemu.journal.cpu"] == b"C"
+    assert meta[b"tpfemu.journal.version"] == b"4" and meta[b"tpfemu.journal.cpu"] == b"C"
+    assert meta[b"tpfemu.journal.first_seq"] == b"0"
 
     (parquet,) = journal.to_parquet([tmp_path / "j"], tmp_path / "out")
     assert parquet.name == segment.stem + ".parquet"

@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from tpfemu._lowlevel import CoreQueue, EventLog
 from tpfemu.journal import rows
-from tpfemu.journal.schema import SCHEMA
+from tpfemu.journal.reader import read_table
+from tpfemu.journal.schema import SEGMENT_SCHEMA
 
 #: Differs between two recordings of the same calls by nature.
 _RUN_COLUMNS = ("event_time_us", "msg_id")
@@ -27,12 +27,14 @@ def _record(log: EventLog, q: CoreQueue) -> None:
 def _by_c(log: EventLog, path) -> list[dict]:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
-        os.write(fd, SCHEMA.serialize().to_pybytes())
+        os.write(fd, SEGMENT_SCHEMA.with_metadata({
+            "tpfemu.journal.cpu": "B", "tpfemu.journal.qmgr": "QM",
+            "tpfemu.journal.first_seq": "7"}).serialize().to_pybytes())
         log.write_ipc(fd, 7, "B", "QM", 4, lambda items, seq0: None)
         os.write(fd, b"\xff\xff\xff\xff\x00\x00\x00\x00")
     finally:
         os.close(fd)
-    return pa.ipc.open_stream(path).read_all().to_pylist()
+    return read_table(path).to_pylist()
 
 
 @pytest.mark.parametrize("payload", [False, True], ids=["events", "payload"])

@@ -12,7 +12,7 @@ import pytest
 import tpfemu.mqi as pymqi
 from tpfemu import journal
 from tpfemu._lowlevel import CoreQueue, EventLog, SegmentFile
-from tpfemu.journal.schema import SCHEMA
+from tpfemu.journal.schema import SEGMENT_SCHEMA
 from tpfemu.mqi import CMQC
 
 O_DIRECT = getattr(os, "O_DIRECT", 0)
@@ -106,7 +106,7 @@ def test_write_ipc_into_a_segment_file_writes_what_it_writes_to_a_descriptor(tmp
     finally:
         q.close()
     plain, staged = tmp_path / "plain.arrows", tmp_path / "staged.arrows"
-    head, tail = SCHEMA.serialize().to_pybytes(), b"\xff\xff\xff\xff\x00\x00\x00\x00"
+    head, tail = SEGMENT_SCHEMA.serialize().to_pybytes(), b"\xff\xff\xff\xff\x00\x00\x00\x00"
     fd = os.open(plain, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
         os.write(fd, head)

@@ -25,7 +25,14 @@ from typing import Any
 import pyarrow as pa
 
 from tpfemu.errors import TpfEmuError
-from tpfemu.journal.schema import SCHEMA, SchemaMismatch, check_schema, stale_hashes
+from tpfemu.journal.schema import (
+    FROM_METADATA,
+    SCHEMA,
+    SchemaMismatch,
+    check_schema,
+    from_segment,
+    stale_hashes,
+)
 
 __all__ = [
     "JournalError",
@@ -130,6 +137,9 @@ def _batches(path: Path, torn: list[str] | None = None) -> Iterator[pa.RecordBat
     if reader is None:
         return
     stale = stale_hashes(reader.schema)
+    # a segment of version 4 on states seq, cpu and qmgr once, in its metadata
+    stated = not set(FROM_METADATA).issubset(reader.schema.names)
+    metadata = reader.schema.metadata or {}
     rows = 0
     while True:
         try:
@@ -142,6 +152,8 @@ def _batches(path: Path, torn: list[str] | None = None) -> Iterator[pa.RecordBat
                 torn.append(f"{path}: truncated or damaged after its first {rows:,} rows; "
                             f"the rest is left out ({exc})")
             return
+        if stated:
+            batch = from_segment(batch, metadata, rows, str(path))
         rows += batch.num_rows
         batch = _conform(batch, str(path))
         yield _without_hashes(batch) if stale else batch

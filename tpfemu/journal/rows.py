@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from tpfemu._lowlevel import NEVER, EventLog, journal_columns
-from tpfemu.journal.schema import SCHEMA
+from tpfemu.journal.schema import SCHEMA, SEGMENT_SCHEMA
 
 __all__ = ["RECORD", "check_encoder", "encoder_columns", "fixed_binary", "record_batch",
            "runs", "xxhash_hashes"]
@@ -32,10 +32,11 @@ def encoder_columns() -> list[tuple[str, str, bool]]:
     return journal_columns()
 
 
-def check_encoder(columns: list[tuple[str, str, bool]], schema: pa.Schema = SCHEMA) -> None:
+def check_encoder(columns: list[tuple[str, str, bool]],
+                  schema: pa.Schema = SEGMENT_SCHEMA) -> None:
     """Raise ImportError unless ``columns`` (see :func:`encoder_columns`) are ``schema``'s
-    fields, in order, with their types and nullability: the C encoder and schema.py would
-    write different journals."""
+    (by default the segment schema's) fields, in order, with their types and nullability:
+    the C encoder and schema.py would write different journals."""
     want = [(f.name, str(f.type), f.nullable) for f in schema]
     for i, (got, exp) in enumerate(zip(columns, want, strict=False)):
         if got != exp:

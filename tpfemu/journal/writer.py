@@ -8,7 +8,10 @@ put's data object, without a copy, and the writer hashes it; at level ``payload`
 is copied and hashed there; no Python object is made per event), and every other event
 reaches it through its ``add``, a raw subscriber in C that keeps the event's fields and
 the calling ECB. A writer thread wakes every ``interval``
-seconds (or when :meth:`Journal.flush` asks) and hands everything recorded to
+seconds, when :meth:`Journal.flush` asks, or as soon as the log holds ``batch_events``
+records (the log writes a byte to the writer's wake-up pipe: a busy application's events
+are written a batch at a time as they come, on the second core, not an interval's worth
+at once), and hands everything recorded to
 ``EventLog.write_ipc``: runs of the fast paths' records are encoded as Arrow record
 batches of :data:`~tpfemu.journal.schema.SCHEMA` in C (native/src/journal_ipc.c) and
 written with the GIL released, so the application's threads go on meanwhile; runs of
@@ -37,6 +40,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import select
 import threading
 import time
 from collections.abc import Callable
@@ -53,7 +57,7 @@ from ecb.linkage import watch_running
 from tpfemu._lowlevel import NEVER, EventLog, SegmentFile, follow_running_ecbs, payload_hashes
 from tpfemu.journal import rows
 from tpfemu.journal.rows import RECORD
-from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION
+from tpfemu.journal.schema import LEVELS, SCHEMA, SCHEMA_VERSION, SEGMENT_SCHEMA, to_segment
 
 __all__ = ["Journal", "DEFAULT_SEGMENT_BYTES", "check_level"]
 
@@ -142,8 +146,10 @@ class Journal:
     :param directory: where segments go (created if missing); a System uses HOME/journal.
     :param level: ``events`` or ``payload`` (``off`` is the caller's business: no Journal).
     :param segment_bytes: rotate to a new segment once the current one is this large.
-    :param batch_events: most events in one Arrow record batch.
-    :param interval: seconds between write cycles.
+    :param batch_events: most events in one Arrow record batch; also how many recorded
+        events wake the writer before its interval is up.
+    :param interval: most seconds between write cycles (a busy log wakes the writer
+        sooner, see ``batch_events``; flush() and stop() at once).
     :param console: where a write failure is reported (one line).
     :param encoder: who encodes the fast paths' records: ``"c"`` (EventLog.write_ipc,
         the default) or ``"pyarrow"`` (:mod:`tpfemu.journal.rows`), the alternative
@@ -175,6 +181,9 @@ class Journal:
         self.batch_events = batch_events
         self.interval = interval
         self._console = console or getattr(qmgr, "console", None) or (lambda line: None)
+        #: The writer's wake-up pipe (start): a byte from the log (a batch's worth of
+        #: events recorded), flush() or stop().
+        self._wake_r = self._wake_w = -1
         #: Events not written yet, recorded in C (see the module docstring).
         follow_running_ecbs(watch_running)
         self._log = EventLog(current_ecb, payload=level == "payload", hashes=hasher == "c")
@@ -201,6 +210,11 @@ class Journal:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._segment_number, self._seq = self._resume_point()
         self._open_segment()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        # (the log writes a byte to the pipe once it holds a batch's worth: _wait)
+        self._log.wake_on(self._wake_w, self.batch_events)
         self._thread = threading.Thread(target=self._run, name=f"{self.cpu}-journal",
                                         daemon=True)
         self._thread.start()
@@ -218,7 +232,7 @@ class Journal:
         with self._cond:
             self._flush_asked += 1
             ticket = self._flush_asked
-            self._cond.notify_all()
+            self._kick()
             done = self._cond.wait_for(lambda: self._flush_done >= ticket, timeout)
         return done and self.failed is None
 
@@ -229,8 +243,13 @@ class Journal:
         self.qmgr.events.unsubscribe_capture(self._log)
         with self._cond:
             self._stopping = True
-            self._cond.notify_all()
+            self._kick()
         self._thread.join(timeout)
+        if not self._thread.is_alive():  # (else the writer may still wait on the pipe)
+            self._log.wake_on(-1, 0)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            self._wake_r = self._wake_w = -1
         self._thread = None
 
     def __enter__(self) -> Journal:
@@ -285,11 +304,13 @@ class Journal:
         # (encoded in C by EventLog.write_ipc, or by pyarrow for events emitted in
         # Python), then the end-of-stream marker; all written with os.write.
         fd = _open_direct(path)
-        schema = SCHEMA.with_metadata({
+        schema = SEGMENT_SCHEMA.with_metadata({
             "tpfemu.journal.version": str(SCHEMA_VERSION),
             "tpfemu.journal.cpu": self.cpu,
             "tpfemu.journal.qmgr": self.qmgr.name,
             "tpfemu.journal.level": self.level,
+            # (the seq of the segment's first row: the readers number its rows from it)
+            "tpfemu.journal.first_seq": str(self._seq),
         })
         self._file = SegmentFile(fd)
         self._dropped = 0
@@ -354,15 +375,21 @@ class Journal:
         # now, not in the middle of the first batch.
         pa.array([0], pa.int64())
         cond = self._cond
+        waited = False  # (the last cycle ended with the wait for the next one)
         while True:
             with cond:
-                cond.wait_for(lambda: self._stopping or self._flush_asked > self._flush_done,
-                              self.interval)
+                asked = self._stopping or self._flush_asked > self._flush_done
+            if not asked and not waited:
+                self._wait(self.interval)
+            with cond:
                 ticket = self._flush_asked
                 stopping = self._stopping
+                # a flush or stop being served: its cycle returns as soon as it has written
+                wait = 0.0 if stopping or ticket > self._flush_done else self.interval
+            waited = False
             try:
                 if self.failed is None:
-                    self._write_queued()
+                    waited = self._write_queued(wait) > 0 and wait > 0
                 else:
                     self._log.take()  # (dropped: the journal has stopped)
             except Exception as exc:  # a journal must never take the system down
@@ -383,17 +410,41 @@ class Journal:
             if stopping:
                 return
 
-    def _write_queued(self) -> None:
+    def _kick(self) -> None:
+        """Wake the writer (from flush or stop)."""
+        try:
+            os.write(self._wake_w, b"\1")
+        except BlockingIOError:  # the pipe is full: the writer has wake-ups waiting
+            pass
+
+    def _wait(self, timeout: float) -> None:
+        """Wait until ``timeout`` seconds have passed or the writer is woken: by the log,
+        once it holds ``batch_events`` records (so that a busy application's events are
+        written as they come, a batch's worth at a time, not a whole interval's worth
+        at once), by flush() or by stop(); the wake-ups are then taken."""
+        ready, _, _ = select.select([self._wake_r], [], [], timeout)
+        if ready:
+            try:
+                os.read(self._wake_r, 4096)
+            except BlockingIOError:
+                pass
+
+    def _write_queued(self, wait: float = 0.0) -> int:
         """Write what was recorded since the last cycle, in order, and rotate the segment
         once it has grown past ``segment_bytes``: runs of the fast paths' records are
         encoded in C with the GIL released; runs of events emitted in Python come to
-        :meth:`_write_emitted`."""
+        :meth:`_write_emitted`. With ``wait``, the C encoder then waits for the next
+        wake-up as :meth:`_wait` does (up to ``wait`` seconds), in the same release of the
+        GIL. Returns the count written (with a count, the wait is done)."""
         assert self._file is not None, "no segment is open"
         if self.encoder == "c":
             count, _ = self._log.write_ipc(self._file, self._seq, self.cpu, self.qmgr.name,
-                                           self.batch_events, self._write_emitted)
+                                           self.batch_events, self._write_emitted,
+                                           self._wake_r, float(wait))
         else:
             count = self._write_taken()
+            if count and wait:
+                self._wait(wait)
         self._file.flush()
         self._seq += count
         self.written += count
@@ -402,6 +453,7 @@ class Journal:
             self._close_segment()
             self._segment_number += 1
             self._open_segment()
+        return count
 
     def _write_taken(self) -> int:
         """As EventLog.write_ipc, with pyarrow: everything recorded, taken and written
@@ -418,8 +470,9 @@ class Journal:
             for a in range(start, end, self.batch_events):
                 part = recs[a:min(end, a + self.batch_events)]
                 hashes = rows.xxhash_hashes(part, data) if self.hasher == "xxhash" else None
-                self._append(rows.record_batch(part, names, seq0 + a, self.cpu,
-                                               self.qmgr.name, payload, hashes).serialize())
+                self._append(to_segment(rows.record_batch(
+                    part, names, seq0 + a, self.cpu, self.qmgr.name, payload,
+                    hashes)).serialize())
         return count
 
     def _write_emitted(self, items: list, seq0: int) -> None:
@@ -437,7 +490,7 @@ class Journal:
                 pa.repeat(pa.scalar(self.qmgr.name, pa.string()), n),
                 *others,
             ], schema=SCHEMA)
-            self._append(batch.serialize())
+            self._append(to_segment(batch).serialize())
             start = end
 
     def _emitted_columns(self, items: list) -> list[pa.Array]:

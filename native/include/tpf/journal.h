@@ -27,7 +27,7 @@
 /** The seed of the journal's payload hash: Spark's xxhash64 seed. */
 #define TPF_JOURNAL_HASH_SEED 42
 /** The columns of the journal schema the encoder writes. */
-#define TPF_JOURNAL_NCOLS 23
+#define TPF_JOURNAL_NCOLS 20
 
 /** Record kinds: an event emitted in Python (the EventLog keeps its fields), or a
  * message event recorded in C. */
@@ -167,8 +167,6 @@ tpf_journal_text_t tpf_journal_text_trim(tpf_journal_text_t field);
 typedef struct {
     const tpf_journal_rec_t *recs; /**< the batch's records, none of kind TPF_JOURNAL_PY */
     size_t n;
-    int64_t seq0;                  /**< the first row's seq */
-    tpf_journal_text_t cpu, qmgr;
     const tpf_journal_text_t *names; /**< what the records' queue and program indexes name */
     const unsigned char *data;     /**< the arena the records' data_off point into, or NULL:
                                         no payload column values (level events) */
@@ -192,11 +190,13 @@ extern const tpf_journal_column_t tpf_journal_columns[TPF_JOURNAL_NCOLS];
  * schema message (tpf_journal_seg_t, below); the message is *out_len bytes, a multiple
  * of 8. The columns are filled in one
  * pass over the records. Columns,
- * and how each is made from a record: event_time_us, seq (seq0 + i), cpu and qmgr (the
- * same text on every row), queue and program (text from the names; program null for -1),
- * event ("put"/"get"), msg_id, correl_id, group_id (null when all zero), priority,
+ * and how each is made from a record (the segment schema: seq, cpu and qmgr are not
+ * rows, the segment's metadata holds them): event_time_us, queue and program (text from
+ * the names; program null for -1), event ("put"/"get"), msg_id and correl_id (24-byte
+ * fixed-size binary), group_id (null when all zero), priority (int8),
  * persistent, expiry (the time left at the event: -1 for none, tenths of a second
- * rounded up, 0 once passed), length, payload_hash, payload (the data when `data` is
+ * rounded up, 0 once passed), length, payload_hash (8-byte fixed-size binary), payload
+ * (the data when `data` is
  * given, else null), uow, ecb (null for -1), detail (null), msg_type (null for -1),
  * format, reply_to_q, reply_to_qmgr (null when blank). Returns 0, or -1 when memory
  * is exhausted (nothing staged).
