@@ -126,7 +126,10 @@ def programs_table(bits):
 
 
 def analyze(journal) -> dict:
-    """The :data:`TABLES` of a journal DataFrame (lazy: nothing runs until written)."""
+    """Spark's part of the tables of a journal DataFrame (lazy: nothing runs until
+    written): ``queue_minute``, ``latency`` and ``uow`` whole, and ``program_bits``, which
+    :func:`programs_table` finishes into ``programs`` (``queues`` comes from
+    :func:`queues_table`)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
