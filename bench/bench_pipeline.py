@@ -486,3 +486,72 @@ def test_compare_floor_1m(spark, workdir, external):
 def test_compare_floor_10m(spark, workdir, external):
     """The goal: compare at 10M <= 2.5x the bare join, interleaved rounds."""
     _compare_floor_case(spark, workdir, external, SIZES["10M"], max(2, ROUNDS_10M))
+
+
+# -- analyze against its floor, interleaved, with CPU seconds (issue 29) -----------------
+
+def process_cpu_seconds() -> float:
+    """CPU seconds (user + system) of this Python process: the driver's pandas and
+    charts work, which the JVM's figure leaves out."""
+    usage = os.times()
+    return usage.user + usage.system
+
+
+def analyze_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str, tuple]:
+    """``rounds`` rounds, each the bare put->get match by (queue, MsgId) (the floor,
+    ``spark_floors.py``) and then the whole ``analyze`` (tables, report, summary), in one
+    session; medians of (wall, CPU of the JVM and this process) for each over the rounds
+    after the first (which pays the JVM's warm-up) when there are three or more, and the
+    load averages seen."""
+    import spark_floors
+
+    journal = _journal(workdir, n)
+    match = next(fn for label, fn in spark_floors.floors(spark, workdir, workdir, journal)
+                 if label.startswith("analyze: put->get match"))
+    runs: dict[str, list] = {"floor": [], "analyze": []}
+    loads = []
+    for _ in range(rounds):
+        for name in runs:
+            cpu = jvm_cpu_seconds(spark) + process_cpu_seconds()
+            started = time.perf_counter()
+            if name == "floor":
+                match()
+            else:
+                shutil.rmtree(workdir / "out-floor-a", ignore_errors=True)
+                assert time_analyze(spark, journal, workdir / "out-floor-a") > 0
+            runs[name].append((time.perf_counter() - started,
+                               jvm_cpu_seconds(spark) + process_cpu_seconds() - cpu))
+            loads.append(os.getloadavg()[0])
+    warm = 1 if rounds >= 3 else 0
+    out = {name: (statistics.median(r[0] for r in v[warm:]),
+                  statistics.median(r[1] for r in v[warm:])) for name, v in runs.items()}
+    out["load"] = (min(loads), max(loads))
+    return out
+
+
+def _analyze_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
+    import sys
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:  # (spark_floors.py lives beside this file)
+        sys.path.insert(0, here)
+    got = analyze_against_floor(spark, workdir, n, rounds)
+    (fw, fc), (aw, ac), (lo, hi) = got["floor"], got["analyze"], got["load"]
+    label = f"{n / 1e6:g}M"
+    external(f"analyze {label} against the bare put->get match, {rounds} interleaved rounds "
+             f"(load {lo:.0f}-{hi:.0f})",
+             f"tpfemu analyze: {aw:.1f} s = {fw / aw:.2f}x the floor's rate wall, CPU "
+             f"{ac:.1f} s = {fc / ac:.2f}x", aw * 1e9 / n,
+             f"bare put->get match by (queue, msg_id): {fw:.1f} s, CPU {fc:.1f} s",
+             fw * 1e9 / n, goal_ns=fw / ANALYZE_FLOOR_FRACTION * 1e9 / n)
+
+
+def test_analyze_floor_1m(spark, workdir, external):
+    """analyze at 1M against the bare put->get match, interleaved rounds."""
+    _analyze_floor_case(spark, workdir, external, SIZES["1M"], ROUNDS)
+
+
+@pytest.mark.slow
+def test_analyze_floor_10m(spark, workdir, external):
+    """The goal: analyze at 10M >= 0.5x the rate of the bare put->get match, interleaved."""
+    _analyze_floor_case(spark, workdir, external, SIZES["10M"], max(2, ROUNDS_10M))

@@ -195,3 +195,22 @@ def test_failed_runs_are_counted_per_program(spark, tmp_path):
     html = (tmp_path / "out" / "report.html").read_text()
     assert "<b>3</b>failed runs" in html and ">failed</th>" in html
     assert "3 failed program runs" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_entries_count_every_ecb_id_exactly(spark, tmp_path):
+    """Distinct ECBs per program and minute, and per program over the whole journal, are
+    exact for any 64-bit id: zero, negatives, ids on both sides of a 32 768-bit bucket's
+    edge and far apart; a null ECB is not an entry; an ECB in two minutes counts once in
+    the total."""
+    ids = [0, -1, -32768, -32769, 1, 32768, 32769, 2**40, -2**40, 2**62, None, 1, 32768]
+    rows = [row("get", "E.Q", BASE + 1_000 + i, msg_id=ident(f"e{i}"), data=b"x", ecb=e,
+                program="PRG1") for i, e in enumerate(ids)]
+    rows += [row("get", "E.Q", BASE + MINUTE + 1_000 + i, msg_id=ident(f"n{i}"), data=b"x",
+                 ecb=e, program="PRG1") for i, e in enumerate([1, 7, -7, 2**40 + 1])]
+    write(rows, tmp_path / "j.parquet")
+    analyze.run(spark, Inputs([tmp_path / "j.parquet"]), tmp_path / "out")
+    progs = pd.read_parquet(tmp_path / "out" / "programs").sort_values(
+        "minute", na_position="last")
+    assert list(progs["entries"]) == [10, 4, 13]
+    assert list(progs["calls"]) == [13, 4, 17]
+    assert progs["entries"].dtype == "int64"
