@@ -242,3 +242,51 @@ PyObject *logput_get(FastQueue *self, PyObject *port, tpf_mq_getreq_t *req, tpf_
     Py_XDECREF(ticket);
     return whole;
 }
+
+/* -- a logged unit of work's commit in the core --------------------------------------- */
+
+typedef int (*finish_fn)(tpf_mq_queue_t *, uint64_t, uint32_t *);
+static finish_fn core_commit;
+
+PyObject *logput_bind(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    unsigned long long addr = PyLong_AsUnsignedLongLong(arg);
+    if (addr == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    core_commit = (finish_fn)(uintptr_t)addr;
+    Py_RETURN_NONE;
+}
+
+PyObject *logput_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "core_commit(put, uow) takes 2 arguments");
+        return NULL;
+    }
+    FastQueue *fq = fastqueue_of(args[0]);
+    if (fq == NULL) {
+        PyErr_SetString(PyExc_TypeError, "core_commit: not the put method of a core queue");
+        return NULL;
+    }
+    uint64_t uow;
+    if (read_uow(args[1], &uow) < 0)
+        return NULL;
+    if (core_commit == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "core_commit: log_bind was not called");
+        return NULL;
+    }
+    if (uow == 0) {
+        PyErr_SetString(PyExc_ValueError, "MQCMIT: a unit of work id is a positive integer, "
+                                          "not 0");
+        return NULL;
+    }
+    if (fq->q == NULL)
+        return raise_rc(fq, -1, "MQCMIT");
+    uint32_t n = 0;
+    int rc = core_commit(fq->q, uow, &n);
+    if (rc != 0)
+        return raise_rc(fq, rc, "MQCMIT");
+    return PyLong_FromUnsignedLong(n);
+}

@@ -406,8 +406,8 @@ class QueuePersistence:
         A backout is done whole under the queue's log lock: the messages its gets give
         back must not be in a checkpoint twice (browsed, and from their in-flight copy).
         A commit (its Commit record durable) runs in the core *before* taking the lock,
-        so that the core call, which releases the GIL, does not hold the lock every
-        committer of the queue needs: until :meth:`applied`, the replay point stays at or
+        so that the core call does not hold the lock every committer of the queue needs:
+        until :meth:`applied`, the replay point stays at or
         below the unit's first record, so a checkpoint taken in between leaves its puts
         to the log (their keys are above the point) and keeps its gets' messages from
         their in-flight copies, and replay re-applies both. The bookkeeping is then

@@ -477,6 +477,12 @@ class RecoveryLog:
                 self._sync(batch)
         except Exception as exc:  # a bug: fail the waiters rather than hang them
             self._fail(exc, batch)
+        finally:
+            # What only the write needed goes now: the records' bytes, and the committers'
+            # tickets, which refer to the batch (a cycle that only the garbage collector
+            # would break, keeping every batch, its tickets and records until it ran).
+            batch.parts.clear()
+            batch.committers.clear()
 
     def _fail(self, exc: Exception, batch: _Batch) -> None:
         """An unexpected error while writing: break the log and fail the batch's waiters."""
