@@ -332,30 +332,30 @@ def _stored(spark, frame, where):
     return spark.read.schema(frame.schema).parquet(str(where))
 
 
-def _small(frame):
-    """``frame`` marked for broadcast when it has few enough rows."""
+def _small(frame, rows: int):
+    """``frame`` (of ``rows`` rows, counted beforehand) marked for broadcast when that is
+    few enough."""
     from pyspark.sql import functions as F
 
-    return F.broadcast(frame) if frame.count() <= _BROADCAST_IDS else frame
+    return F.broadcast(frame) if rows <= _BROADCAST_IDS else frame
 
 
 def _kept(frame):
-    """``frame`` computed once and kept in memory (spilling to disk if need be) for the
-    jobs that read it again; the caller unpersists it."""
+    """``frame`` marked to be kept in memory (spilling to disk if need be) once computed,
+    for the jobs that read it again; the caller unpersists it. The first query that reads
+    it computes it (every column of every row)."""
     from pyspark import StorageLevel
 
-    kept = frame.persist(StorageLevel.MEMORY_AND_DISK)
-    kept.count()  # (computes it: every column of every row)
-    return kept
+    return frame.persist(StorageLevel.MEMORY_AND_DISK)
 
 
-def _with_msg_ids(base, rows):
-    """``rows`` (stage 1's left-overs of one side, unprefixed) with the real MsgId of
-    each, fetched from ``base`` by row id. The fetched row's time and seq must be the
-    left-over's, else the job fails (as :func:`_wide`'s read-back does)."""
+def _with_msg_ids(base, rows, count: int):
+    """``rows`` (stage 1's left-overs of one side, unprefixed; ``count`` of them) with the
+    real MsgId of each, fetched from ``base`` by row id. The fetched row's time and seq
+    must be the left-over's, else the job fails (as :func:`_wide`'s read-back does)."""
     from pyspark.sql import functions as F
 
-    ids = _small(rows.select("rid"))
+    ids = _small(rows.select("rid"), count)
     got = base.join(ids, on="rid", how="left_semi").select(
         "rid", "msg_id", F.col("event_time_us").alias("t_f"), F.col("seq").alias("seq_f"))
     joined = rows.join(got, on="rid", how="left")
@@ -383,8 +383,9 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     """The differing rows (matched pairs as one row) of two journal frames, with flags
     missing, extra, payload_changed, changed_fields, descriptor_changed, reordered; and
     the per-queue totals (queue, expected, actual). Returns ``(rows, totals, release)``:
-    two lazy DataFrames, and a function to call once they have been read (it frees what
-    compare keeps in memory).
+    a lazy DataFrame, a pandas frame (every outbound message is in stage 1's output once,
+    as a pair or left over: counted there), and a function to call once the rows have
+    been read (it frees what compare keeps in memory).
 
     The matching runs on narrow rows: queue, CorrelId, time, seq, a row id, a 64-bit
     fingerprint of every other compared field and a 64-bit hash of the MsgId. One Spark
@@ -424,28 +425,42 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
         *[F.col(f"{p}_{c}") if c in _PAIR else F.when(~pair, F.col(f"{p}_{c}")).alias(
             f"{p}_{c}") for p in "ea" for c in _LEFT_1],
         F.when(pair, differs1).alias("differs")))
-    totals = kept.groupBy("queue").agg(F.count("e_t").alias("expected"),
-                                       F.count("a_t").alias("actual"))
-
     try:
-        rows = _after_stage1(spark, kept, e_base, a_base, scratch, ignore)
+        # (the query that computes and keeps stage 1: the per-queue totals, and how many
+        # left-overs each side has, which decides how their MsgIds are fetched)
+        totals = kept.groupBy("queue").agg(
+            F.count("e_t").alias("expected"), F.count("a_t").alias("actual"),
+            F.count(F.when(~pair, F.col("e_t"))).alias("e_left"),
+            F.count(F.when(~pair, F.col("a_t"))).alias("a_left")).toPandas()
+        left = {p: int(totals[f"{p}_left"].sum()) for p in "ea"}
+        totals = totals[["queue", "expected", "actual"]].astype(
+            {"expected": "int64", "actual": "int64"})
+        rows = _after_stage1(spark, kept, (e_base, a_base), left, scratch, ignore)
     except BaseException:
         kept.unpersist()
         raise
     return rows, totals, kept.unpersist
 
 
-def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
-    """What :func:`compare` does after stage 1 (kept in ``kept``): the MsgId and sequence
-    stages, the reorder check and the candidates, then their whole rows, flagged."""
+def _after_stage1(spark, kept, bases, left: dict[str, int], scratch, ignore: set[str]):
+    """What :func:`compare` does after stage 1 (kept in ``kept``; ``left[p]`` left-overs
+    on side ``p``): the MsgId and sequence stages, the reorder check and the candidates,
+    then their whole rows, flagged. ``bases`` are the two sides' messages with row ids."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    e_base, a_base = bases
     pair = F.col("matched_by").isNotNull()
     found = scratch.parent / f"{scratch.name}-ids"
-    left = kept.where(~pair)
-    e_left = _stored(spark, _with_msg_ids(e_base, _back(left, "e", _LEFT_1)), found / "e")
-    a_left = _stored(spark, _with_msg_ids(a_base, _back(left, "a", _LEFT_1)), found / "a")
+    rest = kept.where(~pair)
+    # (both sides' left-overs, with their MsgIds, written by one query)
+    both_left = _stored(spark, _with_msg_ids(e_base, _back(rest, "e", _LEFT_1), left["e"])
+                        .withColumn("side", F.lit(True))
+                        .unionByName(_with_msg_ids(a_base, _back(rest, "a", _LEFT_1),
+                                                   left["a"])
+                                     .withColumn("side", F.lit(False))), found / "left")
+    e_left = both_left.where(F.col("side")).drop("side")
+    a_left = both_left.where(~F.col("side")).drop("side")
     # (as in stage 1, a message without a MsgId has a null key and comes out unmatched)
     s2 = _match_on(e_left, a_left, "msg_id")
     e_left2, a_left2 = _back(s2, "e"), _back(s2, "a")
@@ -479,10 +494,11 @@ def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
                       *[F.col(f"{p}_{c}").alias(f"{p}_{c}_m") for p in "ea"
                         for c in ("rid", "t", "seq")])))
     candidates = _stored(spark, candidates, found / "candidates")
+    fetched_rows = candidates.agg(*[F.count(f"{p}_rid_m").alias(p) for p in "ea"]).first()
 
     def ids(p):
         return _small(candidates.where(F.col(f"{p}_rid_m").isNotNull())
-                      .select(F.col(f"{p}_rid_m").alias("rid")))
+                      .select(F.col(f"{p}_rid_m").alias("rid")), fetched_rows[p])
 
     e_rows, a_rows = _wide(e_base, "e", ids("e")), _wide(a_base, "a", ids("a"))
     rows = (candidates
@@ -510,7 +526,21 @@ def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
 _SETTINGS = {
     # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
+    # Stage 1's kept output is read a few times and freed: encoding its columns costs
+    # more than the memory it would save.
+    "spark.sql.inMemoryColumnarStorage.compressed": "false",
 }
+#: Added on a local master: with adaptive execution each shuffle of a query is a job of
+#: its own (about 50 a compare, most on the few left-over rows), each planned and its code
+#: generated; its gains (fewer partitions, broadcasts decided late) are small with the
+#: few shuffle partitions of a local session, and compare hints its broadcasts itself.
+_LOCAL_SETTINGS = {"spark.sql.adaptive.enabled": "false"}
+
+
+def _settings(spark) -> dict[str, str]:
+    """The settings compare runs with on ``spark``'s master."""
+    local = spark.sparkContext.master.startswith("local")
+    return {**_SETTINGS, **(_LOCAL_SETTINGS if local else {})}
 
 
 def _arrow_schema(frame):
@@ -639,15 +669,14 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
 
     started = time.perf_counter()
     ignore = tuple(ignore)
-    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, scoped_conf(spark, _SETTINGS):
+    settings = _settings(spark)
+    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, scoped_conf(spark, settings):
         expected = read_journal(spark, expected_inputs)
         actual = read_journal(spark, actual_inputs)
-        flagged, seen, release = compare(spark, expected, actual, tmp / "_stage1",
-                                         rule=rule, ignore=ignore)
+        flagged, totals, release = compare(spark, expected, actual, tmp / "_stage1",
+                                           rule=rule, ignore=ignore)
         scratch = tmp / "_differences"
         try:
-            # Every outbound message is in stage 1's output once (as a pair or left over).
-            totals = seen.toPandas().astype({"expected": "int64", "actual": "int64"})
             flagged = flagged.select(*_KEEP)
             flagged.write.parquet(str(scratch))
         finally:
