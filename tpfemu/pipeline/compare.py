@@ -64,9 +64,10 @@ _WIDE = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", 
          "payload_hash", "digest", "preview", "t", "seq", *("msg_type", "format",
                                                             "reply_to_q", "reply_to_qmgr"))
 #: What stage 1 (the CorrelId match, over every message) carries: the MsgId only as its
-#: 64-bit hash ``mh``, which the pairs compare (see :func:`_id_hash`); the left-overs
-#: fetch their real MsgId by row id for stages 2 and 3 (:func:`_with_msg_ids`).
-_CARRIED_1 = ("correl_id", "fp", "mh", "t", "seq", "rid")
+#: 64-bit hash, inside the fingerprint ``fp`` (unless the MsgId is ignored; see
+#: :func:`_narrow`); the left-overs fetch their real MsgId by row id for stages 2 and 3
+#: (:func:`_with_msg_ids`).
+_CARRIED_1 = ("correl_id", "fp", "t", "seq", "rid")
 #: What a stored left-over of stage 1 keeps, per side.
 _LEFT_1 = ("correl_id", "fp", "t", "seq", "rid")
 #: What a matched pair keeps, per side, for the reorder check and the candidates.
@@ -108,15 +109,16 @@ def _digest():
                       F.when(F.col("payload").isNotNull(), _payload_hash(F.col("payload"))))
 
 
-def _fingerprint():
-    """One long standing for the digest and :data:`_FP_FIELDS`: two messages whose
-    fingerprints are equal do not differ in them (but for a 64-bit hash collision), and
-    pairs whose fingerprints differ are looked at field by field. Each field is hashed
-    with its null flag, so that a null moved from one field to the next changes it."""
+def _fingerprint(*more):
+    """One long standing for the digest, :data:`_FP_FIELDS` and the columns ``more``:
+    two messages whose fingerprints are equal do not differ in them (but for a 64-bit
+    hash collision), and pairs whose fingerprints differ are looked at field by field.
+    Each field is hashed with its null flag, so that a null moved from one field to the
+    next changes it."""
     from pyspark.sql import functions as F
 
     parts = []
-    for col in (_digest(), *[F.col(c) for c in _FP_FIELDS]):
+    for col in (_digest(), *[F.col(c) for c in _FP_FIELDS], *more):
         parts += [col.isNull(), col]
     return F.xxhash64(*parts)
 
@@ -143,12 +145,17 @@ def _id_hash(col):
     return F.when(~_none_id(col), F.xxhash64(col))
 
 
-def _narrow(base):
-    """Stage 1's rows: the MsgId as its hash ``mh`` (see :data:`_CARRIED_1`)."""
+def _narrow(base, ignore: set[str]):
+    """Stage 1's rows (:data:`_CARRIED_1`): the MsgId's hash (:func:`_id_hash`) is one
+    more part of the fingerprint, unless the MsgId is ignored. A pair matched by CorrelId
+    then differs in its MsgIds only where its fingerprints differ, and the rows that the
+    sorts of stage 1 move are 8 bytes narrower than with the hash beside the fingerprint.
+    The left-overs carry that fingerprint on: a pair of stage 2 has equal MsgIds, and one
+    of stage 3 whose MsgIds differ is a candidate in any case (:func:`_differs`)."""
     from pyspark.sql import functions as F
 
-    return base.select("queue", "correl_id", _fingerprint().alias("fp"),
-                       _id_hash(F.col("msg_id")).alias("mh"),
+    more = () if "msg_id" in ignore else (_id_hash(F.col("msg_id")),)
+    return base.select("queue", "correl_id", _fingerprint(*more).alias("fp"),
                        F.col("event_time_us").alias("t"), "seq", "rid")
 
 
@@ -388,7 +395,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     been read (it frees what compare keeps in memory).
 
     The matching runs on narrow rows: queue, CorrelId, time, seq, a row id, a 64-bit
-    fingerprint of every other compared field and a 64-bit hash of the MsgId. One Spark
+    fingerprint of every other compared field (the MsgId as its 64-bit hash among them). One Spark
     job matches by CorrelId and keeps its output in memory: each pair as its times, seqs,
     row ids and whether it may differ; each left-over with what stages 2 and 3 need, its
     real MsgId then fetched by row id. One job then sorts the pairs of all stages by queue
@@ -410,16 +417,14 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
         raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
     # (settings it needs are made by :func:`run`, through :func:`.session.scoped_conf`)
     e_base, a_base = _based(expected, rule), _based(actual, rule)
-    e, a = _narrow(e_base), _narrow(a_base)
+    e, a = _narrow(e_base, ignore), _narrow(a_base, ignore)
 
     # Stage 1. Messages without a CorrelId take part with a null key, which matches
     # nothing: they come out of the join unmatched (one scan of each side, not two).
     stage1 = _match_on(e, a, "correl_id", _CARRIED_1)
     pair = F.col("matched_by").isNotNull()
-    # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes)
+    # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes, in fp)
     differs1 = F.col("e_fp") != F.col("a_fp")
-    if "msg_id" not in ignore:
-        differs1 = differs1 | ~F.col("e_mh").eqNullSafe(F.col("a_mh"))
     kept = _kept(stage1.select(
         "queue", "matched_by",
         *[F.col(f"{p}_{c}") if c in _PAIR else F.when(~pair, F.col(f"{p}_{c}")).alias(
