@@ -436,16 +436,18 @@ def jvm_cpu_seconds(spark) -> float:
 def compare_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str, tuple]:
     """``rounds`` rounds, each the bare full outer join on the real keys (the floor,
     ``spark_floors.py``) and then ``compare``, in one session; medians of (wall, JVM CPU)
-    for each, and the load averages seen."""
+    for each, the load averages seen, and the Spark jobs of the last compare."""
     import spark_floors
 
     expected, actual, planted = _captures(workdir, n)
     join = next(fn for label, fn in spark_floors.floors(spark, expected, actual, workdir)
                 if label.startswith("compare: full outer join on (correl_id, queue)"))
     runs: dict[str, list] = {"floor": [], "compare": []}
-    loads = []
-    for _ in range(rounds):
+    loads, jobs = [], 0
+    sc = spark.sparkContext
+    for r in range(rounds):
         for name in runs:
+            sc.setJobGroup(f"bench-{name}-{r}", name)
             cpu, started = jvm_cpu_seconds(spark), time.perf_counter()
             if name == "floor":
                 join()
@@ -454,9 +456,13 @@ def compare_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str
                 assert all(summary["counts"][k] == v for k, v in planted.items())
             runs[name].append((time.perf_counter() - started, jvm_cpu_seconds(spark) - cpu))
             loads.append(os.getloadavg()[0])
+            if name == "compare":
+                jobs = len(sc.statusTracker().getJobIdsForGroup(f"bench-{name}-{r}"))
+    sc.setLocalProperty("spark.jobGroup.id", None)
     out = {name: (statistics.median(r[0] for r in v), statistics.median(r[1] for r in v))
            for name, v in runs.items()}
     out["load"] = (min(loads), max(loads))
+    out["jobs"] = (jobs,)
     return out
 
 
@@ -472,7 +478,7 @@ def _compare_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
     external(f"compare {label} against the bare join, {rounds} interleaved rounds "
              f"(load {lo:.0f}-{hi:.0f})",
              f"tpfemu compare: {cw:.1f} s = {cw / fw:.2f}x wall, JVM CPU {cc:.1f} s = "
-             f"{cc / fc:.2f}x", cw * 1e9 / n,
+             f"{cc / fc:.2f}x, {got['jobs'][0]} Spark jobs", cw * 1e9 / n,
              f"bare full outer join on (correl_id, queue): {fw:.1f} s, JVM CPU {fc:.1f} s",
              fw * 1e9 / n, goal_ns=COMPARE_FLOOR_RATIO * fw * 1e9 / n)
 

@@ -64,9 +64,10 @@ _WIDE = ("msg_id", "correl_id", "group_id", "priority", "persistent", "expiry", 
          "payload_hash", "digest", "preview", "t", "seq", *("msg_type", "format",
                                                             "reply_to_q", "reply_to_qmgr"))
 #: What stage 1 (the CorrelId match, over every message) carries: the MsgId only as its
-#: 64-bit hash ``mh``, which the pairs compare (see :func:`_id_hash`); the left-overs
-#: fetch their real MsgId by row id for stages 2 and 3 (:func:`_with_msg_ids`).
-_CARRIED_1 = ("correl_id", "fp", "mh", "t", "seq", "rid")
+#: 64-bit hash, inside the fingerprint ``fp`` (unless the MsgId is ignored; see
+#: :func:`_narrow`); the left-overs fetch their real MsgId by row id for stages 2 and 3
+#: (:func:`_with_msg_ids`).
+_CARRIED_1 = ("correl_id", "fp", "t", "seq", "rid")
 #: What a stored left-over of stage 1 keeps, per side.
 _LEFT_1 = ("correl_id", "fp", "t", "seq", "rid")
 #: What a matched pair keeps, per side, for the reorder check and the candidates.
@@ -108,15 +109,16 @@ def _digest():
                       F.when(F.col("payload").isNotNull(), _payload_hash(F.col("payload"))))
 
 
-def _fingerprint():
-    """One long standing for the digest and :data:`_FP_FIELDS`: two messages whose
-    fingerprints are equal do not differ in them (but for a 64-bit hash collision), and
-    pairs whose fingerprints differ are looked at field by field. Each field is hashed
-    with its null flag, so that a null moved from one field to the next changes it."""
+def _fingerprint(*more):
+    """One long standing for the digest, :data:`_FP_FIELDS` and the columns ``more``:
+    two messages whose fingerprints are equal do not differ in them (but for a 64-bit
+    hash collision), and pairs whose fingerprints differ are looked at field by field.
+    Each field is hashed with its null flag, so that a null moved from one field to the
+    next changes it."""
     from pyspark.sql import functions as F
 
     parts = []
-    for col in (_digest(), *[F.col(c) for c in _FP_FIELDS]):
+    for col in (_digest(), *[F.col(c) for c in _FP_FIELDS], *more):
         parts += [col.isNull(), col]
     return F.xxhash64(*parts)
 
@@ -143,12 +145,17 @@ def _id_hash(col):
     return F.when(~_none_id(col), F.xxhash64(col))
 
 
-def _narrow(base):
-    """Stage 1's rows: the MsgId as its hash ``mh`` (see :data:`_CARRIED_1`)."""
+def _narrow(base, ignore: set[str]):
+    """Stage 1's rows (:data:`_CARRIED_1`): the MsgId's hash (:func:`_id_hash`) is one
+    more part of the fingerprint, unless the MsgId is ignored. A pair matched by CorrelId
+    then differs in its MsgIds only where its fingerprints differ, and the rows that the
+    sorts of stage 1 move are 8 bytes narrower than with the hash beside the fingerprint.
+    The left-overs carry that fingerprint on: a pair of stage 2 has equal MsgIds, and one
+    of stage 3 whose MsgIds differ is a candidate in any case (:func:`_differs`)."""
     from pyspark.sql import functions as F
 
-    return base.select("queue", "correl_id", _fingerprint().alias("fp"),
-                       _id_hash(F.col("msg_id")).alias("mh"),
+    more = () if "msg_id" in ignore else (_id_hash(F.col("msg_id")),)
+    return base.select("queue", "correl_id", _fingerprint(*more).alias("fp"),
                        F.col("event_time_us").alias("t"), "seq", "rid")
 
 
@@ -332,30 +339,30 @@ def _stored(spark, frame, where):
     return spark.read.schema(frame.schema).parquet(str(where))
 
 
-def _small(frame):
-    """``frame`` marked for broadcast when it has few enough rows."""
+def _small(frame, rows: int):
+    """``frame`` (of ``rows`` rows, counted beforehand) marked for broadcast when that is
+    few enough."""
     from pyspark.sql import functions as F
 
-    return F.broadcast(frame) if frame.count() <= _BROADCAST_IDS else frame
+    return F.broadcast(frame) if rows <= _BROADCAST_IDS else frame
 
 
 def _kept(frame):
-    """``frame`` computed once and kept in memory (spilling to disk if need be) for the
-    jobs that read it again; the caller unpersists it."""
+    """``frame`` marked to be kept in memory (spilling to disk if need be) once computed,
+    for the jobs that read it again; the caller unpersists it. The first query that reads
+    it computes it (every column of every row)."""
     from pyspark import StorageLevel
 
-    kept = frame.persist(StorageLevel.MEMORY_AND_DISK)
-    kept.count()  # (computes it: every column of every row)
-    return kept
+    return frame.persist(StorageLevel.MEMORY_AND_DISK)
 
 
-def _with_msg_ids(base, rows):
-    """``rows`` (stage 1's left-overs of one side, unprefixed) with the real MsgId of
-    each, fetched from ``base`` by row id. The fetched row's time and seq must be the
-    left-over's, else the job fails (as :func:`_wide`'s read-back does)."""
+def _with_msg_ids(base, rows, count: int):
+    """``rows`` (stage 1's left-overs of one side, unprefixed; ``count`` of them) with the
+    real MsgId of each, fetched from ``base`` by row id. The fetched row's time and seq
+    must be the left-over's, else the job fails (as :func:`_wide`'s read-back does)."""
     from pyspark.sql import functions as F
 
-    ids = _small(rows.select("rid"))
+    ids = _small(rows.select("rid"), count)
     got = base.join(ids, on="rid", how="left_semi").select(
         "rid", "msg_id", F.col("event_time_us").alias("t_f"), F.col("seq").alias("seq_f"))
     joined = rows.join(got, on="rid", how="left")
@@ -383,11 +390,12 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     """The differing rows (matched pairs as one row) of two journal frames, with flags
     missing, extra, payload_changed, changed_fields, descriptor_changed, reordered; and
     the per-queue totals (queue, expected, actual). Returns ``(rows, totals, release)``:
-    two lazy DataFrames, and a function to call once they have been read (it frees what
-    compare keeps in memory).
+    a lazy DataFrame, a pandas frame (every outbound message is in stage 1's output once,
+    as a pair or left over: counted there), and a function to call once the rows have
+    been read (it frees what compare keeps in memory).
 
     The matching runs on narrow rows: queue, CorrelId, time, seq, a row id, a 64-bit
-    fingerprint of every other compared field and a 64-bit hash of the MsgId. One Spark
+    fingerprint of every other compared field (the MsgId as its 64-bit hash among them). One Spark
     job matches by CorrelId and keeps its output in memory: each pair as its times, seqs,
     row ids and whether it may differ; each left-over with what stages 2 and 3 need, its
     real MsgId then fetched by row id. One job then sorts the pairs of all stages by queue
@@ -409,43 +417,55 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
         raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
     # (settings it needs are made by :func:`run`, through :func:`.session.scoped_conf`)
     e_base, a_base = _based(expected, rule), _based(actual, rule)
-    e, a = _narrow(e_base), _narrow(a_base)
+    e, a = _narrow(e_base, ignore), _narrow(a_base, ignore)
 
     # Stage 1. Messages without a CorrelId take part with a null key, which matches
     # nothing: they come out of the join unmatched (one scan of each side, not two).
     stage1 = _match_on(e, a, "correl_id", _CARRIED_1)
     pair = F.col("matched_by").isNotNull()
-    # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes)
+    # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes, in fp)
     differs1 = F.col("e_fp") != F.col("a_fp")
-    if "msg_id" not in ignore:
-        differs1 = differs1 | ~F.col("e_mh").eqNullSafe(F.col("a_mh"))
     kept = _kept(stage1.select(
         "queue", "matched_by",
         *[F.col(f"{p}_{c}") if c in _PAIR else F.when(~pair, F.col(f"{p}_{c}")).alias(
             f"{p}_{c}") for p in "ea" for c in _LEFT_1],
         F.when(pair, differs1).alias("differs")))
-    totals = kept.groupBy("queue").agg(F.count("e_t").alias("expected"),
-                                       F.count("a_t").alias("actual"))
-
     try:
-        rows = _after_stage1(spark, kept, e_base, a_base, scratch, ignore)
+        # (the query that computes and keeps stage 1: the per-queue totals, and how many
+        # left-overs each side has, which decides how their MsgIds are fetched)
+        totals = kept.groupBy("queue").agg(
+            F.count("e_t").alias("expected"), F.count("a_t").alias("actual"),
+            F.count(F.when(~pair, F.col("e_t"))).alias("e_left"),
+            F.count(F.when(~pair, F.col("a_t"))).alias("a_left")).toPandas()
+        left = {p: int(totals[f"{p}_left"].sum()) for p in "ea"}
+        totals = totals[["queue", "expected", "actual"]].astype(
+            {"expected": "int64", "actual": "int64"})
+        rows = _after_stage1(spark, kept, (e_base, a_base), left, scratch, ignore)
     except BaseException:
         kept.unpersist()
         raise
     return rows, totals, kept.unpersist
 
 
-def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
-    """What :func:`compare` does after stage 1 (kept in ``kept``): the MsgId and sequence
-    stages, the reorder check and the candidates, then their whole rows, flagged."""
+def _after_stage1(spark, kept, bases, left: dict[str, int], scratch, ignore: set[str]):
+    """What :func:`compare` does after stage 1 (kept in ``kept``; ``left[p]`` left-overs
+    on side ``p``): the MsgId and sequence stages, the reorder check and the candidates,
+    then their whole rows, flagged. ``bases`` are the two sides' messages with row ids."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    e_base, a_base = bases
     pair = F.col("matched_by").isNotNull()
     found = scratch.parent / f"{scratch.name}-ids"
-    left = kept.where(~pair)
-    e_left = _stored(spark, _with_msg_ids(e_base, _back(left, "e", _LEFT_1)), found / "e")
-    a_left = _stored(spark, _with_msg_ids(a_base, _back(left, "a", _LEFT_1)), found / "a")
+    rest = kept.where(~pair)
+    # (both sides' left-overs, with their MsgIds, written by one query)
+    both_left = _stored(spark, _with_msg_ids(e_base, _back(rest, "e", _LEFT_1), left["e"])
+                        .withColumn("side", F.lit(True))
+                        .unionByName(_with_msg_ids(a_base, _back(rest, "a", _LEFT_1),
+                                                   left["a"])
+                                     .withColumn("side", F.lit(False))), found / "left")
+    e_left = both_left.where(F.col("side")).drop("side")
+    a_left = both_left.where(~F.col("side")).drop("side")
     # (as in stage 1, a message without a MsgId has a null key and comes out unmatched)
     s2 = _match_on(e_left, a_left, "msg_id")
     e_left2, a_left2 = _back(s2, "e"), _back(s2, "a")
@@ -479,10 +499,11 @@ def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
                       *[F.col(f"{p}_{c}").alias(f"{p}_{c}_m") for p in "ea"
                         for c in ("rid", "t", "seq")])))
     candidates = _stored(spark, candidates, found / "candidates")
+    fetched_rows = candidates.agg(*[F.count(f"{p}_rid_m").alias(p) for p in "ea"]).first()
 
     def ids(p):
         return _small(candidates.where(F.col(f"{p}_rid_m").isNotNull())
-                      .select(F.col(f"{p}_rid_m").alias("rid")))
+                      .select(F.col(f"{p}_rid_m").alias("rid")), fetched_rows[p])
 
     e_rows, a_rows = _wide(e_base, "e", ids("e")), _wide(a_base, "a", ids("a"))
     rows = (candidates
@@ -510,7 +531,21 @@ def _after_stage1(spark, kept, e_base, a_base, scratch, ignore: set[str]):
 _SETTINGS = {
     # Lets the CorrelId join use the occurrence window's partitioning (queue, key).
     "spark.sql.requireAllClusterKeysForCoPartition": "false",
+    # Stage 1's kept output is read a few times and freed: encoding its columns costs
+    # more than the memory it would save.
+    "spark.sql.inMemoryColumnarStorage.compressed": "false",
 }
+#: Added on a local master: with adaptive execution each shuffle of a query is a job of
+#: its own (about 50 a compare, most on the few left-over rows), each planned and its code
+#: generated; its gains (fewer partitions, broadcasts decided late) are small with the
+#: few shuffle partitions of a local session, and compare hints its broadcasts itself.
+_LOCAL_SETTINGS = {"spark.sql.adaptive.enabled": "false"}
+
+
+def _settings(spark) -> dict[str, str]:
+    """The settings compare runs with on ``spark``'s master."""
+    local = spark.sparkContext.master.startswith("local")
+    return {**_SETTINGS, **(_LOCAL_SETTINGS if local else {})}
 
 
 def _arrow_schema(frame):
@@ -639,15 +674,14 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
 
     started = time.perf_counter()
     ignore = tuple(ignore)
-    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, scoped_conf(spark, _SETTINGS):
+    settings = _settings(spark)
+    with expected_inputs, actual_inputs, AtomicDir(out) as tmp, scoped_conf(spark, settings):
         expected = read_journal(spark, expected_inputs)
         actual = read_journal(spark, actual_inputs)
-        flagged, seen, release = compare(spark, expected, actual, tmp / "_stage1",
-                                         rule=rule, ignore=ignore)
+        flagged, totals, release = compare(spark, expected, actual, tmp / "_stage1",
+                                           rule=rule, ignore=ignore)
         scratch = tmp / "_differences"
         try:
-            # Every outbound message is in stage 1's output once (as a pair or left over).
-            totals = seen.toPandas().astype({"expected": "int64", "actual": "int64"})
             flagged = flagged.select(*_KEEP)
             flagged.write.parquet(str(scratch))
         finally:
