@@ -466,12 +466,17 @@ def compare_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str
     return out
 
 
-def _compare_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
+def _import_floors_beside() -> None:
+    """Make spark_floors.py, which lives beside this file, importable."""
     import sys
 
     here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:  # (spark_floors.py lives beside this file)
+    if here not in sys.path:
         sys.path.insert(0, here)
+
+
+def _compare_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
+    _import_floors_beside()
     got = compare_against_floor(spark, workdir, n, rounds)
     (fw, fc), (cw, cc), (lo, hi) = got["floor"], got["compare"], got["load"]
     label = f"{n / 1e6:g}M"
@@ -536,11 +541,7 @@ def analyze_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str
 
 
 def _analyze_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
-    import sys
-
-    here = str(Path(__file__).resolve().parent)
-    if here not in sys.path:  # (spark_floors.py lives beside this file)
-        sys.path.insert(0, here)
+    _import_floors_beside()
     got = analyze_against_floor(spark, workdir, n, rounds)
     (fw, fc), (aw, ac), (lo, hi) = got["floor"], got["analyze"], got["load"]
     label = f"{n / 1e6:g}M"

@@ -29,6 +29,7 @@ from tpfemu.journal.schema import (
     FROM_METADATA,
     SCHEMA,
     SchemaMismatch,
+    cast_column,
     check_schema,
     from_segment,
     stale_hashes,
@@ -174,14 +175,8 @@ def _conform(batch: pa.RecordBatch, source: str) -> pa.RecordBatch:
     names = set(batch.schema.names)
     for field in SCHEMA:
         if field.name in names:
-            column = batch.column(field.name)
-            if column.type != field.type:
-                try:
-                    column = column.cast(field.type)
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                    raise SchemaMismatch(f"{source}: field {field.name!r} cannot be read "
-                                         f"as {field.type}: {exc}") from None
-            columns.append(column)
+            columns.append(cast_column(batch.column(field.name), field, f"{source}: field",
+                                       "read"))
         else:
             columns.append(pa.nulls(batch.num_rows, field.type))
     return pa.RecordBatch.from_arrays(columns, schema=SCHEMA)

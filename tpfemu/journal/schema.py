@@ -61,6 +61,7 @@ __all__ = [
     "FROM_METADATA",
     "SEGMENT_SCHEMA",
     "SchemaMismatch",
+    "cast_column",
     "check_schema",
     "from_segment",
     "to_segment",
@@ -160,17 +161,23 @@ def to_segment(batch: pa.RecordBatch) -> pa.RecordBatch:
 
     :raises SchemaMismatch: a MsgId or CorrelId is not 24 bytes, or a hash not 8.
     """
-    columns = []
-    for field in SEGMENT_SCHEMA:
-        column = batch.column(field.name)
-        if column.type != field.type:
-            try:
-                column = column.cast(field.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise SchemaMismatch(f"journal field {field.name!r} cannot be stored as "
-                                     f"{field.type}: {exc}") from None
-        columns.append(column)
+    columns = [cast_column(batch.column(field.name), field, "journal field", "stored")
+               for field in SEGMENT_SCHEMA]
     return pa.RecordBatch.from_arrays(columns, schema=SEGMENT_SCHEMA)
+
+
+def cast_column(column: pa.Array, field: pa.Field, what: str, how: str) -> pa.Array:
+    """``column`` as ``field``'s type (itself when it has it already).
+
+    :raises SchemaMismatch: "{what} 'name' cannot be {how} as TYPE: why".
+    """
+    if column.type == field.type:
+        return column
+    try:
+        return column.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise SchemaMismatch(f"{what} {field.name!r} cannot be {how} as {field.type}: "
+                             f"{exc}") from None
 
 
 def from_segment(batch: pa.RecordBatch, metadata: dict[bytes, bytes], row: int,
