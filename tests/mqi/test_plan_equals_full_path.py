@@ -23,6 +23,7 @@ persistent messages a checkpoint would hold, must be the same on the three queue
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -299,16 +300,27 @@ def test_the_plan_and_the_full_path_give_the_same_outcomes(sides, calls):
     depths = {side.queue.get_handle().queue.core.depth for side in sides}
     assert len(depths) == 1
     if plog is not None:
+        _wait_durable(plog.log)
         logged = [_logged(side, plog, start) for side in sides]
         assert logged[0] == logged[1] == logged[2]
+
+
+def _wait_durable(log: Any, seconds: float = 10.0) -> None:
+    """Wait until every record appended to ``log`` is durable: a backout's records are
+    not waited for by the MQBACK (nor by the empty MQCMIT after it), so they may still
+    be on their way to the disk when the sequence ends."""
+    deadline = time.monotonic() + seconds
+    while log.durable_lsn < log.next_lsn - 1:
+        assert time.monotonic() < deadline, "the log's records did not become durable"
+        time.sleep(0.001)
 
 
 def _logged(side: Side, plog: Any, start: int) -> tuple:
     """The side's queue as the recovery log knows it from LSN ``start`` on: its PUT
     records (data, priority, context length) and GET records (the message, its backout
     count), each with whether it names a unit of work, in log order, and the
-    persistent messages a checkpoint would hold now (all durable: every call was
-    committed or waited for)."""
+    persistent messages a checkpoint would hold now (the caller waits until every
+    record is durable)."""
     name = side.queue.get_handle().queue.name
     keys: dict[int, int] = {}  # message key -> the order of its PUT record on the side
     records = []
@@ -367,6 +379,7 @@ def test_the_plan_gets_persistent_messages_as_the_full_path(sides):
     assert plan.planned_persistent == 5  # every get (the first was backed out)
     assert raw.raw_persistent == 4  # every put, logged in C on a logged queue manager
     if plog is not None:
+        _wait_durable(plog.log)
         logged = [_logged(side, plog, start) for side in sides]
         assert logged[0] == logged[1] == logged[2]
         records = logged[0][0]
