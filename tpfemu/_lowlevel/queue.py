@@ -84,19 +84,9 @@ class Message:
 
 
 def _descriptor(md) -> Descriptor:
-    return Descriptor(
-        msg_id=ffi.buffer(md.msg_id)[:],
-        correl_id=ffi.buffer(md.correl_id)[:],
-        priority=md.priority,
-        persistent=bool(md.persistent),
-        expiry=md.expiry,
-        put_time=md.put_time,
-        ctx_len=md.ctx_len,
-        seq=md.seq,
-        uow=md.uow,
-        backout_count=md.backout_count,
-        length=md.length,
-    )
+    return Descriptor(ffi.buffer(md.msg_id)[:], ffi.buffer(md.correl_id)[:], md.priority,
+                      bool(md.persistent), md.expiry, md.put_time, md.ctx_len, md.seq,
+                      md.uow, md.backout_count, md.length)  # (Descriptor's field order)
 
 
 def check_id(value: bytes | None, what: str) -> bytes:
@@ -638,26 +628,16 @@ class CoreQueue:
     # -- units of work, expiry, purge -------------------------------------------------
 
     def commit(self, uow: int) -> int:
-        """Make a unit of work's puts visible and its gets final here; return how many.
-
-        The GIL stays held (:func:`~tpfemu._lowlevel.loggate.core_commit`): a call that
-        let it go would wait behind every thread that wants it before going on, which is
-        what most of MQCMIT's cost was with 16 threads committing."""
-        if uow <= 0:
-            raise ValueError(f"MQCMIT: a unit of work id is a positive integer, not {uow}")
-        return core_commit(self._fast.put, uow)
+        """Make a unit of work's puts visible and its gets final here; return how many
+        (with the GIL held: :func:`~tpfemu._lowlevel.loggate.core_commit` says why)."""
+        return core_commit(self._fast.put, _uow(uow, "MQCMIT"))
 
     def backout(self, uow: int) -> int:
         """Undo a unit of work here (puts deleted, gets restored, backout count + 1)."""
-        return self._finish(lib.tpf_mq_backout, uow, "MQBACK")
-
-    def _finish(self, fn, uow: int, call: str) -> int:
-        if uow <= 0:
-            raise ValueError(f"{call}: a unit of work id is a positive integer, not {uow}")
         n = ffi.new("uint32_t *")
-        rc = fn(self._handle(), uow, n)
+        rc = lib.tpf_mq_backout(self._handle(), _uow(uow, "MQBACK"), n)
         if rc:
-            _raise(rc, call, self.name)
+            _raise(rc, "MQBACK", self.name)
         return n[0]
 
     def take_expired(self) -> Message | None:
@@ -805,3 +785,9 @@ class Cursor(CursorMoves):
         if rc:
             _raise(rc, "MQGET", self.queue.name)
 
+
+def _uow(uow: int, call: str) -> int:
+    """``uow``, a unit of work's id. :raises ValueError: it is not positive."""
+    if uow <= 0:
+        raise ValueError(f"{call}: a unit of work id is a positive integer, not {uow}")
+    return uow
