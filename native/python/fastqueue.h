@@ -25,6 +25,8 @@ typedef int (*put_gather_fn)(tpf_mq_queue_t *, uint32_t, const tpf_mq_msg_t *, s
 typedef int (*get_many_fn)(tpf_mq_queue_t *, uint32_t, uint64_t, int64_t, tpf_mq_msg_t *,
                            uint32_t *, void *, size_t, uint32_t *);
 
+typedef int (*commit_fn)(tpf_mq_queue_t *, uint64_t, uint32_t *);
+
 /** tpf_mq_get_alloc of tpfemu._native (fastpath.c: set by bind()) */
 extern get_fn core_get;
 /** tpf_mq_get */

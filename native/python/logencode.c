@@ -290,10 +290,6 @@ static PyMethodDef log_methods[] = {
     {"log_encode_setup", log_encode_setup, METH_VARARGS,
      "log_encode_setup(put, get, commit, backout): the record types log_encode reads."},
     {"log_encode", (PyCFunction)(void (*)(void))log_encode, METH_FASTCALL, log_encode_doc},
-    {"log_bind", logput_bind, METH_O, "log_bind(address): tpf_mq_commit, for core_commit."},
-    {"core_commit", (PyCFunction)(void (*)(void))logput_commit, METH_FASTCALL,
-     "core_commit(put, uow) -> int: commit uow on the core queue of FastQueue.put `put`, "
-     "the GIL held (see native/python/logput.h)."},
     {NULL, NULL, 0, NULL},
 };
 

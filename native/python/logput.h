@@ -47,14 +47,6 @@ int logput_put(FastQueue *self, md_put_t *p, const char *data, Py_ssize_t ndata,
  * an exception (nothing got, or, outside syncpoint, the message given back). */
 PyObject *logput_get(FastQueue *self, PyObject *port, tpf_mq_getreq_t *req, tpf_mq_msg_t *m);
 
-/** log_bind(address of tpf_mq_commit): what core_commit calls. */
-PyObject *logput_bind(PyObject *module, PyObject *arg);
-
-/** core_commit(put, uow) -> int: tpf_mq_commit of unit of work `uow` on the core queue
- * whose FastQueue.put is `put`, with the GIL held (the core's commit is a short step
- * under the queue's spinlock); the messages it committed, or the queue's exception. */
-PyObject *logput_commit(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-
 /** logencode.c: add log_encode and log_encode_setup to the module: 0, or -1. */
 int logencode_ready(PyObject *module);
 

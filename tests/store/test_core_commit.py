@@ -1,13 +1,13 @@
-"""core_commit: the core's commit of a unit of work made with the GIL held (tpf_mq_commit,
-which a cffi call would make with the GIL let go); CoreQueue.commit, and so every
-MQCMIT, goes through it."""
+"""CoreQueue.commit: the core's commit of a unit of work made with the GIL held
+(FastQueue.commit calls tpf_mq_commit, which a cffi call would make with the GIL let go);
+every MQCMIT goes through it."""
 
 from __future__ import annotations
 
 import pytest
 
 from tpfemu import errors
-from tpfemu._lowlevel import CoreQueue, core_commit
+from tpfemu._lowlevel import CoreQueue
 
 
 def test_core_commit_makes_only_its_units_puts_visible_and_counts_them():
@@ -20,7 +20,7 @@ def test_core_commit_makes_only_its_units_puts_visible_and_counts_them():
         assert q.depth == 3
         with pytest.raises(errors.NoMessageAvailable):
             q.get()
-        assert core_commit(q.put, 7) == 2
+        assert q.commit(7) == 2
         assert [q.get(), q.get()] == [b"a", b"b"]
         with pytest.raises(errors.NoMessageAvailable):
             q.get()
@@ -32,23 +32,23 @@ def test_core_commit_of_a_unit_with_nothing_here_returns_zero():
     """A unit of work that did nothing on the queue commits nothing (0), as the core says."""
     with CoreQueue("CC.Q") as q:
         q.put(b"a", 0, 5)
-        assert core_commit(q.put, 6) == 0
+        assert q.commit(6) == 0
         assert q.stats()["uncommitted_puts"] == 1
 
 
 def test_core_commit_refuses_bad_arguments_and_a_closed_queue():
-    """Unit of work 0 is a ValueError, a callable that is not a core queue's put a
-    TypeError, and a closed queue its closed error; nothing is committed by any of them."""
+    """Unit of work 0 is a ValueError (from CoreQueue and from the shim alike), a missing
+    one a TypeError, and a closed queue its closed error; nothing is committed by any of
+    them."""
     q = CoreQueue("CC.Q")
     q.put(b"a", 0, 3)
     with pytest.raises(ValueError, match="positive"):
-        core_commit(q.put, 0)
-    with pytest.raises(TypeError, match="core queue"):
-        core_commit(print, 3)
+        q.commit(0)
+    with pytest.raises(ValueError, match="positive"):
+        q._fast.commit(0)
     with pytest.raises(TypeError):
-        core_commit(q.put)  # type: ignore[call-arg]
+        q.commit()  # type: ignore[call-arg]
     assert q.stats()["uncommitted_puts"] == 1
-    put = q.put
     q.close()
     with pytest.raises(errors.TpfEmuError, match="closed"):
-        core_commit(put, 3)
+        q.commit(3)

@@ -27,7 +27,7 @@ from tpfemu._lowlevel.compiled import (
     TPF_RC,
     header_constants,
 )
-from tpfemu._lowlevel.loggate import LogGate, core_commit, log_encode, log_encode_setup
+from tpfemu._lowlevel.loggate import LogGate, log_encode, log_encode_setup
 from tpfemu._lowlevel.logreplay import log_pack, log_replay
 from tpfemu._lowlevel.queue import (
     Batch,
@@ -65,5 +65,5 @@ __all__ = [
     "payload_hashes", "plan_raw", "planned_get", "planned_get_raw", "planned_put",
     "planned_put_raw",
     "put_rules", "set_md_layout", "set_plan_layout",
-    "LogGate", "SegmentFile", "core_commit", "log_encode", "log_encode_setup",
+    "LogGate", "SegmentFile", "log_encode", "log_encode_setup",
 ]

@@ -90,6 +90,7 @@ _fastpath.bind(
     _address(ffi.addressof(lib, "tpf_mq_get")),
     _address(ffi.addressof(lib, "tpf_mq_put_many_gather")),
     _address(ffi.addressof(lib, "tpf_mq_get_many")),
+    _address(ffi.addressof(lib, "tpf_mq_commit")),
     _error,
 )
 

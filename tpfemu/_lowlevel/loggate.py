@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tpfemu._lowlevel.compiled import _fastpath, ffi, lib
 
-__all__ = ["LogGate", "core_commit", "log_encode", "log_encode_setup"]
+__all__ = ["LogGate", "log_encode", "log_encode_setup"]
 
 #: ``log_encode(records, qids, qid_of) -> (data, uows, commits, closing)``: the recovery
 #: log's records (tpfemu.store.log_records' Put, Get, Commit, Backout) as the log appends
@@ -54,12 +54,3 @@ class LogGate:
         """The number of the last batch finished (0: none)."""
         return int(lib.tpf_log_gate_finished(self._gate))
 
-
-_fastpath.log_bind(int(ffi.cast("uintptr_t", ffi.addressof(lib, "tpf_mq_commit"))))
-
-#: ``core_commit(put, uow) -> int``: commit unit of work ``uow`` on the core queue whose
-#: ``put`` method (``CoreQueue.put``, the FastQueue's) is given, as ``CoreQueue.commit``
-#: does, but with the GIL held: the core's commit is a short step under the queue's
-#: spinlock, and a thread that lets the GIL go for it waits behind every other thread that
-#: wants the GIL before it may go on (what a logged MQCMIT does after its sync).
-core_commit = _fastpath.core_commit

@@ -43,7 +43,6 @@ from tpfemu._lowlevel.compiled import (
     ffi,
     lib,
 )
-from tpfemu._lowlevel.loggate import core_commit
 
 if TYPE_CHECKING:
     from tpfemu._lowlevel.shim import EventLog
@@ -629,8 +628,8 @@ class CoreQueue:
 
     def commit(self, uow: int) -> int:
         """Make a unit of work's puts visible and its gets final here; return how many
-        (with the GIL held: :func:`~tpfemu._lowlevel.loggate.core_commit` says why)."""
-        return core_commit(self._fast.put, _uow(uow, "MQCMIT"))
+        (with the GIL held: FastQueue.commit in native/python/fastpath.c says why)."""
+        return self._fast.commit(_uow(uow, "MQCMIT"))
 
     def backout(self, uow: int) -> int:
         """Undo a unit of work here (puts deleted, gets restored, backout count + 1)."""
