@@ -238,16 +238,27 @@ def test_a_unit_of_work_that_lost_records_to_a_full_batch_cannot_commit(home):
 
 
 def test_a_failed_sync_breaks_the_log(log, monkeypatch):
-    """When a sync fails, its waiters and every later append raise (durability unknown)."""
+    """When a sync fails, its waiters raise (durability unknown), and so does the ticket
+    of every later append, deferred or not; nothing more is written."""
+    syncs = []
 
     def failing_sync() -> None:
+        syncs.append(1)
         raise errors.error_for(2208, call="sync", obj="recovery log")
 
     monkeypatch.setattr(log._env, "sync", failing_sync)
     with pytest.raises(errors.FileSystemError):
         log.commit([Put("Q", b"x", mid(1))])
+    written = log.stats["batches"], len(syncs)
+    later = [log.append([Put("Q", b"y", mid(2))]),
+             log.append([Put("Q", b"z", mid(3), uow=5)], defer=True)]  # fmt: skip
+    assert later[1].lsn == later[0].lsn + 1 and not any(t.durable for t in later)
+    for ticket in later:
+        with pytest.raises(errors.FileSystemError):
+            ticket.wait(5)
     with pytest.raises(errors.FileSystemError):
-        log.append([Put("Q", b"y", mid(2))])
+        log.commit([Commit(5)])
+    assert (log.stats["batches"], len(syncs)) == written
 
 
 def test_bad_records_are_refused_before_anything_is_queued(log):

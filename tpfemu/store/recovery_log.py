@@ -53,7 +53,10 @@ written; each of its tickets raises :class:`~tpfemu.errors.StorageFull` from ``w
 Every unit of work with a record in it is *doomed*: its later Commit is written as a
 Backout and its ticket raises StorageFull too, so a commit never finds some of its records
 missing. Nothing written before is touched. A failed *sync* breaks the log: what it
-covered may or may not be on disk, so every later append raises.
+covered may or may not be on disk, so nothing more is written: every later append
+returns a ticket whose ``wait`` raises the error that broke the log (an append does not
+raise, so that a queue manager that appended under its queue lock after changing the
+queue in memory undoes the change as for any failed wait).
 
 **Trimming.** :meth:`RecoveryLog.trim` deletes records before an LSN once a checkpoint
 covers them (see :mod:`tpfemu.store.checkpoint` for which LSN that is).
@@ -169,6 +172,8 @@ class Ticket:
 
         :raises StorageFull: the batch did not fit, or the ticket commits a unit of work
             that lost records to an earlier full batch; nothing of it is in the log.
+        :raises FileSystemError: a sync failed (this batch's, or an earlier one's that
+            broke the log): the records' durability is unknown, or they were not written.
         :raises TimeoutError: not durable after ``timeout`` seconds (still pending).
         """
         b = self._batch
@@ -335,7 +340,8 @@ class RecoveryLog:
             that something waits on, not in a batch of their own (see the module
             docstring). Waiting on the ticket has them written.
         :raises ValueError: ``records`` is empty.
-        :raises StorageFull, FileSystemError: the log broke on an earlier failed sync.
+        :raises TpfEmuError: the log is closed. (On a log broken by a failed sync the
+            ticket's ``wait`` raises that sync's error.)
         """
         return self._append(records, False, defer)[0]
 
@@ -398,7 +404,7 @@ class RecoveryLog:
         names: list[tuple[str, int]] = []
         with self._lock:
             if self._broken is not None:
-                raise self._broken
+                return self._unwritable(count), None, names
             if self._closing:
                 raise errors.TpfEmuError(f"recovery log {str(self.home)!r} is closed")
             batch = self._open
@@ -429,6 +435,18 @@ class RecoveryLog:
             if closing:
                 batch.closing.update(closing)
         return ticket, claimed, names
+
+    def _unwritable(self, count: int) -> Ticket:
+        """(under ``_lock``) The ticket of ``count`` records appended to a broken log: they
+        get LSNs but are never written, and waiting on the ticket raises the error that
+        broke the log. The caller tracks them as any others, so what it undoes when a
+        wait fails (a put outside syncpoint taken back, a get's message given back, a
+        unit of work backed out) is undone here too."""
+        batch = _Batch(self._next_lsn, 0, self._gate)
+        batch.finished, batch.error = True, self._broken
+        ticket = Ticket(self, batch, self._next_lsn, count)
+        self._next_lsn += count
+        return ticket
 
     # -- the writer: the logger thread, or a committer that found the log idle ---------
 
