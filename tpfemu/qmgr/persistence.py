@@ -301,7 +301,7 @@ class QueuePersistence:
                 partial(self._planned_put, queue), partial(self.wait_put, queue, name))
 
     def _planned_put(self, queue: LocalQueue, seq: int, record: bytes, uow: int) -> Ticket:
-        ticket = self.log.append_put(record, uow)
+        ticket = self.log.append_encoded(record, uow)
         self._track_put(queue, seq, ticket.lsn, uow)
         return ticket
 
@@ -372,8 +372,8 @@ class QueuePersistence:
     def _planned_get(self, queue: LocalQueue, seq: int, record: bytes, uow: int,
                      private: bool, stored: StoredMessage) -> Ticket:  # fmt: skip
         # (one record already encoded: in syncpoint deferred to the unit's Commit, as
-        # log_get's; append_put queues any such record)
-        ticket = self.log.append_put(record, 0 if private else uow)
+        # log_get's)
+        ticket = self.log.append_encoded(record, 0 if private else uow)
         self._track_get(queue, seq, uow, ticket.lsn, stored)
         return ticket
 

@@ -322,10 +322,11 @@ class RecoveryLog:
         with the next batch)."""
         return self._qid(queue)
 
-    def append_put(self, record: bytes, uow: int) -> Ticket:
-        """Queue one PUT record already encoded (by a put plan in C,
-        ``tpf_log_put_record``, with a :meth:`queue_id`) and return its ticket: the same
-        as ``append([Put(...)], defer=bool(uow))`` for the message it encodes."""
+    def append_encoded(self, record: bytes, uow: int) -> Ticket:
+        """Queue one Put or Get record already encoded (by a put or get plan in C,
+        ``tpf_log_put_record`` or ``tpf_log_record``, with a :meth:`queue_id`) and
+        return its ticket: the same as ``append([record], defer=bool(uow))`` for the
+        record it encodes (``uow`` 0: outside syncpoint, not deferred)."""
         return self._enqueue(record, 1, {uow} if uow else None, None, None, False,
                              bool(uow))[0]  # fmt: skip
 
