@@ -88,11 +88,13 @@ class LocalQueue:
         # log_lock; log_keys maps the core's put sequence of each logged message to its
         # key (the LSN of its Put record); log_inflight holds the logged gets not yet
         # committed or backed out (seq -> (uow, the message as stored)); log_pending the
-        # logged puts not yet committed (seq -> uow).
+        # logged puts not yet committed (seq -> uow); log_snapshots, the messages got
+        # while each snapshot of the queue being taken browses it.
         self.log_lock = threading.Lock()
         self.log_keys = LogKeys()
         self.log_inflight: dict[int, tuple[int, StoredMessage]] = {}
         self.log_pending: dict[int, int] = {}
+        self.log_snapshots: list[list[StoredMessage]] = []
 
     # -- definition ----------------------------------------------------------------------
 

@@ -26,7 +26,9 @@ of puts and gets in syncpoint are *deferred* (nobody waits for them yet): they a
 written with the unit's ``Commit`` records, which MQCMIT appends and waits for, in one
 batch and one sync; only then does it make the unit's puts visible and its gets final.
 
-**Checkpoints and the replay point.** A checkpoint of a queue (taken under its lock)
+**Checkpoints and the replay point.** A checkpoint of a queue (its replay point fixed
+under the queue's lock, its messages browsed while the queue's puts and gets go on: see
+:meth:`QueuePersistence.snapshot_queue`)
 holds its committed persistent messages whose Put record is durable, in put order, and
 the LSN replay starts from:
 the smallest of the log's replay point and the first LSN of every unit of work with
@@ -348,8 +350,11 @@ class QueuePersistence:
     def _track_get(self, queue: LocalQueue, seq: int, uow: int, lsn: int,
                    stored: StoredMessage) -> None:  # fmt: skip
         """The message the core got as ``seq`` under ``uow`` is in flight, its Get record
-        at ``lsn`` (under queue.log_lock): checkpoints keep it from ``stored``."""
+        at ``lsn`` (under queue.log_lock): checkpoints keep it from ``stored``, and so
+        does every snapshot of the queue being taken (:meth:`snapshot_queue`)."""
         queue.log_inflight[seq] = (uow, stored)
+        for got in queue.log_snapshots:
+            got.append(stored)
         with self._lock:
             self._first_lsn.setdefault(uow, lsn)
             self._work.setdefault(uow, []).append((queue, seq, True))
@@ -472,7 +477,23 @@ class QueuePersistence:
 
     def snapshot_queue(self, queue: LocalQueue) -> tuple[list[StoredMessage], int]:
         """The committed persistent messages of ``queue`` in put order, and the replay
-        point, taken together under the queue's log lock."""
+        point, for a checkpoint.
+
+        The queue's log lock is held only to fix the replay point and to begin and end
+        the snapshot, not while its messages are browsed (which takes about a second for
+        100 000 messages, while every logged put and get of the queue would wait), so
+        the browse races the queue's puts and gets. What it holds is still what replay
+        from the point needs: every message with a key below the point that is on the
+        queue when the snapshot begins, or comes back to it while the snapshot is taken.
+        - A message put meanwhile has a key at or above the point: left out (replay puts
+          it back if its record is durable).
+        - A message got meanwhile (its Get record at or above the point) is kept from the
+          copy its get keeps, whether or not the browse saw it. So a get backed out
+          after the browse passed the message leaves nothing missing, and a committed
+          one is removed again by replay (replay is idempotent).
+        - A message in flight when the snapshot begins comes from its in-flight copy.
+        """
+        got: list[StoredMessage] = []
         with queue.log_lock:
             point = self.log.replay_point
             with self._lock:
@@ -481,15 +502,22 @@ class QueuePersistence:
             # messages got by units of work still in flight: hidden from the browse
             out: list[StoredMessage] = [m for _, m in queue.log_inflight.values()]
             keys = queue.log_keys
+            queue.log_snapshots.append(got)
+        try:
             if keys:
                 with queue.core.cursor() as cursor:
                     for msg in cursor:  # the committed messages, browsed
                         key = keys.get(msg.descriptor.seq) if msg.descriptor.persistent else None
-                        if key is not None:
+                        if key is not None and key < point:
                             out.append(_stored(key, msg))
-            # A message whose Put is not durable yet stays out: its key may be given again
-            # after a crash; the log (replayed from ``point``) brings it back if durable.
-            return sorted((m for m in out if m.key < point), key=_KEY), point
+        finally:
+            with queue.log_lock:
+                queue.log_snapshots.remove(got)
+        # A message whose Put is not durable yet stays out: its key may be given again
+        # after a crash; the log (replayed from ``point``) brings it back if durable.
+        # (One copy a key: a message browsed may also have been got meanwhile.)
+        kept = {m.key: m for m in (*out, *got) if m.key < point}
+        return sorted(kept.values(), key=_KEY), point
 
     # -- clear ---------------------------------------------------------------------------
 
