@@ -249,3 +249,13 @@ def test_tpf_process_needs_program_name(mqp):
     refused(mqp, "ZMQSC DEF PROC-P", "APPLID", "REQUIRED")
     refused(mqp, "ZMQSC DEF PROC-P APPLID-TOOLONG", "APPLID", "4 CHARACTERS")
     ok(mqp, "ZMQSC DEF PROC-P APPLID-'/usr/bin/app arg' APPLTYPE-UNIX")
+
+
+def test_an_unknown_keyword_lists_each_valid_keyword_once(mqp):
+    """DEF QL with an unknown keyword names it and lists the valid keywords, each once
+    (TRIGGER is both TRIGGER-YES/NO and the TRIGGER switch)."""
+    out = mqp.console("ZMQSC DEF QL-K MAXD-5")
+    assert "MAXD IS NOT A DEFINE QL KEYWORD" in out
+    valid = [k.strip() for k in out.split("VALID KEYWORDS ARE ", 1)[1].split(",")]
+    assert "MAXDEPTH" in valid and "NOTRIGGER" in valid and "TRIGGER" in valid
+    assert len(valid) == len(set(valid)), valid

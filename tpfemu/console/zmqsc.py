@@ -209,7 +209,7 @@ class _Run:
         by_keyword = {spec.keyword: attr for attr, spec in cls.ATTRS.items()}
         verb = "DEFINE" if define else "ALTER"
         switches = list(SWITCHES.get(verb, ()) + SWITCHES.get((verb, cls.type_name), ()))
-        valid = ", ".join(sorted(by_keyword) + switches)
+        valid = ", ".join(sorted(by_keyword) + [s for s in switches if s not in by_keyword])
         attrs: dict[str, str] = {}
         replace = False
         trigger_switch: Token | None = None
