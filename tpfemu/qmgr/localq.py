@@ -89,12 +89,16 @@ class LocalQueue:
         # key (the LSN of its Put record); log_inflight holds the logged gets not yet
         # committed or backed out (seq -> (uow, the message as stored)); log_pending the
         # logged puts not yet committed (seq -> uow); log_snapshots, the messages got
-        # while each snapshot of the queue being taken browses it.
+        # while each snapshot of the queue being taken browses it; log_version counts the
+        # changes to what a checkpoint holds, and log_checkpointed is the version the
+        # last checkpoint holds whole (None: none does).
         self.log_lock = threading.Lock()
         self.log_keys = LogKeys()
         self.log_inflight: dict[int, tuple[int, StoredMessage]] = {}
         self.log_pending: dict[int, int] = {}
         self.log_snapshots: list[list[StoredMessage]] = []
+        self.log_version = 0
+        self.log_checkpointed: int | None = None
 
     # -- definition ----------------------------------------------------------------------
 

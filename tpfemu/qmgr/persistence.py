@@ -285,6 +285,7 @@ class QueuePersistence:
     def _track_put(self, queue: LocalQueue, seq: int, key: int, uow: int) -> None:
         """The message the core put as ``seq`` has log key ``key``; in syncpoint, it is
         in flight in ``uow`` (under queue.log_lock)."""
+        queue.log_version += 1
         queue.log_keys[seq] = key
         if uow:
             queue.log_pending[seq] = uow
@@ -326,6 +327,7 @@ class QueuePersistence:
                 msg = queue.core.get_message(msg_id=msg_id)
             except errors.NoMessageAvailable:
                 return
+            queue.log_version += 1
             queue.log_keys.pop(msg.descriptor.seq, None)
 
     def log_get(self, queue: LocalQueue, msg: Any, uow: int, *, in_syncpoint: bool
@@ -352,6 +354,7 @@ class QueuePersistence:
         """The message the core got as ``seq`` under ``uow`` is in flight, its Get record
         at ``lsn`` (under queue.log_lock): checkpoints keep it from ``stored``, and so
         does every snapshot of the queue being taken (:meth:`snapshot_queue`)."""
+        queue.log_version += 1
         queue.log_inflight[seq] = (uow, stored)
         for got in queue.log_snapshots:
             got.append(stored)
@@ -439,6 +442,7 @@ class QueuePersistence:
         with queue.log_lock:
             key = queue.log_keys.pop(seq, None)
             if key is not None:
+                queue.log_version += 1
                 self.log.append([Get(queue.name, key, 0, 0)], defer=True)
 
     @staticmethod
@@ -460,6 +464,7 @@ class QueuePersistence:
         with self._lock:
             work = self._work.get(uow, ())
             mine = [(seq, is_get) for q, seq, is_get in work if q is queue]
+        queue.log_version += 1
         for seq, is_get in mine:
             if is_get:
                 if queue.log_inflight.pop(seq, None) is not None and commit:
@@ -469,11 +474,38 @@ class QueuePersistence:
 
     # -- checkpoints ---------------------------------------------------------------------
 
-    def _snapshot(self) -> Iterator[tuple[str, list[StoredMessage], int]]:
+    def _snapshot(self) -> Iterator[tuple[str, list[StoredMessage] | None, int]]:
+        """Each memory queue's snapshot for a checkpoint round (:class:`Checkpointer`).
+
+        A queue whose last checkpoint holds it whole, and that has not changed since (no
+        logged put, get, end of a unit of work, expiry or clear), is not browsed again:
+        its messages come as None and only its replay point moves, which replay from the
+        new point cannot contradict (the log has no record of the queue after it).
+        """
         for queue in list(self._queues().values()):
             if queue.deleted or queue.shared:
                 continue
-            yield queue.name, *self.snapshot_queue(queue)
+            with queue.log_lock:  # (the point with the version: a later change is above it)
+                same = queue.log_checkpointed == queue.log_version and not (
+                    queue.log_inflight or queue.log_pending)
+                point = self._point()
+            if same and self.checkpoints.info(queue.name) is not None:
+                yield queue.name, None, point
+                continue
+            messages, point, whole = self._snapshot_queue(queue)
+            yield queue.name, messages, point
+            # (resumed: the round wrote the checkpoint, which holds the queue as of
+            # version ``whole``; None: not whole, browse it again next round)
+            queue.log_checkpointed = whole
+
+    def _point(self) -> int:
+        """The replay point of a snapshot taken now: the log's, or the first LSN of a unit
+        of work not applied yet, if lower."""
+        point = self.log.replay_point
+        with self._lock:
+            if self._first_lsn:
+                point = min(point, min(self._first_lsn.values()))
+        return point
 
     def snapshot_queue(self, queue: LocalQueue) -> tuple[list[StoredMessage], int]:
         """The committed persistent messages of ``queue`` in put order, and the replay
@@ -493,31 +525,43 @@ class QueuePersistence:
           one is removed again by replay (replay is idempotent).
         - A message in flight when the snapshot begins comes from its in-flight copy.
         """
+        return self._snapshot_queue(queue)[:2]
+
+    def _snapshot_queue(self, queue: LocalQueue) -> tuple[list[StoredMessage], int, int | None]:
+        """:meth:`snapshot_queue`, and the queue's version if the snapshot holds it whole:
+        nothing in flight or got meanwhile, nothing changed, and no persistent message left
+        out for a key at or above the point (else None)."""
         got: list[StoredMessage] = []
         with queue.log_lock:
-            point = self.log.replay_point
-            with self._lock:
-                if self._first_lsn:
-                    point = min(point, min(self._first_lsn.values()))
+            point = self._point()
+            version = queue.log_version
+            busy = bool(queue.log_inflight or queue.log_pending)
             # messages got by units of work still in flight: hidden from the browse
             out: list[StoredMessage] = [m for _, m in queue.log_inflight.values()]
             keys = queue.log_keys
             queue.log_snapshots.append(got)
+        later = 0  # persistent messages browsed whose key is at or above the point
         try:
             if keys:
                 with queue.core.cursor() as cursor:
                     for msg in cursor:  # the committed messages, browsed
                         key = keys.get(msg.descriptor.seq) if msg.descriptor.persistent else None
-                        if key is not None and key < point:
+                        if key is None:
+                            continue
+                        if key < point:
                             out.append(_stored(key, msg))
+                        else:
+                            later += 1
         finally:
             with queue.log_lock:
                 queue.log_snapshots.remove(got)
+                changed = queue.log_version != version
         # A message whose Put is not durable yet stays out: its key may be given again
         # after a crash; the log (replayed from ``point``) brings it back if durable.
         # (One copy a key: a message browsed may also have been got meanwhile.)
         kept = {m.key: m for m in (*out, *got) if m.key < point}
-        return sorted(kept.values(), key=_KEY), point
+        whole = None if busy or got or later or changed else version
+        return sorted(kept.values(), key=_KEY), point, whole
 
     # -- clear ---------------------------------------------------------------------------
 
@@ -526,6 +570,7 @@ class QueuePersistence:
         the core's purge does) and log a Get of each persistent one; wait until that is
         durable. Returns how many messages were removed."""
         with queue.log_lock:
+            queue.log_version += 1
             removed = queue.core.purge()
             held = queue.log_inflight.keys() | queue.log_pending.keys()
             gone = [seq for seq in queue.log_keys if seq not in held]

