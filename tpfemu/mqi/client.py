@@ -303,8 +303,8 @@ class ClientConnection:
         """MQPUT or MQGET (``opts`` its PMO or GMO, None: one at its initial values,
         ``opts_initial``; ``tail`` DataLength or BufferLength):
         the request laid out as encode_verb lays it out, from the structures' own bytes;
-        the reply's body and where its tail (DataLength) lies. ``md`` and ``opts`` are given the
-        values the server's call gave them. (The caller has checked the handle.)
+        the reply's body and where its tail (DataLength) lies. ``md`` and ``opts`` are
+        given the values the server's call gave them. (The caller has checked the handle.)
         :raises MQMIError: as _call."""
         md_bytes = _MD_INITIAL if md is None else md.pack()
         opts_bytes = opts_initial if opts is None else opts.pack()
