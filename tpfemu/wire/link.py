@@ -87,7 +87,7 @@ class Link:
         bytes) and the link is open: the next bytes on the socket are the next segment's,
         so a caller may read them itself and hand back what it does not take
         (:meth:`took`)."""
-        return not (self._ready or self._first or self.reader.buffered or self.closed)
+        return not (self._ready or self._first or self.reader._buf or self.closed)
 
     def took(self, data: bytes | bytearray, sent: int = 0) -> None:
         """Count ``sent`` bytes a caller sent on the socket itself and take ``data`` it
