@@ -68,12 +68,22 @@ typedef struct {
     int32_t version;
     int32_t msg_type_at, format_at, reply_q_at, reply_qmgr_at; /**< -1: not in the layout */
     int32_t default_msg_type;
+    int32_t group_id_at; /**< GroupId (TPF_MQ_ID_LEN bytes), -1: not in the layout */
 } tpf_journal_ctx_layout_t;
 
 /** Set the context record layout tpf_journal_record reads (size 0: none known; then
  * every record's msg_type is -1 and its texts blank). Not thread-safe: call before any
- * record is made, as the layout is set once at import. */
+ * record is made, as the layout is set once at import. Each call makes a new
+ * generation (tpf_journal_ctx_generation). */
 void tpf_journal_set_ctx_layout(const tpf_journal_ctx_layout_t *layout);
+
+/** The number of tpf_journal_set_ctx_layout calls so far: what a caller learnt from a
+ * context record (the texts, the GroupId) holds while this is unchanged. */
+uint32_t tpf_journal_ctx_generation(void);
+
+/** The GroupId in a message's context record (`ctx_len` bytes; NULL or 0: none), or
+ * NULL when it has none (no record, a record of another layout, MQGI_NONE). */
+const uint8_t *tpf_journal_ctx_group_id(const void *ctx, uint32_t ctx_len);
 
 /** The payload hash of a recently put message, by the queue and the put's sequence
  * number: a get of that message takes it instead of hashing the data again. A table
