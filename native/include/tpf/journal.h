@@ -223,10 +223,15 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, siz
  * in memory and written to the file with pwrite(2). Through a file descriptor opened
  * with O_DIRECT they go to the disk without the page cache, in whole aligned blocks (a
  * fifth of the kernel's CPU a buffered write and its write-behind take, measured): the
- * partial block at the end stays staged, written again, padded, by every
- * tpf_journal_seg_write(..., all=1) and the file then truncated to its true size, so
- * the file always ends where the appends end. Through any other descriptor the staged
- * bytes are written as they are. Zero-initialize; not thread-safe.
+ * partial block at the end stays staged, written again, padded with zeros, by every
+ * tpf_journal_seg_write(..., TPF_JOURNAL_SEG_ALL or _CUT); with _CUT (a flush) the file
+ * is then truncated to its true size, so that it ends where the appends end; with _ALL
+ * (the journal writer's cycles between flushes) the zeros stay until the next write
+ * covers them or a _CUT cuts them (an Arrow stream reader takes them for the end of the
+ * stream). Cutting a file at every cycle made the kernel zero the cut block in the
+ * page cache, and the next direct write wait for that page to be written and dropped.
+ * Through any other descriptor the staged bytes are written as they are.
+ * Zero-initialize; not thread-safe.
  */
 struct tpf_journal_seg {
     unsigned char *buf; /**< staging, TPF_JOURNAL_SEG_ALIGN-aligned (free() it) */
@@ -234,14 +239,21 @@ struct tpf_journal_seg {
     size_t used;        /**< bytes staged: the file's bytes from `base` on */
     size_t done;        /**< of which already written (the head of a partial block) */
     int64_t base;       /**< the file offset of buf[0] */
+    int64_t end;        /**< the file's end as written (past the true size: padding) */
 };
 
 /** Room for `n` more bytes at the end of the staged ones: where to put them (commit them
  * by adding n to used), or NULL when memory is exhausted (nothing changed). */
 unsigned char *tpf_journal_seg_reserve(tpf_journal_seg_t *s, size_t n);
 
-/** Write what is staged to `fd` at its place in the file: everything with `all`, else
- * only whole blocks (a direct write; a buffered one writes everything). With O_DIRECT
+/** tpf_journal_seg_write's `all`: whole blocks only; everything, a direct write's
+ * padding left in the file; everything, the file then cut to its true size. */
+#define TPF_JOURNAL_SEG_BLOCKS 0
+#define TPF_JOURNAL_SEG_CUT 1
+#define TPF_JOURNAL_SEG_ALL 2
+
+/** Write what is staged to `fd` at its place in the file: as `all` says (above; a
+ * buffered write always writes everything). With O_DIRECT
  * an unaligned start or a write the file system refuses (EINVAL) turns O_DIRECT off on
  * fd, and the bytes are written buffered. Returns 0, or -1 with errno (nothing
  * unstaged). */
