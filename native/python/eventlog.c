@@ -124,6 +124,7 @@ void eventlog_names_restart(EventLog *self, PyObject *names, PyObject *index)
     Py_SETREF(self->index, index);
     self->last_name[0] = self->last_name[1] = NULL;
     self->last_text_len[0] = self->last_text_len[1] = self->last_text_len[2] = 0;
+    self->memo.len = 0;
 }
 
 /* The index of `name` (a str) in this cycle's names, added if new; `which`: 0 queue,
@@ -225,26 +226,53 @@ static int32_t text_index_new(EventLog *self, int which, tpf_journal_text_t fiel
     return ix;
 }
 
+/* Read what a record keeps of the context record ctx (ctx_len bytes, not 0) into the
+ * memo: the indexes of its texts (added to this cycle's names) and its GroupId; the
+ * memo then holds ctx's bytes too when they fit. -1 with an exception set (the memo
+ * empty). */
+static int ctx_read(EventLog *self, const char *ctx, uint32_t ctx_len)
+{
+    ctx_memo_t *m = &self->memo;
+    tpf_journal_text_t t[3];
+    m->len = 0;
+    tpf_journal_ctx_fields(ctx, ctx_len, t);
+    for (int c = 0; c < 3; c++)
+        if ((m->texts[c] = text_index(self, c, t[c])) < -1)
+            return -1;
+    const uint8_t *g = tpf_journal_ctx_group_id(ctx, ctx_len);
+    m->has_group = g != NULL;
+    if (g != NULL)
+        memcpy(m->group, g, TPF_MQ_ID_LEN);
+    m->generation = tpf_journal_ctx_generation();
+    if (ctx_len <= sizeof m->bytes) {
+        memcpy(m->bytes, ctx, ctx_len);
+        m->len = ctx_len;
+    }
+    return 0;
+}
+
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
-                    const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
-                    uint32_t ctx_len, PyObject *data_obj, const char *data,
-                    Py_ssize_t length, int64_t time_us, uint64_t uow)
+                    const tpf_mq_msg_t *md, const char *ctx, uint32_t ctx_len,
+                    PyObject *data_obj, const char *data, Py_ssize_t length,
+                    int64_t time_us, uint64_t uow)
 {
     EventLog *self = (EventLog *)log;
     evbuf_t *b = &self->cur;
     int64_t ecb;
     PyObject *program;
     int32_t queue_ix = -1, program_ix = -1, texts[3] = {-1, -1, -1};
+    const uint8_t *group_id = NULL;
     if (ctx != NULL && ctx_len != 0) {
-        tpf_journal_text_t t[3];
-        tpf_journal_ctx_fields(ctx, ctx_len, t);
-        for (int c = 0; c < 3; c++) {
-            if ((texts[c] = text_index(self, c, t[c])) < -1) {
-                PyErr_Clear();
-                self->lost++;
-                return 0;
-            }
+        ctx_memo_t *m = &self->memo;
+        if (!(ctx_len == m->len && m->generation == tpf_journal_ctx_generation() &&
+              memcmp(ctx, m->bytes, ctx_len) == 0) &&
+            ctx_read(self, ctx, ctx_len) < 0) {
+            PyErr_Clear();
+            self->lost++;
+            return 0;
         }
+        memcpy(texts, m->texts, sizeof texts);
+        group_id = m->has_group ? m->group : NULL;
     }
     /* The MQI call has done its work: an event that cannot be recorded is counted as
      * lost, never raised (the caller would take the call as failed). */

@@ -85,9 +85,9 @@ static inline int eventlog_check(PyObject *obj)
  * Record a put or get (`kind`) of the message described by `md`, whose data (without
  * its context record) is `data[0:length]` (copied), on the queue named `queue`, at
  * `time_us`, by unit of work `uow` (0: none; the call's, not md->uow, which a get
- * reports as the put's). `group_id` is the message's GroupId, or NULL for none; `ctx`
- * its context record (`ctx_len` bytes; NULL or 0 for none), whose MsgType, Format,
- * ReplyToQ and ReplyToQMgr the record keeps. `data_obj`, when not NULL, is the bytes
+ * reports as the put's). `ctx` is its context record (`ctx_len` bytes; NULL or 0 for
+ * none), whose MsgType, Format, ReplyToQ, ReplyToQMgr and GroupId the record keeps (a
+ * record with the same bytes as the last one recorded is not read again). `data_obj`, when not NULL, is the bytes
  * object whose contents `data` is: at level events the log then holds it (a new
  * reference, until the writer has hashed it) instead of hashing a put's data on the
  * caller's thread. Reads
@@ -96,7 +96,7 @@ static inline int eventlog_check(PyObject *obj)
  * the exception cleared, instead of failing that call.
  */
 int eventlog_record(PyObject *log, int kind, PyObject *queue, const void *q,
-                    const tpf_mq_msg_t *md, const uint8_t *group_id, const char *ctx,
+                    const tpf_mq_msg_t *md, const char *ctx,
                     uint32_t ctx_len, PyObject *data_obj, const char *data,
                     Py_ssize_t length, int64_t time_us, uint64_t uow);
 

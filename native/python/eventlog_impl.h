@@ -31,6 +31,19 @@ typedef struct {
  * hashed as they are recorded. */
 #define HELD_MAX ((size_t)64 << 20)
 
+/** The last context record read (eventlog_record): what a record keeps of it, so that
+ * the next event of a message with the same record (an application's puts share their
+ * put context) compares its bytes instead of reading its fields again. Holds while
+ * `generation` is the context layout's and the cycle's names are (len 0: nothing). */
+typedef struct {
+    uint32_t len;
+    uint32_t generation;
+    int32_t texts[3];          /**< the indexes of its Format, ReplyToQ, ReplyToQMgr */
+    int has_group;             /**< GroupId not MQGI_NONE: in group */
+    uint8_t group[TPF_MQ_ID_LEN];
+    char bytes[512];           /**< the record (a longer one is not kept) */
+} ctx_memo_t;
+
 
 typedef struct {
     PyObject_HEAD
@@ -45,6 +58,7 @@ typedef struct {
                                  they are in the context record (blanks included) */
     size_t last_text_len[3]; /**< their widths, 0: none seen this cycle */
     int32_t last_text_ix[3]; /**< and their indexes in names (-1: blank) */
+    ctx_memo_t memo;      /**< the last context record read */
     Py_ssize_t lost;      /**< events the fast paths could not record (no memory) */
     PyObject *current;    /**< callable() -> the running ECB or None (the slow way) */
     int payload;          /**< keep the data for take() (journal level payload) */

@@ -57,7 +57,8 @@ const char eventlog_write_ipc_doc[] =
              "write_ipc(fd, seq0, cpu, qmgr, batch_events, emitted[, wake_fd, wait])\n--\n\n"
              "Write everything recorded, in order, and forget it: each run of events the\n"
              "fast paths recorded goes to fd (a file descriptor, written batch by batch,\n"
-             "or a SegmentFile, appended to and flushed at the end) as Arrow IPC record\n"
+             "or a SegmentFile, appended to and written at the end, a direct write's\n"
+             "padding left for SegmentFile.flush to cut) as Arrow IPC record\n"
              "batches of the segment schema (journal/schema.py SEGMENT_SCHEMA: at most\n"
              "batch_events rows each; seq, cpu and qmgr are not rows, the segment's\n"
              "metadata holds them: cpu and qmgr are the segment's, checked to be str),\n"
@@ -244,7 +245,8 @@ PyObject *eventlog_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t n
                 break;
             }
             int rc = seg == NULL ? write_all(fd, self->enc.buf, len)
-                     : seg->used >= SEGFILE_SPILL ? tpf_journal_seg_write(seg, fd, 0) : 0;
+                     : seg->used >= SEGFILE_SPILL
+                         ? tpf_journal_seg_write(seg, fd, TPF_JOURNAL_SEG_BLOCKS) : 0;
             if (rc < 0) {
                 err = errno;
                 break;
@@ -252,7 +254,8 @@ PyObject *eventlog_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t n
             done += n;
             written += len;
         }
-        if (seg != NULL && err == 0 && done == taken.n && tpf_journal_seg_write(seg, fd, 1) < 0)
+        if (seg != NULL && err == 0 && done == taken.n &&
+            tpf_journal_seg_write(seg, fd, TPF_JOURNAL_SEG_ALL) < 0)
             err = errno; /* (the cycle ends with this run: written in the same release) */
         if (err == 0 && done == taken.n)
             wait_for_wake(wake_fd, wait_ms); /* (the next cycle's wait, in the same release) */
@@ -264,7 +267,7 @@ PyObject *eventlog_write_ipc(EventLog *self, PyObject *const *args, Py_ssize_t n
         int rc;
         segfile_busy(args[0], 1);
         Py_BEGIN_ALLOW_THREADS
-        rc = tpf_journal_seg_write(seg, fd, 1);
+        rc = tpf_journal_seg_write(seg, fd, TPF_JOURNAL_SEG_ALL);
         if (rc == 0)
             wait_for_wake(wake_fd, wait_ms);
         Py_END_ALLOW_THREADS

@@ -65,7 +65,7 @@ static PyObject *not_got(FastQueue *self, int rc, const alloc_ctx_t *out)
 
 /* get_body(uow, not_persistent, log) with a log: the get, and its event recorded. The
  * message is copied once, into a new bytes object, which is the result when it has no
- * context record (else the record is read for the GroupId and the data copied out). */
+ * context record (else the data is copied out; the log reads the record). */
 static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObject *log)
 {
     alloc_ctx_t out = {NULL};
@@ -74,10 +74,8 @@ static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObj
     if (rc != MQRC_NONE)
         return not_got(self, rc, &out);
     PyObject *data = out.bytes;
-    const uint8_t *g = NULL;
     const char *whole = PyBytes_AS_STRING(out.bytes);
     if (md.ctx_len != 0) {
-        g = md_record_group_id(whole, md.ctx_len);
         data = PyBytes_FromStringAndSize(whole + md.ctx_len,
                                          (Py_ssize_t)(md.length - md.ctx_len));
         if (data == NULL) {
@@ -86,7 +84,7 @@ static PyObject *get_body_logged(FastQueue *self, uint64_t uow, int flags, PyObj
         }
     }
     /* (out.bytes, which holds the context record, is kept until it is recorded) */
-    int logged = eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, g, whole,
+    int logged = eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, whole,
                                  md.ctx_len, NULL, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
                                  md_now_us(), uow);
     if (data != out.bytes)
@@ -232,8 +230,7 @@ PyObject *fq_get_md(FastQueue *self, PyObject *const *args, Py_ssize_t nargs,
         goto done;
     int64_t now = md.expiry == TPF_MQ_NEVER && !logged ? 0 : md_now_us();
     if (md_get_write(args[0], &md, record, now) < 0 ||
-        (logged && eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md,
-                                   md_record_group_id(record, md.ctx_len), record,
+        (logged && eventlog_record(log, EVENTLOG_GET, self->name, self->q, &md, record,
                                    md.ctx_len, NULL, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), now,
                                    uow) < 0)) {
         Py_DECREF(data);
@@ -300,8 +297,8 @@ int fq_get_raw(FastQueue *self, void *md, int mdv, uint32_t match, int not_persi
     int64_t now = m.expiry == TPF_MQ_NEVER && log == NULL ? 0 : md_now_us();
     rc = md_get_write_raw(md, mdv, &m, record, now) < 0 ||
                  (log != NULL &&
-                  eventlog_record(log, EVENTLOG_GET, self->name, self->q, &m,
-                                  md_record_group_id(record, m.ctx_len), record, m.ctx_len,
+                  eventlog_record(log, EVENTLOG_GET, self->name, self->q, &m, record,
+                                  m.ctx_len,
                                   NULL, data, n, now, uow) < 0)
              ? -1
              : 1;

@@ -146,7 +146,7 @@ static PyObject *put_logged(FastQueue *self, PyObject *data, long priority, uint
                            (uint32_t)PyBytes_GET_SIZE(data));
     if (rc != MQRC_NONE)
         return raise_rc(self, rc, "MQPUT");
-    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, NULL, 0, data,
+    if (eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &md, NULL, 0, data,
                         PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), md.put_time, uow) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -253,8 +253,7 @@ static int put_event(FastQueue *self, const md_put_t *p, PyObject *data_obj, con
 {
     if (log == NULL)
         return 0;
-    return eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md,
-                           md_record_group_id(p->record, p->record_len), p->record,
+    return eventlog_record(log, EVENTLOG_PUT, self->name, self->q, &p->md, p->record,
                            p->record_len, data_obj, data, ndata, now, uow);
 }
 

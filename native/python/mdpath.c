@@ -110,7 +110,7 @@ static int32_t field_at(const char *name, int kind, int width)
 static void journal_layout(int version, Py_ssize_t size)
 {
     tpf_journal_ctx_layout_t j = {(int32_t)size, version, field_at("MsgType", K_INT, 4),
-                                  -1, -1, -1, -1};
+                                  -1, -1, -1, -1, L.group_at};
     for (int i = 0; i < L.nfields; i++)
         if (L.f[i].kind == K_INT && PyUnicode_CompareWithASCIIString(L.f[i].name, "MsgType") == 0)
             j.default_msg_type = (int32_t)L.f[i].dflt_int;
@@ -491,16 +491,6 @@ int md_put_read(PyObject *fields, const md_put_settings_t *s, int64_t now, md_pu
             return r;
     }
     return md_put_finish(&in, s, now, out);
-}
-
-const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len)
-{
-    if (!L.ready || L.group_at < 0 || (Py_ssize_t)ctx_len != L.size ||
-        (uint8_t)record[0] != L.version)
-        return NULL;
-    static const uint8_t none[TPF_MQ_ID_LEN];
-    const uint8_t *id = (const uint8_t *)record + L.group_at;
-    return memcmp(id, none, TPF_MQ_ID_LEN) == 0 ? NULL : id;
 }
 
 /* -- writing an MD ------------------------------------------------------------------- */

@@ -101,10 +101,6 @@ int md_get_read(PyObject *fields, uint32_t match, tpf_mq_getreq_t *req);
 int md_get_write(PyObject *obj, const tpf_mq_msg_t *md, const char *record, int64_t now);
 
 
-/** The GroupId stored in a context record (`ctx_len` bytes at `record`, as the core
- * keeps it), or NULL when it has none (no record, MQGI_NONE, or not this layout's). */
-const uint8_t *md_record_group_id(const char *record, uint32_t ctx_len);
-
 /** The wall clock in microseconds (the clock of put times and expiry deadlines). */
 int64_t md_now_us(void);
 

@@ -12,9 +12,13 @@ static PyObject *s_ecb_id, *s_program; /* interned attribute names */
 
 /* The ECB running on this thread, kept by set_running_ecb (the ECB runtime's switch
  * watcher, installed by tpfemu._lowlevel): a strong reference, or NULL outside any
- * entry, and its id. A thread that ends inside an entry leaks that one reference. */
-static _Thread_local PyObject *running_ecb;
-static _Thread_local int64_t running_ecb_id;
+ * entry, and its id. A thread that ends inside an entry leaks that one reference.
+ * (initial-exec: read at a fixed offset from the thread pointer, where the default model
+ * of a shared object calls __tls_get_addr at every event; 16 bytes of the static TLS
+ * room the C library keeps for modules loaded later.) */
+#define SLOT _Thread_local __attribute__((tls_model("initial-exec")))
+static SLOT PyObject *running_ecb;
+static SLOT int64_t running_ecb_id;
 /* 1 once the watcher sees every change (installed before any entry ran): the slots are
  * then the truth, and EventLog reads them instead of calling its `current`. */
 static int slots_exact;

@@ -55,7 +55,7 @@ static PyObject *sf_append(SegmentFile *self, PyObject *data)
     memcpy(at, view.buf, (size_t)view.len);
     self->seg.used += (size_t)view.len;
     PyBuffer_Release(&view);
-    if (self->seg.used >= SEGFILE_SPILL && sf_write(self, 0) < 0)
+    if (self->seg.used >= SEGFILE_SPILL && sf_write(self, TPF_JOURNAL_SEG_BLOCKS) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -64,7 +64,8 @@ static PyObject *sf_flush(SegmentFile *self, PyObject *unused)
 {
     (void)unused;
     if (sf_busy(self) < 0 ||
-        (self->seg.used != self->seg.done && sf_write(self, 1) < 0)) /* (else: nothing new) */
+        ((self->seg.used != self->seg.done || self->seg.end > tpf_journal_seg_size(&self->seg)) &&
+         sf_write(self, TPF_JOURNAL_SEG_CUT) < 0)) /* (else: nothing new, nothing to cut) */
         return NULL;
     Py_RETURN_NONE;
 }
@@ -128,7 +129,8 @@ static PyMethodDef sf_methods[] = {
      "append(data)\n--\n\nAppend a bytes-like object's bytes (staged: written by flush(), or "
      "in whole blocks once many are staged)."},
     {"flush", (PyCFunction)sf_flush, METH_NOARGS,
-     "flush()\n--\n\nWrite everything appended (OSError when a write fails: it stays staged)."},
+     "flush()\n--\n\nWrite everything appended, the file cut to its true size (OSError when "
+     "a write fails: it stays staged)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -140,7 +142,8 @@ PyTypeObject segfile_type = {
     .tp_doc = "SegmentFile(fd, size=0): appends to the file open as fd, whose first `size`\n"
               "bytes are written, staged and written with pwrite at their offsets: with\n"
               "O_DIRECT on fd in whole blocks (the partial last one rewritten, padded, and\n"
-              "the file cut to its size at each flush), else as they are\n"
+              "the file cut to its size at each flush; EventLog.write_ipc leaves the\n"
+              "padding), else as they are\n"
               "(native/include/tpf/journal.h, tpf_journal_seg_t).",
     .tp_new = sf_new,
     .tp_dealloc = (destructor)sf_dealloc,

@@ -44,10 +44,17 @@ static void event_hash(tpf_journal_rec_t *r, tpf_journal_recent_t *recent, int k
 }
 
 static tpf_journal_ctx_layout_t ctx_layout; /* size 0: none known */
+static uint32_t ctx_generation;
 
 void tpf_journal_set_ctx_layout(const tpf_journal_ctx_layout_t *layout)
 {
     ctx_layout = *layout;
+    ctx_generation++;
+}
+
+uint32_t tpf_journal_ctx_generation(void)
+{
+    return ctx_generation;
 }
 
 tpf_journal_text_t tpf_journal_text_trim(tpf_journal_text_t field)
@@ -93,6 +100,15 @@ void tpf_journal_ctx_fields(const void *ctx, uint32_t ctx_len, tpf_journal_text_
     out[0] = field_raw(ctx, L->format_at, 8);
     out[1] = field_raw(ctx, L->reply_q_at, 48);
     out[2] = field_raw(ctx, L->reply_qmgr_at, 48);
+}
+
+const uint8_t *tpf_journal_ctx_group_id(const void *ctx, uint32_t ctx_len)
+{
+    static const uint8_t none[TPF_MQ_ID_LEN];
+    if (!ctx_known(ctx, ctx_len) || ctx_layout.group_id_at < 0)
+        return NULL;
+    const uint8_t *id = (const uint8_t *)ctx + ctx_layout.group_id_at;
+    return memcmp(id, none, TPF_MQ_ID_LEN) == 0 ? NULL : id;
 }
 
 /* MsgType from the context record, if it is one of the layout's (a message without one

@@ -56,24 +56,44 @@ static int write_all_at(int fd, const unsigned char *p, size_t len, int64_t at, 
     return 0;
 }
 
+/* The file written up to `at`: its end as written moves there if that is further. */
+static void written_to(tpf_journal_seg_t *s, int64_t at)
+{
+    if (at > s->end)
+        s->end = at;
+}
+
 /* Write the staged bytes not written yet, as they are; all of them are then unstaged. */
 static int write_buffered(tpf_journal_seg_t *s, int fd, int seekable)
 {
     if (write_all_at(fd, s->buf + s->done, s->used - s->done, s->base + (int64_t)s->done,
                      seekable) < 0)
         return -1;
+    written_to(s, s->base + (int64_t)s->used);
     s->base += (int64_t)s->used;
     s->used = s->done = 0;
     return 0;
 }
 
-/* The direct write: the whole blocks, and with `all` the last partial one padded with
- * zeros (then cut off the file). 1: done; 0: not possible here (write buffered); -1:
- * failed. The partial block stays staged. */
+/* Cut the file to its true size if a padded write left it longer. */
+static int cut(tpf_journal_seg_t *s, int fd)
+{
+    if (s->end <= tpf_journal_seg_size(s))
+        return 0;
+    if (ftruncate(fd, (off_t)tpf_journal_seg_size(s)) < 0)
+        return -1;
+    s->end = tpf_journal_seg_size(s);
+    return 0;
+}
+
+/* The direct write: the whole blocks, and with `all` (not TPF_JOURNAL_SEG_BLOCKS) the
+ * last partial one padded with zeros (cut off the file with TPF_JOURNAL_SEG_CUT). 1:
+ * done; 0: not possible here (write buffered); -1: failed. The partial block stays
+ * staged. */
 static int write_direct(tpf_journal_seg_t *s, int fd, int all)
 {
     size_t whole = s->used & ~(ALIGN - 1);
-    size_t len = all ? (s->used + ALIGN - 1) & ~(ALIGN - 1) : whole;
+    size_t len = all != TPF_JOURNAL_SEG_BLOCKS ? (s->used + ALIGN - 1) & ~(ALIGN - 1) : whole;
     if ((s->base & (int64_t)(ALIGN - 1)) != 0)
         return 0;
     if (len == 0)
@@ -82,7 +102,8 @@ static int write_direct(tpf_journal_seg_t *s, int fd, int all)
         memset(s->buf + s->used, 0, len - s->used);
     if (write_all_at(fd, s->buf, len, s->base, 1) < 0)
         return errno == EINVAL ? 0 : -1;
-    if (len > s->used && ftruncate(fd, (off_t)tpf_journal_seg_size(s)) < 0)
+    written_to(s, s->base + (int64_t)len);
+    if (all == TPF_JOURNAL_SEG_CUT && cut(s, fd) < 0)
         return -1;
     size_t rest = s->used - whole;
     memmove(s->buf, s->buf + whole, rest);
@@ -94,8 +115,8 @@ static int write_direct(tpf_journal_seg_t *s, int fd, int all)
 
 int tpf_journal_seg_write(tpf_journal_seg_t *s, int fd, int all)
 {
-    if (s->used == s->done)
-        return 0;
+    if (s->used == s->done) /* (nothing new: a cut may be due) */
+        return all == TPF_JOURNAL_SEG_CUT ? cut(s, fd) : 0;
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0)
         return -1;
@@ -109,5 +130,7 @@ int tpf_journal_seg_write(tpf_journal_seg_t *s, int fd, int all)
     struct stat st;
     if (fstat(fd, &st) < 0)
         return -1;
-    return write_buffered(s, fd, S_ISREG(st.st_mode));
+    if (write_buffered(s, fd, S_ISREG(st.st_mode)) < 0)
+        return -1;
+    return all == TPF_JOURNAL_SEG_CUT && S_ISREG(st.st_mode) ? cut(s, fd) : 0;
 }

@@ -515,3 +515,37 @@ def test_reply_to_names_that_differ_late_in_the_field_are_each_recorded(start_sy
     assert [(e.reply_to_q, e.reply_to_qmgr, e.format) for e in puts] == [
         (name, qmgrs[i % 2], formats[i // 3 % 2].decode())
         for i, name in enumerate(names * 2)]
+
+
+def test_equal_context_records_are_each_recorded_as_their_own(start_system):
+    """Consecutive messages whose context records are equal, or differ in their GroupId
+    alone, each have their own ReplyToQ, Format and GroupId in their put and get events,
+    also where a write cycle (which starts a new table of names) falls between two equal
+    records: the capture reads a record once and compares the next ones with it."""
+    system = start_system()
+    conn = pymqi.connect(system.name)
+    q = pymqi.Queue(conn, "APP.Q", IO)
+    groups = [None, None, "flush", None, None, b"G1", b"G1", b"G2", None, b"G2", "flush",
+              b"G2"]
+    sent = []
+    try:
+        for i, group in enumerate(groups):
+            if group == "flush":
+                assert system.journal.flush()
+                continue
+            reply = "R2" if i == 9 else "R1"
+            md = pymqi.MD(Version=2, ReplyToQ=reply.encode(), Format=CMQC.MQFMT_STRING)
+            if group is not None:
+                md.GroupId = group
+            q.put(b"equal %d" % i, md)
+            sent.append((reply, None if group is None else group.ljust(24, b"\0")))
+        got = [q.get(None, pymqi.MD()) for _ in sent]
+        assert system.journal.flush()
+    finally:
+        q.close()
+        conn.disconnect()
+    assert len(got) == len(sent)
+    events = [e for e in journal.read_events(system.home) if e.queue == "APP.Q"]
+    for kind in ("put", "get"):
+        assert [(e.reply_to_q, e.group_id, e.format) for e in events if e.event == kind] == [
+            (reply, group, "MQSTR") for reply, group in sent], kind

@@ -5,6 +5,7 @@ holds exactly what was appended after every flush, whichever way it is written."
 from __future__ import annotations
 
 import os
+import time
 
 import pyarrow as pa
 import pytest
@@ -176,3 +177,39 @@ def test_zeros_after_the_last_message_read_as_the_end(start_system):
     events = list(journal.read_events(system.home, queue="APP.Q", events=["put", "get"]))
     assert len(events) == 200
     assert last_seq(segment) == max(e.seq for e in journal.read_events(system.home))
+
+
+def test_cycles_between_flushes_leave_the_padding_and_a_flush_cuts_it(start_system, tmp_path):
+    """The writer's cycles between flushes write every event (a direct-written segment
+    then ends in its last block's zeros, which read as the end of the stream), without
+    cutting the file at each cycle; a flush cuts it to its true size."""
+    from tpfemu.journal.writer import Journal
+
+    probe = tmp_path / "probe"
+    os.close(_open(probe, True))
+    system = start_system(queues=("PAD.Q",))
+    system.journal.stop()
+    jr = Journal(system.qmgr, tmp_path / "j", interval=600, batch_events=16,
+                 cpu=system.cpu).start()
+    qm = pymqi.connect(system.name)
+    q = pymqi.Queue(qm, "PAD.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    try:
+        assert jr._file.direct
+        for i in range(50):
+            q.put(b"pad %d" % i, pymqi.MD())
+            q.get(None, pymqi.MD())
+        deadline = time.monotonic() + 10
+        rows = 0
+        while rows < 100 and time.monotonic() < deadline:  # (no flush asked)
+            time.sleep(0.02)
+            rows = sum(1 for _ in journal.read_events(tmp_path / "j", queue="PAD.Q"))
+        assert rows == 100
+        size = os.path.getsize(jr.segment)
+        assert size % 4096 == 0 and size > jr._size
+        assert jr.flush()
+        assert os.path.getsize(jr.segment) == jr._size
+        assert len(list(journal.read_events(tmp_path / "j", queue="PAD.Q"))) == 100
+    finally:
+        q.close()
+        qm.disconnect()
+        jr.stop()

@@ -445,7 +445,10 @@ class Journal:
             count = self._write_taken()
             if count and wait:
                 self._wait(wait)
-        self._file.flush()
+        if self.encoder != "c" or not wait:
+            # (write_ipc has written everything, a direct write's padding left in the
+            # file: cut here by a flush or a stop, not at every cycle, see tpf_journal_seg_t)
+            self._file.flush()
         self._seq += count
         self.written += count
         self._write_behind()

@@ -68,12 +68,22 @@ typedef struct {
     int32_t version;
     int32_t msg_type_at, format_at, reply_q_at, reply_qmgr_at; /**< -1: not in the layout */
     int32_t default_msg_type;
+    int32_t group_id_at; /**< GroupId (TPF_MQ_ID_LEN bytes), -1: not in the layout */
 } tpf_journal_ctx_layout_t;
 
 /** Set the context record layout tpf_journal_record reads (size 0: none known; then
  * every record's msg_type is -1 and its texts blank). Not thread-safe: call before any
- * record is made, as the layout is set once at import. */
+ * record is made, as the layout is set once at import. Each call makes a new
+ * generation (tpf_journal_ctx_generation). */
 void tpf_journal_set_ctx_layout(const tpf_journal_ctx_layout_t *layout);
+
+/** The number of tpf_journal_set_ctx_layout calls so far: what a caller learnt from a
+ * context record (the texts, the GroupId) holds while this is unchanged. */
+uint32_t tpf_journal_ctx_generation(void);
+
+/** The GroupId in a message's context record (`ctx_len` bytes; NULL or 0: none), or
+ * NULL when it has none (no record, a record of another layout, MQGI_NONE). */
+const uint8_t *tpf_journal_ctx_group_id(const void *ctx, uint32_t ctx_len);
 
 /** The payload hash of a recently put message, by the queue and the put's sequence
  * number: a get of that message takes it instead of hashing the data again. A table
@@ -213,10 +223,15 @@ int tpf_journal_encode(const tpf_journal_batch_t *b, tpf_journal_seg_t *out, siz
  * in memory and written to the file with pwrite(2). Through a file descriptor opened
  * with O_DIRECT they go to the disk without the page cache, in whole aligned blocks (a
  * fifth of the kernel's CPU a buffered write and its write-behind take, measured): the
- * partial block at the end stays staged, written again, padded, by every
- * tpf_journal_seg_write(..., all=1) and the file then truncated to its true size, so
- * the file always ends where the appends end. Through any other descriptor the staged
- * bytes are written as they are. Zero-initialize; not thread-safe.
+ * partial block at the end stays staged, written again, padded with zeros, by every
+ * tpf_journal_seg_write(..., TPF_JOURNAL_SEG_ALL or _CUT); with _CUT (a flush) the file
+ * is then truncated to its true size, so that it ends where the appends end; with _ALL
+ * (the journal writer's cycles between flushes) the zeros stay until the next write
+ * covers them or a _CUT cuts them (an Arrow stream reader takes them for the end of the
+ * stream). Cutting a file at every cycle made the kernel zero the cut block in the
+ * page cache, and the next direct write wait for that page to be written and dropped.
+ * Through any other descriptor the staged bytes are written as they are.
+ * Zero-initialize; not thread-safe.
  */
 struct tpf_journal_seg {
     unsigned char *buf; /**< staging, TPF_JOURNAL_SEG_ALIGN-aligned (free() it) */
@@ -224,14 +239,21 @@ struct tpf_journal_seg {
     size_t used;        /**< bytes staged: the file's bytes from `base` on */
     size_t done;        /**< of which already written (the head of a partial block) */
     int64_t base;       /**< the file offset of buf[0] */
+    int64_t end;        /**< the file's end as written (past the true size: padding) */
 };
 
 /** Room for `n` more bytes at the end of the staged ones: where to put them (commit them
  * by adding n to used), or NULL when memory is exhausted (nothing changed). */
 unsigned char *tpf_journal_seg_reserve(tpf_journal_seg_t *s, size_t n);
 
-/** Write what is staged to `fd` at its place in the file: everything with `all`, else
- * only whole blocks (a direct write; a buffered one writes everything). With O_DIRECT
+/** tpf_journal_seg_write's `all`: whole blocks only; everything, a direct write's
+ * padding left in the file; everything, the file then cut to its true size. */
+#define TPF_JOURNAL_SEG_BLOCKS 0
+#define TPF_JOURNAL_SEG_CUT 1
+#define TPF_JOURNAL_SEG_ALL 2
+
+/** Write what is staged to `fd` at its place in the file: as `all` says (above; a
+ * buffered write always writes everything). With O_DIRECT
  * an unaligned start or a write the file system refuses (EINVAL) turns O_DIRECT off on
  * fd, and the bytes are written buffered. Returns 0, or -1 with errno (nothing
  * unstaged). */
