@@ -125,13 +125,16 @@ def _fingerprint(*more):
 
 def _based(frame, rule):
     """Outbound messages of one side, each with a row id ``rid``: the position of its
-    row in the scan, the same every time the side is read (see :func:`compare`)."""
+    row in the scan, the same every time the side is read (see :func:`compare`). A side
+    without backouts (looked up once here) is read without the direction rule's anti-join
+    of backed-out units of work: every scan of it (stage 1, the left-overs' MsgIds, the
+    candidates' rows) then skips a broadcast and a lookup per row."""
     from pyspark.sql import functions as F
 
-    from tpfemu.pipeline.capture import OUTBOUND, messages
+    from tpfemu.pipeline.capture import OUTBOUND, has_backouts, messages
 
-    return messages(frame, OUTBOUND, rule).withColumn("rid",
-                                                       F.monotonically_increasing_id())
+    return messages(frame, OUTBOUND, rule, backouts=has_backouts(frame)).withColumn(
+        "rid", F.monotonically_increasing_id())
 
 
 def _id_hash(col):
