@@ -29,7 +29,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Direction", "INBOUND", "OUTBOUND", "with_direction", "messages"]
+__all__ = ["Direction", "INBOUND", "OUTBOUND", "has_backouts", "with_direction", "messages"]
 
 INBOUND = "in"
 OUTBOUND = "out"
@@ -69,16 +69,32 @@ def _queue_condition(col, names: Sequence[str]):
     return cond
 
 
-def with_direction(frame, rule: Direction | None = None):
+def _backouts(frame):
+    """The rows of ``frame`` that back out a unit of work (uow 0 is none)."""
+    from pyspark.sql import functions as F
+
+    return frame.where((F.col("event") == "backout") & (F.col("uow") != 0))
+
+
+def has_backouts(frame) -> bool:
+    """Whether ``frame`` backs out any unit of work (one Spark job, which stops at the
+    first such row; a Parquet input whose row groups hold no ``backout`` is skipped by
+    their statistics)."""
+    return bool(_backouts(frame).limit(1).count())
+
+
+def with_direction(frame, rule: Direction | None = None, *, backouts: bool = True):
     """Put events of ``frame`` (a journal DataFrame) that took effect, with a
-    ``direction`` column holding ``in`` or ``out`` by the rules above."""
+    ``direction`` column holding ``in`` or ``out`` by the rules above. ``backouts=False``
+    says that ``frame`` has no backout rows (:func:`has_backouts`): every put took effect,
+    and no anti-join against the backed-out units of work is planned."""
     from pyspark.sql import functions as F
 
     rule = rule or Direction()
-    backouts = (frame.where((F.col("event") == "backout") & (F.col("uow") != 0))
-                .select("qmgr", "uow").distinct())
     puts = frame.where(F.col("event") == "put")
-    puts = puts.join(F.broadcast(backouts), on=["qmgr", "uow"], how="left_anti")
+    if backouts:
+        backed_out = _backouts(frame).select("qmgr", "uow").distinct()
+        puts = puts.join(F.broadcast(backed_out), on=["qmgr", "uow"], how="left_anti")
     given = F.lower(F.col("direction"))
     by_queue = rule.queue_rule()
     if by_queue is not None:
@@ -93,11 +109,12 @@ def with_direction(frame, rule: Direction | None = None):
     return puts.withColumn("direction", decided)
 
 
-def messages(frame, which: str, rule: Direction | None = None):
-    """The inbound (``which="in"``) or outbound (``"out"``) messages of a journal frame."""
+def messages(frame, which: str, rule: Direction | None = None, *, backouts: bool = True):
+    """The inbound (``which="in"``) or outbound (``"out"``) messages of a journal frame
+    (``backouts`` as :func:`with_direction` has it)."""
     from pyspark.sql import functions as F
 
-    return with_direction(frame, rule).where(F.col("direction") == which)
+    return with_direction(frame, rule, backouts=backouts).where(F.col("direction") == which)
 
 
 # -- the same rules on Arrow tables (replay reads local captures without a JVM) -----------

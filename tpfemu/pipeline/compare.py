@@ -125,13 +125,16 @@ def _fingerprint(*more):
 
 def _based(frame, rule):
     """Outbound messages of one side, each with a row id ``rid``: the position of its
-    row in the scan, the same every time the side is read (see :func:`compare`)."""
+    row in the scan, the same every time the side is read (see :func:`compare`). A side
+    without backouts (looked up once here) is read without the direction rule's anti-join
+    of backed-out units of work: every scan of it (stage 1, the left-overs' MsgIds, the
+    candidates' rows) then skips a broadcast and a lookup per row."""
     from pyspark.sql import functions as F
 
-    from tpfemu.pipeline.capture import OUTBOUND, messages
+    from tpfemu.pipeline.capture import OUTBOUND, has_backouts, messages
 
-    return messages(frame, OUTBOUND, rule).withColumn("rid",
-                                                       F.monotonically_increasing_id())
+    return messages(frame, OUTBOUND, rule, backouts=has_backouts(frame)).withColumn(
+        "rid", F.monotonically_increasing_id())
 
 
 def _id_hash(col):
@@ -347,13 +350,34 @@ def _small(frame, rows: int):
     return F.broadcast(frame) if rows <= _BROADCAST_IDS else frame
 
 
-def _kept(frame):
-    """``frame`` marked to be kept in memory (spilling to disk if need be) once computed,
-    for the jobs that read it again; the caller unpersists it. The first query that reads
-    it computes it (every column of every row)."""
+def _kept(spark, frame):
+    """``frame`` kept (in memory, spilling to disk if need be) once computed, for the jobs
+    that read it again; returns it and a function that frees it. The first query that
+    reads it computes it (every column of every row).
+
+    On a local master it is kept as Spark's own rows (a local checkpoint, serialized):
+    building the columnar copy of a cache (:meth:`DataFrame.persist`) cost more than the
+    match it keeps (10M rows: about 20 s of the JVM's CPU, docs/pipeline.md). A local
+    checkpoint cannot be recomputed if an executor is lost, so on a cluster the frame is
+    cached as before."""
     from pyspark import StorageLevel
 
-    return frame.persist(StorageLevel.MEMORY_AND_DISK)
+    if not spark.sparkContext.master.startswith("local"):
+        cached = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        return cached, cached.unpersist
+    jsc = spark.sparkContext._jsc
+    before = set(jsc.getPersistentRDDs().keySet())
+    kept = frame.localCheckpoint(eager=False, storageLevel=StorageLevel.MEMORY_AND_DISK)
+    ours = set(jsc.getPersistentRDDs().keySet()) - before
+
+    def release() -> None:
+        rdds = jsc.getPersistentRDDs()
+        for rdd_id in ours:
+            rdd = rdds.get(rdd_id)
+            if rdd is not None:
+                rdd.unpersist(False)
+
+    return kept, release
 
 
 def _with_msg_ids(base, rows, count: int):
@@ -425,7 +449,7 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     pair = F.col("matched_by").isNotNull()
     # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes, in fp)
     differs1 = F.col("e_fp") != F.col("a_fp")
-    kept = _kept(stage1.select(
+    kept, release = _kept(spark, stage1.select(
         "queue", "matched_by",
         *[F.col(f"{p}_{c}") if c in _PAIR else F.when(~pair, F.col(f"{p}_{c}")).alias(
             f"{p}_{c}") for p in "ea" for c in _LEFT_1],
@@ -442,9 +466,9 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
             {"expected": "int64", "actual": "int64"})
         rows = _after_stage1(spark, kept, (e_base, a_base), left, scratch, ignore)
     except BaseException:
-        kept.unpersist()
+        release()
         raise
-    return rows, totals, kept.unpersist
+    return rows, totals, release
 
 
 def _after_stage1(spark, kept, bases, left: dict[str, int], scratch, ignore: set[str]):
