@@ -36,3 +36,24 @@ def start_system(tmp_path) -> Iterator[Callable[..., tpfemu.System]]:
     yield start
     for system in started:
         system.stop()
+
+
+@pytest.fixture
+def batch_journal(tmp_path) -> Callable:
+    """A function ``(system, queue) -> (journal, handle)``: the system's journal replaced
+    by one of its own under ``tmp_path/"j"`` with batches of 16 events and a 10-minute
+    interval (so a batch's worth, or a flush, is what writes), and ``queue`` opened on a
+    new connection for output and input."""
+
+    def make(system: tpfemu.System, queue: str):
+        import tpfemu.mqi as pymqi
+        from tpfemu.journal.writer import Journal
+        from tpfemu.mqi import CMQC
+
+        system.journal.stop()
+        jr = Journal(system.qmgr, tmp_path / "j", interval=600, batch_events=16,
+                     cpu=system.cpu).start()  # fmt: skip
+        qm = pymqi.connect(system.name)
+        return jr, pymqi.Queue(qm, queue, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+
+    return make

@@ -179,20 +179,15 @@ def test_zeros_after_the_last_message_read_as_the_end(start_system):
     assert last_seq(segment) == max(e.seq for e in journal.read_events(system.home))
 
 
-def test_cycles_between_flushes_leave_the_padding_and_a_flush_cuts_it(start_system, tmp_path):
+def test_cycles_between_flushes_leave_the_padding_and_a_flush_cuts_it(start_system, tmp_path,
+                                                                      batch_journal):
     """The writer's cycles between flushes write every event (a direct-written segment
     then ends in its last block's zeros, which read as the end of the stream), without
     cutting the file at each cycle; a flush cuts it to its true size."""
-    from tpfemu.journal.writer import Journal
-
     probe = tmp_path / "probe"
     os.close(_open(probe, True))
     system = start_system(queues=("PAD.Q",))
-    system.journal.stop()
-    jr = Journal(system.qmgr, tmp_path / "j", interval=600, batch_events=16,
-                 cpu=system.cpu).start()
-    qm = pymqi.connect(system.name)
-    q = pymqi.Queue(qm, "PAD.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    jr, q = batch_journal(system, "PAD.Q")
     try:
         assert jr._file.direct
         for i in range(50):
@@ -211,5 +206,5 @@ def test_cycles_between_flushes_leave_the_padding_and_a_flush_cuts_it(start_syst
         assert len(list(journal.read_events(tmp_path / "j", queue="PAD.Q"))) == 100
     finally:
         q.close()
-        qm.disconnect()
+        q._qmgr.disconnect()
         jr.stop()

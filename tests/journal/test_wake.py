@@ -8,11 +8,9 @@ import time
 
 import pytest
 
-import tpfemu.mqi as pymqi
 from tpfemu import journal
 from tpfemu._lowlevel import EventLog
 from tpfemu.journal.writer import Journal
-from tpfemu.mqi import CMQC
 from tpfemu.qmgr.manager import QueueManager
 
 
@@ -62,16 +60,13 @@ def test_fewer_events_than_a_batch_wait_for_the_interval_or_a_flush(tmp_path):
         qmgr.stop()
 
 
-def test_mqi_puts_and_gets_recorded_in_c_wake_the_writer(start_system, tmp_path):
+def test_mqi_puts_and_gets_recorded_in_c_wake_the_writer(start_system, tmp_path,
+                                                         batch_journal):
     """The fast paths' records wake the writer as emitted events do: 50 put+get pairs
     through the MQI, batches of 16, a 10-minute interval: at least the first 96 events
     (six whole batches) are written without a flush."""
     system = start_system(journal="events", queues=("WAKE.Q",))
-    system.journal.stop()
-    jr = Journal(system.qmgr, tmp_path / "j", interval=600, batch_events=16,
-                 cpu=system.cpu).start()
-    qm = pymqi.connect(system.name)
-    q = pymqi.Queue(qm, "WAKE.Q", CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    jr, q = batch_journal(system, "WAKE.Q")
     try:
         for i in range(50):
             q.put(b"wake %d" % i)
@@ -79,7 +74,7 @@ def test_mqi_puts_and_gets_recorded_in_c_wake_the_writer(start_system, tmp_path)
         assert _wait_for_rows(tmp_path / "j", 96) >= 96
     finally:
         q.close()
-        qm.disconnect()
+        q._qmgr.disconnect()
         jr.stop()
 
 

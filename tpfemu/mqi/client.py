@@ -596,9 +596,11 @@ def _as_sent(payload: bytes, md_bytes: bytes, opts_bytes: bytes, opts_at: int,
             and len(payload) == tail_at + 4 + _LE32(payload, tail_at)[0])
 
 
-def _load_ours(into: Any, raw: bytes, sent: bytes) -> None:
+def _load_ours(into: Any, raw: bytes | memoryview, sent: bytes) -> None:
     """_load of a structure in our byte order and characters (its bytes checked by
-    _as_sent)."""
+    _as_sent or message_parts). A structure that came back as it was sent, from an
+    object holding only in-range MQLONGs (which unpack gives back as they are), is left
+    as it is: unpacking would change nothing."""
     if raw == sent:
         values = vars(into)
         if not values or all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF
@@ -609,18 +611,11 @@ def _load_ours(into: Any, raw: bytes, sent: bytes) -> None:
 
 def _load(into: Any, raw: memoryview, big: bool, ebcdic: bool, sent: bytes) -> None:
     """A reply's structure (its bytes ``raw``, checked by message_parts) into the
-    caller's ``into``. A structure that came back as it was
-    sent, from an object holding only in-range MQLONGs (which unpack gives back as they
-    are), is left as it is: unpacking would change nothing."""
+    caller's ``into`` (:func:`_load_ours` in our byte order and characters)."""
     if big or ebcdic:
         _copy_back(into, from_wire(type(into), raw, big_endian=big, ebcdic=ebcdic))
         return
-    if raw == sent:
-        values = vars(into)
-        if not values or all(type(v) is int and -0x80000000 <= v <= 0x7FFFFFFF
-                             for v in values.values()):
-            return
-    into.unpack(raw)
+    _load_ours(into, raw, sent)
 
 
 def _copy_back(into: Any, source: Any) -> None:
