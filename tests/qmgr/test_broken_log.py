@@ -63,6 +63,9 @@ def test_a_get_outside_syncpoint_fails_and_the_message_stays(broken):
     assert failed.value.reason == CMQC.MQRC_RESOURCE_PROBLEM
     assert browse_all(q) == [b"A", b"B"]
     assert depth(system) == 2
+    md = pymqi.MD()
+    q.get(None, md, pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST))
+    assert md.BackoutCount == 1
 
 
 def test_a_get_in_syncpoint_cannot_commit_and_is_backed_out(broken):
