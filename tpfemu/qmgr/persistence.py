@@ -488,7 +488,7 @@ class QueuePersistence:
             with queue.log_lock:  # (the point with the version: a later change is above it)
                 same = queue.log_checkpointed == queue.log_version and not (
                     queue.log_inflight or queue.log_pending)
-                point = self._point()
+                point = self._point() if same else 0
             if same and self.checkpoints.info(queue.name) is not None:
                 yield queue.name, None, point
                 continue
