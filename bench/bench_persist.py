@@ -19,6 +19,8 @@ Goals (issue 24), 16 threads, same run: the bare log >= 0.8x the C-handoff floor
 (``test_c_group_commit_floor_16_threads``: what committers that are Python threads can do
 at most, whatever the log is written in), and MQPUT persistent + MQCMIT through the MQI
 (``test_mqi_16_committers``) >= 0.6x the bare log (compare the two subjects' rates).
+``test_interleaved_16_threads`` measures them in turn, beside the LMDB floor
+(native/bench/lmdb_floor.c: it needs Debian's ``liblmdb-dev``).
 
 Durability of the baselines, as configured by default: persist-queue's SQLite runs with a
 rollback journal and ``synchronous=FULL`` (fsyncs every commit); diskcache runs SQLite in
@@ -43,6 +45,7 @@ import persistqueue
 import pytest
 
 from tpfemu.store import CheckpointStore, Commit, Put, RecoveryLog, StoredMessage, recover
+from tpfemu.store.log_records import encode_records
 from tpfemu.store.message import NEVER
 from tpfemu.store.recovery import recovered
 
@@ -275,6 +278,45 @@ def test_c_group_commit_floor_16_threads(benchmark, tag, tmp_path, commit_floor)
                                                 / commit_floor.floor_syncs())
 
 
+@pytest.fixture(scope="module")
+def lmdb_floor(tmp_path_factory) -> ctypes.CDLL:
+    """native/bench/lmdb_floor.c, compiled against Debian's liblmdb (package liblmdb-dev;
+    tpfemu itself uses the LMDB that py-lmdb bundles, whose functions it does not export)."""
+    if not Path("/usr/include/lmdb.h").exists():
+        raise RuntimeError("bench_persist's LMDB floor needs LMDB's C library and header: "
+                           "apt-get install liblmdb-dev")  # fmt: skip
+    lib = tmp_path_factory.mktemp("lmdb-floor") / "liblmdb_floor.so"
+    subprocess.run(
+        [os.environ.get("CC", "cc"), "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+         "-shared", "-fPIC", "-pthread", str(ROOT / "native/bench/lmdb_floor.c"),
+         "-llmdb", "-o", str(lib)],
+        check=True,
+    )
+    floor = ctypes.CDLL(str(lib))
+    floor.lfloor_start.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_size_t,
+                                   ctypes.c_size_t]  # fmt: skip
+    floor.lfloor_syncs.restype = ctypes.c_uint64
+    return floor
+
+
+def _lmdb_floor_committers(lmdb_floor: ctypes.CDLL) -> Callable[[], None]:
+    """A round of the LMDB floor (its writer started): 16 threads committing through it,
+    then every value it wrote deleted, as the bare log's round trims its log."""
+
+    def work(t: int) -> None:
+        commit = lmdb_floor.lfloor_commit
+        for _ in range(PER_THREAD):
+            if commit():
+                raise OSError("lmdb_floor: the writer's transaction or sync failed")
+
+    def run() -> None:
+        _threads(work)
+        if lmdb_floor.lfloor_trim():
+            raise OSError("lmdb_floor: the trim failed")
+
+    return run
+
+
 def _floor_file(tmp_path: Path) -> int:
     """The C floor's file: 1 MiB preallocated and synced (an open descriptor)."""
     fd = os.open(tmp_path / "floor.log", os.O_RDWR | os.O_CREAT, 0o644)
@@ -295,7 +337,7 @@ def _floor_committers(commit_floor: ctypes.CDLL) -> Callable[[], None]:
     return lambda: _threads(work)
 
 
-def test_interleaved_16_threads(tmp_path, log, mqi_system, commit_floor, capsys):
+def test_interleaved_16_threads(tmp_path, log, mqi_system, commit_floor, lmdb_floor, capsys):
     """Issue 24's ratios, measured interleaved: rounds of the C floor, the bare log and
     the MQI (the rounds of the three benchmarks above) in turn, so that the disk and the
     machine's load are the same for all three; prints the median rate of each and the
@@ -304,13 +346,23 @@ def test_interleaved_16_threads(tmp_path, log, mqi_system, commit_floor, capsys)
 
     A fourth subject, for information: the C floor writing 1 KB for each commit a sync
     covers (``floor_each_commit``), the bytes any log must write, where the issue's
-    floor writes 1 KB a sync whatever it covers."""
+    floor writes 1 KB a sync whatever it covers.
+
+    A fifth, for information too: the LMDB floor (native/bench/lmdb_floor.c), the same
+    handoff whose C writer puts each batch's bytes (as many as the bare log's records, one
+    value) in one LMDB write transaction and syncs the environment once: what a log kept
+    in LMDB must do at the least, beside what any log must do."""
     import statistics
     import time
 
     fd = _floor_file(tmp_path)
     assert commit_floor.floor_start(fd) == 0
     floor = _floor_committers(commit_floor)
+    (tmp_path / "lmdb-floor").mkdir()
+    record = len(encode_records([Put("BENCH.Q0", PAYLOAD, MSG_ID, uow=1), Commit(1)],
+                                {"BENCH.Q0": 1}, lambda q: 1)[0])  # fmt: skip
+    assert lmdb_floor.lfloor_start(str(tmp_path / "lmdb-floor").encode(), 1 << 30,
+                                   256 << 20, record) == 0  # fmt: skip
 
     def floor_each(each: int) -> Callable[[], None]:
         def run() -> None:
@@ -319,25 +371,31 @@ def test_interleaved_16_threads(tmp_path, log, mqi_system, commit_floor, capsys)
 
         return run
 
+    def _syncs() -> int:
+        return commit_floor.floor_syncs() + lmdb_floor.lfloor_syncs() + log.stats["batches"]
+
     subjects = {"C floor": floor_each(0), "bare log": _log_committers(log, 1, PER_THREAD),
                 "MQI": _mqi_committers(mqi_system),
-                "C floor, 1 KB a commit": floor_each(1)}  # fmt: skip
+                "C floor, 1 KB a commit": floor_each(1),
+                "LMDB floor": _lmdb_floor_committers(lmdb_floor)}  # fmt: skip
     rates: dict[str, list[float]] = {name: [] for name in subjects}
     syncs: dict[str, int] = dict.fromkeys(subjects, 0)
     try:
         for round_ in range(ROUNDS + 2):  # (the first is a warm-up)
             for name, run in subjects.items():
                 os.sync()
-                before = commit_floor.floor_syncs() + log.stats["batches"]
+                before = _syncs()
                 started = time.perf_counter()
                 run()
                 if round_:
                     rates[name].append(THREADS * PER_THREAD / (time.perf_counter() - started))
-                    syncs[name] += commit_floor.floor_syncs() + log.stats["batches"] - before
+                    syncs[name] += _syncs() - before
     finally:
         stopped = commit_floor.floor_stop()
         os.close(fd)
+        lmdb_stopped = lmdb_floor.lfloor_stop()
     assert stopped == 0
+    assert lmdb_stopped == 0
     med = {name: statistics.median(r) for name, r in rates.items()}
 
     def ratio(over: str, under: str) -> float:
@@ -348,10 +406,12 @@ def test_interleaved_16_threads(tmp_path, log, mqi_system, commit_floor, capsys)
             f"{name} {rate / 1000:.1f}k msgs/s" for name, rate in med.items()))
         print(f"  bare log / C floor {ratio('bare log', 'C floor'):.2f} (goal >= 0.8), MQI / "
               f"bare log {ratio('MQI', 'bare log'):.2f} (goal >= 0.6); bare log / C floor "
-              f"writing 1 KB a commit {ratio('bare log', 'C floor, 1 KB a commit'):.2f}")
+              f"writing 1 KB a commit {ratio('bare log', 'C floor, 1 KB a commit'):.2f}; "
+              f"bare log / LMDB floor {ratio('bare log', 'LMDB floor'):.2f}, LMDB floor / "
+              f"C floor {ratio('LMDB floor', 'C floor'):.2f}")
         print("  commits per sync: " + ", ".join(
             f"{name} {THREADS * PER_THREAD * len(rates[name]) / syncs[name]:.1f}"
-            for name in ("C floor", "bare log", "C floor, 1 KB a commit")))
+            for name in ("C floor", "bare log", "C floor, 1 KB a commit", "LMDB floor")))
     assert all(r > 0 for r in med.values())
 
 
