@@ -340,6 +340,45 @@ def test_an_unexpected_writer_error_fails_the_waiters_instead_of_hanging(log, mo
         log.commit([Put("Q", b"z", mid(3))])
 
 
+def test_the_next_batch_is_written_before_the_synced_ones_waiters_wake(log, monkeypatch):
+    """Pipelined writer: the batch that gathered during a sync has its transaction written
+    before the synced batch's waiters are woken, and its own sync after; every batch's
+    waiters wake only after its sync."""
+    events: list[tuple[str, int]] = []  # (what, batch): batches are numbered 1, 2...
+    syncing, release = threading.Event(), threading.Event()
+    real_sync, real_write, gate = log._env.sync, log._env.write, log._gate
+
+    def sync() -> None:  # (the batch synced is the last one written)
+        syncing.set()
+        release.wait(10)
+        real_sync()
+        events.append(("sync", sum(e[0] == "txn" for e in events)))
+
+    def write(fn, **kw):
+        events.append(("txn", sum(e[0] == "txn" for e in events) + 1))
+        return real_write(fn, **kw)
+
+    class Recording:  # the gate, with its finishes recorded
+        def finish(self, seq: int) -> None:
+            events.append(("wake", seq))
+            gate.finish(seq)
+
+        def wait(self, seq: int, timeout: float | None = None) -> bool:
+            return gate.wait(seq, timeout)
+
+    monkeypatch.setattr(log, "_gate", Recording())
+    monkeypatch.setattr(log._env, "sync", sync)
+    monkeypatch.setattr(log._env, "write", write)
+    first = log.append([Put("Q", b"x", mid(1))])
+    assert syncing.wait(10)  # batch 1 written, its sync running
+    second = log.append([Put("Q", b"y", mid(2))])  # gathers during that sync
+    release.set()
+    first.wait(10)
+    second.wait(10)
+    assert events == [("txn", 1), ("sync", 1), ("txn", 2), ("wake", 1), ("sync", 2),
+                      ("wake", 2)]  # fmt: skip
+
+
 def test_an_empty_append_is_refused(home):
     """Appending no records is an error naming it, and changes nothing: an empty batch
     would take the key (its first LSN) of the next batch, whose records LMDB's append

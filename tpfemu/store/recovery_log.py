@@ -26,8 +26,10 @@ Batches are numbered in the order they are written; a committer waits on its bat
 number in C (:class:`~tpfemu._lowlevel.LogGate`, without the GIL), and the writer wakes
 every waiter of a synced batch with one call that holds neither the GIL nor a lock of the
 log, so the woken committers run (and gather the next batch) while nothing else needs the
-GIL. A committer that finds the log idle writes and syncs its own batch instead of
-handing it to the logger (two thread switches less for a lone committer).
+GIL. The logger writes the transaction of the batch that gathered during a sync before it
+wakes the synced batch's waiters, then syncs it while they run (see ``_run``). A committer
+that finds the log idle writes and syncs its own batch instead of handing it to the
+logger (two thread switches less for a lone committer).
 
 **Sync mode.** ``"envsync"`` (default) opens the environment with ``sync=False,
 metasync=False`` and calls ``env.sync()`` after each batch: one fdatasync per batch.
@@ -453,22 +455,45 @@ class RecoveryLog:
 
     def _run(self) -> None:
         """The logger: write the batch that gathered while the previous one synced, sync
-        it, and wake its waiters (one call into C, without the GIL)."""
+        it, and wake its waiters (one call into C, without the GIL).
+
+        Pipelined: once a batch is synced, the logger first writes (the LMDB transaction,
+        no sync) the batch that gathered meanwhile, if one is ready, then wakes the synced
+        batch's waiters, then syncs the new batch. The woken committers run their Python
+        while that sync runs, instead of the logger's LMDB calls, each of which lets the
+        GIL go, waiting for the GIL behind them; and their next commits gather for the
+        batch after. The waiters of a synced batch are woken after the next batch's
+        transaction, never after its sync.
+        """
+        synced: _Batch | None = None  # synced; its waiters not woken yet
         while True:
             with self._lock:
-                self._busy = False
-                while not self._ready() or self._busy:
-                    if self._closing and self._open is None and not self._busy:
-                        return
-                    self._wake.wait()
-                self._linger()
-                batch, self._open = self._open, None
-                assert batch is not None  # (_ready: a batch is open)
-                self._busy = True
-                self._siblings = batch.waiting
-                names = list(self._unwritten.items())
-            self._write(batch, names)
-            batch.finish()
+                if synced is None:
+                    self._busy = False
+                    while not self._ready() or self._busy:
+                        if self._closing and self._open is None and not self._busy:
+                            return
+                        self._wake.wait()
+                    self._linger()
+                batch, names = self._take() if self._ready() else (None, [])
+            written = batch is not None and self._write_txn(batch, names)
+            if synced is not None:
+                synced.finish()
+                synced = None
+            if batch is not None:
+                if written and self._sync_batch(batch):
+                    synced = batch
+                else:
+                    batch.finish()
+
+    def _take(self) -> tuple[_Batch, list[tuple[str, int]]]:
+        """(under ``_lock``) The open batch, for the logger to write, with the queue names
+        not written yet."""
+        batch, self._open = self._open, None
+        assert batch is not None  # (_ready: a batch is open)
+        self._busy = True
+        self._siblings = batch.waiting
+        return batch, list(self._unwritten.items())
 
     def _linger(self) -> None:
         """Let the open batch gather as many callers as the last one had (under
@@ -491,17 +516,30 @@ class RecoveryLog:
 
     def _write(self, batch: _Batch, names: list[tuple[str, int]]) -> None:
         """Write one batch in one transaction and sync once (the one busy writer)."""
+        if self._write_txn(batch, names):
+            self._sync_batch(batch)
+
+    def _write_txn(self, batch: _Batch, names: list[tuple[str, int]]) -> bool:
+        """:meth:`_commit`, failing the batch on an unexpected error; True if written."""
         try:
-            if self._commit(batch, names):
-                self._sync(batch)
+            return self._commit(batch, names)
         except Exception as exc:  # a bug: fail the waiters rather than hang them
             self._fail(exc, batch)
+            return False
         finally:
             # What only the write needed goes now: the records' bytes, and the committers'
             # tickets, which refer to the batch (a cycle that only the garbage collector
             # would break, keeping every batch, its tickets and records until it ran).
             batch.parts.clear()
             batch.committers.clear()
+
+    def _sync_batch(self, batch: _Batch) -> bool:
+        """:meth:`_sync`, failing the batch on an unexpected error; True if durable."""
+        try:
+            return self._sync(batch)
+        except Exception as exc:  # a bug: fail the waiters rather than hang them
+            self._fail(exc, batch)
+            return False
 
     def _fail(self, exc: Exception, batch: _Batch) -> None:
         """An unexpected error while writing: break the log and fail the batch's waiters."""
