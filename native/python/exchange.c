@@ -511,6 +511,44 @@ static PyObject *client_exchange(PyObject *module, PyObject *const *args, Py_ssi
     return read_reply((int)fd, kind == X.put ? X.put_reply : X.get_reply, most);
 }
 
+/* reply_parts(body, md, opts) -> (comp, reason, md_back, opts_back, data) | None
+ * A message verb's reply body in our form read at its request's offsets: None unless it
+ * carries its MQMD and options structure at the StrucIds and Versions of `md` and `opts`
+ * (the request's, so each as long as sent) and data as long as its DataLength says (what
+ * client._as_sent checks); each structure back as bytes, or None when it came back as
+ * sent. Reading only: the caller unpacks the structures. */
+static PyObject *reply_parts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1])
+        || !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "reply_parts(body: bytes, md: bytes, opts: bytes)");
+        return NULL;
+    }
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    const char *md = PyBytes_AS_STRING(args[1]), *opts = PyBytes_AS_STRING(args[2]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]), ml = PyBytes_GET_SIZE(args[1]);
+    Py_ssize_t ol = PyBytes_GET_SIZE(args[2]), tail = API_SIZE + ml + ol;
+    if (ml < 8 || ol < 8 || n < tail + 4 || memcmp(b + API_SIZE, md, 8) != 0
+        || memcmp(b + API_SIZE + ml, opts, 8) != 0
+        || (Py_ssize_t)le32(b + tail) != n - tail - 4)
+        Py_RETURN_NONE;
+    PyObject *md_back = memcmp(b + API_SIZE, md, (size_t)ml) == 0
+        ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize((const char *)b + API_SIZE, ml);
+    PyObject *opts_back = memcmp(b + API_SIZE + ml, opts, (size_t)ol) == 0
+        ? Py_NewRef(Py_None)
+        : PyBytes_FromStringAndSize((const char *)b + API_SIZE + ml, ol);
+    PyObject *data = PyBytes_FromStringAndSize((const char *)b + tail + 4, n - tail - 4);
+    if (md_back == NULL || opts_back == NULL || data == NULL) {
+        Py_XDECREF(md_back);
+        Py_XDECREF(opts_back);
+        Py_XDECREF(data);
+        return NULL;
+    }
+    return Py_BuildValue("(iiNNN)", (int)(int32_t)le32(b + 4), (int)(int32_t)le32(b + 8),
+                         md_back, opts_back, data);
+}
+
 /* -- the server's side: a conversation's frames read and answered ------------------ */
 
 #define SERVE_READ 65536  /* bytes asked of one recv (Link's _READ) */
@@ -676,6 +714,10 @@ static PyMethodDef methods[] = {
      "out as verbs.message_segment does, and read its reply: its body when it is one whole "
      "reply in our form no longer than most, else every byte read; OSError when the "
      "socket fails"},
+    {"reply_parts", (PyCFunction)(void (*)(void))reply_parts, METH_FASTCALL,
+     "reply_parts(body, md, opts) -> (comp, reason, md_back, opts_back, data) | None: a "
+     "message verb's reply body in our form read at its request's offsets (None: another "
+     "layout); a structure that came back as sent is None"},
     {"serve_frames", (PyCFunction)(void (*)(void))serve_frames, METH_FASTCALL,
      "serve_frames(fd, serve, handles, rooms, longest, most) -> (rest, bytes_in, "
      "bytes_out): read socket fd and send serve(frame, handles, rooms, longest)'s answer "
