@@ -464,7 +464,9 @@ class ClientConnection:
 
     def put(self, h: ClientHandle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
         """MQPUT; ``md`` and ``pmo`` get the values the server's MQPUT gave them."""
-        handle = self.handle(h, "MQPUT")
+        handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
+        if handle is None or handle.closed or self.broken or not self.connected:
+            handle = self.handle(h, "MQPUT")  # (the open handle, else the reason)
         if (md is None or type(md) is MD) and (pmo is None or type(pmo) is PMO) \
                 and type(data) is bytes:  # (structures whose pack() the wire takes)
             self._message(T.MQPUT, handle, md, pmo, _PMO_INITIAL, len(data), data, "MQPUT")
@@ -489,7 +491,9 @@ class ClientConnection:
             gmo: Any = None) -> bytes:
         """MQGET (``max_length`` None: the whole message); ``md`` and ``gmo`` get the
         values the server's MQGET gave them."""
-        handle = self.handle(h, "MQGET")
+        handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
+        if handle is None or handle.closed or self.broken or not self.connected:
+            handle = self.handle(h, "MQGET")  # (the open handle, else the reason)
         size = WHOLE_MESSAGE if max_length is None else max_length
         try:
             if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
