@@ -141,11 +141,11 @@ def raw_server():
     proc.wait(10)
 
 
-#: The same server with its one-call MQPUT/MQGET off (every verb the Python path), for
-#: test_exchange_on_and_off.
+#: The same server with its one-call MQPUT/MQGET and its C read-and-answer loop off
+#: (every verb read and served by the Python path), for test_exchange_on_and_off.
 SERVER_PYTHON_PATH = SERVER.replace(
     "import sys, tpfemu\n", "import sys, tpfemu\nimport tpfemu.channels.svrconn as s\n"
-    "s.serve_verb = lambda *args: None\n")
+    "s.serve_verb = lambda *args: None\ns.Link.descriptor = lambda self: -1\n")
 
 
 def _client_pairs(port: int, pairs: int, exchange: bool = True) -> None:

@@ -511,6 +511,141 @@ static PyObject *client_exchange(PyObject *module, PyObject *const *args, Py_ssi
     return read_reply((int)fd, kind == X.put ? X.put_reply : X.get_reply, most);
 }
 
+/* reply_parts(body, md, opts) -> (comp, reason, md_back, opts_back, data) | None
+ * A message verb's reply body in our form read at its request's offsets: None unless it
+ * carries its MQMD and options structure at the StrucIds and Versions of `md` and `opts`
+ * (the request's, so each as long as sent) and data as long as its DataLength says (what
+ * client._as_sent checks); each structure back as bytes, or None when it came back as
+ * sent. Reading only: the caller unpacks the structures. */
+static PyObject *reply_parts(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3 || !PyBytes_Check(args[0]) || !PyBytes_Check(args[1])
+        || !PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "reply_parts(body: bytes, md: bytes, opts: bytes)");
+        return NULL;
+    }
+    const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    const char *md = PyBytes_AS_STRING(args[1]), *opts = PyBytes_AS_STRING(args[2]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]), ml = PyBytes_GET_SIZE(args[1]);
+    Py_ssize_t ol = PyBytes_GET_SIZE(args[2]), tail = API_SIZE + ml + ol;
+    if (ml < 8 || ol < 8 || n < tail + 4 || memcmp(b + API_SIZE, md, 8) != 0
+        || memcmp(b + API_SIZE + ml, opts, 8) != 0
+        || (Py_ssize_t)le32(b + tail) != n - tail - 4)
+        Py_RETURN_NONE;
+    PyObject *md_back = memcmp(b + API_SIZE, md, (size_t)ml) == 0
+        ? Py_NewRef(Py_None) : PyBytes_FromStringAndSize((const char *)b + API_SIZE, ml);
+    PyObject *opts_back = memcmp(b + API_SIZE + ml, opts, (size_t)ol) == 0
+        ? Py_NewRef(Py_None)
+        : PyBytes_FromStringAndSize((const char *)b + API_SIZE + ml, ol);
+    PyObject *data = PyBytes_FromStringAndSize((const char *)b + tail + 4, n - tail - 4);
+    if (md_back == NULL || opts_back == NULL || data == NULL) {
+        Py_XDECREF(md_back);
+        Py_XDECREF(opts_back);
+        Py_XDECREF(data);
+        return NULL;
+    }
+    return Py_BuildValue("(iiNNN)", (int)(int32_t)le32(b + 4), (int)(int32_t)le32(b + 8),
+                         md_back, opts_back, data);
+}
+
+/* -- the server's side: a conversation's frames read and answered ------------------ */
+
+#define SERVE_READ 65536  /* bytes asked of one recv (Link's _READ) */
+
+/* Whether the n bytes at f are one whole TSHM of at most `most` bytes: the frame a
+ * conversation's serve function is handed (any other read goes to the Python read). */
+static int one_tshm(const unsigned char *f, Py_ssize_t n, Py_ssize_t most)
+{
+    if (n < TSHM_SIZE || n > most || memcmp(f, "TSHM", 4) != 0)
+        return 0;
+    return (Py_ssize_t)((uint32_t)f[4] << 24 | (uint32_t)f[5] << 16 | (uint32_t)f[6] << 8
+                        | f[7]) == n;
+}
+
+/* Send the reply (if any) and read the next bytes, the GIL released once for both.
+ * The count read, 0 at the end of the stream, -1 with errno (the send's or the recv's). */
+static ssize_t answer_and_read(int fd, PyObject *reply, unsigned char *buf, int *sent)
+{
+    const unsigned char *r = reply ? (const unsigned char *)PyBytes_AS_STRING(reply) : NULL;
+    Py_ssize_t rn = reply ? PyBytes_GET_SIZE(reply) : 0;
+    ssize_t got = -1;
+    int err = 0;
+    Py_BEGIN_ALLOW_THREADS
+    *sent = r != NULL ? send_all(fd, r, rn) : 0;
+    if (*sent == 0)
+        got = read_some(fd, buf, SERVE_READ, 0);
+    err = errno;
+    Py_END_ALLOW_THREADS
+    errno = err;
+    return got;
+}
+
+/* serve_frames(fd, serve, handles, rooms, longest, most) -> (rest, bytes_in, bytes_out)
+ * Read socket fd; while each read is one whole TSHM (of at most `most` bytes) that
+ * serve(frame, handles, rooms, longest) answers with bytes, send that answer and read
+ * again. The first read it does not answer so (another read, None from serve, the end of
+ * the stream: b"") is returned as `rest`, with the bytes of the frames answered and the
+ * bytes sent. Framing only: serve (verbs.serve_verb) decides what is answered. */
+static PyObject *serve_frames(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 6 || !PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "serve_frames(fd, serve, handles, rooms, longest, "
+                                         "most)");
+        return NULL;
+    }
+    long fd = PyLong_AsLong(args[0]);
+    Py_ssize_t most = PyLong_AsSsize_t(args[5]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (fd < 0 || fd > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "serve_frames: not a descriptor");
+        return NULL;
+    }
+    unsigned char *buf = PyMem_Malloc(SERVE_READ);
+    if (buf == NULL)
+        return PyErr_NoMemory();
+    PyObject *reply = NULL, *rest = NULL, *result = NULL;
+    long long in = 0, out = 0;
+    for (;;) {
+        int sent;
+        ssize_t got = answer_and_read((int)fd, reply, buf, &sent);
+        if (reply != NULL && sent == 0)
+            out += PyBytes_GET_SIZE(reply);
+        Py_CLEAR(reply);
+        if (got < 0) {
+            PyErr_SetFromErrno(PyExc_OSError);
+            break;
+        }
+        PyObject *frame = PyBytes_FromStringAndSize((const char *)buf, got);
+        if (frame == NULL)
+            break;
+        if (got == 0 || !one_tshm(buf, got, most)) {
+            rest = frame;
+            break;
+        }
+        PyObject *call[4] = {frame, args[2], args[3], args[4]};
+        PyObject *answer = PyObject_Vectorcall(args[1], call, 4, NULL);
+        if (answer == NULL || answer == Py_None || !PyBytes_Check(answer)) {
+            if (answer != NULL && answer != Py_None)
+                PyErr_SetString(PyExc_TypeError, "serve_frames: serve answered no bytes");
+            if (answer == Py_None)
+                rest = Py_NewRef(frame);
+            Py_XDECREF(answer);
+            Py_DECREF(frame);
+            break;
+        }
+        Py_DECREF(frame);
+        in += got;
+        reply = answer;
+    }
+    if (rest != NULL)
+        result = Py_BuildValue("(NLL)", rest, in, out);
+    PyMem_Free(buf);
+    return result;
+}
+
 static int check_sizes(PyObject *given, const Py_ssize_t *mine, int n, const char *what)
 {
     if (!PyTuple_Check(given) || PyTuple_GET_SIZE(given) != n)
@@ -578,6 +713,16 @@ static PyMethodDef methods[] = {
      "most) -> bytes | bytearray: send an MQPUT or MQGET request (ConversationId 1) laid "
      "out as verbs.message_segment does, and read its reply: its body when it is one whole "
      "reply in our form no longer than most, else every byte read; OSError when the "
+     "socket fails"},
+    {"reply_parts", (PyCFunction)(void (*)(void))reply_parts, METH_FASTCALL,
+     "reply_parts(body, md, opts) -> (comp, reason, md_back, opts_back, data) | None: a "
+     "message verb's reply body in our form read at its request's offsets (None: another "
+     "layout); a structure that came back as sent is None"},
+    {"serve_frames", (PyCFunction)(void (*)(void))serve_frames, METH_FASTCALL,
+     "serve_frames(fd, serve, handles, rooms, longest, most) -> (rest, bytes_in, "
+     "bytes_out): read socket fd and send serve(frame, handles, rooms, longest)'s answer "
+     "to each read that is one whole TSHM of at most most bytes, until a read it does "
+     "not answer (returned as rest; b\"\" at the end of the stream); OSError when the "
      "socket fails"},
     {NULL, NULL, 0, NULL},
 };

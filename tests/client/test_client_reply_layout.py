@@ -11,7 +11,7 @@ import tpfemu
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC, client
 from tpfemu.wire.fap import SegmentType as T
-from tpfemu.wire.fap.verbs import API_HEADER_SIZE, message_segment
+from tpfemu.wire.fap.verbs import API_HEADER_SIZE, message_segment, reply_parts
 
 QUEUE = "LAYOUT.Q"
 _names = itertools.count()
@@ -27,8 +27,7 @@ def _body(md: bytes, gmo: bytes, data: bytes = DATA, length: int | None = None) 
 
 
 def _as_sent(body: bytes, md: bytes = MD1, gmo: bytes = GMO1) -> bool:
-    opts_at = API_HEADER_SIZE + len(md)
-    return client._as_sent(body, md, gmo, opts_at, opts_at + len(gmo))
+    return reply_parts(body, md, gmo) is not None
 
 
 def test_a_reply_laid_out_as_sent_is_read_at_the_requests_offsets():
@@ -36,6 +35,18 @@ def test_a_reply_laid_out_as_sent_is_read_at_the_requests_offsets():
     is taken as laid out as the request."""
     assert _as_sent(_body(MD1, GMO1))
     assert _as_sent(_body(MD1, GMO1, b""))
+
+
+def test_a_reply_read_at_the_requests_offsets_gives_its_parts():
+    """reply_parts gives the reply's CompCode and Reason, each structure that did not
+    come back as sent (None for one that did) and the data."""
+    md_back = pymqi.MD(Priority=7).pack()
+    body = bytearray(_body(md_back, GMO1))
+    body[4:12] = (1).to_bytes(4, "little") + (2079).to_bytes(4, "little")
+    assert reply_parts(bytes(body), MD1, GMO1) == (1, 2079, md_back, None, DATA)
+    assert reply_parts(_body(MD1, GMO1), MD1, GMO1) == (0, 0, None, None, DATA)
+    with pytest.raises(TypeError):
+        reply_parts(bytearray(body), MD1, GMO1)
 
 
 @pytest.mark.parametrize("case", ["md version", "gmo version", "long data", "short data",

@@ -74,6 +74,7 @@ from tpfemu.wire.fap.verbs import (
     encode_verb_segment,
     message_segment,
     our_parts,
+    serve_frames,
     serve_verb,
 )
 from tpfemu.wire.link import Link, LinkDown
@@ -316,12 +317,16 @@ class Conversation:
     def _verbs(self) -> None:
         """Serve verbs until the conversation ends: an MQPUT or MQGET in our byte order and
         characters by its handle's plan in one C call (verbs.serve_verb: the plan's raw
-        entry, the reply laid out there), else straight from its frame's bytes (see
-        _planned: the first call of a plan, a get's room not yet made), any other segment
-        decoded first (_handle)."""
+        entry, the reply laid out there), on a plain socket inside the C read-and-answer
+        loop (_served) while the reads are such verbs; else straight from its frame's
+        bytes (see _planned: the first call of a plan, a get's room not yet made), any
+        other segment decoded first (_handle)."""
         link = self.link
         receive, decode, send = link.receive_frame, link.decode, link.send_bytes
+        fd = link.descriptor()
         while True:
+            if fd >= 0 and link.idle():
+                self._served(fd)
             frame = receive(None)
             reply = serve_verb(frame, self.conn.handles, self._rooms, self._longest_of)
             if reply is not None:
@@ -331,6 +336,22 @@ class Conversation:
             if (kind == _PUT or kind == _GET) and self._planned(frame, kind):
                 continue
             self._handle(decode(frame))
+
+    def _served(self, fd: int) -> None:
+        """Serve requests on the socket itself (``fd``; nothing read waits in the link)
+        while each read is one whole segment serve_verb answers: the C loop
+        (verbs.serve_frames) sends each answer and reads the next request with the GIL
+        released once a verb; the first read it does not answer goes to the link, whose
+        next receive gives it (b"": the peer closed, and that receive says so).
+        :raises LinkDown: the socket failed."""
+        link = self.link
+        try:
+            rest, got, sent = serve_frames(fd, serve_verb, self.conn.handles, self._rooms,
+                                           self._longest_of, link.reader.max_segment)
+        except OSError as exc:
+            raise LinkDown(f"receive failed: {exc}") from exc
+        link.bytes_in += got
+        link.took(rest, sent)
 
     def _handle(self, seg: Segment) -> None:
         kind = seg.seg_type

@@ -32,7 +32,6 @@ import itertools
 import os
 import socket
 import ssl
-import struct
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -73,6 +72,7 @@ from tpfemu.wire.fap.verbs import (
     message_parts,
     message_segment,
     our_parts,
+    reply_parts,
 )
 from tpfemu.wire.link import Link, LinkDown
 from tpfemu.wire.tls import TLS12_ONLY, TLS13_ONLY
@@ -83,8 +83,6 @@ T = SegmentType
 CONNECT_TIMEOUT = 10.0  #: seconds to wait for a TCP connection and for the ID answer
 _MAX_TRANS = 100 * 1024 * 1024 + TRANS_OVERHEAD  #: what the client offers (IBM's MAXMSGL)
 _hconns = itertools.count(1_000_001)
-_API_LE = struct.Struct("<iiI").unpack_from  #: a body's CompCode, Reason, Hobj (our order)
-_LE32 = struct.Struct("<I").unpack_from
 _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
 #: A message verb's bytes before its structures and after them (TSHM, API header; tail).
 _BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
@@ -298,38 +296,39 @@ class ClientConnection:
                       obj)
 
     def _message(self, seg_type: SegmentType, handle: ClientHandle, md: Any, opts: Any,
-                 opts_initial: bytes, tail: int, data: bytes, call: str
-                 ) -> tuple[bytes, int]:
+                 opts_initial: bytes, tail: int, data: bytes, call: str) -> bytes:
         """MQPUT or MQGET (``opts`` its PMO or GMO, None: one at its initial values,
         ``opts_initial``; ``tail`` DataLength or BufferLength):
-        the request laid out as encode_verb lays it out, from the structures' own bytes;
-        the reply's body and where its tail (DataLength) lies. ``md`` and ``opts`` are
-        given the values the server's call gave them. (The caller has checked the handle.)
+        the request laid out as encode_verb lays it out, from the structures' own bytes
+        (a structure with every field at its initial value: the class's initial bytes,
+        what its pack() gives); the reply's data. ``md`` and ``opts`` are given the values
+        the server's call gave them. (The caller has checked the handle.)
         :raises MQMIError: as _call."""
-        md_bytes = _MD_INITIAL if md is None else md.pack()
-        opts_bytes = opts_initial if opts is None else opts.pack()
-        structures = md_bytes + opts_bytes
+        md_bytes = md.pack() if md is not None and md.__dict__ else _MD_INITIAL
+        opts_bytes = opts.pack() if opts is not None and opts.__dict__ else opts_initial
         if self._fd >= 0 and self.link.idle():
-            payload, big, ebcdic = self._message_exchange(seg_type, handle, structures, tail,
-                                                          data, call)
+            payload, big, ebcdic = self._message_exchange(seg_type, handle,
+                                                          md_bytes + opts_bytes, tail, data,
+                                                          call)
         else:
             segment = message_segment(seg_type, next(self._requests) * 2 + 1, 1,
-                                      (_MAX_TRANS, 0, 0, handle.hobj), structures, tail, data)
+                                      (_MAX_TRANS, 0, 0, handle.hobj), md_bytes + opts_bytes,
+                                      tail, data)
             payload, big, ebcdic = self._exchange(seg_type, segment, call, False, handle.name,
                                                   self._message_reply)
-        opts_at = API_HEADER_SIZE + len(md_bytes)
-        tail_at = API_HEADER_SIZE + len(structures)
-        if big or ebcdic or not _as_sent(payload, md_bytes, opts_bytes, opts_at, tail_at):
-            return self._message_parts(seg_type, handle, md, opts, md_bytes, opts_bytes,
-                                       payload, big, ebcdic, call)
-        comp, reason, _ = _API_LE(payload, 4)
+        parts = None if big or ebcdic else reply_parts(payload, md_bytes, opts_bytes)
+        if parts is None:
+            payload, tail_at = self._message_parts(seg_type, handle, md, opts, md_bytes,
+                                                   opts_bytes, payload, big, ebcdic, call)
+            return payload[tail_at + 4:]
+        comp, reason, md_back, opts_back, got = parts
         if comp != cmqc.MQCC_OK:
             raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
-        if md is not None:
-            _load_ours(md, payload[API_HEADER_SIZE:opts_at], md_bytes)
-        if opts is not None:
-            _load_ours(opts, payload[opts_at:tail_at], opts_bytes)
-        return payload, tail_at
+        if md is not None and (md_back is not None or md.__dict__):
+            _load_ours(md, md_bytes if md_back is None else md_back, md_bytes)
+        if opts is not None and (opts_back is not None or opts.__dict__):
+            _load_ours(opts, opts_bytes if opts_back is None else opts_back, opts_bytes)
+        return got
 
     def _message_parts(self, seg_type: SegmentType, handle: ClientHandle, md: Any, opts: Any,
                        md_bytes: bytes, opts_bytes: bytes, payload: bytes, big: bool,
@@ -465,7 +464,9 @@ class ClientConnection:
 
     def put(self, h: ClientHandle | int, data: bytes, md: Any = None, pmo: Any = None) -> None:
         """MQPUT; ``md`` and ``pmo`` get the values the server's MQPUT gave them."""
-        handle = self.handle(h, "MQPUT")
+        handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
+        if handle is None or handle.closed or self.broken or not self.connected:
+            handle = self.handle(h, "MQPUT")  # (the open handle, else the reason)
         if (md is None or type(md) is MD) and (pmo is None or type(pmo) is PMO) \
                 and type(data) is bytes:  # (structures whose pack() the wire takes)
             self._message(T.MQPUT, handle, md, pmo, _PMO_INITIAL, len(data), data, "MQPUT")
@@ -490,13 +491,14 @@ class ClientConnection:
             gmo: Any = None) -> bytes:
         """MQGET (``max_length`` None: the whole message); ``md`` and ``gmo`` get the
         values the server's MQGET gave them."""
-        handle = self.handle(h, "MQGET")
+        handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
+        if handle is None or handle.closed or self.broken or not self.connected:
+            handle = self.handle(h, "MQGET")  # (the open handle, else the reason)
         size = WHOLE_MESSAGE if max_length is None else max_length
         try:
             if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
-                payload, tail_at = self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL,
-                                                 size, b"", "MQGET")
-                return payload[tail_at + 4:]
+                return self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"",
+                                     "MQGET")
             md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
             reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
                                              buffer_length=size), "MQGET", obj=handle.name)
@@ -584,21 +586,9 @@ class ClientConnection:
                 f"{'connected' if self.connected else 'ended'}>")
 
 
-def _as_sent(payload: bytes, md_bytes: bytes, opts_bytes: bytes, opts_at: int,
-             tail_at: int) -> bool:
-    """Whether a message verb's reply body in our form carries its MQMD and options
-    structure at the StrucIds and Versions they were sent with (so each is as long as it
-    was sent) and its data is as long as its DataLength says: its parts then lie where
-    the request's did (what our_parts would find, without its lookups)."""
-    return (payload.startswith(md_bytes[:8], API_HEADER_SIZE)
-            and payload.startswith(opts_bytes[:8], opts_at)
-            and len(payload) >= tail_at + 4
-            and len(payload) == tail_at + 4 + _LE32(payload, tail_at)[0])
-
-
 def _load_ours(into: Any, raw: bytes | memoryview, sent: bytes) -> None:
     """_load of a structure in our byte order and characters (its bytes checked by
-    _as_sent or message_parts). A structure that came back as it was sent, from an
+    reply_parts or message_parts). A structure that came back as it was sent, from an
     object holding only in-range MQLONGs (which unpack gives back as they are), is left
     as it is: unpacking would change nothing."""
     if raw == sent:

@@ -89,6 +89,22 @@ class Link:
         (:meth:`took`)."""
         return not (self._ready or self._first or self.reader._buf or self.closed)
 
+    def descriptor(self) -> int:
+        """The socket's descriptor, made blocking (as :meth:`receive_frame` with no
+        timeout leaves it), for a caller that reads and writes it itself while
+        :meth:`idle`; -1 when the bytes do not go straight to the socket (TLS: its SSL
+        object has them) or it is closed."""
+        sock = self.sock
+        if type(sock) is not socket.socket or self.closed:
+            return -1
+        if self._timeout is not None:
+            try:
+                sock.settimeout(None)
+            except OSError:
+                return -1
+            self._timeout = None
+        return sock.fileno()
+
     def took(self, data: bytes | bytearray, sent: int = 0) -> None:
         """Count ``sent`` bytes a caller sent on the socket itself and take ``data`` it
         read there (while :meth:`idle`) as if this link had read it: its whole segments

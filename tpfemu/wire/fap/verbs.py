@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, TypeVar
 
 from tpfemu._lowlevel.exchange import client_exchange, exchange_setup
+from tpfemu._lowlevel.exchange import reply_parts as _reply_parts
+from tpfemu._lowlevel.exchange import serve_frames as _serve_frames
 from tpfemu._lowlevel.exchange import serve_verb as _serve_verb
 from tpfemu.errors import MQMIError
 from tpfemu.mq import cmqc as CMQC
@@ -42,7 +44,7 @@ __all__ = [
     "API_HEADER_SIZE", "CONN_SIZES", "VERB_TYPES", "ApiHeader", "ConnBody", "InqBody", "Verb",
     "MessageParts", "api_result", "decode_api_header", "decode_verb", "encode_api_header",
     "encode_verb", "encode_verb_segment", "message_parts", "message_segment", "our_parts",
-    "exchange_message", "serve_verb",
+    "exchange_message", "reply_parts", "serve_frames", "serve_verb",
 ]
 
 #: MQGET BufferLength meaning "the whole message, however long" (ours: pymqi's
@@ -504,6 +506,22 @@ serve_verb = _serve_verb
 #: read; else every byte read (a bytearray, possibly empty at the end of the stream),
 #: for the caller's general read. :raises OSError: the socket failed.
 exchange_message = client_exchange
+#: ``serve_frames(fd, serve, handles, rooms, longest, most) -> (rest, bytes_in,
+#: bytes_out)``: a SVRCONN conversation's reads on socket ``fd`` (blocking) answered in C
+#: while each is one whole TSHM of at most ``most`` bytes that ``serve(frame, handles,
+#: rooms, longest)`` (serve_verb) answers with bytes: the answer is sent and the next
+#: request read with the GIL released once. The first read not answered so comes back
+#: as ``rest`` (b"" at the end of the stream) for the Link, with the bytes of the frames
+#: answered and the bytes sent. Framing only: what is answered is serve's to say.
+#: :raises OSError: the socket failed.
+serve_frames = _serve_frames
+#: ``reply_parts(body, md, opts) -> (comp, reason, md_back, opts_back, data) | None``: an
+#: MQPUT or MQGET reply body in our byte order and characters (the TSHM cut off) read at
+#: its request's offsets: None unless its MQMD and MQPMO/MQGMO come back at the StrucIds
+#: and Versions of the request's ``md`` and ``opts`` bytes and its data is as long as its
+#: DataLength (then :func:`message_parts` reads it); else CompCode, Reason, each
+#: structure's bytes (None: it came back as sent) and the data.
+reply_parts = _reply_parts
 
 
 def our_parts(seg_type: SegmentType | int, payload: bytes) -> MessageParts | None:
