@@ -63,8 +63,9 @@ def _count(event: str):
 
 
 def _program_bits(j):
-    """Per (program, minute, ECB bucket): the bitmap of the ECBs seen and the counts of
-    the ``programs`` table, for :func:`programs_table` to finish.
+    """Per (program, minute, ECB bucket, unit-of-work queue manager): the bitmap of the
+    ECBs seen and the counts of the ``programs`` and ``uow`` tables, for
+    :func:`programs_table` and :func:`uow_table` to finish.
 
     Distinct ECBs are counted exactly with Spark's bitmaps: ``bitmap_bucket_number`` and
     ``bitmap_bit_position`` map every 64-bit ECB id (zero and negatives too) to one
@@ -73,17 +74,25 @@ def _program_bits(j):
     close ids), where ``countDistinct`` over grouping sets shuffled a row per distinct
     (program, minute, ECB) twice over. A null ECB sets no bit, as ``countDistinct``
     ignores nulls.
+
+    The units of work ride along in the same job: ``uow_qmgr`` is the queue manager of a
+    commit or backout event and null for every other event, so a program's other events
+    make exactly the groups they made alone, and a commit or backout (of a program or of
+    none) adds a group of its own. One scan and one small shuffle serve both tables.
     """
     from pyspark.sql import functions as F
 
     ecb = F.col("ecb")
+    unit = F.col("event").isin("commit", "backout")
     return (
-        j.where(F.col("program").isNotNull())
-        .groupBy("program", "minute", F.bitmap_bucket_number(ecb).alias("bucket"))
+        j.where(F.col("program").isNotNull() | unit)
+        .groupBy("program", "minute", F.bitmap_bucket_number(ecb).alias("bucket"),
+                 F.when(unit, F.col("qmgr")).alias("uow_qmgr"))
         .agg(F.bitmap_construct_agg(F.bitmap_bit_position(ecb)).alias("bits"),
              F.sum((F.col("event") != "program-failed").cast("long")).alias("calls"),
              _count("put").alias("puts"), _count("get").alias("gets"),
-             _count("program-failed").alias("failed"))
+             _count("program-failed").alias("failed"),
+             _count("commit").alias("commits"), _count("backout").alias("backouts"))
     )
 
 
@@ -114,6 +123,7 @@ def programs_table(bits):
     import pandas as pd
 
     columns = ["program", "minute", "entries", *_PROGRAM_SUMS]
+    bits = bits[bits["program"].notna()]
     per_minute = (bits.groupby(["program", "minute"], sort=False)[_PROGRAM_SUMS].sum()
                   .reset_index().merge(_entries(bits, ["program", "minute"]),
                                        on=["program", "minute"]))
@@ -125,11 +135,22 @@ def programs_table(bits):
     return out.astype({c: "int64" for c in ["entries", *_PROGRAM_SUMS]})
 
 
+def uow_table(bits):
+    """The ``uow`` table from :func:`_program_bits`'s rows (pandas): commits and
+    backouts per (qmgr, minute) that had either."""
+    units = bits[bits["commits"] + bits["backouts"] > 0]
+    out = (units.groupby(["uow_qmgr", "minute"], dropna=False, sort=False)
+           [["commits", "backouts"]].sum()
+           .reset_index().rename(columns={"uow_qmgr": "qmgr"}))
+    out["minute"] = out["minute"].astype("datetime64[ns]")
+    return out.astype({"qmgr": "object", "commits": "int64", "backouts": "int64"})
+
+
 def analyze(journal) -> dict:
     """Spark's part of the tables of a journal DataFrame (lazy: nothing runs until
-    written): ``queue_minute``, ``latency`` and ``uow`` whole, and ``program_bits``, which
-    :func:`programs_table` finishes into ``programs`` (``queues`` comes from
-    :func:`queues_table`)."""
+    written): ``queue_minute`` and ``latency`` whole, and ``program_bits``, which
+    :func:`programs_table` and :func:`uow_table` finish into ``programs`` and ``uow``
+    (``queues`` comes from :func:`queues_table`)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -139,17 +160,25 @@ def analyze(journal) -> dict:
     names = ("puts", "gets", "browses", "expiries", "triggers", "reports")
     # The depth after each event, relative to the start of its minute: a running sum, in
     # recorded order, of +1 a put and -1 a get or expiry. Partitioned like the group-by
-    # that follows (queue, minute), so Spark shuffles once.
+    # that follows, so Spark shuffles once. The window's sort puts its partition keys
+    # first and compares rows by their first key's 8-byte prefix: a queue name's first
+    # bytes are the same for every minute of the queue (and often for every queue), so
+    # nearly every comparison read both rows. A 64-bit hash of (queue, minute) in front
+    # settles the comparisons between groups on the prefix; the queue and minute after
+    # it keep two groups whose hashes collide apart, so the result is exact.
     delta = (F.when(F.col("event") == "put", 1)
              .when(F.col("event").isin("get", "expire"), -1).otherwise(0))
-    within = (Window.partitionBy("queue", "minute").orderBy("event_time_us", "seq")
+    keys = ("group_hash", "queue", "minute")
+    within = (Window.partitionBy(*keys).orderBy("event_time_us", "seq")
               .rowsBetween(Window.unboundedPreceding, Window.currentRow))
     per_minute = (
         j.where((F.col("queue") != "") & F.col("event").isin(*counted))
+        .withColumn("group_hash", F.xxhash64("queue", "minute"))
         .withColumn("rel", F.sum(delta).over(within))
-        .groupBy("queue", "minute")
+        .groupBy(*keys)
         .agg(*[_count(e).alias(n) for e, n in zip(counted, names, strict=True)],
              F.max("rel").alias("peak_rel"))
+        .drop("group_hash")
         .withColumn("net", F.col("puts") - F.col("gets") - F.col("expiries"))
     )
     running = (Window.partitionBy("queue").orderBy("minute")
@@ -187,13 +216,7 @@ def analyze(journal) -> dict:
                 F.col("p")[2].alias("p99_us"), "mean_us", "max_us")
     )
 
-    uow = (
-        j.where(F.col("event").isin("commit", "backout"))
-        .groupBy("qmgr", "minute")
-        .agg(_count("commit").alias("commits"), _count("backout").alias("backouts"))
-    )
-
-    return {"queue_minute": queue_minute, "latency": latency_all, "uow": uow,
+    return {"queue_minute": queue_minute, "latency": latency_all,
             "program_bits": _program_bits(j)}
 
 
@@ -271,9 +294,11 @@ def run(spark, inputs, out) -> dict:
         journal = read_journal(spark, inputs)
         frames = analyze(journal)
         local = _written(frames, tmp)
-        local["programs"] = programs_table(local.pop("program_bits"))
+        bits = local.pop("program_bits")
+        local["programs"] = programs_table(bits)
+        local["uow"] = uow_table(bits)
         local["queues"] = queues_table(local["queue_minute"], local["latency"])
-        for name in ("programs", "queues"):
+        for name in ("uow", "programs", "queues"):
             (tmp / name).mkdir()
             local[name].to_parquet(tmp / name / "part-0.parquet", index=False)
         sources = inputs.given
