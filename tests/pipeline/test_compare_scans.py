@@ -70,3 +70,22 @@ def test_compare_keeps_nothing_once_done(spark, tmp_path):
     assert (summary["counts"]["missing"], summary["counts"]["extra"]) == (1, 1)
     after = set(sc._jsc.getPersistentRDDs().keySet())
     assert after <= before, f"left persisted: {sorted(after - before)}"
+
+
+def test_leftovers_come_from_one_pass_with_their_own_sides_columns(spark):
+    """Stage 1's left-overs are the kept rows with one side only, each once, carrying its
+    own side's CorrelId, fingerprint, time, seq and row id and a side flag; pairs stay
+    out, and it is one scan of the kept rows for both sides."""
+    cols = ["queue", *[f"{p}_{c}" for p in "ea" for c in compare._LEFT_1], "differs"]
+    kept = spark.createDataFrame([
+        ("Q", None, None, 1, 1, 0, None, None, 2, 2, 0, False),       # a pair
+        ("Q", b"ce", 11, 3, 3, 1, None, None, None, None, None, None),  # expected only
+        ("R", None, None, None, None, None, b"ca", 22, 4, 4, 1, None),  # actual only
+    ], "queue string, e_correl_id binary, e_fp long, e_t long, e_seq long, e_rid long, "
+       "a_correl_id binary, a_fp long, a_t long, a_seq long, a_rid long, differs boolean")
+    assert kept.columns == cols
+    rest = compare._leftovers(kept)
+    got = sorted(tuple(r) for r in rest.collect())
+    assert got == [("Q", True, b"ce", 11, 3, 3, 1), ("R", False, b"ca", 22, 4, 4, 1)]
+    plan = rest._jdf.queryExecution().executedPlan().toString()
+    assert "Union" not in plan and "Join" not in plan

@@ -81,7 +81,6 @@ _INTERNAL = ("digest",)
 #: At most this many row ids are broadcast to fetch or flag their rows; more are joined.
 _BROADCAST_IDS = 4_000_000
 _NONE_ID = bytes(24)
-_EXAMPLES = 5
 
 
 def _none_id(col):
@@ -397,14 +396,18 @@ def _with_msg_ids(base, rows, count: int):
     return joined.where(checked).select("queue", *_CARRIED)
 
 
-def _pair_rows(frame, differs):
+def _pair_rows(frame, differs, stage: str | None = None):
     """Matched pairs in the layout of the reorder check: queue, ``mb`` (the index of
-    ``matched_by`` in :data:`_MATCHED_BY`), each side's :data:`_PAIR` and ``differs``."""
+    ``matched_by`` in :data:`_MATCHED_BY`: ``stage``'s when given, else from the
+    ``matched_by`` column), each side's :data:`_PAIR` and ``differs``."""
     from pyspark.sql import functions as F
 
-    mb = F.lit(None).cast("tinyint")
-    for i, name in enumerate(_MATCHED_BY):
-        mb = F.when(F.col("matched_by") == name, F.lit(i).cast("tinyint")).otherwise(mb)
+    if stage is not None:
+        mb = F.lit(_MATCHED_BY.index(stage)).cast("tinyint")
+    else:
+        mb = F.lit(None).cast("tinyint")
+        for i, name in enumerate(_MATCHED_BY):
+            mb = F.when(F.col("matched_by") == name, F.lit(i).cast("tinyint")).otherwise(mb)
     return frame.select("queue", mb.alias("mb"),
                         *[F.col(f"{p}_{c}") for p in "ea" for c in _PAIR],
                         differs.alias("differs"))
@@ -449,44 +452,71 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     pair = F.col("matched_by").isNotNull()
     # (a pair is matched on its CorrelId: its MsgIds are compared by their hashes, in fp)
     differs1 = F.col("e_fp") != F.col("a_fp")
+    # (kept without matched_by: a kept row is a pair exactly when it has both sides)
     kept, release = _kept(spark, stage1.select(
-        "queue", "matched_by",
+        "queue",
         *[F.col(f"{p}_{c}") if c in _PAIR else F.when(~pair, F.col(f"{p}_{c}")).alias(
             f"{p}_{c}") for p in "ea" for c in _LEFT_1],
         F.when(pair, differs1).alias("differs")))
+    found = scratch.parent / f"{scratch.name}-ids"
     try:
-        # (the query that computes and keeps stage 1: the per-queue totals, and how many
-        # left-overs each side has, which decides how their MsgIds are fetched)
+        # The query that computes and keeps stage 1 writes its left-overs (few, both
+        # sides, in one read of the kept rows); the next one counts the per-queue totals
+        # and how many left-overs each side has (which decides how their MsgIds are
+        # fetched). The later stages read the left-overs from there, not from the kept
+        # rows (each read of those is a pass over every message).
+        rest = _stored(spark, _leftovers(kept), found / "rest")
+        paired = _paired()
         totals = kept.groupBy("queue").agg(
             F.count("e_t").alias("expected"), F.count("a_t").alias("actual"),
-            F.count(F.when(~pair, F.col("e_t"))).alias("e_left"),
-            F.count(F.when(~pair, F.col("a_t"))).alias("a_left")).toPandas()
+            F.count(F.when(~paired, F.col("e_t"))).alias("e_left"),
+            F.count(F.when(~paired, F.col("a_t"))).alias("a_left")).toPandas()
         left = {p: int(totals[f"{p}_left"].sum()) for p in "ea"}
         totals = totals[["queue", "expected", "actual"]].astype(
             {"expected": "int64", "actual": "int64"})
-        rows = _after_stage1(spark, kept, (e_base, a_base), left, scratch, ignore)
+        rows = _after_stage1(spark, (kept, rest), (e_base, a_base), left, found, ignore)
     except BaseException:
         release()
         raise
     return rows, totals, release
 
 
-def _after_stage1(spark, kept, bases, left: dict[str, int], scratch, ignore: set[str]):
-    """What :func:`compare` does after stage 1 (kept in ``kept``; ``left[p]`` left-overs
-    on side ``p``): the MsgId and sequence stages, the reorder check and the candidates,
-    then their whole rows, flagged. ``bases`` are the two sides' messages with row ids."""
+def _paired():
+    """Whether a row of stage 1's kept output is a pair (it has both sides)."""
+    from pyspark.sql import functions as F
+
+    return F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
+
+
+def _leftovers(kept):
+    """Stage 1's left-overs (kept rows with one side), unprefixed (:data:`_LEFT_1`), with
+    ``side`` true for expected: one pass over the kept rows for both sides."""
+    from pyspark.sql import functions as F
+
+    expected = F.col("e_t").isNotNull()
+    return kept.where(~_paired()).select(
+        "queue", expected.alias("side"),
+        *[F.when(expected, F.col(f"e_{c}")).otherwise(F.col(f"a_{c}")).alias(c)
+          for c in _LEFT_1])
+
+
+def _after_stage1(spark, stage1, bases, left: dict[str, int], found, ignore: set[str]):
+    """What :func:`compare` does after stage 1 (``stage1``: its kept output, and its
+    left-overs as :func:`_leftovers` has them; ``left[p]`` left-overs on side ``p``): the
+    MsgId and sequence stages, the reorder check and the candidates (written under
+    ``found``), then their whole rows, flagged. ``bases`` are the two sides' messages
+    with row ids."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    kept, rest = stage1
     e_base, a_base = bases
-    pair = F.col("matched_by").isNotNull()
-    found = scratch.parent / f"{scratch.name}-ids"
-    rest = kept.where(~pair)
     # (both sides' left-overs, with their MsgIds, written by one query)
-    both_left = _stored(spark, _with_msg_ids(e_base, _back(rest, "e", _LEFT_1), left["e"])
+    both_left = _stored(spark, _with_msg_ids(e_base, rest.where(F.col("side")).drop("side"),
+                                             left["e"])
                         .withColumn("side", F.lit(True))
-                        .unionByName(_with_msg_ids(a_base, _back(rest, "a", _LEFT_1),
-                                                   left["a"])
+                        .unionByName(_with_msg_ids(a_base, rest.where(~F.col("side"))
+                                                   .drop("side"), left["a"])
                                      .withColumn("side", F.lit(False))), found / "left")
     e_left = both_left.where(F.col("side")).drop("side")
     a_left = both_left.where(~F.col("side")).drop("side")
@@ -496,7 +526,7 @@ def _after_stage1(spark, kept, bases, left: dict[str, int], scratch, ignore: set
     no_correl = _none_id(F.col("correl_id"))
     s3 = _by_position(e_left2.where(no_correl), a_left2.where(no_correl))
     both = F.col("matched_by").isNotNull()
-    matched = (_pair_rows(kept.where(pair), F.col("differs"))
+    matched = (_pair_rows(kept.where(_paired()), F.col("differs"), "correl_id")
                .unionByName(_pair_rows(s2.where(both), _differs(ignore)))
                .unionByName(_pair_rows(s3.where(both), _differs(ignore))))
     unmatched = (s3.where(~both)
@@ -632,50 +662,6 @@ _KEEP = ["queue", "matched_by",
          "changed_fields", *KINDS]
 
 
-def _hex(value) -> str:
-    return bytes(value).hex().upper() if value is not None else ""
-
-
-def _shown(preview: bytes | None, length: int | None) -> str:
-    """The first bytes of a message's data as text: UTF-8, other bytes as \\xNN, and
-    how many bytes are not shown."""
-    if preview is None:
-        return "(no data captured)"
-    text = bytes(preview).decode("utf-8", "backslashreplace")
-    rest = (length or 0) - len(preview)
-    return text + (f" ... (+{rest:,} bytes)" if rest > 0 else "")
-
-
-def _examples(table, kind: str):
-    """A few rows of one kind (a pyarrow table of them) as a small pandas frame."""
-    import pandas as pd
-
-    rows = table.slice(0, _EXAMPLES).to_pylist()
-    out = []
-    for r in rows:
-        item = {"queue": r["queue"], "matched by": r["matched_by"] or ""}
-        for prefix, word in (("e", "expected"), ("a", "actual")):
-            if (kind == "extra" and prefix == "e") or (kind == "missing" and prefix == "a"):
-                continue
-            item[f"{word} CorrelId"] = _hex(r[f"{prefix}_correl_id"])
-            item[f"{word} MsgId"] = _hex(r[f"{prefix}_msg_id"])
-            preview = r[f"{prefix}_preview"]
-            item[f"{word} data"] = _shown(preview, r[f"{prefix}_length"])
-            if kind == "payload_changed":
-                item[f"{word} hash"] = _hex(r[f"{prefix}_payload_hash"])
-            if kind == "descriptor_changed":
-                for f in ("priority", "persistent", "expiry", "length"):
-                    item[f"{word} {f}"] = r[f"{prefix}_{f}"]
-                for f, label in (("msg_type", "MsgType"), ("reply_to_q", "ReplyToQ")):
-                    if r[f"{prefix}_{f}"] is not None:  # (shown when recorded)
-                        item[f"{word} {label}"] = r[f"{prefix}_{f}"]
-            item[f"{word} seq"] = r[f"{prefix}_seq"]
-        if kind == "descriptor_changed":
-            item["fields"] = ", ".join(r["changed_fields"] or [])
-        out.append(item)
-    return pd.DataFrame(out)
-
-
 def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
         ignore: Iterable[str] = ()) -> dict:
     """Compare two captures into directory ``out``; returns the summary (also written as
@@ -692,6 +678,7 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
     import pyarrow.parquet as pq
 
     from tpfemu.pipeline import report
+    from tpfemu.pipeline.compare_examples import EXAMPLES, examples_of
     from tpfemu.pipeline.output import AtomicDir
     from tpfemu.pipeline.session import scoped_conf
     from tpfemu.pipeline.sources import read_journal
@@ -725,9 +712,9 @@ def run(spark, expected_inputs, actual_inputs, out, *, rule=None,
             if not any((tmp / kind).glob("*.parquet")):  # none of this kind: an empty table
                 (tmp / kind).mkdir(exist_ok=True)
                 pq.write_table(schema.empty_table(), tmp / kind / "part-0.parquet")
-            examples[kind] = _examples(
+            examples[kind] = examples_of(
                 chosen.sort_by([("queue", "ascending"), ("e_t", "ascending"),
-                                ("a_t", "ascending")]).head(_EXAMPLES), kind)
+                                ("a_t", "ascending")]).head(EXAMPLES), kind)
         flags = diffs.to_table(columns=["queue", "e_t", "a_t", *KINDS]).to_pandas()
         flags["differing_pairs"] = flags["e_t"].notna() & flags["a_t"].notna()
         counts = flags.groupby("queue", as_index=False)[[*KINDS, "differing_pairs"]].sum()
