@@ -23,15 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "handoff.h"
+
 #define RECORD 1024
 #define SPAN (1 << 20) /* the writer cycles over the first MiB of the file */
 #define MAX_BATCH 64   /* records one pwrite may carry (16 committers need 16) */
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER; /* a ticket was handed in */
-static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER; /* a sync finished */
-static uint64_t issued, durable, syncs;
-static int stopping, failed, fd = -1, each_commit;
+static int fd = -1, each_commit;
 static pthread_t writer;
 
 static void *write_loop(void *arg)
@@ -41,39 +39,24 @@ static void *write_loop(void *arg)
     memset(records, 'x', sizeof records);
     off_t offset = 0;
     for (;;) {
-        pthread_mutex_lock(&mu);
-        while (issued == durable && !stopping)
-            pthread_cond_wait(&work_cv, &mu);
-        if (issued == durable) { /* stopping, and nobody waits */
-            pthread_mutex_unlock(&mu);
+        uint64_t tickets, upto = handoff_take(&tickets);
+        if (upto == 0) /* stopping, and nobody waits */
             return NULL;
-        }
-        uint64_t upto = issued, tickets = upto - durable;
         size_t len = each_commit ? (tickets < MAX_BATCH ? tickets : MAX_BATCH) * RECORD : RECORD;
-        pthread_mutex_unlock(&mu);
         int err = 0;
         if (offset + (off_t)len > SPAN)
             offset = 0;
         if (pwrite(fd, records, len, offset) != (ssize_t)len || fdatasync(fd) != 0)
             err = errno ? errno : EIO;
         offset += (off_t)len;
-        pthread_mutex_lock(&mu);
-        durable = upto;
-        syncs++;
-        if (err)
-            failed = err;
-        pthread_cond_broadcast(&done_cv);
-        pthread_mutex_unlock(&mu);
+        handoff_done(upto, err);
     }
 }
 
 int floor_start(int file)
 {
-    pthread_mutex_lock(&mu);
+    handoff_reset();
     fd = file;
-    issued = durable = syncs = 0;
-    stopping = failed = 0;
-    pthread_mutex_unlock(&mu);
     return pthread_create(&writer, NULL, write_loop, NULL);
 }
 
@@ -87,38 +70,20 @@ int floor_each_commit(int on)
 
 int floor_commit(void)
 {
-    pthread_mutex_lock(&mu);
-    uint64_t ticket = ++issued;
-    pthread_cond_signal(&work_cv);
-    while (durable < ticket && !failed)
-        pthread_cond_wait(&done_cv, &mu);
-    int err = failed;
-    pthread_mutex_unlock(&mu);
-    return err;
+    return handoff_commit();
 }
 
 uint64_t floor_commits(void)
 {
-    pthread_mutex_lock(&mu);
-    uint64_t n = issued;
-    pthread_mutex_unlock(&mu);
-    return n;
+    return handoff_count(&issued);
 }
 
 uint64_t floor_syncs(void)
 {
-    pthread_mutex_lock(&mu);
-    uint64_t n = syncs;
-    pthread_mutex_unlock(&mu);
-    return n;
+    return handoff_count(&syncs);
 }
 
 int floor_stop(void)
 {
-    pthread_mutex_lock(&mu);
-    stopping = 1;
-    pthread_cond_signal(&work_cv);
-    pthread_mutex_unlock(&mu);
-    int err = pthread_join(writer, NULL);
-    return err ? err : failed;
+    return handoff_stop(writer);
 }

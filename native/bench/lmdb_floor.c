@@ -29,11 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER; /* a ticket was handed in */
-static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER; /* a sync finished */
-static uint64_t issued, durable, syncs, next_key;
-static int stopping, failed;
+#include "handoff.h"
+
+static uint64_t next_key;
 static size_t per_commit;
 static MDB_env *env;
 static MDB_dbi dbi;
@@ -76,24 +74,12 @@ static void *write_loop(void *arg)
     unsigned char *buf = NULL;
     size_t cap = 0;
     for (;;) {
-        pthread_mutex_lock(&mu);
-        while (issued == durable && !stopping)
-            pthread_cond_wait(&work_cv, &mu);
-        if (issued == durable) { /* stopping, and nobody waits */
-            pthread_mutex_unlock(&mu);
+        uint64_t tickets, upto = handoff_take(&tickets);
+        if (upto == 0) { /* stopping, and nobody waits */
             free(buf);
             return NULL;
         }
-        uint64_t upto = issued;
-        pthread_mutex_unlock(&mu);
-        int err = write_batch(upto - durable, &buf, &cap);
-        pthread_mutex_lock(&mu);
-        durable = upto;
-        syncs++;
-        if (err)
-            failed = err;
-        pthread_cond_broadcast(&done_cv);
-        pthread_mutex_unlock(&mu);
+        handoff_done(upto, write_batch(tickets, &buf, &cap));
     }
 }
 
@@ -126,9 +112,8 @@ static int zero_fill(const char *dir, size_t size)
 
 int lfloor_start(const char *dir, size_t map_size, size_t preformat, size_t bytes_per_commit)
 {
-    issued = durable = syncs = 0;
+    handoff_reset();
     next_key = 1;
-    stopping = failed = 0;
     per_commit = bytes_per_commit;
     MDB_txn *txn;
     int rc = mdb_env_create(&env);
@@ -159,14 +144,7 @@ int lfloor_start(const char *dir, size_t map_size, size_t preformat, size_t byte
 
 int lfloor_commit(void)
 {
-    pthread_mutex_lock(&mu);
-    uint64_t ticket = ++issued;
-    pthread_cond_signal(&work_cv);
-    while (durable < ticket && !failed)
-        pthread_cond_wait(&done_cv, &mu);
-    int err = failed;
-    pthread_mutex_unlock(&mu);
-    return err;
+    return handoff_commit();
 }
 
 /* Delete every value written so far (call it while no commit is in flight). */
@@ -183,20 +161,13 @@ int lfloor_trim(void)
 
 uint64_t lfloor_syncs(void)
 {
-    pthread_mutex_lock(&mu);
-    uint64_t n = syncs;
-    pthread_mutex_unlock(&mu);
-    return n;
+    return handoff_count(&syncs);
 }
 
 int lfloor_stop(void)
 {
-    pthread_mutex_lock(&mu);
-    stopping = 1;
-    pthread_cond_signal(&work_cv);
-    pthread_mutex_unlock(&mu);
-    int err = pthread_join(writer, NULL);
+    int err = handoff_stop(writer);
     mdb_env_close(env);
     env = NULL;
-    return err ? err : failed;
+    return err;
 }

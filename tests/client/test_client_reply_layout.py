@@ -3,18 +3,15 @@ at the StrucIds and Versions they were sent with is read at the request's offset
 other layout is read by message_parts, and the caller's structures end as unpack of the
 reply's bytes gives them either way."""
 
-import itertools
-
 import pytest
+from svrconn_system import connect_client, serving
 
-import tpfemu
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC, client
 from tpfemu.wire.fap import SegmentType as T
 from tpfemu.wire.fap.verbs import API_HEADER_SIZE, message_segment, reply_parts
 
 QUEUE = "LAYOUT.Q"
-_names = itertools.count()
 MD1, GMO1 = pymqi.MD().pack(), pymqi.GMO().pack()
 DATA = b"the message"
 
@@ -67,20 +64,12 @@ def test_any_other_reply_layout_is_left_to_message_parts(case):
 def client_queue():
     """A queue opened for put and get by a client over APP.SVRCONN (a System in this
     process, its listener on a loopback port)."""
-    system = tpfemu.System.start(name=f"RL{next(_names)}", journal="off")
-    try:
-        for command in ("ZMQSC DEF MQP", f"ZMQSC DEF QL-{QUEUE}",
-                        "ZINET ADD S-MQS P-TCP MODEL-AOR PORT-0 PGM-CMQL AORL-8 IP-127.0.0.1",
-                        "ZINET START S-MQS", "ZMQSC DEF CHL-APP.SVRCONN CHLTYPE-SVRCONN"):
-            system.console(command)
-        port = system.inetd.servers["MQS"].port
-        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+    with serving("RL", QUEUE) as system:
+        qm = connect_client(system)
         q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
         yield q
         q.close()
         qm.disconnect()
-    finally:
-        system.stop()
 
 
 def test_a_reply_md_of_another_version_fills_the_callers_md_as_unpack_gives_it(

@@ -2,22 +2,20 @@
 one whole TSHM its serve function answers is answered from C, the next request read with
 the GIL released once a verb; any other read comes back to the Link untouched."""
 
-import itertools
 import socket
 import struct
 import threading
 import time
 
 import pytest
+from svrconn_system import connect_client, serving
 
-import tpfemu
 import tpfemu.mqi as pymqi
 from tpfemu.channels import svrconn
 from tpfemu.mqi import CMQC
 from tpfemu.wire.fap.verbs import serve_frames
 
 QUEUE = "FRAMES.Q"
-_names = itertools.count()
 
 
 def _tshm(body: bytes) -> bytes:
@@ -128,14 +126,8 @@ def test_a_conversations_planned_verbs_are_answered_by_the_c_loop(monkeypatch):
 
     monkeypatch.setattr(svrconn, "serve_frames", counted)
     monkeypatch.setattr(svrconn.Conversation, "_served", served)
-    system = tpfemu.System.start(name=f"SF{next(_names)}", journal="off")
-    try:
-        for command in ("ZMQSC DEF MQP", f"ZMQSC DEF QL-{QUEUE}",
-                        "ZINET ADD S-MQS P-TCP MODEL-AOR PORT-0 PGM-CMQL AORL-8 IP-127.0.0.1",
-                        "ZINET START S-MQS", "ZMQSC DEF CHL-APP.SVRCONN CHLTYPE-SVRCONN"):
-            system.console(command)
-        port = system.inetd.servers["MQS"].port
-        qm = pymqi.connect(system.qmgr.name, "APP.SVRCONN", f"127.0.0.1({port})")
+    with serving("SF", QUEUE) as system:
+        qm = connect_client(system)
         q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_SHARED)
         for i in range(100):
             md = pymqi.MD(Priority=i % 10)
@@ -153,5 +145,3 @@ def test_a_conversations_planned_verbs_are_answered_by_the_c_loop(monkeypatch):
             time.sleep(0.01)
         assert (link.bytes_in, link.bytes_out) == (client_link.bytes_out,
                                                    client_link.bytes_in)
-    finally:
-        system.stop()
