@@ -12,6 +12,7 @@ Cut points (``mode``):
 Each new connection is armed with a random mode and a random number of segments to let
 through first, until ``cuts`` cuts were made; after that the proxy only forwards. With
 ``record`` (a list) every forwarded segment is appended to it as ``("c2s"|"s2c", bytes)``
+just before it is sent on, so the list keeps cause before effect across the two directions
 (a recording proxy: what went over the real sockets, for tshark).
 """
 
@@ -133,10 +134,11 @@ class Conversation:
                 seen += 1
                 if self._cuts_here(segment, seen, downstream, dst):
                     return
-                dst.sendall(segment)
-                if self.proxy.record is not None:
+                if self.proxy.record is not None:  # (before it is sent: what the peer
+                    # sends in answer is then recorded after it, whichever pump runs first)
                     with self.proxy.lock:
                         self.proxy.record.append(("c2s" if downstream else "s2c", segment))
+                dst.sendall(segment)
                 if not downstream and self.mode == "after_status" and seen > self.after // 4 \
                         and segment[9] == _STATUS:
                     self.cut()
