@@ -300,12 +300,13 @@ class ClientConnection:
         """MQPUT or MQGET (``opts`` its PMO or GMO, None: one at its initial values,
         ``opts_initial``; ``tail`` DataLength or BufferLength):
         the request laid out as encode_verb lays it out, from the structures' own bytes
-        (a structure with every field at its initial value: the class's initial bytes,
-        what its pack() gives); the reply's data. ``md`` and ``opts`` are given the values
-        the server's call gave them. (The caller has checked the handle.)
+        (pack() gives an untouched structure's initial bytes without packing it); the
+        reply's data. ``md`` and ``opts`` are given the values the server's call gave them
+        (_load_ours leaves one that came back as sent). (The caller has checked the
+        handle.)
         :raises MQMIError: as _call."""
-        md_bytes = md.pack() if md is not None and md.__dict__ else _MD_INITIAL
-        opts_bytes = opts.pack() if opts is not None and opts.__dict__ else opts_initial
+        md_bytes = _MD_INITIAL if md is None else md.pack()
+        opts_bytes = opts_initial if opts is None else opts.pack()
         if self._fd >= 0 and self.link.idle():
             payload, big, ebcdic = self._message_exchange(seg_type, handle,
                                                           md_bytes + opts_bytes, tail, data,
@@ -324,9 +325,9 @@ class ClientConnection:
         comp, reason, md_back, opts_back, got = parts
         if comp != cmqc.MQCC_OK:
             raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
-        if md is not None and (md_back is not None or md.__dict__):
+        if md is not None:
             _load_ours(md, md_bytes if md_back is None else md_back, md_bytes)
-        if opts is not None and (opts_back is not None or opts.__dict__):
+        if opts is not None:
             _load_ours(opts, opts_bytes if opts_back is None else opts_back, opts_bytes)
         return got
 
