@@ -89,3 +89,33 @@ def test_real_hash_finds_a_changed_msg_id_of_a_correl_id_pair(spark, tmp_path):
     row_ = changed[changed["queue"] == "OUT.A"].iloc[0]
     assert (row_["expected_msg_id"], row_["actual_msg_id"]) == (ident("m-a1"),
                                                                 ident("m-other"))
+
+
+def test_queues_whose_hashes_collide_are_checked_for_order_apart(spark, tmp_path,
+                                                                  monkeypatch):
+    """The reorder check is shuffled and sorted on a hash of the queue name. With every
+    queue hashing alike, two queues whose messages interleave in time are still each
+    checked against their own: OUT.A and OUT.B are both in order (no pair reordered,
+    where a check of the two as one queue finds OUT.B's first pair recorded before
+    OUT.A's), and the one pair swapped inside OUT.C is found."""
+    from pyspark.sql import functions as F
+
+    monkeypatch.setattr(compare, "_queue_hash", lambda col: F.lit(7).cast("long"))
+    expected = [_msg(q, i, f"{q}{i}") for i, q in enumerate(
+        ["OUT.A", "OUT.B", "OUT.A", "OUT.B", "OUT.C", "OUT.C", "OUT.C"])]
+    actual = [dict(r) for r in expected]
+    # OUT.B's actual messages recorded long before OUT.A's, each queue still in order
+    for r in actual:
+        if r["queue"] == "OUT.B":
+            r["event_time_us"] -= 10_000_000
+    c = [r for r in actual if r["queue"] == "OUT.C"]
+    c[1]["event_time_us"], c[2]["event_time_us"] = c[2]["event_time_us"], c[1]["event_time_us"]
+    summary = _run(spark, tmp_path, expected, actual, "qh")
+    counts = summary["counts"]
+    assert counts["matched"] == 7 and counts["missing"] == counts["extra"] == 0
+    assert counts["reordered"] == 1, counts
+    import pandas as pd
+
+    reordered = pd.read_parquet(tmp_path / "qh-out" / "reordered")
+    assert list(reordered["queue"]) == ["OUT.C"]
+    assert reordered["expected_correl_id"].iloc[0] == ident("c-OUT.C6")

@@ -263,11 +263,20 @@ def _by_position(e, a):
 _TIME_BITS = 48
 
 
+def _queue_hash(col):
+    """A queue name's 64-bit hash (``qh``): the reorder check is shuffled on it and its
+    sort starts with it. The queue name stays a key of the check's window after it, so
+    two queues whose hashes collide are still checked apart."""
+    from pyspark.sql import functions as F
+
+    return F.xxhash64(col)
+
+
 def _nearly_in_order(frame):
     """``frame`` (with ``qh`` and ``e_t``) shuffled on ``qh`` and sorted, within each
     partition, on one long: the top bits of ``qh`` above the low bits of ``e_t``. That
-    is nearly the order (qh, e_t, e_seq, e_rid) in which the reorder window then has
-    Spark sort the rows, and that sort, which stays the one that counts, runs over
+    is nearly the order (qh, queue, e_t, e_seq, e_rid) in which the reorder window then
+    has Spark sort the rows, and that sort, which stays the one that counts, runs over
     nearly sorted runs. Spark's sort compares its first key's 8-byte prefix, and
     qh, the first key of the window's sort, has one value per queue: over rows in
     random order (as stage 1 leaves the pairs), nearly every comparison went past the
@@ -534,13 +543,14 @@ def _after_stage1(spark, stage1, bases, left: dict[str, int], found, ignore: set
                  .unionByName(_one_sided(a_left2.where(~no_correl), "a")))
 
     # One pass over the pairs: reordered ones found on the narrow rows (the window is
-    # partitioned by a hash of the queue name: its sort then compares a long, not a
-    # string, before the times; scalar lags: a struct costs a row each), and the
-    # candidates written at once.
-    order = Window.partitionBy("qh").orderBy("e_t", "e_seq", "e_rid")
+    # partitioned by a hash of the queue name, then the name: its sort compares a long
+    # before the name and the times, and a pair is only ever checked against one of its
+    # own queue, even where two queues' hashes collide; scalar lags: a struct costs a
+    # row each), and the candidates written at once.
+    order = Window.partitionBy("qh", "queue").orderBy("e_t", "e_seq", "e_rid")
     prev_t, prev_seq = F.lag("a_t").over(order), F.lag("a_seq").over(order)
     later = (F.col("a_t") < prev_t) | ((F.col("a_t") == prev_t) & (F.col("a_seq") < prev_seq))
-    checked = (_nearly_in_order(matched.withColumn("qh", F.xxhash64("queue")))
+    checked = (_nearly_in_order(matched.withColumn("qh", _queue_hash(F.col("queue"))))
                .withColumn("reordered", F.coalesce(later, F.lit(False))))
     names = F.element_at(F.array(*[F.lit(n) for n in _MATCHED_BY]),
                          F.col("mb").cast("int") + 1)
