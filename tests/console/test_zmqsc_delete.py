@@ -133,3 +133,15 @@ def test_purged_persistent_messages_do_not_come_back_after_a_restart(tmp_path):
         ok(system, "ZMQSC DEF QL-A")
     with System.start(name=name, home=tmp_path) as system:
         assert system.qmgr.queues["A"].core.depth == 0
+
+
+def test_a_refused_delete_names_the_reason_once(mqp):
+    """The refusal says why in its own words, without repeating the command."""
+    ok(mqp, "ZMQSC DEF QL-A")
+    qm = pymqi.connect(mqp.qmgr.name)
+    queue = pymqi.Queue(qm, "A", CMQC.MQOO_OUTPUT)
+    response = refused(mqp, "ZMQSC DEL QL-A", "OPEN BY 1 HANDLE")
+    assert response.startswith(f"{m.REFUSED.id} B DELETE QL A REFUSED: open by 1 handle")
+    assert response.upper().count("DELETE QL") == 1
+    queue.close()
+    qm.disconnect()
