@@ -10,7 +10,7 @@ Verb       Objects                                      Does
 =========  ===========================================  ======================================
 DEFINE     MQP QL QA QR PROC CHL                        define (REPLACE: redefine)
 ALTER      MQP QL QA QR PROC CHL                        change the keywords given
-DELETE     MQP QL QA QR PROC CHL                        delete
+DELETE     MQP QL QA QR PROC CHL                        delete (QL: PURGE its messages)
 DISPLAY    MQP QL QA QR Q PROC CHL QMGR                 show; a name or generic name (APP.*)
 CLEAR      QL                                           remove the queue's messages
 START      QMGR CHL                                     QMGR: cancel a stop; CHL: start it
@@ -22,10 +22,11 @@ SWQ        QL-from QL-to / QL-from                      swing a transmission que
 
 Keywords are the catalog's attribute names in upper case (the attribute specs say what
 each accepts; the catalog validates, and its refusal becomes an ``E`` message naming the
-keyword and what it accepts). Besides them: ``REPLACE`` on DEFINE; ``TRIGGER``/``NOTRIGGER``
-on a QL (as in MQSC; ``TRIGGER-YES``/``TRIGGER-NO`` too); naming a TRIGTYPE other than
-NONE turns triggering on, and TRIGTYPE-NONE off, unless TRIGGER or NOTRIGGER is given
-(TPF's DEF QL has no separate switch). A DEF CHL without CPU is for this processor.
+keyword and what it accepts). Besides them: ``REPLACE`` on DEFINE; ``PURGE``/``NOPURGE``
+on DELETE QL; ``TRIGGER``/``NOTRIGGER`` on a QL (as in MQSC; ``TRIGGER-YES``/``TRIGGER-NO``
+too); naming a TRIGTYPE other than NONE turns triggering on, and TRIGTYPE-NONE off, unless
+TRIGGER or NOTRIGGER is given (TPF's DEF QL has no separate switch). A DEF CHL without
+CPU is for this processor.
 
 A refused command changes nothing: everything is checked before the one catalog call
 (or, for SWQ, before the route and the move) that makes the change. The command
