@@ -16,6 +16,7 @@ from tpfemu.console.mqsc import zmqsc_form
     ("dis q(app.in)", "ZMQSC DISP Q-APP.IN"),
     ("ALTER QLOCAL(A) NOTRIGGER", "ZMQSC ALT QL-A NOTRIGGER"),
     ("DELETE QALIAS(A)", "ZMQSC DEL QA-A"),
+    ("DELETE QLOCAL(A) PURGE", "ZMQSC DEL QL-A PURGE"),
     ("DEFINE PROCESS(P) APPLID(QZZ1) REPLACE", "ZMQSC DEF PROC-P APPLID-QZZ1 REPLACE"),
     ("DEFINE CHANNEL(TO.NY) CHLTYPE(SDR) CONNAME('ny(1414)') XMITQ(XQ)",
      "ZMQSC DEF CHL-TO.NY CHLTYPE-SDR CONNAME-'ny(1414)' XMITQ-XQ"),
@@ -49,6 +50,25 @@ def test_an_mqsc_command_is_answered_not_run_and_its_form_does_the_same(mqp):
     form = response.split("THE ZMQSC FORM IS: ", 1)[1]
     ok(mqp, form)
     assert mqp.qmgr.catalog.get("QL", "APP.IN").maxdepth == 100
+
+
+@pytest.mark.parametrize(("mqsc", "attribute", "value"), [
+    ("DEFINE PROCESS(P) APPLICID(QZZ1) ENVRDATA('env x')", "applid", "QZZ1"),
+    ("DEFINE PROCESS(P) APPLICID(QZZ1) ENVRDATA('env x')", "envdata", "env x"),
+    ("DEFINE QALIAS(AL) TARGET(APP.IN)", "targq", "APP.IN"),
+    ("DEFINE CHANNEL(TO.NY) CHLTYPE(SDR) CONNAME(NY) XMITQ(XQ) NPMSPEED(FAST)",
+     "speed", "FAST"),
+])
+def test_mqsc_keyword_spellings_become_the_zmqsc_keywords(mqp, mqsc, attribute, value):
+    """IBM MQSC's APPLICID, ENVRDATA (DEFINE PROCESS), TARGET (DEFINE QALIAS) and NPMSPEED
+    (DEFINE CHANNEL) are the attributes ZMQSC calls APPLID, ENVDATA, TARGQ and SPEED: the
+    hint names those, and entered it defines what the MQSC command asked for."""
+    response = mqp.console(mqsc)
+    assert ids(response) == ["CONS0003E"]
+    form = response.split("THE ZMQSC FORM IS: ", 1)[1]
+    ok(mqp, form)
+    obj, name = form.split()[2].split("-", 1)
+    assert getattr(mqp.qmgr.catalog.get(obj, name), attribute) == value
 
 
 def test_a_zmqsc_command_written_with_parentheses_gets_the_hint_after_its_error(mqp):

@@ -687,3 +687,30 @@ def test_restore_needs_empty_catalog(cat):
     """restore() into a catalog that holds definitions is refused."""
     with pytest.raises(DefinitionError):
         cat.restore([ProfileDef(name="TPF1")])
+
+
+def test_delete_prepare_runs_after_the_rules_and_before_the_veto():
+    """``prepare`` is not called when another rule refuses (unknown object, the profile's
+    own queue); it runs before the in_use veto, and if it raises nothing is deleted."""
+    cat, calls = make_busy({})
+    cat.define("QL", "Q")
+    seen: list[str] = []
+
+    def prepare(old: Any) -> None:
+        seen.append(old.name)
+        assert calls == []  # the veto is asked after prepare
+
+    with pytest.raises(UnknownObjectName):
+        cat.delete("QL", "NOPE", prepare=prepare)
+    with pytest.raises(DefinitionError):
+        cat.delete("QL", DEAD_LETTER_QUEUE, prepare=prepare)
+    assert seen == []
+
+    def refuse(old: Any) -> None:
+        raise DefinitionError("busy", keyword="PURGE")
+
+    rec = Recorder()
+    cat.subscribe(rec)
+    unchanged(cat, rec, lambda: cat.delete("QL", "Q", prepare=refuse), DefinitionError)
+    cat.delete("QL", "Q", prepare=prepare)
+    assert seen == ["Q"] and calls == [("QL", "Q")] and cat.find_queue("Q") is None

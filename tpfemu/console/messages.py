@@ -123,6 +123,9 @@ REFUSED = _msg(12, "E", "{verb} {obj} {name} REFUSED: {detail}{accepts}",
                "The catalog refused the command; the text names the keyword at fault and "
                "what it accepts. Nothing was changed.")
 DELETED = _msg(13, "I", "{obj} {name} DELETED", "DELETE removed the object.")
+DELETED_PURGED = _msg(26, "I", "QL {name} DELETED - {count} MESSAGE(S) PURGED",
+                      "DELETE QL ... PURGE removed the queue and the committed messages it "
+                      "held.")
 REPLACED = _msg(14, "I", "{obj} {name} REPLACED",
                 "DEFINE ... REPLACE redefined an existing object (attributes not given take "
                 "their defaults; a local queue keeps its messages).")

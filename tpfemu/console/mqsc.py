@@ -11,13 +11,14 @@ finds the TPF form::
 :func:`zmqsc_form` does the translation (None when the text does not look like MQSC);
 a ZMQSC command written with parentheses (``ZMQSC DIS QL(X)``) gets the same hint after
 its syntax error. The verbs are the ZMQSC verbs (:data:`tpfemu.console.parser.VERBS`,
-plus runmqsc's ``STA``); keywords pass through unchanged, so the hint is checked by the
-same rules as any typed command once it is entered.
+plus runmqsc's ``STA``); keywords pass through unchanged, except the few MQSC spells
+differently for the same attribute (:data:`KEYWORDS`: ``APPLICID`` is ``APPLID``), so
+the hint is checked by the same rules as any typed command once it is entered.
 """
 
 from __future__ import annotations
 
-__all__ = ["OBJECT_TYPES", "hint_line", "zmqsc_form"]
+__all__ = ["KEYWORDS", "OBJECT_TYPES", "hint_line", "zmqsc_form"]
 
 HINT_ID = "CONS0003E"
 #: runmqsc object types -> the ZMQSC object type.
@@ -25,6 +26,12 @@ OBJECT_TYPES: dict[str, str] = {
     "QLOCAL": "QL", "QL": "QL", "QALIAS": "QA", "QA": "QA", "QREMOTE": "QR", "QR": "QR",
     "QUEUE": "Q", "Q": "Q", "PROCESS": "PROC", "PRO": "PROC", "PROC": "PROC",
     "CHANNEL": "CHL", "CHL": "CHL", "QMGR": "QMGR", "MQP": "MQP",
+}  # fmt: skip
+#: MQSC keywords whose ZMQSC keyword is spelled differently, for the same attribute:
+#: DEFINE PROCESS's APPLICID and ENVRDATA, DEFINE QALIAS's TARGET (TARGQ's newer name)
+#: and DEFINE CHANNEL's NPMSPEED (TPF's fast/normal channels).
+KEYWORDS: dict[str, str] = {
+    "APPLICID": "APPLID", "ENVRDATA": "ENVDATA", "TARGET": "TARGQ", "NPMSPEED": "SPEED",
 }  # fmt: skip
 _EXTRA_VERBS = {"STA": "START", "DISP": "DISPLAY"}
 _SHORT = {"DEFINE": "DEF", "ALTER": "ALT", "DELETE": "DEL", "DISPLAY": "DISP"}
@@ -96,7 +103,8 @@ def zmqsc_form(text: str) -> str | None:
     target = obj if name is None or obj in ("QMGR", "MQP") else f"{obj}-{_value(name)}"
     parts = ["ZMQSC", _SHORT.get(verb, verb), target]
     for key, value in words[2:]:
-        parts.append(key.upper() if value is None else f"{key.upper()}-{_value(value)}")
+        keyword = KEYWORDS.get(key.upper(), key.upper()) if value is not None else key.upper()
+        parts.append(keyword if value is None else f"{keyword}-{_value(value)}")
     return " ".join(parts)
 
 

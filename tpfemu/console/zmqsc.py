@@ -10,7 +10,7 @@ Verb       Objects                                      Does
 =========  ===========================================  ======================================
 DEFINE     MQP QL QA QR PROC CHL                        define (REPLACE: redefine)
 ALTER      MQP QL QA QR PROC CHL                        change the keywords given
-DELETE     MQP QL QA QR PROC CHL                        delete
+DELETE     MQP QL QA QR PROC CHL                        delete (QL: PURGE its messages)
 DISPLAY    MQP QL QA QR Q PROC CHL QMGR                 show; a name or generic name (APP.*)
 CLEAR      QL                                           remove the queue's messages
 START      QMGR CHL                                     QMGR: cancel a stop; CHL: start it
@@ -22,10 +22,11 @@ SWQ        QL-from QL-to / QL-from                      swing a transmission que
 
 Keywords are the catalog's attribute names in upper case (the attribute specs say what
 each accepts; the catalog validates, and its refusal becomes an ``E`` message naming the
-keyword and what it accepts). Besides them: ``REPLACE`` on DEFINE; ``TRIGGER``/``NOTRIGGER``
-on a QL (as in MQSC; ``TRIGGER-YES``/``TRIGGER-NO`` too); naming a TRIGTYPE other than
-NONE turns triggering on, and TRIGTYPE-NONE off, unless TRIGGER or NOTRIGGER is given
-(TPF's DEF QL has no separate switch). A DEF CHL without CPU is for this processor.
+keyword and what it accepts). Besides them: ``REPLACE`` on DEFINE; ``PURGE``/``NOPURGE``
+on DELETE QL; ``TRIGGER``/``NOTRIGGER`` on a QL (as in MQSC; ``TRIGGER-YES``/``TRIGGER-NO``
+too); naming a TRIGTYPE other than NONE turns triggering on, and TRIGTYPE-NONE off, unless
+TRIGGER or NOTRIGGER is given (TPF's DEF QL has no separate switch). A DEF CHL without
+CPU is for this processor.
 
 A refused command changes nothing: everything is checked before the one catalog call
 (or, for SWQ, before the route and the move) that makes the change. The command
@@ -74,6 +75,9 @@ SWITCHES: dict[Any, tuple[str, ...]] = {
     "DEFINE": ("REPLACE",),
     ("DEFINE", "QL"): ("TRIGGER", "NOTRIGGER"),
     ("ALTER", "QL"): ("TRIGGER", "NOTRIGGER"),
+    # DELETE QL PURGE removes the queue's committed messages with it (TPF's purge
+    # parameter, MQSC's PURGE); NOPURGE, the default, refuses a queue holding messages.
+    ("DELETE", "QL"): ("PURGE", "NOPURGE"),
 }
 # Verbs that change something: refused while the queue manager is stopped (TPF: object
 # commands only in NORM state).
@@ -122,8 +126,9 @@ def _detail(exc: errors.DefinitionError, prefixes: tuple[str, ...] = ()) -> str:
     if exc.keyword and exc.accepted and text.endswith(tail):
         text = text[: -len(tail)]
     for prefix in prefixes:
-        if text.startswith(prefix + ": "):
-            return text[len(prefix) + 2:]
+        for joint in (": ", " refused: "):
+            if text.startswith(prefix + joint):
+                return text[len(prefix) + len(joint):]
     return text
 
 
@@ -301,9 +306,31 @@ class _Run:
         self.catalog_call(lambda: self.catalog.alter(cmd.obj, cmd.name, **attrs))
         return [m.ALTERED.line(self.cpu, obj=cmd.obj, name=self.name)]
 
+    def purge_switch(self) -> bool:
+        """DELETE QL's operands: PURGE (True) or NOPURGE / nothing (False).
+
+        :raises _Reject: another operand, one given twice, or both.
+        """
+        switches = SWITCHES[("DELETE", "QL")]
+        chosen: Token | None = None
+        for token in self.cmd.operands:
+            if not token.is_switch or token.key not in switches:
+                raise self.reject(m.UNKNOWN_KEYWORD, keyword=token.text, verb="DELETE",
+                                  obj="QL", valid=", ".join(switches))
+            if chosen is not None:
+                if chosen.key == token.key:
+                    raise self.reject(m.DUPLICATE, keyword=token.key)
+                raise self.reject(m.CONFLICT, keyword=token.text, other=chosen.text)
+            chosen = token
+        return chosen is not None and chosen.key == "PURGE"
+
     def _delete(self) -> list[str]:
         cmd = self.cmd
-        self.no_operands()
+        purge = False
+        if cmd.obj == "QL":
+            purge = self.purge_switch()
+        else:
+            self.no_operands()
         if cmd.obj == "CHL":
             port = self.channel_port(self.catalog.find_channel(self.name))
             if port is not None and port.is_running(self.name):
@@ -314,7 +341,12 @@ class _Run:
             if reason:
                 raise self.reject(m.IN_SWING, verb=cmd.verb, obj=cmd.obj, name=self.name,
                                   detail=f"{reason}; end the swing first (ZMQSC SWQ QL-...)")
-        self.catalog_call(lambda: self.catalog.delete(cmd.obj, cmd.name))
+        if cmd.obj == "QL":
+            removed = self.catalog_call(lambda: self.qmgr.delete_queue(self.name, purge=purge))
+            if purge:
+                return [m.DELETED_PURGED.line(self.cpu, name=self.name, count=removed)]
+        else:
+            self.catalog_call(lambda: self.catalog.delete(cmd.obj, cmd.name))
         return [m.DELETED.line(self.cpu, obj=cmd.obj, name=self.name)]
 
     # -- DISPLAY ----------------------------------------------------------------------------

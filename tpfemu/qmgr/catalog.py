@@ -310,8 +310,19 @@ class Catalog:
             self._emit("alter", old, new)
             return new
 
-    def delete(self, type_name: str, name: str | None = None) -> ObjectDef:
-        """DELETE an object; returns the definition it had."""
+    def delete(
+        self,
+        type_name: str,
+        name: str | None = None,
+        *,
+        prepare: Callable[[ObjectDef], None] | None = None,
+    ) -> ObjectDef:
+        """DELETE an object; returns the definition it had.
+
+        :param prepare: called with the definition, under the lock, once every rule but
+            the ``in_use`` veto has passed and just before that veto is asked (DELETE QL
+            PURGE empties the queue there). It may raise to refuse: nothing is deleted.
+        """
         cls = _definition_class(type_name)
         with self._lock:
             if cls is ProfileDef:
@@ -324,6 +335,8 @@ class Catalog:
                     "while the MQP exists",
                     keyword=cls.type_name,
                 )
+            if prepare is not None:
+                prepare(old)
             self._check_free("DELETE", old)
             del self._space(cls)[old.name]
             if cls is ChannelDef:

@@ -359,6 +359,37 @@ class QueueManager:
             plog = self.persistence
             return plog.log_purge(queue) if plog is not None else queue.core.purge()
 
+    def delete_queue(self, name: str, *, purge: bool = False) -> int:
+        """DELETE QL: delete the local queue ``name``; returns how many messages PURGE removed.
+
+        Without ``purge`` the queue must be empty and not open (the catalog's ``in_use``
+        veto), as IBM's DELETE QLOCAL NOPURGE. With ``purge`` (TPF's ZMQSC DEL QL with
+        the purge parameter, IBM's DELETE QLOCAL PURGE) its committed messages are
+        removed first; the delete is still refused, changing nothing, while the queue is
+        in use by CLEAR's rule (:meth:`LocalQueue.clear_refusal`: open with any options,
+        directly or through a name that resolves to it, or a unit of work holds a put or
+        get of it). Every other rule of DELETE is checked before anything is removed, and
+        the purge and the delete happen under the catalog's lock and this queue manager's
+        lock (which MQOPEN takes), so no handle can open in between.
+
+        :raises MQMIError: 2085 (no such queue).
+        :raises DefinitionError: the delete is refused (nothing changed).
+        """
+        removed = 0
+
+        def empty(_old: ObjectDef) -> None:
+            nonlocal removed
+            queue = self.local_queue(name)
+            reason = queue.clear_refusal()
+            if reason is not None:
+                raise errors.DefinitionError(f"DELETE QL {name!r}: {reason}", keyword="PURGE")
+            plog = self.persistence
+            removed = plog.log_purge(queue) if plog is not None else queue.core.purge()
+
+        with self.catalog.lock, self.lock:  # the order swq and the forwarder take them in
+            self.catalog.delete("QL", name, prepare=empty if purge else None)
+        return removed
+
     def ref(self, names: list[tuple[str, str]], delta: int) -> None:
         """Count (type, name) objects an open handle holds (under self.lock)."""
         for key in names:
