@@ -33,6 +33,7 @@ queue), so "the previous count" is exact however many threads put at once.
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tpfemu import errors
@@ -73,6 +74,12 @@ class Triggers:
 
     def __init__(self, qmgr: QueueManager) -> None:
         self.qmgr = qmgr
+        self._local = threading.local()  # .delivering: this thread is in _fire
+
+    def delivering(self) -> bool:
+        """True while this thread delivers a trigger (puts a trigger message, or its
+        dead letter): such puts evaluate no trigger conditions of their own."""
+        return getattr(self._local, "delivering", False)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -209,6 +216,15 @@ class Triggers:
             held = _Held(self.trigger_message(d), d.initq, d.trigtype)
             if d.trigtype == "DEPTH" and d.trigger == "YES":  # IBM: off after a DEPTH
                 self._switch_off(d.name)  # trigger, at once (also for an ALTER or MQSET)
+        before = self.delivering()
+        self._local.delivering = True
+        try:
+            self._deliver(queue, md, held)
+        finally:
+            self._local.delivering = before
+
+    def _deliver(self, queue: LocalQueue, md: MD | None, held: _Held) -> None:
+        d = queue.definition
         tm, initq_name = held.tm, held.initq
         self._note(queue)
         self.qmgr._emit("trigger", queue.name, trigtype=held.trigtype, initq=initq_name,
