@@ -57,3 +57,37 @@ def test_a_trigger_message_does_not_trigger_its_own_initiation_queue(env):
     env.put()
     env.quiet()
     assert env.trigger_qnames() == ["APP.Q"]
+
+
+def test_a_dead_lettered_trigger_message_triggers_the_dead_letter_queue(env):
+    """IBM, "When triggering does not work" (WebSphere MQ 6 csqzal fg14050_): "Putting the
+    trigger message on the dead-letter queue might generate a trigger message for that
+    queue." INIT.Q refuses the trigger message (MAXMSGL 100 < 684); its dead letter
+    triggers DEAD.LETTER.QUEUE, served through DLQ.INIT.Q."""
+    env.cat.define("QL", "DLQ.INIT.Q")
+    env.cat.alter("QL", "DEAD.LETTER.QUEUE", trigger="YES", trigtype="FIRST",
+                  initq="DLQ.INIT.Q", process="APP.PROC")
+    env.cat.alter("QL", "INIT.Q", maxmsgl=100)
+    env.app()
+    env.open_monitor()
+    env.hold("DLQ.INIT.Q", CMQC.MQOO_INPUT_SHARED)  # the DLQ's trigger monitor
+    env.put()
+    env.quiet()
+    assert env.depth("INIT.Q") == 0
+    assert env.depth("DEAD.LETTER.QUEUE") == 1
+    assert env.depth("DLQ.INIT.Q") == 1
+
+
+def test_the_second_trigger_message_is_discarded_if_it_would_be_dead_lettered(env):
+    """IBM, same page: "This second trigger message is discarded if it adds a message to the
+    dead-letter queue." The DLQ's initiation queue refuses it too: only the first trigger
+    message is on the dead-letter queue, and the console says the second was discarded."""
+    env.cat.alter("QL", "DEAD.LETTER.QUEUE", trigger="YES", trigtype="EVERY",
+                  initq="INIT.Q", process="APP.PROC")
+    env.cat.alter("QL", "INIT.Q", maxmsgl=100)
+    env.app()
+    env.open_monitor()
+    env.put()
+    env.quiet()
+    assert env.depth("DEAD.LETTER.QUEUE") == 1
+    assert any("DISCARDED" in line for line in env.s.log), list(env.s.log)[-3:]

@@ -74,11 +74,13 @@ class Triggers:
 
     def __init__(self, qmgr: QueueManager) -> None:
         self.qmgr = qmgr
-        self._local = threading.local()  # .delivering: this thread is in _fire
+        # .delivering: this thread puts a trigger message on its initiation queue now;
+        # .second: it dead-letters a trigger message now
+        self._local = threading.local()
 
     def delivering(self) -> bool:
-        """True while this thread delivers a trigger (puts a trigger message, or its
-        dead letter): such puts evaluate no trigger conditions of their own."""
+        """True while this thread puts a trigger message on its initiation queue: that
+        put evaluates no trigger conditions of its own (deviations.md)."""
         return getattr(self._local, "delivering", False)
 
     # -- helpers -----------------------------------------------------------------------
@@ -241,14 +243,28 @@ class Triggers:
                 self.qmgr.put_internal(initq_name, "", tm.pack(), md_fields,
                                        priority=priority, persistent=False)
             except errors.MQMIError as exc:
-                # IBM: a trigger message that cannot be put on the initiation queue goes to
-                # the dead-letter queue.
-                self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {d.name} NOT PUT "
-                                  f"ON {initq_name}: {exc.reason_name} - SENT TO THE "
-                                  "DEAD-LETTER QUEUE")
-                self.qmgr.dead_letter(tm.pack(), md_fields, exc.reason, initq_name, "")
+                self._undelivered(d.name, initq_name, tm, md_fields, exc)
             return
         self.activate(tm, md, queue)
+
+    def _undelivered(self, qname: str, initq_name: str, tm: TM, md_fields: dict[str, Any],
+                     exc: errors.MQMIError) -> None:
+        """IBM ("When triggering does not work"): a trigger message that cannot be put on
+        the initiation queue goes to the dead-letter queue, and that put may trigger the
+        dead-letter queue; the trigger message of that second trigger is discarded if it
+        would go to the dead-letter queue too."""
+        local = self._local
+        if getattr(local, "second", False):
+            self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {qname} NOT PUT ON "
+                              f"{initq_name}: {exc.reason_name} - DISCARDED")
+            return
+        self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {qname} NOT PUT ON "
+                          f"{initq_name}: {exc.reason_name} - SENT TO THE DEAD-LETTER QUEUE")
+        local.delivering, local.second = False, True  # the dead letter may trigger
+        try:
+            self.qmgr.dead_letter(tm.pack(), md_fields, exc.reason, initq_name, "")
+        finally:
+            local.delivering, local.second = True, False
 
     def _switch_off(self, name: str) -> None:
         try:
