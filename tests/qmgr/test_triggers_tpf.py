@@ -18,6 +18,7 @@ from trigger_helpers import Recorder, blank
 
 import tpfemu
 import tpfemu.mqi as pymqi
+from tpfemu.mq.headers import DLH
 from tpfemu.mqi import CMQC
 
 QUIET = 0.15  # seconds to wait, after the dispatcher is idle, before "no entry was created"
@@ -413,3 +414,29 @@ def test_monitor_gives_cuir_the_trigger_messages_own_mqmd(tpf):
     md = pymqi.MD().unpack(bytes(block[0:MD_LENGTH]))
     assert bytes(md.Format) == CMQC.MQFMT_TRIGGER
     assert bytes(md.MsgId) != bytes(app_md.MsgId)
+
+
+def test_monitor_sends_a_message_that_is_not_an_mqtm_to_the_dead_letter_queue(tpf):
+    """IBM, "How RUNMQTRM detects errors": the trigger monitor puts a message it cannot use
+    on the dead-letter queue behind an MQDLH whose Reason is a feedback code; for a message
+    that is not a valid MQTM, MQFB_TM_ERROR (MQDLH Reason). It starts nothing."""
+    monitor_queues(tpf)
+    tpf.s.start_trigger_monitor("INIT.Q")
+    tpf.put("INIT.Q", b"not a trigger message", md=pymqi.MD(Format=CMQC.MQFMT_STRING))
+    deadline = time.monotonic() + 2
+    dlq = tpf.s.qmgr.queues["DEAD.LETTER.QUEUE"]
+    while dlq.core.depth == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    tpf.quiet()
+    assert init_depth(tpf) == 0
+    q = pymqi.Queue(tpf.qm, "DEAD.LETTER.QUEUE", CMQC.MQOO_INPUT_SHARED)
+    md = pymqi.MD()
+    data = q.get(None, md)
+    q.close()
+    assert bytes(md.Format) == CMQC.MQFMT_DEAD_LETTER_HEADER
+    dlh = DLH().unpack(data[:CMQC.MQDLH_LENGTH_1])
+    assert dlh.Reason == CMQC.MQFB_TM_ERROR
+    assert bytes(dlh.DestQName).strip() == b"INIT.Q"
+    assert bytes(dlh.Format) == CMQC.MQFMT_STRING
+    assert data[CMQC.MQDLH_LENGTH_1:] == b"not a trigger message"
+    assert tpf.prg1.blocks == [] and tpf.cuir.blocks == []

@@ -280,7 +280,7 @@ QMGR_MESSAGES = {
     "MQSC0911E": "a trigger could not start its program: no dispatcher",
     "MQSC0912E": "a trigger could not start its program: the program is not loaded",
     "MQSC0920E": "the trigger monitor failed to start a program",
-    "MQSC0921W": "the trigger monitor stopped serving its initiation queue",
+    "MQSC0921W": "the trigger monitor found a message that is not an MQTM (dead-lettered)",
     "MQSC0930E": "the SWQ forwarder failed to move messages of a swung queue (it keeps running)",
     # the ROUTC bridge (tpfemu.bridge.bridge.MESSAGES)
     "MQSC0940E": "the ROUTC bridge refused a message too long for one AM0SG block",

@@ -19,6 +19,7 @@ the manager's lock; puts and gets take only the core's per-queue lock.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 import time
@@ -577,16 +578,37 @@ class QueueManager:
         args = dict(priority=priority, persistent=persistent, expiry=expiry,
                     msg_id=msg_id or None, correl_id=correl_id or None, ctx_len=len(record))
         plog = self.persistence
-        if persistent and plog is not None and not queue.shared:
-            # a persistent report or dead letter is logged like any persistent put
-            new_id = plog.put_logged(queue, record + data, args)
-        else:
-            new_id, _seq = queue.core.put_message(record + data, **args)
+        # A message the queue manager puts is a put like any other for triggering (seed
+        # 000, condition 1), e.g. on a triggered dead-letter or reply queue; not while a
+        # trigger is being delivered (a trigger message, or its dead letter), which could
+        # otherwise trigger itself without end.
+        trigger = queue.definition.trigger == "YES" and not self.triggers.delivering()
+        with queue.trigger_lock if trigger else contextlib.nullcontext():
+            if persistent and plog is not None and not queue.shared:
+                # a persistent report or dead letter is logged like any persistent put
+                new_id = plog.put_logged(queue, record + data, args)
+            else:
+                new_id, _seq = queue.core.put_message(record + data, **args)
+            if trigger:
+                self.triggers.after_put(queue, priority, self._internal_md(
+                    new_id, correl_id, priority, persistent, expiry, values), None)
+        if trigger:
+            self.triggers.retry_pending(queue)
         queue.wake()
         self._emit("put", queue.name, internal=True, length=len(data), msg_id=new_id,
                    correl_id=correl_id or bytes(24), priority=priority,
                    persistent=persistent, expires_us=expiry, uow=0, data=data,
                    **context.journal_fields(values))
+
+    @staticmethod
+    def _internal_md(msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,
+                     expiry: int, values: tuple[Any, ...]) -> Any:
+        """The MQMD of a message the queue manager just put (for CUIR, as an MQPUT's)."""
+        from tpfemu.qmgr.mqput import _md_of
+
+        now = now_us()
+        left = cmqc.MQEI_UNLIMITED if expiry == NEVER else max(1, (expiry - now) // 100_000)
+        return _md_of(msg_id, correl_id or bytes(24), priority, persistent, left, values, now)
 
     def _xmit_header(self, remote_q: str, remote_qmgr: str, fields: dict[str, Any],
                      msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,

@@ -33,7 +33,8 @@ queue), so "the previous count" is exact however many threads put at once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import threading
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tpfemu import errors
 from tpfemu.mq import cmqc
@@ -53,6 +54,15 @@ _APPL_TYPES = {"TPF": cmqc.MQAT_TPF, "CICS": cmqc.MQAT_CICS, "UNIX": cmqc.MQAT_U
                "DEFAULT": cmqc.MQAT_DEFAULT}
 
 
+class _Held(NamedTuple):
+    """A trigger generated in a unit of work: its MQTM, initiation queue (blank: the TPF
+    model) and trigger type as they were at the trigger event."""
+
+    tm: TM
+    initq: str
+    trigtype: str
+
+
 def _appl_type(value: Any) -> int:
     if isinstance(value, int):
         return value
@@ -64,6 +74,14 @@ class Triggers:
 
     def __init__(self, qmgr: QueueManager) -> None:
         self.qmgr = qmgr
+        # .delivering: this thread puts a trigger message on its initiation queue now;
+        # .second: it dead-letters a trigger message now
+        self._local = threading.local()
+
+    def delivering(self) -> bool:
+        """True while this thread puts a trigger message on its initiation queue: that
+        put evaluates no trigger conditions of its own (deviations.md)."""
+        return getattr(self._local, "delivering", False)
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -130,7 +148,7 @@ class Triggers:
             return
         if d.common == "YES" and uow is not None:
             # Processor-shared: only committed messages count; judge it at commit.
-            uow.triggers.append(("shared", queue, priority, md))
+            uow.triggers.append(("shared", queue, md, None))
             return
         count = self._count(queue)
         previous = count - 1
@@ -146,14 +164,19 @@ class Triggers:
                 fire = previous >= d.trigdpth - 1
         if not fire:
             return
-        if d.trigtype == "DEPTH":  # off as soon as the trigger is generated (IBM)
-            self._switch_off(d.name)
         if uow is not None:
-            # Generated now (TRIGINT counts from here), available when the unit of work ends.
+            # Generated now, with the attribute values in force now (TRIGINT counts from
+            # here), and available when the unit of work ends (IBM, "Properties of trigger
+            # messages"). A trigger message counts toward MAXUMSGS (IBM, MaxUncommittedMsgs).
             from tpfemu.qmgr.manager import now_us
 
             queue.trigger_state["last"] = now_us()
-            uow.triggers.append(("fire", queue, priority, md))
+            held = _Held(self.trigger_message(d), d.initq, d.trigtype)
+            if d.trigtype == "DEPTH":  # off as soon as the trigger is generated (IBM)
+                self._switch_off(d.name)
+            uow.triggers.append(("fire", queue, md, held))
+            if held.initq:
+                uow.count += 1
         else:
             self._fire(queue, md)
 
@@ -186,31 +209,62 @@ class Triggers:
 
     # -- delivering a trigger ---------------------------------------------------------------
 
-    def _fire(self, queue: LocalQueue, md: MD | None) -> None:
+    def _fire(self, queue: LocalQueue, md: MD | None, held: _Held | None = None) -> None:
         """Make the trigger: a trigger message on the initiation queue, or (TPF, no INITQ)
-        a new entry running the process program or CUIR."""
+        a new entry running the process program or CUIR. ``held``: a trigger generated
+        earlier in a unit of work, delivered now as it was made then."""
         d = queue.definition
-        tm = self.trigger_message(d)
+        if held is None:
+            held = _Held(self.trigger_message(d), d.initq, d.trigtype)
+            if d.trigtype == "DEPTH" and d.trigger == "YES":  # IBM: off after a DEPTH
+                self._switch_off(d.name)  # trigger, at once (also for an ALTER or MQSET)
+        before = self.delivering()
+        self._local.delivering = True
+        try:
+            self._deliver(queue, md, held)
+        finally:
+            self._local.delivering = before
+
+    def _deliver(self, queue: LocalQueue, md: MD | None, held: _Held) -> None:
+        d = queue.definition
+        tm, initq_name = held.tm, held.initq
         self._note(queue)
-        if d.trigtype == "DEPTH" and d.trigger == "YES":  # IBM: off after a DEPTH trigger
-            self._switch_off(d.name)  # at once (also when an ALTER or MQSET caused it)
-        self.qmgr._emit("trigger", queue.name, trigtype=d.trigtype, initq=d.initq,
-                        process=d.process)
-        if d.initq:
-            initq = self.qmgr.queues[d.initq]
-            md_fields = {"Format": cmqc.MQFMT_TRIGGER, "MsgType": cmqc.MQMT_DATAGRAM}
+        self.qmgr._emit("trigger", queue.name, trigtype=held.trigtype, initq=initq_name,
+                        process=bytes(tm.ProcessName).strip().decode())
+        if initq_name:
+            # Put by the queue manager: its origin context is the queue manager's (IBM,
+            # PutApplType MQAT_QMGR; PutApplName the queue manager's name), as a report's.
+            appl_name = self.qmgr.name.encode("ascii", "replace")[:28].ljust(28)
+            md_fields = {"Format": cmqc.MQFMT_TRIGGER, "MsgType": cmqc.MQMT_DATAGRAM,
+                         "PutApplType": cmqc.MQAT_QMGR, "PutApplName": appl_name}
             try:
-                self.qmgr.put_internal(d.initq, "", tm.pack(), md_fields,
-                                       priority=initq.definition.defprty, persistent=False)
+                initq = self.qmgr.queues.get(initq_name)
+                priority = initq.definition.defprty if initq is not None else 0
+                self.qmgr.put_internal(initq_name, "", tm.pack(), md_fields,
+                                       priority=priority, persistent=False)
             except errors.MQMIError as exc:
-                # IBM: a trigger message that cannot be put on the initiation queue goes to
-                # the dead-letter queue.
-                self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {d.name} NOT PUT "
-                                  f"ON {d.initq}: {exc.reason_name} - SENT TO THE DEAD-LETTER "
-                                  "QUEUE")
-                self.qmgr.dead_letter(tm.pack(), md_fields, exc.reason, d.initq, "")
+                self._undelivered(d.name, initq_name, tm, md_fields, exc)
             return
         self.activate(tm, md, queue)
+
+    def _undelivered(self, qname: str, initq_name: str, tm: TM, md_fields: dict[str, Any],
+                     exc: errors.MQMIError) -> None:
+        """IBM ("When triggering does not work"): a trigger message that cannot be put on
+        the initiation queue goes to the dead-letter queue, and that put may trigger the
+        dead-letter queue; the trigger message of that second trigger is discarded if it
+        would go to the dead-letter queue too."""
+        local = self._local
+        if getattr(local, "second", False):
+            self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {qname} NOT PUT ON "
+                              f"{initq_name}: {exc.reason_name} - DISCARDED")
+            return
+        self.qmgr.console(f"MQSC0910W {self.qmgr.cpu} TRIGGER FOR {qname} NOT PUT ON "
+                          f"{initq_name}: {exc.reason_name} - SENT TO THE DEAD-LETTER QUEUE")
+        local.delivering, local.second = False, True  # the dead letter may trigger
+        try:
+            self.qmgr.dead_letter(tm.pack(), md_fields, exc.reason, initq_name, "")
+        finally:
+            local.delivering, local.second = True, False
 
     def _switch_off(self, name: str) -> None:
         try:
@@ -348,17 +402,18 @@ class Triggers:
     def on_finish(self, uow: Any, commit: bool) -> None:
         """Deliver the triggers a unit of work held: on commit; on backout only for FIRST
         and DEPTH (seed 000, after condition 10)."""
-        held, uow.triggers = uow.triggers, []
+        pending, uow.triggers = uow.triggers, []
         shared: dict[str, list] = {}
-        for kind, queue, _priority, md in held:
+        for kind, queue, md, held in pending:
             if queue.deleted:
                 continue
             if kind == "shared":
                 if commit:
                     shared.setdefault(queue.name, []).append((queue, md))
                 continue
-            if commit or queue.definition.trigtype in ("FIRST", "DEPTH"):
-                self._fire(queue, md)
+            # The trigger type in force at the trigger event decides, not today's.
+            if commit or held.trigtype in ("FIRST", "DEPTH"):
+                self._fire(queue, md, held)
         for entries in shared.values():
             self._committed_shared(entries)
 

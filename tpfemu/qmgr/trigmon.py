@@ -7,7 +7,8 @@ queue manager's entry port). It opens the initiation queue for input (which is i
 trigger point: queues with messages waiting get their trigger), then gets trigger
 messages (MQTM) with a wait. For each it starts the process's program as a new entry
 with the MQTMC2 on data level 0, or CUIR with MQMD + MQTM on D0 when the trigger message
-names no process.
+names no process. A message that is not a valid MQTM goes to the dead-letter queue with
+Reason MQFB_TM_ERROR, as IBM's runmqtrm puts a message it cannot use there.
 
 A trigger message is got under syncpoint and committed once its entry is created; if the
 program is not loaded, the monitor says so on the console, backs the get out (the trigger
@@ -101,9 +102,19 @@ class TriggerMonitor:
                 conn.end(commit=False)
 
     def _serve(self, conn: Any, data: bytes, md: MD) -> None:
-        if bytes(md.Format) != cmqc.MQFMT_TRIGGER or len(data) < 684:
+        if (bytes(md.Format) != cmqc.MQFMT_TRIGGER or len(data) < 684
+                or bytes(data[:4]) != b"TM  "):
+            # IBM, "How RUNMQTRM detects errors": a message it cannot use goes to the
+            # dead-letter queue behind an MQDLH whose Reason is a feedback code;
+            # MQFB_TM_ERROR: not a valid MQTM (MQDLH, Reason).
+            fields = {"Format": bytes(md.Format), "Encoding": md.Encoding,
+                      "CodedCharSetId": md.CodedCharSetId, "MsgType": md.MsgType}
+            sent = self.qmgr.dead_letter(data, fields, cmqc.MQFB_TM_ERROR, self.initq, "",
+                                         correl_id=bytes(md.CorrelId),
+                                         priority=md.Priority)
+            where = "SENT TO THE DEAD-LETTER QUEUE" if sent else "DISCARDED"
             self.qmgr.console(f"MQSC0921W {self.qmgr.cpu} TRIGGER MONITOR {self.initq}: "
-                              "A MESSAGE THAT IS NOT AN MQTM WAS DISCARDED")
+                              f"A MESSAGE THAT IS NOT AN MQTM WAS {where}")
             conn.commit()
             return
         tm = TM().unpack(data[:684])
