@@ -23,6 +23,7 @@ warn about.
 
 from __future__ import annotations
 
+import functools
 import operator
 import struct
 from typing import Any
@@ -63,6 +64,11 @@ _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
                     | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
                     | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+#: Every MQPMO option cmqc.h defines (MQPMO_WARN_IF_NO_SUBS_MATCHED is not in ours).
+_PMO_DEFINED = functools.reduce(operator.or_, (
+    v for k, v in vars(cmqc).items() if k.startswith("MQPMO_")
+    and not k.startswith(("MQPMO_VERSION", "MQPMO_CURRENT", "MQPMO_LENGTH", "MQPMO_STRUC"))),
+    0x00080000)
 # A context put option needs one of these open options (IBM: SET_ALL implies the other
 # three, SET_IDENTITY implies PASS_IDENTITY, PASS_ALL implies PASS_IDENTITY).
 #: MQPUT1's implicit open: the open option each context put option brings.
@@ -177,9 +183,11 @@ def context_allowed(open_options: int) -> int:
 
 
 def _check_options(conn: Connection, handle: Handle, options: int) -> Any:
-    """The put options' checks; returns the unit of work the put joins (None: none)."""
+    """The put options' checks; returns the unit of work the put joins (None: none).
+    Options cmqc.h does not define, two context options, or SYNCPOINT with
+    NO_SYNCPOINT fail MQRC_OPTIONS_ERROR (2046)."""
     name = handle.name
-    if bin(options & _CONTEXT_OPTIONS).count("1") > 1:
+    if options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1:
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
     for put_option, open_options, reason in _CONTEXT_NEEDS:
         if options & put_option and not handle.options & open_options:
@@ -314,7 +322,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         md_get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF), expiry_tenths,
         md_get("MsgType", cmqc.MQMT_DATAGRAM), md_get("Report", cmqc.MQRO_NONE),
         not bytes(md_get("ReplyToQ", b"")).strip(),
-        first.defprty, first.defpsist == "YES", now)
+        first.defprty, first.defpsist == "YES", now,
+        md_get("Feedback", cmqc.MQFB_NONE))
     if warning not in (cmqc.MQRC_NONE, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
         raise fail(warning, "MQPUT", name)
     if deadline != NEVER:
