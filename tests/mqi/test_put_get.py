@@ -88,6 +88,43 @@ def test_priority_below_minus_one_fails_2050(qm, local_queue, priority):
     assert depth(qm, local_queue) == 0
 
 
+@pytest.mark.parametrize(("fields", "reason"), [
+    ({"MsgType": 0}, CMQC.MQRC_MSG_TYPE_ERROR),
+    ({"MsgType": -1}, CMQC.MQRC_MSG_TYPE_ERROR),
+    ({"MsgType": CMQC.MQMT_APPL_LAST + 1}, CMQC.MQRC_MSG_TYPE_ERROR),
+    ({"Feedback": -1}, CMQC.MQRC_FEEDBACK_ERROR),
+    ({"Feedback": CMQC.MQFB_APPL_LAST + 1}, CMQC.MQRC_FEEDBACK_ERROR),
+    ({"MsgType": CMQC.MQMT_REPORT, "Feedback": -5}, CMQC.MQRC_FEEDBACK_ERROR),
+])
+def test_msg_type_or_feedback_outside_their_ranges_fails(qm, local_queue, fields, reason):
+    """A MsgType outside the system and application ranges fails MQRC_MSG_TYPE_ERROR
+    (2029); a Feedback other than MQFB_NONE outside both ranges MQRC_FEEDBACK_ERROR (2014),
+    whatever the MsgType (IBM, MQMD MsgType and Feedback). By the handle's first put, by
+    its later ones (its plan) and by MQPUT1; nothing is put."""
+    q = open_q(qm, local_queue)
+    q.put(b"plain", pymqi.MD())  # (the handle's later puts may take its plan)
+    for _ in range(2):
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.put(b"x", pymqi.MD(**fields))
+        check_reason(info, reason)
+    with pytest.raises(pymqi.MQMIError) as info:
+        qm.put1(local_queue, b"x", pymqi.MD(**fields))
+    check_reason(info, reason)
+    assert depth(qm, local_queue) == 1
+
+
+def test_msg_types_and_feedback_in_their_ranges_are_put(qm, local_queue):
+    """Application MsgTypes and Feedback codes (65536..999999999), and a report's system
+    Feedback, are put and read back as given."""
+    q = open_q(qm, local_queue)
+    given = [(CMQC.MQMT_APPL_FIRST, CMQC.MQFB_APPL_LAST), (CMQC.MQMT_APPL_LAST, CMQC.MQFB_NONE),
+             (CMQC.MQMT_REPORT, CMQC.MQFB_COA)]
+    for _ in range(2):  # (the second round by the handle's plan)
+        for msg_type, feedback in given:
+            q.put(b"x", pymqi.MD(MsgType=msg_type, Feedback=feedback))
+        assert [(md.MsgType, md.Feedback) for _, md in drain(q)] == given
+
+
 # -- persistence ----------------------------------------------------------------------------
 
 
