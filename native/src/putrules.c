@@ -39,6 +39,8 @@ int tpf_mq_put_rules(int32_t priority, int32_t persistence, int32_t expiry, int3
         return MQRC_MSG_TYPE_ERROR;
     if (feedback < MQFB_NONE || feedback > MQFB_APPL_LAST)
         return MQRC_FEEDBACK_ERROR;
+    if ((uint32_t)report & MQRO_REJECT_UNSUP_MASK)
+        return MQRC_REPORT_OPTIONS_ERROR;
     if (reply_to_blank && (msg_type == MQMT_REQUEST || ((uint32_t)report & REPORTS_WANTED)))
         return MQRC_MISSING_REPLY_TO_Q;
     out->priority = priority;

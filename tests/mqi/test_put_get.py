@@ -96,12 +96,16 @@ def test_priority_below_minus_one_fails_2050(qm, local_queue, priority):
     ({"Feedback": -1}, CMQC.MQRC_FEEDBACK_ERROR),
     ({"Feedback": CMQC.MQFB_APPL_LAST + 1}, CMQC.MQRC_FEEDBACK_ERROR),
     ({"MsgType": CMQC.MQMT_REPORT, "Feedback": -5}, CMQC.MQRC_FEEDBACK_ERROR),
+    ({"Report": 0x00040000}, CMQC.MQRC_REPORT_OPTIONS_ERROR),
+    ({"Report": 0x10000000 | CMQC.MQRO_PASS_MSG_ID}, CMQC.MQRC_REPORT_OPTIONS_ERROR),
 ])
 def test_msg_type_or_feedback_outside_their_ranges_fails(qm, local_queue, fields, reason):
     """A MsgType outside the system and application ranges fails MQRC_MSG_TYPE_ERROR
     (2029); a Feedback other than MQFB_NONE outside both ranges MQRC_FEEDBACK_ERROR (2014),
-    whatever the MsgType (IBM, MQMD MsgType and Feedback). By the handle's first put, by
-    its later ones (its plan) and by MQPUT1; nothing is put."""
+    whatever the MsgType (IBM, MQMD MsgType and Feedback); a Report bit of
+    MQRO_REJECT_UNSUP_MASK, none of which tpfemu supports, MQRC_REPORT_OPTIONS_ERROR
+    (2061). By the handle's first put, by its later ones (its plan) and by MQPUT1; nothing
+    is put."""
     q = open_q(qm, local_queue)
     q.put(b"plain", pymqi.MD())  # (the handle's later puts may take its plan)
     for _ in range(2):

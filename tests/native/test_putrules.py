@@ -100,3 +100,16 @@ def test_feedback_is_none_or_in_either_range_whatever_the_msg_type(feedback, rea
     """Feedback is MQFB_NONE, in the system range or in the application range, checked
     whatever the MsgType (IBM, MQMD Feedback); else MQRC_FEEDBACK_ERROR."""
     assert rules(0, 0, -1, msg_type, False, feedback=feedback)[0] == reason
+
+
+@pytest.mark.parametrize("bit", [0x00040000, 0x00080000, 0x00100000, 0x10000000])
+def test_a_report_bit_to_reject_when_unsupported_fails_2061(bit):
+    """A Report bit of MQRO_REJECT_UNSUP_MASK (0x101C0000: no option tpfemu supports) fails
+    MQRC_REPORT_OPTIONS_ERROR (IBM, "Structure of the report field"), with or without a
+    ReplyToQ and beside supported options."""
+    for reply_blank in (True, False):
+        assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, reply_blank, report=bit)[0] == \
+            cmqc.MQRC_REPORT_OPTIONS_ERROR
+    assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, False,
+                 report=bit | cmqc.MQRO_COA | cmqc.MQRO_PASS_MSG_ID)[0] == \
+        cmqc.MQRC_REPORT_OPTIONS_ERROR

@@ -95,8 +95,8 @@ def put_rules(priority: int, persistence: int, expiry: int, msg_type: int, repor
 
     :returns: ``(reason, priority, persistent, expiry deadline)``: reason MQRC_NONE, or
         MQRC_PRIORITY_EXCEEDS_MAXIMUM (a warning) with the values the message is put with;
-        else the failure's reason (2050, 2047, 2013, 2029, 2014 or 2027) and the other
-        items 0.
+        else the failure's reason (2050, 2047, 2013, 2029, 2014, 2061 or 2027) and the
+        other items 0.
     """
     out = ffi.new("tpf_mq_put_desc_t *")
     rc = lib.tpf_mq_put_rules(_mqlong(priority, -2, 10), _mqlong(persistence, 3, 3),

@@ -28,6 +28,7 @@
 #define MQRC_FEEDBACK_ERROR         2014    /**< Feedback outside NONE and both ranges */
 #define MQRC_MISSING_REPLY_TO_Q     2027    /**< a request with a blank ReplyToQ */
 #define MQRC_MSG_TYPE_ERROR         2029    /**< MsgType outside both ranges */
+#define MQRC_REPORT_OPTIONS_ERROR   2061    /**< a Report bit the QM must reject if unknown */
 #define MQRC_MSG_TOO_BIG_FOR_Q      2030    /**< message longer than the queue's MAXMSGL */
 #define MQRC_NO_MSG_AVAILABLE       2033    /**< no (matching, visible, unexpired) message */
 #define MQRC_NO_MSG_UNDER_CURSOR    2034    /**< the browse cursor is not on a message */
@@ -89,6 +90,9 @@
 #define MQRO_COD_WITH_FULL_DATA        0x00003800
 #define MQRO_EXPIRATION_WITH_FULL_DATA 0x00E00000
 #define MQRO_EXCEPTION_WITH_FULL_DATA  0x07000000
+/** The Report bits an MQPUT fails (MQRC_REPORT_OPTIONS_ERROR) when the queue manager does
+ * not support them: none of them is an option tpfemu supports. */
+#define MQRO_REJECT_UNSUP_MASK         0x101C0000
 /** @} */
 
 /** @defgroup plan MQPMO_* and MQGMO_* bits a handle's plan reads (IBM's values) @{ */

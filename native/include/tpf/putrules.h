@@ -14,6 +14,8 @@
  *    range (MQMT_APPL_FIRST..APPL_LAST), 1..999999999; else MQRC_MSG_TYPE_ERROR.
  *  - Feedback: MQFB_NONE, the system range or the application range, 0..999999999,
  *    whatever the MsgType; else MQRC_FEEDBACK_ERROR.
+ *  - Report: a bit of MQRO_REJECT_UNSUP_MASK (none is an option this queue manager
+ *    supports) fails MQRC_REPORT_OPTIONS_ERROR.
  *  - MsgType MQMT_REQUEST, or a Report asking for any report (exception, expiration,
  *    COA, COD, PAN or NAN), with a blank ReplyToQ fails MQRC_MISSING_REPLY_TO_Q.
  * The checks run in that order; the first failure is the call's reason.
@@ -39,8 +41,8 @@ typedef struct {
  * @param now the put time in microseconds
  * @return MQRC_NONE or MQRC_PRIORITY_EXCEEDS_MAXIMUM (a warning) with *out filled;
  *         MQRC_PRIORITY_ERROR, MQRC_PERSISTENCE_ERROR, MQRC_EXPIRY_ERROR,
- *         MQRC_MSG_TYPE_ERROR, MQRC_FEEDBACK_ERROR or MQRC_MISSING_REPLY_TO_Q with *out
- *         unchanged.
+ *         MQRC_MSG_TYPE_ERROR, MQRC_FEEDBACK_ERROR, MQRC_REPORT_OPTIONS_ERROR or
+ *         MQRC_MISSING_REPLY_TO_Q with *out unchanged.
  */
 int tpf_mq_put_rules(int32_t priority, int32_t persistence, int32_t expiry, int32_t msg_type,
                      int32_t report, int32_t feedback, int reply_to_blank, int32_t defprty,
