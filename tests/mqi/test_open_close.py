@@ -517,6 +517,22 @@ def test_close_delete_of_static_queue_fails_and_keeps_handle(qm, local_queue, op
     assert counts(qm) == (0, 0)
 
 
+@pytest.mark.parametrize("option", [0x10, 0x40, 0x00010000,
+                                    CMQC.MQCO_DELETE | CMQC.MQCO_DELETE_PURGE,
+                                    CMQC.MQCO_KEEP_SUB | CMQC.MQCO_REMOVE_SUB])
+def test_close_with_options_ibm_refuses_fails_2046_and_keeps_handle(qm, local_queue, option):
+    """MQCLOSE with an option cmqc.h does not define, or two of one kind (only one of the
+    dynamic-queue options, only one of the subscription options), fails
+    MQRC_OPTIONS_ERROR; the handle stays open."""
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
+    with raises_mq(CMQC.MQRC_OPTIONS_ERROR):
+        q.close(option)
+    assert counts(qm) == (0, 1)
+    q.put(b"still open")
+    q.close()
+    assert counts(qm) == (0, 0)
+
+
 # -- lazy open ------------------------------------------------------------------------------
 
 

@@ -43,6 +43,11 @@ _DEFINED = functools.reduce(
 _CONTEXT = (cmqc.MQOO_PASS_IDENTITY_CONTEXT | cmqc.MQOO_PASS_ALL_CONTEXT
             | cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT)
 _READ_AHEAD = cmqc.MQOO_READ_AHEAD | cmqc.MQOO_NO_READ_AHEAD
+#: Every option MQCLOSE defines, and the pairs of which one at most may be given.
+_CLOSE_DEFINED = functools.reduce(
+    operator.or_, (v for k, v in vars(cmqc).items() if k.startswith("MQCO_")), 0)
+_CLOSE_PAIRS = (cmqc.MQCO_DELETE | cmqc.MQCO_DELETE_PURGE,
+                cmqc.MQCO_KEEP_SUB | cmqc.MQCO_REMOVE_SUB)
 
 
 def _fail(reason: int, call: str, obj: str = "") -> errors.MQMIError:
@@ -242,10 +247,15 @@ class Connection:
     def close(self, h: Handle | int, options: int = cmqc.MQCO_NONE) -> None:
         """MQCLOSE: release the handle (and its browse cursor and lock).
 
-        MQCO_DELETE / MQCO_DELETE_PURGE apply to dynamic queues, which TPF does not have:
-        they are refused with MQRC_OPTION_NOT_VALID_FOR_TYPE (2045).
+        An option cmqc.h does not define, or two of the same kind (MQCO_DELETE with
+        MQCO_DELETE_PURGE, MQCO_KEEP_SUB with MQCO_REMOVE_SUB), fails MQRC_OPTIONS_ERROR
+        (2046) and the handle stays open. MQCO_DELETE / MQCO_DELETE_PURGE apply to dynamic
+        queues, which TPF does not have: they are refused with
+        MQRC_OPTION_NOT_VALID_FOR_TYPE (2045).
         """
         handle = self.handle(h, "MQCLOSE")
+        if options & ~_CLOSE_DEFINED or any(options & pair == pair for pair in _CLOSE_PAIRS):
+            raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQCLOSE", handle.name)
         if options & (cmqc.MQCO_DELETE | cmqc.MQCO_DELETE_PURGE):
             raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQCLOSE", handle.name)
         self._release(handle)
