@@ -130,6 +130,27 @@ def test_msg_types_and_feedback_in_their_ranges_are_put(qm, local_queue):
         assert [(md.MsgType, md.Feedback) for _, md in drain(q)] == given
 
 
+def test_qmgr_ccsid_is_replaced_by_the_queue_managers_ccsid(qm, local_queue):
+    """MQCCSI_Q_MGR (0, the MD's initial CodedCharSetId) is stored as the queue manager's
+    own CCSID: MQGET never returns MQCCSI_Q_MGR (IBM, MQMD CodedCharSetId). The same for a
+    put with no MD and by the handle's plan; a CCSID given is kept."""
+    qmgr_ccsid = qm.inquire(CMQC.MQIA_CODED_CHAR_SET_ID)
+    assert qmgr_ccsid not in (CMQC.MQCCSI_Q_MGR, CMQC.MQCCSI_INHERIT)
+    q = open_q(qm, local_queue)
+    for _ in range(2):  # (the second round by the handle's plan)
+        q.put(b"initial", pymqi.MD())
+        q.put(b"explicit", pymqi.MD(CodedCharSetId=CMQC.MQCCSI_Q_MGR))
+        q.put(b"none")
+        q.put(b"given", pymqi.MD(CodedCharSetId=500))
+        assert [(d, md.CodedCharSetId) for d, md in drain(q)] == [
+            (b"initial", qmgr_ccsid), (b"explicit", qmgr_ccsid), (b"none", qmgr_ccsid),
+            (b"given", 500)]
+    qm.put1(local_queue, b"put1", pymqi.MD())
+    md = pymqi.MD()
+    get_msg(q, md)
+    assert md.CodedCharSetId == qmgr_ccsid
+
+
 # -- persistence ----------------------------------------------------------------------------
 
 
