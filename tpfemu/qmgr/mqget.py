@@ -6,6 +6,8 @@ later calls when they may take it.
 
 Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
 
+- Options: a bit cmqc.h does not define fails 2046, an undefined MatchOptions bit 2247;
+  a browse or MQGMO_MSG_UNDER_CURSOR needs MQOO_BROWSE (2036).
 - A get returns the time left as Expiry (never 0: an expired message is never returned).
 - Syncpoint: MQGMO_SYNCPOINT or NO_SYNCPOINT as asked (both: 2046); with neither, the
   work joins the open TPF commit scope if there is one, else it is outside syncpoint;

@@ -10,15 +10,16 @@ Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
   resolution path; above 9 is put as 9 and warns MQRC_PRIORITY_EXCEEDS_MAXIMUM (2049);
   below -1 fails 2050. Persistence AS_Q_DEF takes DEFPSIST likewise.
 - Expiry: tenths of a second; 0 or below -1 fails 2013; MQEI_UNLIMITED never expires.
+- Options: a bit cmqc.h does not define, or two context options, fail 2046.
 - Syncpoint: MQPMO_SYNCPOINT or NO_SYNCPOINT as asked (both: 2046); with neither, the
   work joins the open TPF commit scope if there is one, else it is outside syncpoint.
   MAXUMSGS messages in one unit of work: 2024.
 - Warnings raise :class:`MQMIError` with comp MQCC_WARNING, as pymqi does.
 
-The MQMD rules (Priority, Persistence, Expiry, a request's ReplyToQ) are written once, in
-C (native/include/tpf/putrules.h): this path calls them through ``put_rules``, and a
-plan's put with an MD calls them in C, declining to this path whatever they refuse or
-warn about.
+The MQMD rules (Priority, Persistence, Expiry, MsgType, Feedback, Report, a request's
+ReplyToQ) are written once, in C (native/include/tpf/putrules.h): this path calls them
+through ``put_rules``, and a plan's put with an MD calls them in C, declining to this
+path whatever they refuse or warn about.
 """
 
 from __future__ import annotations
