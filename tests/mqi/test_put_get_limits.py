@@ -224,6 +224,18 @@ def test_get_under_cursor_on_handle_not_open_for_browse_fails_2036(qm, local_que
     assert depth(qm, local_queue) == 1
 
 
+def test_get_under_cursor_on_browse_only_handle_fails_2037(qm, local_queue):
+    """MQGMO_MSG_UNDER_CURSOR removes the message: a handle opened for browse only fails
+    MQRC_NOT_OPEN_FOR_INPUT and the message stays."""
+    open_q(qm, local_queue, OUT).put(b"x", pymqi.MD())
+    q = open_q(qm, local_queue, CMQC.MQOO_BROWSE)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)) == b"x"
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_MSG_UNDER_CURSOR))
+    check_reason(info, CMQC.MQRC_NOT_OPEN_FOR_INPUT)
+    assert depth(qm, local_queue) == 1
+
+
 @pytest.mark.parametrize("option", [0x1, 0x8, 0x10, 0x100000, 0x40000000])
 def test_put_with_an_undefined_option_fails_2046(qm, local_queue, option):
     """MQPMO Options holding a bit cmqc.h does not define fail MQRC_OPTIONS_ERROR ("options

@@ -117,10 +117,10 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
     _check_options(gmo, options, handle.name)
-    if options & (_BROWSE | cmqc.MQGMO_MSG_UNDER_CURSOR):
-        if not handle.browse:
-            raise fail(cmqc.MQRC_NOT_OPEN_FOR_BROWSE, "MQGET", handle.name)
-    elif not handle.input and not (options & cmqc.MQGMO_UNLOCK and handle.browse):
+    if options & (_BROWSE | cmqc.MQGMO_MSG_UNDER_CURSOR) and not handle.browse:
+        raise fail(cmqc.MQRC_NOT_OPEN_FOR_BROWSE, "MQGET", handle.name)
+    if (not options & _BROWSE and not handle.input
+            and not (options & cmqc.MQGMO_UNLOCK and handle.browse)):
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_INPUT, "MQGET", handle.name)
     queue, _ = queue_of(handle)
     timeout = _timeout(options, gmo, handle.name)
