@@ -50,6 +50,7 @@ typedef struct {
     int rq_at;      /**< offset of ReplyToQ (48 bytes) in the record, -1 if it has none */
     int rqm_at;     /**< offset of ReplyToQMgr (48 bytes) in the record, -1 if it has none */
     int report_at;  /**< offset of Report (an MQLONG) in the record, -1 if it has none */
+    int feedback_at; /**< offset of Feedback (an MQLONG) in the record, -1 if it has none */
     rec_field_t f[MAX_FIELDS];
     char default_record[TPF_MQ_MAX_CTX];
     PyObject *name[N_DESC];

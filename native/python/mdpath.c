@@ -212,10 +212,13 @@ PyObject *md_layout_set(PyObject *module, PyObject *args)
             return NULL;
         }
     L.group_at = -1;
-    L.rq_at = L.rqm_at = L.report_at = -1;
+    L.rq_at = L.rqm_at = L.report_at = L.feedback_at = -1;
     for (int i = 0; i < L.nfields; i++) {
         if (L.f[i].kind == K_INT && PyUnicode_CompareWithASCIIString(L.f[i].name, "Report") == 0)
             L.report_at = L.f[i].offset;
+        if (L.f[i].kind == K_INT &&
+            PyUnicode_CompareWithASCIIString(L.f[i].name, "Feedback") == 0)
+            L.feedback_at = L.f[i].offset;
         if (L.f[i].kind == K_BLANK && L.f[i].width == 48 &&
             PyUnicode_CompareWithASCIIString(L.f[i].name, "ReplyToQ") == 0)
             L.rq_at = L.f[i].offset;
@@ -378,9 +381,11 @@ int md_put_finish(const md_in_t *in, const md_put_settings_t *s, int64_t now,
 {
     tpf_mq_put_desc_t put;
     int32_t report = L.report_at >= 0 ? get_i32(out->record + L.report_at) : 0;
+    int32_t feedback = L.feedback_at >= 0 ? get_i32(out->record + L.feedback_at) : 0;
     if (tpf_mq_put_rules((int32_t)in->priority, (int32_t)in->persistence,
-                         (int32_t)in->expiry, (int32_t)in->msg_type, report, in->reply_blank,
-                         (int32_t)s->defprty, s->defpsist, now, &put) != MQRC_NONE)
+                         (int32_t)in->expiry, (int32_t)in->msg_type, report, feedback,
+                         in->reply_blank, (int32_t)s->defprty, s->defpsist, now,
+                         &put) != MQRC_NONE)
         return 0; /* a warning or a failure: the full path reports it */
     if (report & (MQRO_COA | MQRO_COD))
         return 0; /* its reports: the full path makes them (tpfemu/qmgr/reports.py) */

@@ -27,6 +27,9 @@ static const char *const get_fields[GET_PLAN_LEN] = {
     "collect", "resolved"};
 
 #define MQMO_MATCH_BOTH (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID)
+/* Every MQMO_* option cmqc.h defines: a GMO naming another is the full path's (2247). */
+#define MQMO_DEFINED (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID | MQMO_MATCH_GROUP_ID \
+                      | MQMO_MATCH_MSG_SEQ_NUMBER | MQMO_MATCH_OFFSET | MQMO_MATCH_MSG_TOKEN)
 _Static_assert(MQPMO_SYNCPOINT == MQGMO_SYNCPOINT && MQPMO_NO_SYNCPOINT == MQGMO_NO_SYNCPOINT,
                "read_options and join read the PMO's and the GMO's syncpoint bits alike");
 
@@ -177,7 +180,8 @@ static int read_options(PyObject *opts, PyTypeObject *type, long served, long *o
         if (!plain || overflow)
             return 0; /* the full path says what is wrong */
     }
-    if (!options_served(v[0], served) || (n == 3 && v[1] >= 3))
+    if (!options_served(v[0], served) || (n == 3 && v[1] >= 3)
+        || (n == 3 && v[1] >= 2 && (v[2] & ~(long)MQMO_DEFINED)))
         return 0;
     *options = v[0];
     if (n == 3 && v[1] >= 2)
@@ -578,7 +582,7 @@ static int planned_get_raw(PyObject *plan, void *md, int mdv, void *gmo, int gmo
     long options = opts->Options;
     long match = gmov >= 2 ? opts->MatchOptions : MQMO_MATCH_BOTH;
     FastQueue *fq = fastqueue_of(PyTuple_GET_ITEM(plan, GET_MD));
-    if (!options_served(options, P.get_options) || fq == NULL)
+    if (!options_served(options, P.get_options) || fq == NULL || (match & ~(long)MQMO_DEFINED))
         return 0;
     Py_INCREF(plan); /* the calls below may run code that drops the handle's plan */
     PyObject *log;

@@ -68,6 +68,40 @@ def test_open_with_two_input_options_fails_options_error(qm, local_queue, option
         pymqi.Queue(qm, local_queue, options | CMQC.MQOO_OUTPUT)
 
 
+@pytest.mark.parametrize("options", [
+    CMQC.MQOO_OUTPUT | 0x01000000,  # a bit cmqc.h does not define
+    CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_ON_OPEN | CMQC.MQOO_BIND_NOT_FIXED,
+    CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_NOT_FIXED | CMQC.MQOO_BIND_ON_GROUP,
+    IN_SHARED | CMQC.MQOO_READ_AHEAD | CMQC.MQOO_NO_READ_AHEAD,
+    IN_SHARED | CMQC.MQOO_SET_ALL_CONTEXT,  # context options need MQOO_OUTPUT
+    IN_SHARED | CMQC.MQOO_PASS_IDENTITY_CONTEXT,
+    CMQC.MQOO_INQUIRE | CMQC.MQOO_SET_IDENTITY_CONTEXT,
+    CMQC.MQOO_OUTPUT | CMQC.MQOO_SAVE_ALL_CONTEXT,  # SAVE_ALL_CONTEXT needs an input option
+    CMQC.MQOO_OUTPUT | CMQC.MQOO_CO_OP,  # CO_OP needs MQOO_BROWSE
+    IN_SHARED | CMQC.MQOO_NO_MULTICAST,  # NO_MULTICAST needs MQOO_OUTPUT
+])
+def test_open_options_ibm_refuses_fail_options_error(qmgr, qm, local_queue, options):
+    """IBM's "Rules for validating MQI options" (MQOPEN): only defined options, one bind
+    option, one read-ahead option, the SET_*/PASS_* context options only with MQOO_OUTPUT,
+    SAVE_ALL_CONTEXT only with an input option, CO_OP only with BROWSE, NO_MULTICAST only
+    with OUTPUT; anything else fails MQRC_OPTIONS_ERROR and opens nothing."""
+    with raises_mq(CMQC.MQRC_OPTIONS_ERROR):
+        pymqi.Queue(qm, local_queue, options)
+    assert counts(qm) == (0, 0)
+    assert qmgr.local_queue(local_queue).other_count == 0
+
+
+@pytest.mark.parametrize("options", [
+    CMQC.MQOO_OUTPUT | CMQC.MQOO_SET_ALL_CONTEXT | CMQC.MQOO_PASS_ALL_CONTEXT,
+    IN_SHARED | CMQC.MQOO_SAVE_ALL_CONTEXT | CMQC.MQOO_BROWSE | CMQC.MQOO_CO_OP,
+    CMQC.MQOO_OUTPUT | CMQC.MQOO_BIND_ON_OPEN | CMQC.MQOO_NO_READ_AHEAD,
+    CMQC.MQOO_BIND_NOT_FIXED,  # a bind option alone is enough (IBM counts it)
+])
+def test_open_options_ibm_allows_open(qm, local_queue, options):
+    """The combinations the same rules allow open the queue."""
+    pymqi.Queue(qm, local_queue, options).close()
+
+
 @pytest.mark.parametrize("options", [CMQC.MQOO_BROWSE, IN_DEF, IN_SHARED, IN_EXCL,
                                      CMQC.MQOO_INQUIRE, CMQC.MQOO_OUTPUT, CMQC.MQOO_SET])
 def test_open_with_one_access_option_succeeds(qm, local_queue, options):
@@ -476,6 +510,22 @@ def test_close_delete_of_static_queue_fails_and_keeps_handle(qm, local_queue, op
     """MQCO_DELETE/DELETE_PURGE on a queue that is not dynamic fails 2045; the handle stays open."""
     q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
     with raises_mq(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE):
+        q.close(option)
+    assert counts(qm) == (0, 1)
+    q.put(b"still open")
+    q.close()
+    assert counts(qm) == (0, 0)
+
+
+@pytest.mark.parametrize("option", [0x10, 0x40, 0x00010000,
+                                    CMQC.MQCO_DELETE | CMQC.MQCO_DELETE_PURGE,
+                                    CMQC.MQCO_KEEP_SUB | CMQC.MQCO_REMOVE_SUB])
+def test_close_with_options_ibm_refuses_fails_2046_and_keeps_handle(qm, local_queue, option):
+    """MQCLOSE with an option cmqc.h does not define, or two of one kind (only one of the
+    dynamic-queue options, only one of the subscription options), fails
+    MQRC_OPTIONS_ERROR; the handle stays open."""
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
+    with raises_mq(CMQC.MQRC_OPTIONS_ERROR):
         q.close(option)
     assert counts(qm) == (0, 1)
     q.put(b"still open")

@@ -65,7 +65,8 @@ def test_priority_as_q_def_via_alias_takes_alias_defprty(qmgr, qm):
 
 def test_priority_above_nine_is_put_as_nine_with_warning(qm, local_queue):
     """Priority above MaxPriority (9) is put as 9 and the put warns MQCC_WARNING/2049 after the
-    message is on the queue."""
+    message is on the queue. MQGET returns 9, where IBM returns the value put (a deviation,
+    docs/deviations.md: the core keeps one priority a message)."""
     q = open_q(qm, local_queue)
     md = pymqi.MD(Priority=12)
     with pytest.raises(pymqi.MQMIError) as info:
@@ -86,6 +87,68 @@ def test_priority_below_minus_one_fails_2050(qm, local_queue, priority):
         q.put(b"x", pymqi.MD(Priority=priority))
     check_reason(info, CMQC.MQRC_PRIORITY_ERROR)
     assert depth(qm, local_queue) == 0
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    ({"MsgType": 0}, CMQC.MQRC_MSG_TYPE_ERROR),
+    ({"MsgType": -1}, CMQC.MQRC_MSG_TYPE_ERROR),
+    ({"MsgType": CMQC.MQMT_APPL_LAST + 1}, CMQC.MQRC_MSG_TYPE_ERROR),
+    ({"Feedback": -1}, CMQC.MQRC_FEEDBACK_ERROR),
+    ({"Feedback": CMQC.MQFB_APPL_LAST + 1}, CMQC.MQRC_FEEDBACK_ERROR),
+    ({"MsgType": CMQC.MQMT_REPORT, "Feedback": -5}, CMQC.MQRC_FEEDBACK_ERROR),
+    ({"Report": 0x00040000}, CMQC.MQRC_REPORT_OPTIONS_ERROR),
+    ({"Report": 0x10000000 | CMQC.MQRO_PASS_MSG_ID}, CMQC.MQRC_REPORT_OPTIONS_ERROR),
+])
+def test_msg_type_or_feedback_outside_their_ranges_fails(qm, local_queue, fields, reason):
+    """A MsgType outside the system and application ranges fails MQRC_MSG_TYPE_ERROR
+    (2029); a Feedback other than MQFB_NONE outside both ranges MQRC_FEEDBACK_ERROR (2014),
+    whatever the MsgType (IBM, MQMD MsgType and Feedback); a Report bit of
+    MQRO_REJECT_UNSUP_MASK, none of which tpfemu supports, MQRC_REPORT_OPTIONS_ERROR
+    (2061). By the handle's first put, by its later ones (its plan) and by MQPUT1; nothing
+    is put."""
+    q = open_q(qm, local_queue)
+    q.put(b"plain", pymqi.MD())  # (the handle's later puts may take its plan)
+    for _ in range(2):
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.put(b"x", pymqi.MD(**fields))
+        check_reason(info, reason)
+    with pytest.raises(pymqi.MQMIError) as info:
+        qm.put1(local_queue, b"x", pymqi.MD(**fields))
+    check_reason(info, reason)
+    assert depth(qm, local_queue) == 1
+
+
+def test_msg_types_and_feedback_in_their_ranges_are_put(qm, local_queue):
+    """Application MsgTypes and Feedback codes (65536..999999999), and a report's system
+    Feedback, are put and read back as given."""
+    q = open_q(qm, local_queue)
+    given = [(CMQC.MQMT_APPL_FIRST, CMQC.MQFB_APPL_LAST), (CMQC.MQMT_APPL_LAST, CMQC.MQFB_NONE),
+             (CMQC.MQMT_REPORT, CMQC.MQFB_COA)]
+    for _ in range(2):  # (the second round by the handle's plan)
+        for msg_type, feedback in given:
+            q.put(b"x", pymqi.MD(MsgType=msg_type, Feedback=feedback))
+        assert [(md.MsgType, md.Feedback) for _, md in drain(q)] == given
+
+
+def test_qmgr_ccsid_is_replaced_by_the_queue_managers_ccsid(qm, local_queue):
+    """MQCCSI_Q_MGR (0, the MD's initial CodedCharSetId) is stored as the queue manager's
+    own CCSID: MQGET never returns MQCCSI_Q_MGR (IBM, MQMD CodedCharSetId). The same for a
+    put with no MD and by the handle's plan; a CCSID given is kept."""
+    qmgr_ccsid = qm.inquire(CMQC.MQIA_CODED_CHAR_SET_ID)
+    assert qmgr_ccsid not in (CMQC.MQCCSI_Q_MGR, CMQC.MQCCSI_INHERIT)
+    q = open_q(qm, local_queue)
+    for _ in range(2):  # (the second round by the handle's plan)
+        q.put(b"initial", pymqi.MD())
+        q.put(b"explicit", pymqi.MD(CodedCharSetId=CMQC.MQCCSI_Q_MGR))
+        q.put(b"none")
+        q.put(b"given", pymqi.MD(CodedCharSetId=500))
+        assert [(d, md.CodedCharSetId) for d, md in drain(q)] == [
+            (b"initial", qmgr_ccsid), (b"explicit", qmgr_ccsid), (b"none", qmgr_ccsid),
+            (b"given", 500)]
+    qm.put1(local_queue, b"put1", pymqi.MD())
+    md = pymqi.MD()
+    get_msg(q, md)
+    assert md.CodedCharSetId == qmgr_ccsid
 
 
 # -- persistence ----------------------------------------------------------------------------

@@ -213,6 +213,76 @@ def test_browse_on_handle_not_open_for_browse_fails_2036(qm, local_queue):
     check_reason(info, CMQC.MQRC_NOT_OPEN_FOR_BROWSE)
 
 
+def test_get_under_cursor_on_handle_not_open_for_browse_fails_2036(qm, local_queue):
+    """MQGMO_MSG_UNDER_CURSOR needs a handle opened with MQOO_BROWSE: IBM lists it among the
+    options MQRC_NOT_OPEN_FOR_BROWSE names (not 2034: there is no cursor to ask about)."""
+    q = open_q(qm, local_queue)
+    q.put(b"x", pymqi.MD())
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_MSG_UNDER_CURSOR))
+    check_reason(info, CMQC.MQRC_NOT_OPEN_FOR_BROWSE)
+    assert depth(qm, local_queue) == 1
+
+
+def test_get_under_cursor_on_browse_only_handle_fails_2037(qm, local_queue):
+    """MQGMO_MSG_UNDER_CURSOR removes the message: a handle opened for browse only fails
+    MQRC_NOT_OPEN_FOR_INPUT and the message stays."""
+    open_q(qm, local_queue, OUT).put(b"x", pymqi.MD())
+    q = open_q(qm, local_queue, CMQC.MQOO_BROWSE)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_BROWSE_FIRST)) == b"x"
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_MSG_UNDER_CURSOR))
+    check_reason(info, CMQC.MQRC_NOT_OPEN_FOR_INPUT)
+    assert depth(qm, local_queue) == 1
+
+
+@pytest.mark.parametrize("option", [0x1, 0x8, 0x10, 0x100000, 0x40000000])
+def test_put_with_an_undefined_option_fails_2046(qm, local_queue, option):
+    """MQPMO Options holding a bit cmqc.h does not define fail MQRC_OPTIONS_ERROR ("options
+    that are not valid"), by a handle's first put and by its later ones, and put nothing."""
+    q = open_q(qm, local_queue)
+    q.put(b"plain", pymqi.MD())  # (the handle's later puts may take its plan)
+    for _ in range(2):
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.put(b"x", pymqi.MD(), pymqi.PMO(Options=option | CMQC.MQPMO_NO_SYNCPOINT))
+        check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    with pytest.raises(pymqi.MQMIError) as info:
+        pymqi.QueueManager.put1(qm, local_queue, b"x", pymqi.MD(), pymqi.PMO(Options=option))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 1
+
+
+@pytest.mark.parametrize("option", [0x80000, 0x20000000, 0x40000000])
+def test_get_with_an_undefined_option_fails_2046(qm, local_queue, option):
+    """MQGMO Options holding a bit cmqc.h does not define fail MQRC_OPTIONS_ERROR and get
+    nothing, by a handle's first get and by its later ones."""
+    q = open_q(qm, local_queue)
+    for _ in range(3):
+        q.put(b"x", pymqi.MD())
+    get_msg(q)  # (the handle's later gets may take its plan)
+    for _ in range(2):
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.get(None, pymqi.MD(), pymqi.GMO(Options=option | CMQC.MQGMO_NO_SYNCPOINT))
+        check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 2
+
+
+@pytest.mark.parametrize("match", [0x40, 0x1000, CMQC.MQMO_MATCH_MSG_ID | 0x80000000])
+def test_get_with_an_undefined_match_option_fails_2247(qm, local_queue, match):
+    """A version-2 GMO whose MatchOptions hold a bit cmqc.h does not define fails
+    MQRC_MATCH_OPTIONS_ERROR ("an undefined option is specified") and gets nothing."""
+    q = open_q(qm, local_queue)
+    for _ in range(3):
+        q.put(b"x", pymqi.MD())
+    get_msg(q)  # (the handle's later gets may take its plan)
+    for _ in range(2):
+        gmo = pymqi.GMO(Version=CMQC.MQGMO_VERSION_2, MatchOptions=match)
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.get(None, pymqi.MD(), gmo)
+        check_reason(info, CMQC.MQRC_MATCH_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 2
+
+
 # -- browse ------------------------------------------------------------------------------
 
 

@@ -117,9 +117,12 @@ def test_dead_letter_header_carries_encoding_and_ccsid_of_the_data(qm, local_que
     assert data[CMQC.MQDLH_LENGTH_1:] == b"payload"
 
 
-def test_dead_letter_header_of_qmgr_ccsid_data_says_inherit(qm, local_queue):
-    """Data in the queue manager's CCSID (0) gets MQCCSI_INHERIT in the MQDLH, and the
-    native encoding is carried."""
+def test_dead_letter_header_of_qmgr_ccsid_data_names_the_qmgr_ccsid(qm, local_queue):
+    """Data put with MQCCSI_Q_MGR is stored with the queue manager's own CCSID (IBM's MQPUT
+    replaces MQCCSI_Q_MGR), so the MQDLH names that CCSID, and the native encoding.
+    (A CCSID of 0 arriving otherwise still becomes MQCCSI_INHERIT:
+    tests/qmgr/test_dead_letter_header.py.)"""
     data, _md = _expire_to_dead_letter(qm, local_queue)
     dlh = pymqi.DLH().get_header(data)
-    assert (dlh.Encoding, dlh.CodedCharSetId) == (CMQC.MQENC_NATIVE, CMQC.MQCCSI_INHERIT)
+    assert (dlh.Encoding, dlh.CodedCharSetId) == (
+        CMQC.MQENC_NATIVE, pymqi.QueueManager.inquire(qm, CMQC.MQIA_CODED_CHAR_SET_ID))

@@ -11,9 +11,9 @@ AS_Q = (cmqc.MQPRI_PRIORITY_AS_Q_DEF, cmqc.MQPER_PERSISTENCE_AS_Q_DEF, cmqc.MQEI
 
 
 def rules(priority, persistence, expiry, msg_type, reply_blank, *, report=0, defprty=4,
-          defpsist=True):
+          defpsist=True, feedback=cmqc.MQFB_NONE):
     return _lowlevel.put_rules(priority, persistence, expiry, msg_type, report, reply_blank,
-                               defprty, defpsist, NOW)
+                               defprty, defpsist, NOW, feedback)
 
 
 def test_the_queue_defaults_apply():
@@ -45,6 +45,11 @@ def test_values_and_the_priority_warning(fields, expected):
     ((12, 3, 0, cmqc.MQMT_REQUEST, True), cmqc.MQRC_PERSISTENCE_ERROR),
     ((12, 1, 0, cmqc.MQMT_REQUEST, True), cmqc.MQRC_EXPIRY_ERROR),
     ((12, 1, 5, cmqc.MQMT_REQUEST, True), cmqc.MQRC_MISSING_REPLY_TO_Q),
+    ((0, 0, -1, 0, True), cmqc.MQRC_MSG_TYPE_ERROR),
+    ((0, 0, -1, -8, False), cmqc.MQRC_MSG_TYPE_ERROR),
+    ((0, 0, -1, cmqc.MQMT_APPL_LAST + 1, False), cmqc.MQRC_MSG_TYPE_ERROR),
+    ((0, 0, -1, 2**40, False), cmqc.MQRC_MSG_TYPE_ERROR),
+    ((12, 1, 5, 0, True), cmqc.MQRC_MSG_TYPE_ERROR),  # before a missing ReplyToQ
 ])
 def test_failures_in_ibms_order(fields, reason):
     """Each bad value fails with its reason, checked in the order IBM documents."""
@@ -71,3 +76,40 @@ def test_report_options_asking_for_no_report_need_no_reply_to_queue(report):
     """Report options that only say how a report would be made ask for none: no
     ReplyToQ is needed."""
     assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, True, report=report)[0] == cmqc.MQRC_NONE
+
+
+@pytest.mark.parametrize("msg_type", [cmqc.MQMT_SYSTEM_FIRST, cmqc.MQMT_REPLY, 3,
+                                      cmqc.MQMT_SYSTEM_LAST, cmqc.MQMT_APPL_FIRST,
+                                      cmqc.MQMT_APPL_LAST])
+def test_msg_types_of_either_range_are_put(msg_type):
+    """A MsgType in the system range or the application range is put (IBM, MQMD
+    MsgType): only the values outside both fail MQRC_MSG_TYPE_ERROR."""
+    assert rules(0, 0, -1, msg_type, False)[0] == cmqc.MQRC_NONE
+
+
+@pytest.mark.parametrize(("feedback", "reason"), [
+    (cmqc.MQFB_NONE, cmqc.MQRC_NONE), (cmqc.MQFB_SYSTEM_FIRST, cmqc.MQRC_NONE),
+    (cmqc.MQFB_EXPIRATION, cmqc.MQRC_NONE), (cmqc.MQRC_Q_FULL, cmqc.MQRC_NONE),
+    (cmqc.MQFB_SYSTEM_LAST, cmqc.MQRC_NONE), (cmqc.MQFB_APPL_FIRST, cmqc.MQRC_NONE),
+    (cmqc.MQFB_APPL_LAST, cmqc.MQRC_NONE), (-1, cmqc.MQRC_FEEDBACK_ERROR),
+    (cmqc.MQFB_APPL_LAST + 1, cmqc.MQRC_FEEDBACK_ERROR), (2**40, cmqc.MQRC_FEEDBACK_ERROR),
+])
+@pytest.mark.parametrize("msg_type", [cmqc.MQMT_DATAGRAM, cmqc.MQMT_REPORT])
+def test_feedback_is_none_or_in_either_range_whatever_the_msg_type(feedback, reason,
+                                                                    msg_type):
+    """Feedback is MQFB_NONE, in the system range or in the application range, checked
+    whatever the MsgType (IBM, MQMD Feedback); else MQRC_FEEDBACK_ERROR."""
+    assert rules(0, 0, -1, msg_type, False, feedback=feedback)[0] == reason
+
+
+@pytest.mark.parametrize("bit", [0x00040000, 0x00080000, 0x00100000, 0x10000000])
+def test_a_report_bit_to_reject_when_unsupported_fails_2061(bit):
+    """A Report bit of MQRO_REJECT_UNSUP_MASK (0x101C0000: no option tpfemu supports) fails
+    MQRC_REPORT_OPTIONS_ERROR (IBM, "Structure of the report field"), with or without a
+    ReplyToQ and beside supported options."""
+    for reply_blank in (True, False):
+        assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, reply_blank, report=bit)[0] == \
+            cmqc.MQRC_REPORT_OPTIONS_ERROR
+    assert rules(0, 0, -1, cmqc.MQMT_DATAGRAM, False,
+                 report=bit | cmqc.MQRO_COA | cmqc.MQRO_PASS_MSG_ID)[0] == \
+        cmqc.MQRC_REPORT_OPTIONS_ERROR

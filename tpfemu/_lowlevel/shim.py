@@ -87,20 +87,22 @@ def _mqlong(value: int, low: int, high: int) -> int:
 
 
 def put_rules(priority: int, persistence: int, expiry: int, msg_type: int, report: int,
-              reply_to_blank: bool, defprty: int, defpsist: bool,
-              now: int) -> tuple[int, int, bool, int]:
-    """MQPUT's rules for an MQMD's Priority, Persistence, Expiry, MsgType and Report (one
-    place for them: native/include/tpf/putrules.h, which the plans' C put calls too).
+              reply_to_blank: bool, defprty: int, defpsist: bool, now: int,
+              feedback: int = 0) -> tuple[int, int, bool, int]:
+    """MQPUT's rules for an MQMD's Priority, Persistence, Expiry, MsgType, Report and
+    Feedback (one place for them: native/include/tpf/putrules.h, which the plans' C put
+    calls too).
 
     :returns: ``(reason, priority, persistent, expiry deadline)``: reason MQRC_NONE, or
         MQRC_PRIORITY_EXCEEDS_MAXIMUM (a warning) with the values the message is put with;
-        else the failure's reason (2050, 2047, 2013 or 2027) and the other items 0.
+        else the failure's reason (2050, 2047, 2013, 2029, 2014, 2061 or 2027) and the
+        other items 0.
     """
     out = ffi.new("tpf_mq_put_desc_t *")
     rc = lib.tpf_mq_put_rules(_mqlong(priority, -2, 10), _mqlong(persistence, 3, 3),
                               _mqlong(expiry, -2, -2), _mqlong(msg_type, 0, 0),
-                              _mqlong(report, 0, 0), bool(reply_to_blank), defprty,
-                              bool(defpsist), now, out)
+                              _mqlong(report, 0, 0), _mqlong(feedback, -1, -1),
+                              bool(reply_to_blank), defprty, bool(defpsist), now, out)
     if rc not in (_OK, lib.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
         return rc, 0, False, 0
     return rc, out.priority, bool(out.persistent), out.expiry

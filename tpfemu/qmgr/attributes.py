@@ -26,6 +26,7 @@ from typing import Any
 
 from tpfemu import errors
 from tpfemu.mq import cmqc
+from tpfemu.qmgr.context import QMGR_CCSID
 from tpfemu.qmgr.objects import (
     AliasQueueDef,
     LocalQueueDef,
@@ -89,7 +90,7 @@ _QMGR_FIXED: dict[str, int | str] = {
     "MQIA_MAX_PRIORITY": 9, "MQIA_SYNCPOINT": cmqc.MQSP_AVAILABLE,
     "MQCA_DEAD_LETTER_Q_NAME": "DEAD.LETTER.QUEUE",
     "MQIA_COMMAND_LEVEL": cmqc.MQCMDL_LEVEL_530, "MQIA_PLATFORM": cmqc.MQPL_TPF,
-    "MQIA_CODED_CHAR_SET_ID": 1208, "MQIA_MAX_HANDLES": 999_999_999,
+    "MQIA_CODED_CHAR_SET_ID": QMGR_CCSID, "MQIA_MAX_HANDLES": 999_999_999,
     "MQIA_DIST_LISTS": cmqc.MQDL_NOT_SUPPORTED, "MQIA_CHANNEL_AUTO_DEF": cmqc.MQCHAD_DISABLED,
     "MQIA_CLUSTER_WORKLOAD_LENGTH": 100, "MQIA_CLWL_MRU_CHANNELS": 999_999_999,
     "MQCA_COMMAND_INPUT_Q_NAME": "", "MQCA_DEF_XMIT_Q_NAME": "",

@@ -15,7 +15,9 @@ Ending a connection with work not yet committed (docs/semantics.md):
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +33,21 @@ __all__ = ["Connection", "Handle"]
 
 _hconns = itertools.count(1)
 _INPUT = cmqc.MQOO_INPUT_AS_Q_DEF | cmqc.MQOO_INPUT_SHARED | cmqc.MQOO_INPUT_EXCLUSIVE
-_ANY_ACCESS = _INPUT | cmqc.MQOO_BROWSE | cmqc.MQOO_OUTPUT | cmqc.MQOO_INQUIRE | cmqc.MQOO_SET
+_BIND = cmqc.MQOO_BIND_ON_OPEN | cmqc.MQOO_BIND_NOT_FIXED | cmqc.MQOO_BIND_ON_GROUP
+#: The options of which MQOPEN needs at least one (IBM counts the bind options too).
+_ANY_ACCESS = (_INPUT | cmqc.MQOO_BROWSE | cmqc.MQOO_OUTPUT | cmqc.MQOO_INQUIRE
+               | cmqc.MQOO_SET | _BIND)
+#: Every option MQOPEN defines (cmqc.h's MQOO_* values).
+_DEFINED = functools.reduce(
+    operator.or_, (v for k, v in vars(cmqc).items() if k.startswith("MQOO_")), 0)
+_CONTEXT = (cmqc.MQOO_PASS_IDENTITY_CONTEXT | cmqc.MQOO_PASS_ALL_CONTEXT
+            | cmqc.MQOO_SET_IDENTITY_CONTEXT | cmqc.MQOO_SET_ALL_CONTEXT)
+_READ_AHEAD = cmqc.MQOO_READ_AHEAD | cmqc.MQOO_NO_READ_AHEAD
+#: Every option MQCLOSE defines, and the pairs of which one at most may be given.
+_CLOSE_DEFINED = functools.reduce(
+    operator.or_, (v for k, v in vars(cmqc).items() if k.startswith("MQCO_")), 0)
+_CLOSE_PAIRS = (cmqc.MQCO_DELETE | cmqc.MQCO_DELETE_PURGE,
+                cmqc.MQCO_KEEP_SUB | cmqc.MQCO_REMOVE_SUB)
 
 
 def _fail(reason: int, call: str, obj: str = "") -> errors.MQMIError:
@@ -45,6 +61,21 @@ def _held(resolved: Resolved) -> list[tuple[str, str]]:
     if local not in keys:
         keys.append(local)
     return keys
+
+
+def _options_valid(options: int) -> bool:
+    """Whether MQOPEN's ``options`` pass IBM's "Rules for validating MQI options" (else
+    MQRC_OPTIONS_ERROR, 2046): only defined options; at least one access or bind
+    option; at most one MQOO_INPUT_*, one MQOO_BIND_*, one read-ahead option; the
+    context options (SET_*/PASS_*) only with MQOO_OUTPUT, MQOO_SAVE_ALL_CONTEXT only
+    with an input option, MQOO_CO_OP only with MQOO_BROWSE, MQOO_NO_MULTICAST only with
+    MQOO_OUTPUT."""
+    one_of = (_INPUT, _BIND, _READ_AHEAD)
+    needs = ((_CONTEXT | cmqc.MQOO_NO_MULTICAST, cmqc.MQOO_OUTPUT),
+             (cmqc.MQOO_SAVE_ALL_CONTEXT, _INPUT), (cmqc.MQOO_CO_OP, cmqc.MQOO_BROWSE))
+    return (not options & ~_DEFINED and bool(options & _ANY_ACCESS)
+            and all(bin(options & group).count("1") <= 1 for group in one_of)
+            and all(options & required for option, required in needs if options & option))
 
 
 class Handle:
@@ -164,7 +195,7 @@ class Connection:
             2045 input or browse on a remote queue, 2042 exclusive conflicts.
         """
         self.check("MQOPEN")
-        if not options & _ANY_ACCESS or bin(options & _INPUT).count("1") > 1:
+        if not _options_valid(options):
             raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQOPEN", name)
         qm = self.qmgr
         remote_qmgr = bool(qmgr_name.strip()) and qmgr_name.strip() != qm.name
@@ -216,10 +247,15 @@ class Connection:
     def close(self, h: Handle | int, options: int = cmqc.MQCO_NONE) -> None:
         """MQCLOSE: release the handle (and its browse cursor and lock).
 
-        MQCO_DELETE / MQCO_DELETE_PURGE apply to dynamic queues, which TPF does not have:
-        they are refused with MQRC_OPTION_NOT_VALID_FOR_TYPE (2045).
+        An option cmqc.h does not define, or two of the same kind (MQCO_DELETE with
+        MQCO_DELETE_PURGE, MQCO_KEEP_SUB with MQCO_REMOVE_SUB), fails MQRC_OPTIONS_ERROR
+        (2046) and the handle stays open. MQCO_DELETE / MQCO_DELETE_PURGE apply to dynamic
+        queues, which TPF does not have: they are refused with
+        MQRC_OPTION_NOT_VALID_FOR_TYPE (2045).
         """
         handle = self.handle(h, "MQCLOSE")
+        if options & ~_CLOSE_DEFINED or any(options & pair == pair for pair in _CLOSE_PAIRS):
+            raise _fail(cmqc.MQRC_OPTIONS_ERROR, "MQCLOSE", handle.name)
         if options & (cmqc.MQCO_DELETE | cmqc.MQCO_DELETE_PURGE):
             raise _fail(cmqc.MQRC_OPTION_NOT_VALID_FOR_TYPE, "MQCLOSE", handle.name)
         self._release(handle)

@@ -20,7 +20,7 @@ from typing import Any
 
 from tpfemu.mq import cmqc
 
-__all__ = ["FIELDS", "DEFAULTS", "encode", "decode", "journal_fields"]
+__all__ = ["FIELDS", "DEFAULTS", "QMGR_CCSID", "encode", "decode", "journal_fields"]
 
 _VERSION = 1
 
@@ -53,13 +53,19 @@ _WIDTH = {name: int(fmt[:-1]) for name, fmt in FIELDS if fmt.endswith("s")}
 _BLANK_PADDED = {"Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIdentityData",
                  "PutApplName", "ApplOriginData"}
 
-#: The value of each field in a message that carries no context record.
+#: The queue manager's CodedCharSetId (MQIA_CODED_CHAR_SET_ID): UTF-8.
+QMGR_CCSID = 1208
+
+#: The value of each field in a message that carries no context record. A field an MD
+#: leaves at its initial value is stored as this default (see :func:`values_of`): so
+#: CodedCharSetId MQCCSI_Q_MGR becomes the queue manager's own CCSID, as IBM's MQPUT
+#: changes it (MQMD CodedCharSetId: MQGET never returns MQCCSI_Q_MGR).
 DEFAULTS: dict[str, Any] = {
     "Report": cmqc.MQRO_NONE,
     "MsgType": cmqc.MQMT_DATAGRAM,
     "Feedback": cmqc.MQFB_NONE,
     "Encoding": cmqc.MQENC_NATIVE,
-    "CodedCharSetId": cmqc.MQCCSI_Q_MGR,
+    "CodedCharSetId": QMGR_CCSID,
     "Format": cmqc.MQFMT_NONE,
     "ReplyToQ": b" " * 48,
     "ReplyToQMgr": b" " * 48,

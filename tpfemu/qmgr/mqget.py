@@ -6,6 +6,8 @@ later calls when they may take it.
 
 Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
 
+- Options: a bit cmqc.h does not define fails 2046, an undefined MatchOptions bit 2247;
+  a browse or MQGMO_MSG_UNDER_CURSOR needs MQOO_BROWSE (2036).
 - A get returns the time left as Expiry (never 0: an expired message is never returned).
 - Syncpoint: MQGMO_SYNCPOINT or NO_SYNCPOINT as asked (both: 2046); with neither, the
   work joins the open TPF commit scope if there is one, else it is outside syncpoint;
@@ -19,7 +21,9 @@ Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from typing import Any
 
 from tpfemu import errors
@@ -46,6 +50,12 @@ _BROWSE = cmqc.MQGMO_BROWSE_FIRST | cmqc.MQGMO_BROWSE_NEXT | cmqc.MQGMO_BROWSE_M
 #: The MQGMO options the core acts on (a get with any of them gets a browse cursor)
 _CURSOR_BITS = sum(CORE_GMO.values())
 _MATCH_BOTH = cmqc.MQMO_MATCH_MSG_ID | cmqc.MQMO_MATCH_CORREL_ID
+#: Every MQGMO option and MQMO match option cmqc.h defines.
+_GMO_DEFINED = functools.reduce(operator.or_, (v for k, v in vars(cmqc).items()
+                   if k.startswith("MQGMO_") and not k.startswith(("MQGMO_VERSION",
+                   "MQGMO_CURRENT", "MQGMO_LENGTH", "MQGMO_STRUC"))), 0)
+_MO_DEFINED = functools.reduce(
+    operator.or_, (v for k, v in vars(cmqc).items() if k.startswith("MQMO_")), 0)
 
 
 def get(conn: Connection, h: Handle | int, max_length: int | None = None, md: Any = None,
@@ -106,10 +116,11 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     may take a plan, its plan."""
     handle = conn.handle(h, "MQGET")
     options = getattr(gmo, "Options", 0) if gmo is not None else 0
-    if options & _BROWSE:
-        if not handle.browse:
-            raise fail(cmqc.MQRC_NOT_OPEN_FOR_BROWSE, "MQGET", handle.name)
-    elif not handle.input and not (options & cmqc.MQGMO_UNLOCK and handle.browse):
+    _check_options(gmo, options, handle.name)
+    if options & (_BROWSE | cmqc.MQGMO_MSG_UNDER_CURSOR) and not handle.browse:
+        raise fail(cmqc.MQRC_NOT_OPEN_FOR_BROWSE, "MQGET", handle.name)
+    if (not options & _BROWSE and not handle.input
+            and not (options & cmqc.MQGMO_UNLOCK and handle.browse)):
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_INPUT, "MQGET", handle.name)
     queue, _ = queue_of(handle)
     timeout = _timeout(options, gmo, handle.name)
@@ -124,6 +135,17 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
         if handle.closed or handle.cursor is not None:  # (dropped meanwhile)
             handle.get_plan = None
     return data
+
+
+def _check_options(gmo: Any, options: int, name: str) -> None:
+    """Options cmqc.h does not define fail MQRC_OPTIONS_ERROR (2046), and MatchOptions
+    it does not define (a GMO of version 2 or later) MQRC_MATCH_OPTIONS_ERROR (2247), as
+    IBM's MQGET does ("Rules for validating MQI options"; MQRC_MATCH_OPTIONS_ERROR)."""
+    if options & ~_GMO_DEFINED:
+        raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", name)
+    if gmo is not None and getattr(gmo, "Version", 1) >= 2:
+        if getattr(gmo, "MatchOptions", _MATCH_BOTH) & ~_MO_DEFINED:
+            raise fail(cmqc.MQRC_MATCH_OPTIONS_ERROR, "MQGET", name)
 
 
 def _match_ids(md: Any, gmo: Any, options: int) -> tuple[bytes | None, bytes | None]:

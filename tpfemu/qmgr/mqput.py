@@ -10,19 +10,21 @@ Semantics follow IBM's MQI reference (mq-semantics.md §1-§7, seed 001):
   resolution path; above 9 is put as 9 and warns MQRC_PRIORITY_EXCEEDS_MAXIMUM (2049);
   below -1 fails 2050. Persistence AS_Q_DEF takes DEFPSIST likewise.
 - Expiry: tenths of a second; 0 or below -1 fails 2013; MQEI_UNLIMITED never expires.
+- Options: a bit cmqc.h does not define, or two context options, fail 2046.
 - Syncpoint: MQPMO_SYNCPOINT or NO_SYNCPOINT as asked (both: 2046); with neither, the
   work joins the open TPF commit scope if there is one, else it is outside syncpoint.
   MAXUMSGS messages in one unit of work: 2024.
 - Warnings raise :class:`MQMIError` with comp MQCC_WARNING, as pymqi does.
 
-The MQMD rules (Priority, Persistence, Expiry, a request's ReplyToQ) are written once, in
-C (native/include/tpf/putrules.h): this path calls them through ``put_rules``, and a
-plan's put with an MD calls them in C, declining to this path whatever they refuse or
-warn about.
+The MQMD rules (Priority, Persistence, Expiry, MsgType, Feedback, Report, a request's
+ReplyToQ) are written once, in C (native/include/tpf/putrules.h): this path calls them
+through ``put_rules``, and a plan's put with an MD calls them in C, declining to this
+path whatever they refuse or warn about.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 import struct
 from typing import Any
@@ -63,6 +65,11 @@ _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
                     | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
                     | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+#: Every MQPMO option cmqc.h defines (MQPMO_WARN_IF_NO_SUBS_MATCHED is not in ours).
+_PMO_DEFINED = functools.reduce(operator.or_, (
+    v for k, v in vars(cmqc).items() if k.startswith("MQPMO_")
+    and not k.startswith(("MQPMO_VERSION", "MQPMO_CURRENT", "MQPMO_LENGTH", "MQPMO_STRUC"))),
+    0x00080000)
 # A context put option needs one of these open options (IBM: SET_ALL implies the other
 # three, SET_IDENTITY implies PASS_IDENTITY, PASS_ALL implies PASS_IDENTITY).
 #: MQPUT1's implicit open: the open option each context put option brings.
@@ -177,9 +184,11 @@ def context_allowed(open_options: int) -> int:
 
 
 def _check_options(conn: Connection, handle: Handle, options: int) -> Any:
-    """The put options' checks; returns the unit of work the put joins (None: none)."""
+    """The put options' checks; returns the unit of work the put joins (None: none).
+    Options cmqc.h does not define, two context options, or SYNCPOINT with
+    NO_SYNCPOINT fail MQRC_OPTIONS_ERROR (2046)."""
     name = handle.name
-    if bin(options & _CONTEXT_OPTIONS).count("1") > 1:
+    if options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1:
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
     for put_option, open_options, reason in _CONTEXT_NEEDS:
         if options & put_option and not handle.options & open_options:
@@ -314,7 +323,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         md_get("Persistence", cmqc.MQPER_PERSISTENCE_AS_Q_DEF), expiry_tenths,
         md_get("MsgType", cmqc.MQMT_DATAGRAM), md_get("Report", cmqc.MQRO_NONE),
         not bytes(md_get("ReplyToQ", b"")).strip(),
-        first.defprty, first.defpsist == "YES", now)
+        first.defprty, first.defpsist == "YES", now,
+        md_get("Feedback", cmqc.MQFB_NONE))
     if warning not in (cmqc.MQRC_NONE, cmqc.MQRC_PRIORITY_EXCEEDS_MAXIMUM):
         raise fail(warning, "MQPUT", name)
     if deadline != NEVER:

@@ -25,7 +25,10 @@
 #define MQRC_NONE                      0    /**< success */
 #define MQRC_BUFFER_LENGTH_ERROR    2005    /**< a length or capacity argument is invalid */
 #define MQRC_EXPIRY_ERROR           2013    /**< expiry deadline is zero or negative */
+#define MQRC_FEEDBACK_ERROR         2014    /**< Feedback outside NONE and both ranges */
 #define MQRC_MISSING_REPLY_TO_Q     2027    /**< a request with a blank ReplyToQ */
+#define MQRC_MSG_TYPE_ERROR         2029    /**< MsgType outside both ranges */
+#define MQRC_REPORT_OPTIONS_ERROR   2061    /**< a Report bit the QM must reject if unknown */
 #define MQRC_MSG_TOO_BIG_FOR_Q      2030    /**< message longer than the queue's MAXMSGL */
 #define MQRC_NO_MSG_AVAILABLE       2033    /**< no (matching, visible, unexpired) message */
 #define MQRC_NO_MSG_UNDER_CURSOR    2034    /**< the browse cursor is not on a message */
@@ -65,7 +68,11 @@
 /** @} */
 
 /** @defgroup md MQMD values the shim's put with an MD acts on (IBM's values) @{ */
+#define MQMT_SYSTEM_FIRST             1
 #define MQMT_REQUEST                  1
+#define MQMT_APPL_LAST                999999999
+#define MQFB_NONE                     0
+#define MQFB_APPL_LAST                999999999
 #define MQPER_NOT_PERSISTENT          0
 #define MQPER_PERSISTENT              1
 #define MQPER_PERSISTENCE_AS_Q_DEF    2
@@ -83,6 +90,9 @@
 #define MQRO_COD_WITH_FULL_DATA        0x00003800
 #define MQRO_EXPIRATION_WITH_FULL_DATA 0x00E00000
 #define MQRO_EXCEPTION_WITH_FULL_DATA  0x07000000
+/** The Report bits an MQPUT fails (MQRC_REPORT_OPTIONS_ERROR) when the queue manager does
+ * not support them: none of them is an option tpfemu supports. */
+#define MQRO_REJECT_UNSUP_MASK         0x101C0000
 /** @} */
 
 /** @defgroup plan MQPMO_* and MQGMO_* bits a handle's plan reads (IBM's values) @{ */
