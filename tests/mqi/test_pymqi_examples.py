@@ -328,6 +328,18 @@ def test_open_fills_the_resolved_names_of_a_version_3_od(route, served, names):
     qmgr.disconnect()
 
 
+def test_put1_fills_the_resolved_names_of_a_version_3_od(route, served, names):
+    """MQPUT1's MQOD is an output too (IBM, MQOD: input/output on MQOPEN and MQPUT1):
+    at Version 3 it gets the names the put resolved to, with or without a PMO."""
+    served[0].catalog.define("QA", "DEV.ALIAS", targq=QUEUE)
+    qmgr = route()
+    od = pymqi.OD(ObjectName=b"DEV.ALIAS", Version=CMQC.MQOD_VERSION_3)
+    qmgr.put1(od, b"one shot")
+    assert (od.ResolvedQName, od.ResolvedQMgrName) == (QUEUE.encode().ljust(48),
+                                                       names.encode().ljust(48))
+    qmgr.disconnect()
+
+
 def test_get_takes_pymqi_maxlength_keyword(route):
     """pymqi's and ibmmq's Queue.get(maxLength=None, *opts): the keyword is maxLength;
     a short one fails 2080 as a positional length does."""

@@ -29,7 +29,7 @@ from typing import Any, TypeGuard
 from tpfemu import errors
 from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD
-from tpfemu.mq.structs import GMO, OD
+from tpfemu.mq.structs import GMO, OD, PMO
 from tpfemu.mqi.binding import RemoteCalls, open_connection
 from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.connection import Connection, Handle
@@ -194,15 +194,22 @@ class QueueManager:
                                comp=errors.MQCC_WARNING)
 
     def put1(self, q_desc: Any, msg: Any, *opts: Any) -> None:
-        """MQPUT1: open, put one message, close. ``opts``: (md, pmo)."""
+        """MQPUT1: open, put one message, close. ``opts``: (md, pmo). An MQOD of Version
+        3 or later gets the ResolvedQName and ResolvedQMgrName the put resolved to (the
+        PMO's: IBM's MQOD is an output of MQPUT1 as of MQOPEN)."""
         md, pmo = _md_and_options(opts)
         od = _make_od(q_desc)
         data, md = _message_bytes(msg, md, self)
         conn = self.connection
+        fills_od = od is q_desc and _resolves(od)
+        if fills_od and pmo is None:
+            pmo = PMO()
         if _remote(conn):
             conn.put1(_text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
-            return
-        mqput.put1(conn, _text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
+        else:
+            mqput.put1(conn, _text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
+        if fills_od:
+            od.ResolvedQName, od.ResolvedQMgrName = pmo.ResolvedQName, pmo.ResolvedQMgrName
 
     def inquire(self, attribute: int | list[int]) -> Any:
         """MQINQ of a queue-manager attribute, or of a list of them (a dict back)."""
@@ -274,6 +281,13 @@ def _inquire(conn: Connection, handle: Handle, attribute: int | list[int]) -> An
                                    obj=handle.name)
         return {selector: conn.inquire(handle, selector) for selector in attribute}
     return conn.inquire(handle, attribute)
+
+
+def _resolves(od: Any) -> bool:
+    """An MQOD whose ResolvedQName and ResolvedQMgrName MQOPEN and MQPUT1 fill (IBM
+    ignores them below MQOD_VERSION_3)."""
+    version = getattr(od, "Version", 1)
+    return type(version) is int and version >= cmqc.MQOD_VERSION_3
 
 
 def _make_od(q_desc: Any) -> Any:
