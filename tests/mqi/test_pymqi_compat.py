@@ -458,3 +458,12 @@ def test_new_msg_id_with_a_reused_md_gives_each_put_its_own(qmgr, qm, local_queu
     assert len(set(ids)) == 3 and bytes(24) not in ids
     q.put(b"same id", md, pymqi.PMO())
     assert md.MsgId == ids[-1]
+
+
+def test_connect_without_a_queue_manager_or_channel_is_refused_as_pymqi():
+    """pymqi.connect(None) with no channel raises TypeError('Invalid arguments: ...'), as
+    pymqi's and ibmmq's connect do (rather than looking for a queue manager named None)."""
+    with pytest.raises(TypeError, match="Invalid arguments"):
+        pymqi.connect(None)
+    with pytest.raises(TypeError, match="Invalid arguments"):
+        pymqi.connect(None, "APP.SVRCONN")

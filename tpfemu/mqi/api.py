@@ -240,7 +240,7 @@ class QueueManager:
                 pass
 
 
-def connect(queue_manager: str | bytes, channel: Any = None, conn_info: Any = None,
+def connect(queue_manager: str | bytes | None, channel: Any = None, conn_info: Any = None,
             user: str | None = None, password: str | None = None,
             disconnect_on_exit: bool = True, bytes_encoding: str = "utf8",
             default_ccsid: int = 1208, cd: Any = None, cno: Any = None, csp: Any = None,
@@ -254,8 +254,10 @@ def connect(queue_manager: str | bytes, channel: Any = None, conn_info: Any = No
     structures = {key: value for key, value in
                   (("cno", cno), ("csp", csp), ("sco", sco), ("bno", bno)) if value is not None}
     if channel is not None and conn_info is not None:
-        qm.connect_tcp_client(queue_manager, cd if cd is not None else CD(), channel,
+        qm.connect_tcp_client(queue_manager or "", cd if cd is not None else CD(), channel,
                               conn_info, user, password, **structures)
+    elif queue_manager is None:  # pymqi's and ibmmq's refusal: nothing names a target
+        raise TypeError(f"Invalid arguments: {[queue_manager, channel, conn_info, user]!r}")
     elif channel is not None or conn_info is not None:  # half a channel: refused, 2277
         qm._open(_text(queue_manager), channel=channel, conn_info=conn_info)
     elif cd is not None or structures:
