@@ -403,10 +403,17 @@ def test_set_handle_shares_an_open_handle(route):
 
 
 def test_ibmmq_inq_and_get_name(route, names):
-    """ibmmq's QueueManager.inq (inquire's other name) and get_name() (the queue manager
-    connected to)."""
+    """ibmmq's QueueManager.inq (inquire's other name), get_name() (the queue manager
+    connected to) and to_string(); its Queue.inq, get_name(), get_queue_manager() and
+    to_string() (MQCHAR bytes cut at a NUL and stripped)."""
     qmgr = route()
     assert qmgr.get_name() == names
     assert qmgr.inq(CMQC.MQCA_Q_MGR_NAME) == names.encode().ljust(48)
     assert qmgr.inq([CMQC.MQIA_PLATFORM]) == {CMQC.MQIA_PLATFORM: CMQC.MQPL_TPF}
+    assert qmgr.to_string(qmgr.inq(CMQC.MQCA_Q_MGR_NAME)) == names
+    queue = pymqi.Queue(qmgr, QUEUE)
+    assert queue.inq(CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    assert (queue.get_name(), queue.get_queue_manager()) == (QUEUE, qmgr)
+    assert queue.to_string(b"TEXT\0\0  ") == "TEXT" and queue.to_string(5) == 5
+    queue.close()
     qmgr.disconnect()

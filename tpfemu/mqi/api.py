@@ -67,6 +67,15 @@ class NotConnected(errors.HconnError, PYIFError):
     __str__ = errors.HconnError.__str__
 
 
+def _to_string(value: Any, encoding: str = "utf8") -> Any:
+    if isinstance(value, bytes):
+        try:
+            return value.split(b"\0", 1)[0].decode(encoding).strip()
+        except UnicodeError:
+            pass
+    return value
+
+
 def _text(value: Any) -> str:
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("ascii").strip()
@@ -221,6 +230,11 @@ class QueueManager:
             conn.close(handle)
 
     inq = inquire  #: ibmmq's name
+
+    def to_string(self, value: Any, encoding: str = "utf8") -> Any:
+        """ibmmq's ``to_string``: MQCHAR bytes as a str, cut at the first NUL and
+        stripped; anything else (or bytes that do not decode) as it is."""
+        return _to_string(value, encoding)
 
     def __enter__(self) -> QueueManager:
         return self
@@ -443,6 +457,25 @@ class Queue:
         """MQINQ of one queue attribute, or of a list of them (a dict selector -> value
         back, as ibmmq); opens for MQOO_INQUIRE if not open."""
         return _inquire(self._qmgr.connection, self._ensure_open(cmqc.MQOO_INQUIRE), attribute)
+
+    inq = inquire  #: ibmmq's name
+
+    def get_name(self) -> str:
+        """ibmmq's ``Queue.get_name()``: the queue's name (its MQOD's ObjectName), stripped.
+
+        :raises PYIFError: no queue has been named (or it was closed)."""
+        if self._od is None:
+            raise PYIFError("the queue descriptor has not been set")
+        return _to_string(self._od.ObjectName)
+
+    def get_queue_manager(self) -> QueueManager:
+        """ibmmq's ``Queue.get_queue_manager()``: the QueueManager the queue was made on."""
+        return self._qmgr
+
+    def to_string(self, value: Any, encoding: str = "utf8") -> Any:
+        """ibmmq's ``to_string``: MQCHAR bytes as a str, cut at the first NUL and
+        stripped; anything else (or bytes that do not decode) as it is."""
+        return _to_string(value, encoding)
 
     def set(self, attribute: int | Mapping[int, Any], arg: Any = None) -> None:
         """MQSET of one queue attribute (``set(selector, value)``) or of several
