@@ -19,6 +19,12 @@ local queue manager runs with ``import tpfemu.mqi as pymqi``:
   server (:func:`_remote`); the other calls use the same Connection API on both kinds.
 - ``inquire`` takes one selector (returns its value) or a list (returns a dict selector ->
   value); ``set`` takes a selector and a value, or a dict of them (all set, or none).
+- An MQOD of Version 3 or later given to ``Queue`` or ``put1`` gets the ResolvedQName and
+  ResolvedQMgrName of the open or put.
+- A call on a QueueManager not connected raises :class:`NotConnected`: MQMIError 2018 and
+  pymqi's ``PYIFError('not connected')`` at once.
+- ibmmq's names too: ``inq``, ``get_name``, ``to_string``, ``Queue.get_queue_manager``,
+  ``connect(..., cd=, cno=, csp=, sco=, bno=)``.
 """
 
 from __future__ import annotations
@@ -35,8 +41,8 @@ from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.units import scopes
 
-__all__ = ["NotConnected", "PYIFError", "QueueManager", "Queue", "connect", "tx_begin", "tx_commit",
-           "tx_rollback"]
+__all__ = ["NotConnected", "PYIFError", "QueueManager", "Queue", "connect", "tx_begin",
+           "tx_commit", "tx_rollback"]
 
 
 class PYIFError(errors.TpfEmuError):
