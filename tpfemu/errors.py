@@ -127,11 +127,15 @@ class MQMIError(TpfEmuError):
         return reason_name(self.reason)
 
     def errorAsString(self) -> str:  # noqa: N802 - pymqi's spelling
-        """pymqi's text: ``FAILED: MQRC_NO_MSG_AVAILABLE`` (``WARNING: ...`` for warnings)."""
+        """pymqi's text: ``FAILED: MQRC_NO_MSG_AVAILABLE`` (``WARNING: ...`` for warnings;
+        ``FAILED: Error code 9999 not defined`` for a reason with no mnemonic, as pymqi)."""
         if self.comp == 0:
             return "OK"
         level = "WARNING" if self.comp == MQCC_WARNING else "FAILED"
-        return f"{level}: {self.reason_name}"
+        name = _names.get(self.reason)
+        if name is None:
+            return f"{level}: Error code {self.reason} not defined"
+        return f"{level}: {name}"
 
     def error_as_string(self) -> str:
         """ibmmq's name for :meth:`errorAsString` (the same text)."""

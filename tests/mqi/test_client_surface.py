@@ -161,6 +161,24 @@ def test_handle_sharing_options_reach_the_transport(transport, no_mqserver):
     assert options == CMQC.MQCNO_HANDLE_SHARE_BLOCK | CMQC.MQCNO_RECONNECT_DISABLED
 
 
+def test_connect_takes_ibmmqs_structure_keywords(transport, no_mqserver):
+    """ibmmq's connect(queue_manager, channel, conn_info, user, password, ..., cd=, cno=,
+    csp=, sco=, bno=): with a channel the CD gives the channel's other fields and the CNO
+    its options; without one a CD alone makes the client connection."""
+    cno = pymqi.CNO(Options=CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK)
+    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+        pymqi.connect("TPF9", "APP.SVRCONN", "127.0.0.1(1415)", cno=cno,
+                      cd=pymqi.CD(SSLCipherSpec=b"TLS_AES_128_GCM_SHA256"),
+                      csp=pymqi.CSP(CSPUserId="app", CSPPassword="pw"))
+    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+        pymqi.connect("TPF9", cd=_cd(conn="10.0.0.2(1416)"), bno=None)
+    [(first, _, options), (second, _, _)] = transport.calls
+    assert (first.channel, first.port, first.user, first.password) == (
+        "APP.SVRCONN", 1415, "app", "pw")
+    assert first.tls is not None and options & CMQC.MQCNO_HANDLE_SHARE_NO_BLOCK
+    assert (second.channel, second.host, second.port) == ("APP.SVRCONN", "10.0.0.2", 1416)
+
+
 def test_tls_settings_come_from_the_cd_and_sco(transport, no_mqserver):
     """A CD with an SSLCipherSpec and an SCO give the target its TLS settings."""
     cd = _cd()

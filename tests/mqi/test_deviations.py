@@ -92,3 +92,14 @@ def test_no_segmentation(qm, local_queue, flags):
     assert md.Offset == 0
     with raises_mq(CMQC.MQRC_NO_MSG_AVAILABLE):
         q.get()
+
+
+def test_whole_message_get_with_accept_truncated_returns_the_message(qm, local_queue):
+    """get(None, md, gmo) with MQGMO_ACCEPT_TRUNCATED_MSG returns the whole message; pymqi
+    asks MQGET with a zero-length buffer in that case, which removes the message and
+    warns 2079 with no data (deviations.md, "get(None) with MQGMO_ACCEPT_TRUNCATED_MSG")."""
+    qm.put1(local_queue, b"0123456789")
+    queue = pymqi.Queue(qm, local_queue)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG)
+    assert queue.get(None, pymqi.MD(), gmo) == b"0123456789"
+    queue.close()

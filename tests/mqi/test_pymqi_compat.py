@@ -341,6 +341,39 @@ def test_pyiferror_is_raised_for_interface_misuse(qm, local_queue):
         pymqi.Queue(qm, local_queue).close()
 
 
+def test_pyiferror_carries_its_error_and_pymqi_text():
+    """pymqi's PYIFError(e): ``.error`` is e and str() is "PYMQI Error: " + str(e)."""
+    err = pymqi.PYIFError("not open")
+    assert err.error == "not open"
+    assert str(err) == "PYMQI Error: not open"
+
+
+def test_error_as_string_of_a_reason_without_mnemonic_is_pymqis():
+    """For a reason no dictionary names, pymqi's errorAsString() says "Error code N not
+    defined" (MQMIError.errorAsString in pymqi and ibmmq)."""
+    assert pymqi.MQMIError(CMQC.MQCC_FAILED, 9999).errorAsString() == (
+        "FAILED: Error code 9999 not defined")
+    assert pymqi.MQMIError(CMQC.MQCC_WARNING, 9999).errorAsString() == (
+        "WARNING: Error code 9999 not defined")
+
+
+def test_open_of_a_remote_queue_resolves_to_the_queue_there(qmgr, qm, local_queue):
+    """A remote queue opened for output with a Version-3 MQOD: ResolvedQName and
+    ResolvedQMgrName are the queue there and its queue manager (IBM, MQOD ResolvedQName:
+    the destination queue after name resolution), as the PMO's after a put."""
+    qmgr.catalog.define("QL", "OTHERQM", usage="XMITQ")
+    qmgr.catalog.define("QR", "RQ", rname="TARGET", rqmname="OTHERQM")
+    od = pymqi.OD(ObjectName=b"RQ", Version=CMQC.MQOD_VERSION_4)
+    queue = pymqi.Queue(qm, od, CMQC.MQOO_OUTPUT)
+    pmo = pymqi.PMO()
+    queue.put(b"x", pymqi.MD(), pmo)
+    assert (od.ResolvedQName, od.ResolvedQMgrName) == (b"TARGET".ljust(48),
+                                                       b"OTHERQM".ljust(48))
+    assert (od.ResolvedQName, od.ResolvedQMgrName) == (pmo.ResolvedQName,
+                                                       pmo.ResolvedQMgrName)
+    queue.close()
+
+
 def test_queue_after_close_needs_a_descriptor_again(qm, local_queue):
     """pymqi's close() forgets the queue descriptor: a later put raises PYIFError."""
     queue = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
@@ -425,3 +458,12 @@ def test_new_msg_id_with_a_reused_md_gives_each_put_its_own(qmgr, qm, local_queu
     assert len(set(ids)) == 3 and bytes(24) not in ids
     q.put(b"same id", md, pymqi.PMO())
     assert md.MsgId == ids[-1]
+
+
+def test_connect_without_a_queue_manager_or_channel_is_refused_as_pymqi():
+    """pymqi.connect(None) with no channel raises TypeError('Invalid arguments: ...'), as
+    pymqi's and ibmmq's connect do (rather than looking for a queue manager named None)."""
+    with pytest.raises(TypeError, match="Invalid arguments"):
+        pymqi.connect(None)
+    with pytest.raises(TypeError, match="Invalid arguments"):
+        pymqi.connect(None, "APP.SVRCONN")

@@ -301,3 +301,119 @@ def test_put1_fills_md_and_pmo_as_pymqi(route, names):
     assert md.MsgId != CMQC.MQMI_NONE
     assert pmo.ResolvedQName == QUEUE.encode().ljust(48)
     assert pmo.ResolvedQMgrName == names.encode().ljust(48)
+
+
+# -- pymqi's and ibmmq's surface, by either route ---------------------------------------------
+
+
+def test_open_fills_the_resolved_names_of_a_version_3_od(route, served, names):
+    """MQOPEN writes ResolvedQName/ResolvedQMgrName into an MQOD of Version 3 or later
+    (IBM, MQOD ResolvedQName: an output field, ignored below MQOD_VERSION_3, blank unless
+    a queue is opened for browse, input or output); pymqi's Queue unpacks the MQOD the call
+    gives back. An alias resolves to its local queue."""
+    served[0].catalog.define("QA", "DEV.ALIAS", targq=QUEUE)
+    qmgr = route()
+    od = pymqi.OD(ObjectName=b"DEV.ALIAS", Version=CMQC.MQOD_VERSION_3)
+    queue = pymqi.Queue(qmgr, od, CMQC.MQOO_OUTPUT)
+    assert od.ResolvedQName == QUEUE.encode().ljust(48)
+    assert od.ResolvedQMgrName == names.encode().ljust(48)
+    queue.close()
+    inquire_only = pymqi.OD(ObjectName=QUEUE.encode(), Version=CMQC.MQOD_VERSION_3,
+                            ResolvedQName=b"LEFT.OVER")
+    pymqi.Queue(qmgr, inquire_only, CMQC.MQOO_INQUIRE).close()
+    assert inquire_only.ResolvedQName == b" " * 48
+    version_1 = pymqi.OD(ObjectName=b"DEV.ALIAS")
+    pymqi.Queue(qmgr, version_1, CMQC.MQOO_OUTPUT).close()
+    assert version_1.ResolvedQName == pymqi.OD().ResolvedQName  # untouched below version 3
+    qmgr.disconnect()
+
+
+def test_put1_fills_the_resolved_names_of_a_version_3_od(route, served, names):
+    """MQPUT1's MQOD is an output too (IBM, MQOD: input/output on MQOPEN and MQPUT1):
+    at Version 3 it gets the names the put resolved to, with or without a PMO."""
+    served[0].catalog.define("QA", "DEV.ALIAS", targq=QUEUE)
+    qmgr = route()
+    od = pymqi.OD(ObjectName=b"DEV.ALIAS", Version=CMQC.MQOD_VERSION_3)
+    qmgr.put1(od, b"one shot")
+    assert (od.ResolvedQName, od.ResolvedQMgrName) == (QUEUE.encode().ljust(48),
+                                                       names.encode().ljust(48))
+    qmgr.disconnect()
+
+
+def test_get_takes_pymqi_maxlength_keyword(route):
+    """pymqi's and ibmmq's Queue.get(maxLength=None, *opts): the keyword is maxLength;
+    a short one fails 2080 as a positional length does."""
+    example_put_message(pymqi, route, b"twelve bytes")
+    qmgr = route()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    with pytest.raises(pymqi.MQMIError) as info:
+        queue.get(maxLength=4)
+    assert info.value.reason == CMQC.MQRC_TRUNCATED_MSG_FAILED
+    assert queue.get(maxLength=None) == b"twelve bytes"
+    queue.close()
+    qmgr.disconnect()
+
+
+def test_get_no_jms_adds_its_options_to_the_gmo(route):
+    """pymqi's get_no_jms ORs MQGMO_NO_PROPERTIES and MQGMO_FAIL_IF_QUIESCING into the
+    GMO it is given (or a new one) and gets the message."""
+    example_put_message(pymqi, route, b"plain")
+    example_put_message(pymqi, route, b"again")
+    qmgr = route()
+    queue = pymqi.Queue(qmgr, QUEUE)
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_NO_SYNCPOINT)
+    assert queue.get_no_jms(None, pymqi.MD(), gmo) == b"plain"
+    assert gmo.Options == (CMQC.MQGMO_NO_SYNCPOINT | CMQC.MQGMO_NO_PROPERTIES
+                           | CMQC.MQGMO_FAIL_IF_QUIESCING)
+    assert queue.get_no_rfh2() == b"again"
+    queue.close()
+    qmgr.disconnect()
+
+
+def test_calls_of_a_disconnected_queue_manager_raise_pyiferror_and_2018(route):
+    """pymqi and ibmmq raise PYIFError('not connected') from disconnect() and get_handle()
+    once disconnected; the error is also the MQI's MQRC_HCONN_ERROR (2018)."""
+    qmgr = route()
+    qmgr.disconnect()
+    for call in (qmgr.disconnect, qmgr.get_handle, qmgr.commit):
+        with pytest.raises(pymqi.PYIFError) as info:
+            call()
+        assert isinstance(info.value, pymqi.MQMIError)
+        assert (info.value.comp, info.value.reason) == (CMQC.MQCC_FAILED,
+                                                        CMQC.MQRC_HCONN_ERROR)
+        assert info.value.error == "not connected"
+
+
+def test_set_handle_shares_an_open_handle(route):
+    """pymqi's Queue.set_handle(handle): the queue's calls go to a handle opened by
+    another Queue (its get_handle()); a handle not open on the connection fails 2019."""
+    qmgr = route()
+    opened = pymqi.Queue(qmgr, QUEUE, CMQC.MQOO_OUTPUT | CMQC.MQOO_INPUT_AS_Q_DEF)
+    other = pymqi.Queue(qmgr)
+    other.set_handle(opened.get_handle())
+    other.put(b"via the shared handle")
+    assert opened.get() == b"via the shared handle"
+    assert other.get_handle() is opened.get_handle()
+    handle = opened.get_handle()
+    opened.close()
+    with pytest.raises(pymqi.MQMIError) as info:
+        pymqi.Queue(qmgr).set_handle(handle)
+    assert info.value.reason == CMQC.MQRC_HOBJ_ERROR
+    qmgr.disconnect()
+
+
+def test_ibmmq_inq_and_get_name(route, names):
+    """ibmmq's QueueManager.inq (inquire's other name), get_name() (the queue manager
+    connected to) and to_string(); its Queue.inq, get_name(), get_queue_manager() and
+    to_string() (MQCHAR bytes cut at a NUL and stripped)."""
+    qmgr = route()
+    assert qmgr.get_name() == names
+    assert qmgr.inq(CMQC.MQCA_Q_MGR_NAME) == names.encode().ljust(48)
+    assert qmgr.inq([CMQC.MQIA_PLATFORM]) == {CMQC.MQIA_PLATFORM: CMQC.MQPL_TPF}
+    assert qmgr.to_string(qmgr.inq(CMQC.MQCA_Q_MGR_NAME)) == names
+    queue = pymqi.Queue(qmgr, QUEUE)
+    assert queue.inq(CMQC.MQIA_CURRENT_Q_DEPTH) == 0
+    assert (queue.get_name(), queue.get_queue_manager()) == (QUEUE, qmgr)
+    assert queue.to_string(b"TEXT\0\0  ") == "TEXT" and queue.to_string(5) == 5
+    queue.close()
+    qmgr.disconnect()

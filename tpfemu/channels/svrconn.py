@@ -484,6 +484,7 @@ class Conversation:
         assert od is not None
         handle = self.conn.open(_text(od.ObjectName), verb.options or 0,
                                 _text(od.ObjectQMgrName), od.ObjectType)
+        handle.write_resolved(od)  # (the reply carries the MQOD back: _fill_reply)
         reply.api.hobj = handle.hobj
 
     def _close(self, verb: Verb, reply: Verb) -> None:

@@ -20,6 +20,7 @@ from tpfemu.mq.headers import DLH, TM, TMC2, XQH
 from tpfemu.mq.structs import GMO, MD, OD, PMO
 from tpfemu.mqi import CMQC, CMQSTRC, CMQXC
 from tpfemu.mqi.api import (
+    NotConnected,
     PYIFError,
     Queue,
     QueueManager,
@@ -33,9 +34,9 @@ from tpfemu.mqi.api import (
 md, gmo, pmo, od, cd, sco = MD, GMO, PMO, OD, CD, SCO
 
 __all__ = ["CD", "CMQC", "CMQSTRC", "CMQXC", "CNO", "CSP", "DLH", "Error", "GMO", "MD",
-           "MQMIError", "OD", "PMO", "PYIFError", "Queue", "QueueManager", "SCO", "TM", "TMC2",
-           "XQH", "cd", "connect", "gmo", "md", "od", "pmo", "sco", "tx_begin", "tx_commit",
-           "tx_rollback"]
+           "MQMIError", "NotConnected", "OD", "PMO", "PYIFError", "Queue", "QueueManager",
+           "SCO", "TM", "TMC2", "XQH", "cd", "connect", "gmo", "md", "od", "pmo", "sco",
+           "tx_begin", "tx_commit", "tx_rollback"]
 
 # The TCP client (issue 26, tpfemu.mqi.client, on the wire format of tpfemu.wire):
 # installed here, where every pymqi program starts, as the transport of client

@@ -19,6 +19,12 @@ local queue manager runs with ``import tpfemu.mqi as pymqi``:
   server (:func:`_remote`); the other calls use the same Connection API on both kinds.
 - ``inquire`` takes one selector (returns its value) or a list (returns a dict selector ->
   value); ``set`` takes a selector and a value, or a dict of them (all set, or none).
+- An MQOD of Version 3 or later given to ``Queue`` or ``put1`` gets the ResolvedQName and
+  ResolvedQMgrName of the open or put.
+- A call on a QueueManager not connected raises :class:`NotConnected`: MQMIError 2018 and
+  pymqi's ``PYIFError('not connected')`` at once.
+- ibmmq's names too: ``inq``, ``get_name``, ``to_string``, ``Queue.get_queue_manager``,
+  ``connect(..., cd=, cno=, csp=, sco=, bno=)``.
 """
 
 from __future__ import annotations
@@ -29,18 +35,51 @@ from typing import Any, TypeGuard
 from tpfemu import errors
 from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD
-from tpfemu.mq.structs import OD
+from tpfemu.mq.structs import GMO, OD, PMO
 from tpfemu.mqi.binding import RemoteCalls, open_connection
 from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.units import scopes
 
-__all__ = ["PYIFError", "QueueManager", "Queue", "connect", "tx_begin", "tx_commit",
-           "tx_rollback"]
+__all__ = ["NotConnected", "PYIFError", "QueueManager", "Queue", "connect", "tx_begin",
+           "tx_commit", "tx_rollback"]
 
 
 class PYIFError(errors.TpfEmuError):
-    """pymqi's interface error: the Python object was misused (e.g. a queue not open)."""
+    """pymqi's interface error: the Python object was misused (e.g. a queue not open).
+
+    As pymqi's: ``error`` holds what was wrong, ``str()`` is ``"PYMQI Error: <error>"``.
+    """
+
+    def __init__(self, e: object) -> None:
+        self.error = e
+        super().__init__(e)
+
+    def __str__(self) -> str:
+        return f"PYMQI Error: {self.error}"
+
+
+class NotConnected(errors.HconnError, PYIFError):
+    """A call on a QueueManager that is not connected (never, or no longer): the MQI's
+    MQRC_HCONN_ERROR (2018), and also the ``PYIFError('not connected')`` pymqi and ibmmq
+    raise from ``disconnect()``, ``get_handle()`` and a Queue's calls in that state, so
+    that ``except pymqi.PYIFError`` and ``except pymqi.MQMIError`` both catch it."""
+
+    def __init__(self, call: str) -> None:
+        self.comp, self.reason = errors.MQCC_FAILED, cmqc.MQRC_HCONN_ERROR
+        self.call, self.obj, self.error = call, "", "not connected"
+        Exception.__init__(self, self.comp, self.reason)
+
+    __str__ = errors.HconnError.__str__
+
+
+def _to_string(value: Any, encoding: str = "utf8") -> Any:
+    if isinstance(value, bytes):
+        try:
+            return value.split(b"\0", 1)[0].decode(encoding).strip()
+        except UnicodeError:
+            pass
+    return value
 
 
 def _text(value: Any) -> str:
@@ -58,6 +97,7 @@ class QueueManager:
     def __init__(self, name: str | bytes | None = "", disconnect_on_exit: bool = True,
                  bytes_encoding: str = "utf8", default_ccsid: int = 1208) -> None:
         self._conn: Connection | None = None
+        self._name = ""
         self.disconnect_on_exit = disconnect_on_exit
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
@@ -78,6 +118,7 @@ class QueueManager:
             raise errors.error_for(cmqc.MQRC_ALREADY_CONNECTED, call="MQCONN",
                                    comp=errors.MQCC_WARNING)
         self._conn = open_connection(name, **how)
+        self._name = name
 
     def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
         """MQCONNX (pymqi's ``connect_with_options``): ``connect_with_options(name,
@@ -118,16 +159,29 @@ class QueueManager:
 
     @property
     def connection(self) -> Connection:
-        """The qmgr-level connection. :raises MQMIError: 2018 if not connected."""
+        """The qmgr-level connection.
+
+        :raises NotConnected: (MQMIError 2018 and PYIFError) if not connected."""
         if self._conn is None or not self._conn.connected:
-            raise errors.error_for(cmqc.MQRC_HCONN_ERROR, call="MQI")
+            raise NotConnected("MQI")
         return self._conn
 
     def get_handle(self) -> int:
-        """The hconn (pymqi's getHandle)."""
+        """The hconn (pymqi's getHandle). :raises NotConnected: if not connected."""
         return self.connection.hconn
 
     getHandle = get_handle  # noqa: N815 - pymqi's old name
+
+    def get_name(self) -> str:
+        """ibmmq's ``get_name()``: the name of the queue manager connected to (the name
+        given to connect, or, when that was blank, the one that answered).
+
+        :raises NotConnected: if not connected."""
+        conn = self.connection
+        if self._name:
+            return self._name
+        qmgr = getattr(conn, "qmgr", None)
+        return str(getattr(qmgr, "name", None) or getattr(conn, "qmgr_name", "")).strip()
 
     @property
     def is_connected(self) -> bool:
@@ -155,15 +209,22 @@ class QueueManager:
                                comp=errors.MQCC_WARNING)
 
     def put1(self, q_desc: Any, msg: Any, *opts: Any) -> None:
-        """MQPUT1: open, put one message, close. ``opts``: (md, pmo)."""
+        """MQPUT1: open, put one message, close. ``opts``: (md, pmo). An MQOD of Version
+        3 or later gets the ResolvedQName and ResolvedQMgrName the put resolved to (the
+        PMO's: IBM's MQOD is an output of MQPUT1 as of MQOPEN)."""
         md, pmo = _md_and_options(opts)
         od = _make_od(q_desc)
         data, md = _message_bytes(msg, md, self)
         conn = self.connection
+        fills_od = od is q_desc and _resolves(od)
+        if fills_od and pmo is None:
+            pmo = PMO()
         if _remote(conn):
             conn.put1(_text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
-            return
-        mqput.put1(conn, _text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
+        else:
+            mqput.put1(conn, _text(od.ObjectName), data, md, pmo, _text(od.ObjectQMgrName))
+        if fills_od:
+            od.ResolvedQName, od.ResolvedQMgrName = pmo.ResolvedQName, pmo.ResolvedQMgrName
 
     def inquire(self, attribute: int | list[int]) -> Any:
         """MQINQ of a queue-manager attribute, or of a list of them (a dict back)."""
@@ -173,6 +234,13 @@ class QueueManager:
             return _inquire(conn, handle, attribute)
         finally:
             conn.close(handle)
+
+    inq = inquire  #: ibmmq's name
+
+    def to_string(self, value: Any, encoding: str = "utf8") -> Any:
+        """ibmmq's ``to_string``: MQCHAR bytes as a str, cut at the first NUL and
+        stripped; anything else (or bytes that do not decode) as it is."""
+        return _to_string(value, encoding)
 
     def __enter__(self) -> QueueManager:
         return self
@@ -192,18 +260,29 @@ class QueueManager:
                 pass
 
 
-def connect(queue_manager: str | bytes, channel: Any = None, conn_info: Any = None,
+def connect(queue_manager: str | bytes | None, channel: Any = None, conn_info: Any = None,
             user: str | None = None, password: str | None = None,
             disconnect_on_exit: bool = True, bytes_encoding: str = "utf8",
-            default_ccsid: int = 1208) -> QueueManager:
-    """Connect to a queue manager (pymqi.connect): with ``channel`` and ``conn_info``
-    (``host(port)``) as a client, else to the one of that name running here (or, when
-    none is, as ``MQSERVER`` says)."""
+            default_ccsid: int = 1208, cd: Any = None, cno: Any = None, csp: Any = None,
+            sco: Any = None, bno: Any = None) -> QueueManager:
+    """Connect to a queue manager (pymqi.connect, with ibmmq's ``cd``, ``cno``, ``csp``,
+    ``sco`` and ``bno`` keywords): with ``channel`` and ``conn_info`` (``host(port)``)
+    as a client over them (``cd``, a :class:`CD`, giving the channel's other fields),
+    else to the one of that name running here (or as ``cd`` or ``MQSERVER`` says: see
+    :mod:`tpfemu.mqi.binding`)."""
     qm = QueueManager(None, disconnect_on_exit, bytes_encoding, default_ccsid)
+    structures = {key: value for key, value in
+                  (("cno", cno), ("csp", csp), ("sco", sco), ("bno", bno)) if value is not None}
     if channel is not None and conn_info is not None:
-        qm.connect_tcp_client(queue_manager, CD(), channel, conn_info, user, password)
+        qm.connect_tcp_client(queue_manager or "", cd if cd is not None else CD(), channel,
+                              conn_info, user, password, **structures)
+    elif queue_manager is None:  # pymqi's and ibmmq's refusal: nothing names a target
+        raise TypeError(f"Invalid arguments: {[queue_manager, channel, conn_info, user]!r}")
     elif channel is not None or conn_info is not None:  # half a channel: refused, 2277
         qm._open(_text(queue_manager), channel=channel, conn_info=conn_info)
+    elif cd is not None or structures:
+        qm.connect_with_options(queue_manager, cd=cd, user=user, password=password,
+                                **structures)
     else:
         qm.connect(queue_manager, user, password)
     return qm
@@ -224,6 +303,13 @@ def _inquire(conn: Connection, handle: Handle, attribute: int | list[int]) -> An
                                    obj=handle.name)
         return {selector: conn.inquire(handle, selector) for selector in attribute}
     return conn.inquire(handle, attribute)
+
+
+def _resolves(od: Any) -> bool:
+    """An MQOD whose ResolvedQName and ResolvedQMgrName MQOPEN and MQPUT1 fill (IBM
+    ignores them below MQOD_VERSION_3)."""
+    version = getattr(od, "Version", 1)
+    return type(version) is int and version >= cmqc.MQOD_VERSION_3
 
 
 def _make_od(q_desc: Any) -> Any:
@@ -272,12 +358,19 @@ class Queue:
             self._real_open()
 
     def _real_open(self) -> None:
-        if self._od is None:
+        od = self._od
+        if od is None:
             raise PYIFError("the queue descriptor has not been set")
-        self._handle = self._qmgr.connection.open(
-            _text(self._od.ObjectName), self._open_opts or 0, _text(self._od.ObjectQMgrName),
-            getattr(self._od, "ObjectType", cmqc.MQOT_Q),
-        )
+        conn = self._qmgr.connection
+        how = (_text(od.ObjectName), self._open_opts or 0, _text(od.ObjectQMgrName),
+               getattr(od, "ObjectType", cmqc.MQOT_Q))
+        # MQOPEN writes the resolved names into the MQOD (Version 3 on), as pymqi's
+        # open unpacks the MQOD the call gave back: the server's on a client connection
+        if _remote(conn):
+            self._handle = conn.open(*how, od=od)
+        else:
+            self._handle = conn.open(*how)
+            self._handle.write_resolved(od)
 
     def _ensure_open(self, options: int) -> Handle:
         handle = self._handle
@@ -318,9 +411,15 @@ class Queue:
         else:  # (the plan was tried above)
             mqput.put_full(self._connection_of(handle), handle, data, md, pmo)
 
-    def get(self, max_length: int | None = None, md: Any = None, gmo: Any = None) -> bytes:
-        """MQGET with ``md`` and ``gmo`` (pymqi's ``get(max_length, *opts)``); with
-        ``max_length`` None the whole message."""
+    def get(self, max_length: int | None = None, md: Any = None, gmo: Any = None, *,
+            maxLength: int | None = None) -> bytes:  # noqa: N803 - pymqi's keyword
+        """MQGET with ``md`` and ``gmo`` (pymqi's ``get(maxLength, *opts)``; the length
+        may be given as ``maxLength=``, pymqi's and ibmmq's keyword, or ``max_length=``);
+        with no length (None) the whole message."""
+        if maxLength is not None:
+            if max_length is not None:
+                raise TypeError("get() takes max_length or maxLength, not both")
+            max_length = maxLength
         handle = self._handle
         if handle is None:
             handle = self._ensure_open(cmqc.MQOO_INPUT_AS_Q_DEF)
@@ -341,8 +440,14 @@ class Queue:
         return handle.conn if not handle.closed else self._qmgr.connection
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
-        """As get(); there are no JMS properties to leave out here."""
-        return self.get(max_length, *opts)
+        """get() asking for no message properties, as pymqi's: ``opts`` (md, gmo); the
+        GMO (a new one if none is given) gets MQGMO_NO_PROPERTIES and
+        MQGMO_FAIL_IF_QUIESCING added to its Options."""
+        md, gmo = _md_and_options(opts)
+        if gmo is None:
+            gmo = GMO()
+        gmo.Options = gmo.Options | cmqc.MQGMO_NO_PROPERTIES | cmqc.MQGMO_FAIL_IF_QUIESCING
+        return self.get(max_length, md, gmo)
 
     get_no_rfh2 = get_no_jms
 
@@ -359,6 +464,25 @@ class Queue:
         back, as ibmmq); opens for MQOO_INQUIRE if not open."""
         return _inquire(self._qmgr.connection, self._ensure_open(cmqc.MQOO_INQUIRE), attribute)
 
+    inq = inquire  #: ibmmq's name
+
+    def get_name(self) -> str:
+        """ibmmq's ``Queue.get_name()``: the queue's name (its MQOD's ObjectName), stripped.
+
+        :raises PYIFError: no queue has been named (or it was closed)."""
+        if self._od is None:
+            raise PYIFError("the queue descriptor has not been set")
+        return _to_string(self._od.ObjectName)
+
+    def get_queue_manager(self) -> QueueManager:
+        """ibmmq's ``Queue.get_queue_manager()``: the QueueManager the queue was made on."""
+        return self._qmgr
+
+    def to_string(self, value: Any, encoding: str = "utf8") -> Any:
+        """ibmmq's ``to_string``: MQCHAR bytes as a str, cut at the first NUL and
+        stripped; anything else (or bytes that do not decode) as it is."""
+        return _to_string(value, encoding)
+
     def set(self, attribute: int | Mapping[int, Any], arg: Any = None) -> None:
         """MQSET of one queue attribute (``set(selector, value)``) or of several
         (``set({selector: value, ...})``: all change, or none); opens for MQOO_SET if
@@ -374,6 +498,22 @@ class Queue:
     def get_handle(self) -> Handle | None:
         """The open handle (pymqi's get_handle)."""
         return self._handle
+
+    def set_handle(self, queue_handle: Handle | int) -> None:
+        """pymqi's ``set_handle``: use an object handle opened elsewhere on this queue
+        manager's connection (another Queue's ``get_handle()``, or its hobj number); the
+        calls then go to that handle.
+
+        :raises MQMIError: 2019 no handle of that number is open on this connection,
+            2018 (:class:`NotConnected`) the queue manager is not connected."""
+        conn = self._qmgr.connection
+        if isinstance(queue_handle, int):
+            handle = conn.handles.get(queue_handle)
+        else:  # (a handle of another connection is no handle of this one)
+            handle = queue_handle if getattr(queue_handle, "conn", None) is conn else None
+        if handle is None or handle.closed:
+            raise errors.error_for(cmqc.MQRC_HOBJ_ERROR, call="MQI")
+        self._handle = handle
 
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)

@@ -108,6 +108,11 @@ class RemoteCalls(Protocol):
 
     remote: bool
 
+    def open(self, name: str, options: int, qmgr_name: str = "",
+             object_type: int = cmqc.MQOT_Q, od: Any = None) -> Any:
+        """MQOPEN (``od``: the caller's MQOD, given the resolved names)."""
+        ...
+
     def put(self, h: Any, data: bytes, md: Any = None, pmo: Any = None) -> None:
         """MQPUT."""
         ...

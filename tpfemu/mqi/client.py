@@ -446,11 +446,18 @@ class ClientConnection:
         return handle
 
     def open(self, name: str, options: int, qmgr_name: str = "",
-             object_type: int = cmqc.MQOT_Q) -> ClientHandle:
-        """MQOPEN."""
-        od = OD(ObjectName=name.encode("ascii"), ObjectQMgrName=qmgr_name.encode("ascii"),
-                ObjectType=object_type)
-        reply = self._call(T.MQOPEN, Verb(od=od, options=options), "MQOPEN", obj=name)
+             object_type: int = cmqc.MQOT_Q, od: Any = None) -> ClientHandle:
+        """MQOPEN. ``od``: the caller's MQOD; at Version 3 or later it gets the
+        ResolvedQName and ResolvedQMgrName the server's MQOPEN gave it."""
+        wants = od is not None and type(od.Version) is int \
+            and od.Version >= cmqc.MQOD_VERSION_3
+        request = OD(ObjectName=name.encode("ascii"),
+                     ObjectQMgrName=qmgr_name.encode("ascii"), ObjectType=object_type,
+                     Version=cmqc.MQOD_VERSION_3 if wants else cmqc.MQOD_VERSION_1)
+        reply = self._call(T.MQOPEN, Verb(od=request, options=options), "MQOPEN", obj=name)
+        if wants and reply.od is not None and reply.od.Version >= cmqc.MQOD_VERSION_3:
+            od.ResolvedQName = reply.od.ResolvedQName
+            od.ResolvedQMgrName = reply.od.ResolvedQMgrName
         handle = ClientHandle(reply.api.hobj, self, options, name, object_type)
         self.handles[handle.hobj] = handle
         return handle
