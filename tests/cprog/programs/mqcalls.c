@@ -279,3 +279,82 @@ void QRAW(void)
     MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
     MQDISC(&hc, &cc, &rc);
 }
+
+/* MQINQ of C.IN's name (48) and TriggerData (64) into a 100-byte area of '#' given as
+ * 60 bytes long: the area is reported. */
+void QINC(void)
+{
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INQUIRE);
+    MQLONG selectors[2] = {MQCA_Q_NAME, MQCA_TRIGGER_DATA};
+    char chars[100];
+    memset(chars, '#', sizeof chars);
+    MQINQ(hc, ho, 2, selectors, 0, NULL, 60, chars, &cc, &rc);
+    report_rc("MQINQ", cc, rc);
+    report(chars, sizeof chars);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* MQSET calls that are wrong as a whole: TriggerData with 10 bytes of CharAttrs, and
+ * TriggerControl and TriggerDepth with one integer. */
+void QSTB(void)
+{
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_SET);
+    MQLONG data_selector = MQCA_TRIGGER_DATA;
+    MQSET(hc, ho, 1, &data_selector, 0, NULL, 10, "SHORTDATA!", &cc, &rc);
+    report_rc("MQSET chars", cc, rc);
+    MQLONG selectors[2] = {MQIA_TRIGGER_CONTROL, MQIA_TRIGGER_DEPTH};
+    MQLONG on = MQTC_ON;
+    MQSET(hc, ho, 2, selectors, 1, &on, 0, NULL, &cc, &rc);
+    report_rc("MQSET ints", cc, rc);
+    MQLONG mixed[2] = {MQIA_TRIGGER_CONTROL, MQIA_TRIGGER_MSG_PRIORITY};
+    MQLONG values[2] = {MQTC_ON, 99};
+    MQSET(hc, ho, 2, mixed, 2, values, 0, NULL, &cc, &rc);
+    report_rc("MQSET bad value", cc, rc);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* Handles around MQDISC: MQCONN to a queue manager that is not there fails 2058 with the
+ * hconn unusable; MQCONN twice gives the same hconn (2002); MQDISC sets it unusable; the
+ * old hconn then fails 2018 on MQPUT1 and MQDISC; a failed MQOPEN leaves the hobj
+ * unusable. */
+void QDSC(void)
+{
+    MQLONG cc, rc, other_cc, other_rc, disc_cc, disc_rc;
+    MQHCONN other = 0, again = 0;
+    MQCONN("NO.SUCH.QMGR", &other, &other_cc, &other_rc);
+    if (!connect())
+        return;
+    report_rc("CONN OTHER", other_cc, other_rc);
+    report(&other, sizeof other);
+    MQCONN("", &again, &cc, &rc);
+    report_rc("CONN AGAIN", cc, rc);
+    MQLONG same = again == hc;
+    report(&same, sizeof same);
+    MQHCONN old = hc;
+    MQDISC(&hc, &disc_cc, &disc_rc);
+    MQHCONN after = hc;
+    if (!connect())
+        return;
+    report_rc("DISC", disc_cc, disc_rc);
+    report(&after, sizeof after);
+    MQMD md = {MQMD_DEFAULT};
+    MQPMO pmo = {MQPMO_DEFAULT};
+    MQOD od = {MQOD_DEFAULT};
+    strncpy(od.ObjectName, "C.IN", MQ_Q_NAME_LENGTH);
+    MQPUT1(old, &od, &md, &pmo, 1, "x", &cc, &rc);
+    report_rc("PUT1 OLD", cc, rc);
+    MQDISC(&old, &cc, &rc);
+    report_rc("DISC OLD", cc, rc);
+    MQHOBJ ho = 77;
+    strncpy(od.ObjectName, "NO.SUCH.Q", MQ_Q_NAME_LENGTH);
+    MQOPEN(hc, &od, MQOO_OUTPUT, &ho, &cc, &rc);
+    report_rc("OPEN", cc, rc);
+    report(&ho, sizeof ho);
+    MQDISC(&hc, &cc, &rc);
+}
