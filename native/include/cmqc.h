@@ -61,11 +61,86 @@ typedef MQBYTE MQBYTE24[24];
 typedef MQBYTE MQBYTE32[32];
 typedef MQBYTE MQBYTE40[40];
 
-typedef MQLONG *PMQLONG;
-typedef MQCHAR *PMQCHAR;
+typedef MQBYTE MQBYTE4[4];
+typedef MQBYTE MQBYTE8[8];
+typedef MQBYTE MQBYTE48[48];
+typedef MQBYTE MQBYTE128[128];
+typedef MQCHAR MQCHAR16[16];
+typedef MQCHAR MQCHAR20[20];
+typedef MQCHAR MQCHAR264[264];
+typedef signed char MQINT8;
+typedef unsigned char MQUINT8;
+typedef short MQINT16;
+typedef unsigned short MQUINT16;
+typedef MQLONG MQINT32;
+typedef MQULONG MQUINT32;
+typedef float MQFLOAT32;
+typedef double MQFLOAT64;
+typedef MQLONG MQPID;
+typedef MQLONG MQTID;
+
+/* The pointer types of IBM's header: P... points at the type, PP... at a P... */
 typedef MQBYTE *PMQBYTE;
+typedef PMQBYTE *PPMQBYTE;
+typedef MQBYTE4 *PMQBYTE4;
+typedef MQBYTE8 *PMQBYTE8;
+typedef MQBYTE16 *PMQBYTE16;
+typedef MQBYTE24 *PMQBYTE24;
+typedef MQBYTE32 *PMQBYTE32;
+typedef MQBYTE40 *PMQBYTE40;
+typedef MQBYTE48 *PMQBYTE48;
+typedef MQBYTE128 *PMQBYTE128;
+typedef MQCHAR *PMQCHAR;
+typedef PMQCHAR *PPMQCHAR;
+typedef MQCHAR4 *PMQCHAR4;
+typedef MQCHAR8 *PMQCHAR8;
+typedef MQCHAR12 *PMQCHAR12;
+typedef MQCHAR16 *PMQCHAR16;
+typedef MQCHAR20 *PMQCHAR20;
+typedef MQCHAR28 *PMQCHAR28;
+typedef MQCHAR32 *PMQCHAR32;
+typedef MQCHAR48 *PMQCHAR48;
+typedef MQCHAR64 *PMQCHAR64;
+typedef MQCHAR128 *PMQCHAR128;
+typedef MQCHAR256 *PMQCHAR256;
+typedef MQCHAR264 *PMQCHAR264;
+typedef MQLONG *PMQLONG;
+typedef PMQLONG *PPMQLONG;
+typedef MQULONG *PMQULONG;
+typedef PMQULONG *PPMQULONG;
+typedef MQINT8 *PMQINT8;
+typedef PMQINT8 *PPMQINT8;
+typedef MQUINT8 *PMQUINT8;
+typedef PMQUINT8 *PPMQUINT8;
+typedef MQINT16 *PMQINT16;
+typedef PMQINT16 *PPMQINT16;
+typedef MQUINT16 *PMQUINT16;
+typedef PMQUINT16 *PPMQUINT16;
+typedef PMQLONG PMQINT32;
+typedef PPMQLONG PPMQINT32;
+typedef PMQULONG PMQUINT32;
+typedef PPMQULONG PPMQUINT32;
+typedef MQINT64 *PMQINT64;
+typedef PMQINT64 *PPMQINT64;
+typedef MQUINT64 *PMQUINT64;
+typedef PMQUINT64 *PPMQUINT64;
+typedef MQFLOAT32 *PMQFLOAT32;
+typedef PMQFLOAT32 *PPMQFLOAT32;
+typedef MQFLOAT64 *PMQFLOAT64;
+typedef PMQFLOAT64 *PPMQFLOAT64;
 typedef MQHCONN *PMQHCONN;
+typedef PMQHCONN *PPMQHCONN;
 typedef MQHOBJ *PMQHOBJ;
+typedef PMQHOBJ *PPMQHOBJ;
+typedef MQPTR *PMQPTR;
+typedef void *PMQFUNC;
+typedef PMQVOID *PPMQVOID;
+typedef MQBOOL *PMQBOOL;
+typedef PMQBOOL *PPMQBOOL;
+typedef MQHMSG *PMQHMSG;
+typedef PMQHMSG *PPMQHMSG;
+typedef MQPID *PMQPID;
+typedef MQTID *PMQTID;
 
 #define MQENTRY
 #define MQPOINTER *
@@ -141,6 +216,8 @@ typedef struct tagMQMD {
 } MQMD;
 typedef MQMD MQMD2;
 typedef MQMD *PMQMD;
+typedef PMQMD *PPMQMD;
+typedef MQMD2 *PMQMD2;
 
 #define MQMD1_DEFAULT {MQMD_STRUC_ID_ARRAY}, MQMD_VERSION_1, MQRO_NONE, MQMT_DATAGRAM, \
     MQEI_UNLIMITED, MQFB_NONE, MQENC_NATIVE, MQCCSI_Q_MGR, {MQFMT_NONE_ARRAY}, \
@@ -158,6 +235,7 @@ typedef struct tagMQCHARV {
     MQLONG VSLength;
     MQLONG VSCCSID;
 } MQCHARV;
+typedef MQCHARV *PMQCHARV;
 #define MQCHARV_DEFAULT NULL, 0, 0, 0, MQCCSI_APPL
 
 typedef struct tagMQOD {
@@ -185,6 +263,7 @@ typedef struct tagMQOD {
     MQLONG ResolvedType;
 } MQOD;
 typedef MQOD *PMQOD;
+typedef PMQOD *PPMQOD;
 
 #define MQOD_DEFAULT {MQOD_STRUC_ID_ARRAY}, MQOD_VERSION_1, MQOT_Q, {""}, {""}, \
     {'A', 'M', 'Q', '.', '*'}, {""}, 0, 0, 0, 0, 0, 0, NULL, NULL, {MQSID_NONE_ARRAY}, \
@@ -214,6 +293,7 @@ typedef struct tagMQPMO {
     MQLONG PubLevel;
 } MQPMO;
 typedef MQPMO *PMQPMO;
+typedef PMQPMO *PPMQPMO;
 
 #define MQPMO_DEFAULT {MQPMO_STRUC_ID_ARRAY}, MQPMO_VERSION_1, MQPMO_NONE, (-1), 0, 0, 0, 0, \
     {""}, {""}, 0, 0, 0, 0, NULL, NULL, MQHM_NONE, MQHM_NONE, MQACTP_NEW, 9
@@ -238,6 +318,7 @@ typedef struct tagMQGMO {
     MQHMSG MsgHandle;
 } MQGMO;
 typedef MQGMO *PMQGMO;
+typedef PMQGMO *PPMQGMO;
 
 #define MQGMO_DEFAULT {MQGMO_STRUC_ID_ARRAY}, MQGMO_VERSION_1, MQGMO_NO_WAIT, 0, 0, 0, {""}, \
     (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID), MQGS_NOT_IN_GROUP, MQSS_NOT_A_SEGMENT, \
@@ -250,6 +331,7 @@ typedef struct tagMQCNO {
     MQLONG Options;
 } MQCNO;
 typedef MQCNO *PMQCNO;
+typedef PMQCNO *PPMQCNO;
 
 #define MQCNO_DEFAULT {MQCNO_STRUC_ID_ARRAY}, MQCNO_VERSION_1, MQCNO_NONE
 
@@ -321,7 +403,7 @@ typedef MQDLH *PMQDLH;
 
 /* -- the calls: void, results in CompCode and Reason ------------------------------------ */
 void MQCONN(PMQCHAR pName, PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason);
-void MQCONNX(PMQCHAR pName, PMQVOID pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
+void MQCONNX(PMQCHAR pName, PMQCNO pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
              PMQLONG pReason);
 void MQDISC(PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason);
 void MQOPEN(MQHCONN Hconn, PMQVOID pObjDesc, MQLONG Options, PMQHOBJ pHobj,
