@@ -16,7 +16,7 @@ MD2 = 364
 def mqcalls(system, build):
     path = build("mqcalls")
     for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ", "QRAW", "QINC",
-                 "QSTB", "QDSC"):
+                 "QSTB", "QDSC", "QRES"):
         system.programs.load_shared(name, path)
     system.console("ZMQSC DEF QL-C.IN")
     system.console("ZMQSC DEF QL-C.UOW")
@@ -264,3 +264,21 @@ def test_c_handles_around_mqconn_and_mqdisc(mqcalls, results):
     assert results.rc() == ("DISC OLD", CMQC.MQCC_FAILED, CMQC.MQRC_HCONN_ERROR)
     assert results.rc() == ("OPEN", CMQC.MQCC_FAILED, CMQC.MQRC_UNKNOWN_OBJECT_NAME)
     assert long_at(results.next(), 0) == CMQC.MQHO_UNUSABLE_HOBJ
+
+
+def test_c_mqopen_resolved_names_only_for_a_queue_opened_to_browse_get_or_put(mqcalls,
+                                                                               results):
+    """IBM (MQOD ResolvedQName, ResolvedQMgrName, version 3): a nonblank value only for a
+    queue opened for browse, input or output: the queue's name after resolution (the
+    alias's base queue; a remote queue's queue and queue manager there, not the
+    transmission queue); blanks for a queue opened only to inquire and for a queue
+    manager."""
+    mqcalls.console("ZMQSC DEF QA-C.ALIAS TARGQ-C.IN")
+    mqcalls.console("ZMQSC DEF QL-C.XMIT USAGE-XMITQ")
+    mqcalls.console("ZMQSC DEF QR-C.REMOTE RNAME-THERE.Q RQMNAME-THERE.QM XMITQ-C.XMIT")
+    mqcalls.dispatcher.cremc("QRES")
+    here = mqcalls.name
+    expected = [("C.IN", here), ("", ""), ("C.IN", here), ("THERE.Q", "THERE.QM"), ("", "")]
+    for q, qm in expected:
+        assert results.rc() == ("MQOPEN", CMQC.MQCC_OK, 0)
+        assert results.next() == blank(q, 48) + blank(qm, 48), (q, qm)

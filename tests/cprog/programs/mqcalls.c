@@ -358,3 +358,31 @@ void QDSC(void)
     report(&ho, sizeof ho);
     MQDISC(&hc, &cc, &rc);
 }
+
+/* MQOPEN with a version-3 MQOD of: C.IN for output, C.IN for inquire only, the alias
+ * C.ALIAS for input, the remote queue C.REMOTE for output, the queue manager for
+ * inquire: each OD's ResolvedQName and ResolvedQMgrName (96 bytes) is reported. */
+void QRES(void)
+{
+    static const struct {
+        const char *name;
+        MQLONG type, options;
+    } opens[5] = {{"C.IN", MQOT_Q, MQOO_OUTPUT}, {"C.IN", MQOT_Q, MQOO_INQUIRE},
+                  {"C.ALIAS", MQOT_Q, MQOO_INPUT_SHARED}, {"C.REMOTE", MQOT_Q, MQOO_OUTPUT},
+                  {"", MQOT_Q_MGR, MQOO_INQUIRE}};
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    for (int i = 0; i < 5; i++) {
+        MQOD od = {MQOD_DEFAULT};
+        MQHOBJ ho;
+        od.Version = MQOD_VERSION_3;
+        od.ObjectType = opens[i].type;
+        strncpy(od.ObjectName, opens[i].name, MQ_Q_NAME_LENGTH);
+        MQOPEN(hc, &od, opens[i].options, &ho, &cc, &rc);
+        report_rc("MQOPEN", cc, rc);
+        report(od.ResolvedQName, 2 * MQ_Q_NAME_LENGTH);
+        MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
+    }
+    MQDISC(&hc, &cc, &rc);
+}
