@@ -12,10 +12,11 @@
  *     program printing every constant, size and offset and compares them with Python.
  *
  * Layouts are those of x86-64 Linux (MQENC_NATIVE 0x222, 8-byte MQPTR, as IBM's 64-bit
- * header): MQMD, MQGMO, MQTM, MQTMC2, MQXQH, MQDLH and MQCNO have IBM's byte layout at
- * every version; MQOD and MQPMO from version 2 (the versions with pointers) have the
- * 64-bit lengths MQOD_LENGTH_2..4 = 208/344/424 and MQPMO_LENGTH_2..3 = 160/184.
- * MQCNO is version 1 only (no client connections: there is no network client here).
+ * header): MQMD, MQGMO, MQTM, MQTMC2, MQXQH and MQDLH have IBM's byte layout at
+ * every version; MQOD, MQPMO, MQCNO and MQCSP, which hold pointers, have IBM's 64-bit
+ * lengths (MQOD_LENGTH_2..4 = 208/344/424, MQPMO_LENGTH_2..3 = 160/184,
+ * MQCNO_LENGTH_2..5 = 24/152/168/200, MQCSP_LENGTH_1 = 56). MQCONNX reads only the
+ * version-1 fields of an MQCNO (there are no client connections here).
  *
  * Character fields of the ..._DEFAULT initializers are null strings, as in IBM's C
  * header: the runtime reads a character field up to its first null and treats the rest
@@ -324,16 +325,52 @@ typedef PMQGMO *PPMQGMO;
     (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID), MQGS_NOT_IN_GROUP, MQSS_NOT_A_SEGMENT, \
     MQSEG_INHIBITED, ' ', {MQMTOK_NONE_ARRAY}, MQRL_UNDEFINED, 0, MQHM_NONE
 
-/* -- MQCNO: connect options (version 1) --------------------------------------------------- */
+/* -- MQCSP: security parameters (56 bytes) ----------------------------------------------- */
+typedef struct tagMQCSP {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG AuthenticationType;
+    MQBYTE4 Reserved1;
+    MQPTR CSPUserIdPtr;
+    MQLONG CSPUserIdOffset;
+    MQLONG CSPUserIdLength;
+    MQBYTE8 Reserved2;
+    MQPTR CSPPasswordPtr;
+    MQLONG CSPPasswordOffset;
+    MQLONG CSPPasswordLength;
+} MQCSP;
+typedef MQCSP *PMQCSP;
+
+#define MQCSP_DEFAULT {MQCSP_STRUC_ID_ARRAY}, MQCSP_VERSION_1, MQCSP_AUTH_NONE, {0}, NULL, \
+    0, 0, {0}, NULL, 0, 0
+
+/* MQSCO (TLS options of a client connection) is declared only as the type MQCNO points
+ * at: there are no client connections here. */
+typedef struct tagMQSCO MQSCO;
+typedef MQSCO *PMQSCO;
+
+/* -- MQCNO: connect options (12/24/152/168/200 bytes at versions 1-5) --------------------
+ * MQCONNX reads StrucId, Version and Options; the fields of versions 2-5 (a client
+ * connection's channel and TLS options, the connection tag, a user id and password)
+ * mean nothing to a local queue manager without clients or security and are ignored. */
 typedef struct tagMQCNO {
     MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Options;
+    MQLONG ClientConnOffset;     /* version 2 */
+    MQPTR ClientConnPtr;
+    MQBYTE128 ConnTag;           /* version 3 */
+    PMQSCO SSLConfigPtr;         /* version 4 */
+    MQLONG SSLConfigOffset;
+    MQBYTE24 ConnectionId;       /* version 5 */
+    MQLONG SecurityParmsOffset;
+    PMQCSP SecurityParmsPtr;
 } MQCNO;
 typedef MQCNO *PMQCNO;
 typedef PMQCNO *PPMQCNO;
 
-#define MQCNO_DEFAULT {MQCNO_STRUC_ID_ARRAY}, MQCNO_VERSION_1, MQCNO_NONE
+#define MQCNO_DEFAULT {MQCNO_STRUC_ID_ARRAY}, MQCNO_VERSION_1, MQCNO_NONE, 0, NULL, \
+    {MQCT_NONE_ARRAY}, NULL, 0, {MQCONNID_NONE_ARRAY}, 0, NULL
 
 /* -- MQTM: trigger message (684 bytes) ------------------------------------------------- */
 typedef struct tagMQTM {

@@ -138,6 +138,57 @@ def test_structure_layouts_equal_python(printed, ctype, cls, only):
     assert int(printed[f"S {ctype}"]) == expected
 
 
+#: IBM's MQCNO (versions 1-5) and MQCSP, field by field in IBM's order, with their
+#: x86-64 offsets and sizes (8-byte pointers aligned to 8; the structures end at IBM's
+#: 64-bit MQCNO_LENGTH_5 = 200 and MQCSP_LENGTH_1 = 56).
+IBM_64_BIT_LAYOUTS = {
+    "MQCNO": [("StrucId", 0, 4), ("Version", 4, 4), ("Options", 8, 4),
+              ("ClientConnOffset", 12, 4), ("ClientConnPtr", 16, 8), ("ConnTag", 24, 128),
+              ("SSLConfigPtr", 152, 8), ("SSLConfigOffset", 160, 4),
+              ("ConnectionId", 164, 24), ("SecurityParmsOffset", 188, 4),
+              ("SecurityParmsPtr", 192, 8)],
+    "MQCSP": [("StrucId", 0, 4), ("Version", 4, 4), ("AuthenticationType", 8, 4),
+              ("Reserved1", 12, 4), ("CSPUserIdPtr", 16, 8), ("CSPUserIdOffset", 24, 4),
+              ("CSPUserIdLength", 28, 4), ("Reserved2", 32, 8), ("CSPPasswordPtr", 40, 8),
+              ("CSPPasswordOffset", 48, 4), ("CSPPasswordLength", 52, 4)],
+}
+
+
+def test_mqcno_and_mqcsp_have_ibm_64_bit_layouts_and_defaults(tmp_path):
+    """MQCNO and MQCSP have IBM's fields at IBM's 64-bit offsets and sizes, and their
+    ..._DEFAULT initializers give IBM's initial values: StrucId, version 1, MQCNO_NONE /
+    MQCSP_AUTH_NONE, and every other byte zero (null pointers, MQCT_NONE,
+    MQCONNID_NONE)."""
+    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include <cmqc.h>",
+             "int main(void) {", "    MQCNO cno = {MQCNO_DEFAULT};",
+             "    MQCSP csp = {MQCSP_DEFAULT};"]
+    for ctype, fields in IBM_64_BIT_LAYOUTS.items():
+        lines.append(f'    printf("{ctype} %zu\\n", sizeof({ctype}));')
+        for field, _, _ in fields:
+            lines.append(f'    printf("{ctype}.{field} %zu %zu\\n", offsetof({ctype}, {field}), '
+                         f'sizeof((({ctype} *)0)->{field}));')
+    lines += ['    for (size_t i = 0; i < sizeof cno; i++) '
+              'printf("%02x", ((unsigned char *)&cno)[i]);',
+              '    printf("\\n");',
+              '    for (size_t i = 0; i < sizeof csp; i++) '
+              'printf("%02x", ((unsigned char *)&csp)[i]);',
+              '    printf("\\n");', "    return 0;", "}"]
+    source, exe = tmp_path / "cno.c", tmp_path / "cno"
+    source.write_text("\n".join(lines) + "\n")
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                    f"-I{INCLUDE}", "-o", str(exe), str(source)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    *layout, cno_hex, csp_hex = out.splitlines()
+    expected = []
+    for ctype, fields in IBM_64_BIT_LAYOUTS.items():
+        length = IBM_64_BIT_LENGTHS["MQCNO_LENGTH_5" if ctype == "MQCNO" else "MQCSP_LENGTH_1"]
+        expected.append(f"{ctype} {length}")
+        expected += [f"{ctype}.{field} {offset} {size}" for field, offset, size in fields]
+    assert layout == expected
+    assert bytes.fromhex(cno_hex) == b"CNO " + (1).to_bytes(4, "little") + bytes(192)
+    assert bytes.fromhex(csp_hex) == b"CSP " + (1).to_bytes(4, "little") + bytes(48)
+
+
 #: IBM's cmqc.h types (as published, e.g. its `Simple Data Types` section): name ->
 #: the type it names. Each is checked by pointer compatibility, which -Werror enforces.
 IBM_TYPES = {

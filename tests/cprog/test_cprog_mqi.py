@@ -16,7 +16,7 @@ MD2 = 364
 def mqcalls(system, build):
     path = build("mqcalls")
     for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ", "QRAW", "QINC",
-                 "QSTB", "QDSC", "QRES"):
+                 "QSTB", "QDSC", "QRES", "QCSP"):
         system.programs.load_shared(name, path)
     system.console("ZMQSC DEF QL-C.IN")
     system.console("ZMQSC DEF QL-C.UOW")
@@ -282,3 +282,13 @@ def test_c_mqopen_resolved_names_only_for_a_queue_opened_to_browse_get_or_put(mq
     for q, qm in expected:
         assert results.rc() == ("MQOPEN", CMQC.MQCC_OK, 0)
         assert results.next() == blank(q, 48) + blank(qm, 48), (q, qm)
+
+
+def test_c_mqconnx_with_a_version_5_mqcno_and_mqcsp(mqcalls, results):
+    """A program written as IBM's newer samples (an MQCSP with a user id and password on a
+    version-5 MQCNO, MQCNO_DEFAULT and MQCSP_DEFAULT) compiles and connects: MQCONNX
+    reads the version-1 fields; the structures have IBM's 64-bit sizes."""
+    mqcalls.dispatcher.cremc("QCSP")
+    assert results.rc() == ("MQCONNX", CMQC.MQCC_OK, 0)
+    sizes = results.next()
+    assert (long_at(sizes, 0), long_at(sizes, 4)) == (200, 56)

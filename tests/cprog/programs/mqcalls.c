@@ -386,3 +386,25 @@ void QRES(void)
     }
     MQDISC(&hc, &cc, &rc);
 }
+
+/* MQCONNX as IBM's newer samples make it when given a user id: a version-5 MQCNO whose
+ * SecurityParmsPtr points at an MQCSP. */
+void QCSP(void)
+{
+    MQCNO cno = {MQCNO_DEFAULT};
+    MQCSP csp = {MQCSP_DEFAULT};
+    MQLONG cc, rc;
+    char user[] = "tpfuser", password[] = "secret";
+    csp.AuthenticationType = MQCSP_AUTH_USER_ID_AND_PWD;
+    csp.CSPUserIdPtr = user;
+    csp.CSPUserIdLength = (MQLONG)strlen(user);
+    csp.CSPPasswordPtr = password;
+    csp.CSPPasswordLength = (MQLONG)strlen(password);
+    cno.SecurityParmsPtr = &csp;
+    cno.Version = MQCNO_VERSION_5;
+    MQCONNX("", &cno, &hc, &cc, &rc);
+    report_rc("MQCONNX", cc, rc);
+    MQLONG sizes[2] = {(MQLONG)sizeof cno, (MQLONG)sizeof csp};
+    report(sizes, sizeof sizes);
+    MQDISC(&hc, &cc, &rc);
+}
