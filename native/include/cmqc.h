@@ -34,6 +34,12 @@
 extern "C" {
 #endif
 
+/* IBM's header says it is the 64-bit one (8-byte pointers, MQLONG an int): programs test
+ * it, e.g. to print an MQLONG with %d rather than %ld. */
+#if defined(__LP64__) && !defined(MQ_64_BIT)
+#define MQ_64_BIT
+#endif
+
 /* -- elementary types ------------------------------------------------------------------ */
 typedef int32_t MQLONG;
 typedef uint32_t MQULONG;

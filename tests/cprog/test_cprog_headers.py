@@ -263,6 +263,20 @@ def test_ibm_types_and_call_prototypes_compile(tmp_path):
                     f"-I{INCLUDE}", "-o", str(tmp_path / "types.o"), str(source)], check=True)
 
 
+def test_mq_64_bit_is_defined_as_ibm_s_64_bit_header_defines_it(tmp_path):
+    """IBM's cmqc.h defines MQ_64_BIT on LP64 platforms; a program choosing its printf
+    format for an MQLONG by it (%d when defined, else %ld) compiles with -Werror."""
+    source = tmp_path / "fmt.c"
+    source.write_text(
+        "#include <stdio.h>\n#include <cmqc.h>\n"
+        "#ifndef MQ_64_BIT\n#error MQ_64_BIT is not defined\n#endif\n"
+        "int main(void) {\n    MQLONG reason = MQRC_NONE;\n"
+        "#if defined(MQ_64_BIT)\n    printf(\"%d\\n\", reason);\n"
+        "#else\n    printf(\"%ld\\n\", reason);\n#endif\n    return 0;\n}\n")
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-c",
+                    f"-I{INCLUDE}", "-o", str(tmp_path / "fmt.o"), str(source)], check=True)
+
+
 def test_tpf_headers_compile_pedantic_with_the_ecb_layout(tmp_path):
     """tpf/tpfapi.h and tpf/c_eb0eb.h compile as ISO C; struct eb0eb has EBW000 at +0x008,
     the FARWs at +0x078 and the CBRWs at +0x100 (tpf-facts.md §1.1)."""
