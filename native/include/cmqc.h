@@ -12,10 +12,11 @@
  *     program printing every constant, size and offset and compares them with Python.
  *
  * Layouts are those of x86-64 Linux (MQENC_NATIVE 0x222, 8-byte MQPTR, as IBM's 64-bit
- * header): MQMD, MQGMO, MQTM, MQTMC2, MQXQH, MQDLH and MQCNO have IBM's byte layout at
- * every version; MQOD and MQPMO from version 2 (the versions with pointers) have the
- * 64-bit lengths MQOD_LENGTH_2..4 = 208/344/424 and MQPMO_LENGTH_2..3 = 160/184.
- * MQCNO is version 1 only (no client connections: there is no network client here).
+ * header): MQMD, MQGMO, MQTM, MQTMC2, MQXQH and MQDLH have IBM's byte layout at
+ * every version; MQOD, MQPMO, MQCNO and MQCSP, which hold pointers, have IBM's 64-bit
+ * lengths (MQOD_LENGTH_2..4 = 208/344/424, MQPMO_LENGTH_2..3 = 160/184,
+ * MQCNO_LENGTH_2..5 = 24/152/168/200, MQCSP_LENGTH_1 = 56). MQCONNX reads only the
+ * version-1 fields of an MQCNO (there are no client connections here).
  *
  * Character fields of the ..._DEFAULT initializers are null strings, as in IBM's C
  * header: the runtime reads a character field up to its first null and treats the rest
@@ -31,6 +32,12 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* IBM's header says it is the 64-bit one (8-byte pointers, MQLONG an int): programs test
+ * it, e.g. to print an MQLONG with %d rather than %ld. */
+#if defined(__LP64__) && !defined(MQ_64_BIT)
+#define MQ_64_BIT
 #endif
 
 /* -- elementary types ------------------------------------------------------------------ */
@@ -61,11 +68,86 @@ typedef MQBYTE MQBYTE24[24];
 typedef MQBYTE MQBYTE32[32];
 typedef MQBYTE MQBYTE40[40];
 
-typedef MQLONG *PMQLONG;
-typedef MQCHAR *PMQCHAR;
+typedef MQBYTE MQBYTE4[4];
+typedef MQBYTE MQBYTE8[8];
+typedef MQBYTE MQBYTE48[48];
+typedef MQBYTE MQBYTE128[128];
+typedef MQCHAR MQCHAR16[16];
+typedef MQCHAR MQCHAR20[20];
+typedef MQCHAR MQCHAR264[264];
+typedef signed char MQINT8;
+typedef unsigned char MQUINT8;
+typedef short MQINT16;
+typedef unsigned short MQUINT16;
+typedef MQLONG MQINT32;
+typedef MQULONG MQUINT32;
+typedef float MQFLOAT32;
+typedef double MQFLOAT64;
+typedef MQLONG MQPID;
+typedef MQLONG MQTID;
+
+/* The pointer types of IBM's header: P... points at the type, PP... at a P... */
 typedef MQBYTE *PMQBYTE;
+typedef PMQBYTE *PPMQBYTE;
+typedef MQBYTE4 *PMQBYTE4;
+typedef MQBYTE8 *PMQBYTE8;
+typedef MQBYTE16 *PMQBYTE16;
+typedef MQBYTE24 *PMQBYTE24;
+typedef MQBYTE32 *PMQBYTE32;
+typedef MQBYTE40 *PMQBYTE40;
+typedef MQBYTE48 *PMQBYTE48;
+typedef MQBYTE128 *PMQBYTE128;
+typedef MQCHAR *PMQCHAR;
+typedef PMQCHAR *PPMQCHAR;
+typedef MQCHAR4 *PMQCHAR4;
+typedef MQCHAR8 *PMQCHAR8;
+typedef MQCHAR12 *PMQCHAR12;
+typedef MQCHAR16 *PMQCHAR16;
+typedef MQCHAR20 *PMQCHAR20;
+typedef MQCHAR28 *PMQCHAR28;
+typedef MQCHAR32 *PMQCHAR32;
+typedef MQCHAR48 *PMQCHAR48;
+typedef MQCHAR64 *PMQCHAR64;
+typedef MQCHAR128 *PMQCHAR128;
+typedef MQCHAR256 *PMQCHAR256;
+typedef MQCHAR264 *PMQCHAR264;
+typedef MQLONG *PMQLONG;
+typedef PMQLONG *PPMQLONG;
+typedef MQULONG *PMQULONG;
+typedef PMQULONG *PPMQULONG;
+typedef MQINT8 *PMQINT8;
+typedef PMQINT8 *PPMQINT8;
+typedef MQUINT8 *PMQUINT8;
+typedef PMQUINT8 *PPMQUINT8;
+typedef MQINT16 *PMQINT16;
+typedef PMQINT16 *PPMQINT16;
+typedef MQUINT16 *PMQUINT16;
+typedef PMQUINT16 *PPMQUINT16;
+typedef PMQLONG PMQINT32;
+typedef PPMQLONG PPMQINT32;
+typedef PMQULONG PMQUINT32;
+typedef PPMQULONG PPMQUINT32;
+typedef MQINT64 *PMQINT64;
+typedef PMQINT64 *PPMQINT64;
+typedef MQUINT64 *PMQUINT64;
+typedef PMQUINT64 *PPMQUINT64;
+typedef MQFLOAT32 *PMQFLOAT32;
+typedef PMQFLOAT32 *PPMQFLOAT32;
+typedef MQFLOAT64 *PMQFLOAT64;
+typedef PMQFLOAT64 *PPMQFLOAT64;
 typedef MQHCONN *PMQHCONN;
+typedef PMQHCONN *PPMQHCONN;
 typedef MQHOBJ *PMQHOBJ;
+typedef PMQHOBJ *PPMQHOBJ;
+typedef MQPTR *PMQPTR;
+typedef void *PMQFUNC;
+typedef PMQVOID *PPMQVOID;
+typedef MQBOOL *PMQBOOL;
+typedef PMQBOOL *PPMQBOOL;
+typedef MQHMSG *PMQHMSG;
+typedef PMQHMSG *PPMQHMSG;
+typedef MQPID *PMQPID;
+typedef MQTID *PMQTID;
 
 #define MQENTRY
 #define MQPOINTER *
@@ -141,6 +223,8 @@ typedef struct tagMQMD {
 } MQMD;
 typedef MQMD MQMD2;
 typedef MQMD *PMQMD;
+typedef PMQMD *PPMQMD;
+typedef MQMD2 *PMQMD2;
 
 #define MQMD1_DEFAULT {MQMD_STRUC_ID_ARRAY}, MQMD_VERSION_1, MQRO_NONE, MQMT_DATAGRAM, \
     MQEI_UNLIMITED, MQFB_NONE, MQENC_NATIVE, MQCCSI_Q_MGR, {MQFMT_NONE_ARRAY}, \
@@ -158,6 +242,7 @@ typedef struct tagMQCHARV {
     MQLONG VSLength;
     MQLONG VSCCSID;
 } MQCHARV;
+typedef MQCHARV *PMQCHARV;
 #define MQCHARV_DEFAULT NULL, 0, 0, 0, MQCCSI_APPL
 
 typedef struct tagMQOD {
@@ -185,6 +270,7 @@ typedef struct tagMQOD {
     MQLONG ResolvedType;
 } MQOD;
 typedef MQOD *PMQOD;
+typedef PMQOD *PPMQOD;
 
 #define MQOD_DEFAULT {MQOD_STRUC_ID_ARRAY}, MQOD_VERSION_1, MQOT_Q, {""}, {""}, \
     {'A', 'M', 'Q', '.', '*'}, {""}, 0, 0, 0, 0, 0, 0, NULL, NULL, {MQSID_NONE_ARRAY}, \
@@ -214,6 +300,7 @@ typedef struct tagMQPMO {
     MQLONG PubLevel;
 } MQPMO;
 typedef MQPMO *PMQPMO;
+typedef PMQPMO *PPMQPMO;
 
 #define MQPMO_DEFAULT {MQPMO_STRUC_ID_ARRAY}, MQPMO_VERSION_1, MQPMO_NONE, (-1), 0, 0, 0, 0, \
     {""}, {""}, 0, 0, 0, 0, NULL, NULL, MQHM_NONE, MQHM_NONE, MQACTP_NEW, 9
@@ -238,20 +325,58 @@ typedef struct tagMQGMO {
     MQHMSG MsgHandle;
 } MQGMO;
 typedef MQGMO *PMQGMO;
+typedef PMQGMO *PPMQGMO;
 
 #define MQGMO_DEFAULT {MQGMO_STRUC_ID_ARRAY}, MQGMO_VERSION_1, MQGMO_NO_WAIT, 0, 0, 0, {""}, \
     (MQMO_MATCH_MSG_ID | MQMO_MATCH_CORREL_ID), MQGS_NOT_IN_GROUP, MQSS_NOT_A_SEGMENT, \
     MQSEG_INHIBITED, ' ', {MQMTOK_NONE_ARRAY}, MQRL_UNDEFINED, 0, MQHM_NONE
 
-/* -- MQCNO: connect options (version 1) --------------------------------------------------- */
+/* -- MQCSP: security parameters (56 bytes) ----------------------------------------------- */
+typedef struct tagMQCSP {
+    MQCHAR4 StrucId MQ_NONSTRING;
+    MQLONG Version;
+    MQLONG AuthenticationType;
+    MQBYTE4 Reserved1;
+    MQPTR CSPUserIdPtr;
+    MQLONG CSPUserIdOffset;
+    MQLONG CSPUserIdLength;
+    MQBYTE8 Reserved2;
+    MQPTR CSPPasswordPtr;
+    MQLONG CSPPasswordOffset;
+    MQLONG CSPPasswordLength;
+} MQCSP;
+typedef MQCSP *PMQCSP;
+
+#define MQCSP_DEFAULT {MQCSP_STRUC_ID_ARRAY}, MQCSP_VERSION_1, MQCSP_AUTH_NONE, {0}, NULL, \
+    0, 0, {0}, NULL, 0, 0
+
+/* MQSCO (TLS options of a client connection) is declared only as the type MQCNO points
+ * at: there are no client connections here. */
+typedef struct tagMQSCO MQSCO;
+typedef MQSCO *PMQSCO;
+
+/* -- MQCNO: connect options (12/24/152/168/200 bytes at versions 1-5) --------------------
+ * MQCONNX reads StrucId, Version and Options; the fields of versions 2-5 (a client
+ * connection's channel and TLS options, the connection tag, a user id and password)
+ * mean nothing to a local queue manager without clients or security and are ignored. */
 typedef struct tagMQCNO {
     MQCHAR4 StrucId MQ_NONSTRING;
     MQLONG Version;
     MQLONG Options;
+    MQLONG ClientConnOffset;     /* version 2 */
+    MQPTR ClientConnPtr;
+    MQBYTE128 ConnTag;           /* version 3 */
+    PMQSCO SSLConfigPtr;         /* version 4 */
+    MQLONG SSLConfigOffset;
+    MQBYTE24 ConnectionId;       /* version 5 */
+    MQLONG SecurityParmsOffset;
+    PMQCSP SecurityParmsPtr;
 } MQCNO;
 typedef MQCNO *PMQCNO;
+typedef PMQCNO *PPMQCNO;
 
-#define MQCNO_DEFAULT {MQCNO_STRUC_ID_ARRAY}, MQCNO_VERSION_1, MQCNO_NONE
+#define MQCNO_DEFAULT {MQCNO_STRUC_ID_ARRAY}, MQCNO_VERSION_1, MQCNO_NONE, 0, NULL, \
+    {MQCT_NONE_ARRAY}, NULL, 0, {MQCONNID_NONE_ARRAY}, 0, NULL
 
 /* -- MQTM: trigger message (684 bytes) ------------------------------------------------- */
 typedef struct tagMQTM {
@@ -321,7 +446,7 @@ typedef MQDLH *PMQDLH;
 
 /* -- the calls: void, results in CompCode and Reason ------------------------------------ */
 void MQCONN(PMQCHAR pName, PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason);
-void MQCONNX(PMQCHAR pName, PMQVOID pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
+void MQCONNX(PMQCHAR pName, PMQCNO pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
              PMQLONG pReason);
 void MQDISC(PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason);
 void MQOPEN(MQHCONN Hconn, PMQVOID pObjDesc, MQLONG Options, PMQHOBJ pHobj,

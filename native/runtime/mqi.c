@@ -157,7 +157,7 @@ void MQCONN(PMQCHAR pName, PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason)
     rt_leave();
 }
 
-void MQCONNX(PMQCHAR pName, PMQVOID pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
+void MQCONNX(PMQCHAR pName, PMQCNO pConnectOpts, PMQHCONN pHconn, PMQLONG pCompCode,
              PMQLONG pReason)
 {
     MQCNO *cno = pConnectOpts;

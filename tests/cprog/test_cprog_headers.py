@@ -101,6 +101,29 @@ def test_every_c_constant_equals_python(printed):
     assert len(_c_names()) > 900
 
 
+#: IBM's 64-bit cmqc.h lengths of the structures whose later versions hold pointers
+#: (dsuch/pymqi code/pymqi/CMQC.py, its `calcsize("P") == 8` branch, from the 9.2.5 header).
+IBM_64_BIT_LENGTHS = {
+    "MQOD_LENGTH_1": 168, "MQOD_LENGTH_2": 208, "MQOD_LENGTH_3": 344, "MQOD_LENGTH_4": 424,
+    "MQPMO_LENGTH_1": 128, "MQPMO_LENGTH_2": 160, "MQPMO_LENGTH_3": 184,
+    "MQCNO_LENGTH_1": 12, "MQCNO_LENGTH_2": 24, "MQCNO_LENGTH_3": 152,
+    "MQCNO_LENGTH_4": 168, "MQCNO_LENGTH_5": 200, "MQCSP_LENGTH_1": 56,
+    "MQSCO_LENGTH_1": 536, "MQSCO_LENGTH_2": 544, "MQSCO_LENGTH_3": 560,
+    "MQSCO_LENGTH_4": 568, "MQSCO_LENGTH_5": 632,
+}
+
+
+def test_pointer_structure_lengths_are_ibm_64_bit(printed):
+    """A C program sees IBM's 64-bit lengths of every structure version that holds a
+    pointer, and each ..._CURRENT_LENGTH is the length of its ..._CURRENT_VERSION."""
+    got = {name: int(printed[f"I {name}"]) for name in IBM_64_BIT_LENGTHS}
+    assert got == IBM_64_BIT_LENGTHS
+    for struc in ("MQOD", "MQPMO", "MQCNO", "MQCSP", "MQSCO"):
+        version = int(printed[f"I {struc}_CURRENT_VERSION"])
+        assert int(printed[f"I {struc}_CURRENT_LENGTH"]) == \
+            IBM_64_BIT_LENGTHS[f"{struc}_LENGTH_{version}"], struc
+
+
 @pytest.mark.parametrize(("ctype", "cls", "only"), STRUCTS, ids=[s[0] for s in STRUCTS])
 def test_structure_layouts_equal_python(printed, ctype, cls, only):
     """Each field of the C structure has Python's offset and size; the structure is as
@@ -113,6 +136,145 @@ def test_structure_layouts_equal_python(printed, ctype, cls, only):
     name = f"{ctype}_LENGTH_{latest}" if ctype != "MQTMC2" else "MQTMC2_LENGTH_2"
     expected = genheader.C_ONLY_VALUES.get(name, getattr(cmqc, name))
     assert int(printed[f"S {ctype}"]) == expected
+
+
+#: IBM's MQCNO (versions 1-5) and MQCSP, field by field in IBM's order, with their
+#: x86-64 offsets and sizes (8-byte pointers aligned to 8; the structures end at IBM's
+#: 64-bit MQCNO_LENGTH_5 = 200 and MQCSP_LENGTH_1 = 56).
+IBM_64_BIT_LAYOUTS = {
+    "MQCNO": [("StrucId", 0, 4), ("Version", 4, 4), ("Options", 8, 4),
+              ("ClientConnOffset", 12, 4), ("ClientConnPtr", 16, 8), ("ConnTag", 24, 128),
+              ("SSLConfigPtr", 152, 8), ("SSLConfigOffset", 160, 4),
+              ("ConnectionId", 164, 24), ("SecurityParmsOffset", 188, 4),
+              ("SecurityParmsPtr", 192, 8)],
+    "MQCSP": [("StrucId", 0, 4), ("Version", 4, 4), ("AuthenticationType", 8, 4),
+              ("Reserved1", 12, 4), ("CSPUserIdPtr", 16, 8), ("CSPUserIdOffset", 24, 4),
+              ("CSPUserIdLength", 28, 4), ("Reserved2", 32, 8), ("CSPPasswordPtr", 40, 8),
+              ("CSPPasswordOffset", 48, 4), ("CSPPasswordLength", 52, 4)],
+}
+
+
+def test_mqcno_and_mqcsp_have_ibm_64_bit_layouts_and_defaults(tmp_path):
+    """MQCNO and MQCSP have IBM's fields at IBM's 64-bit offsets and sizes, and their
+    ..._DEFAULT initializers give IBM's initial values: StrucId, version 1, MQCNO_NONE /
+    MQCSP_AUTH_NONE, and every other byte zero (null pointers, MQCT_NONE,
+    MQCONNID_NONE)."""
+    lines = ["#include <stddef.h>", "#include <stdio.h>", "#include <cmqc.h>",
+             "int main(void) {", "    MQCNO cno = {MQCNO_DEFAULT};",
+             "    MQCSP csp = {MQCSP_DEFAULT};"]
+    for ctype, fields in IBM_64_BIT_LAYOUTS.items():
+        lines.append(f'    printf("{ctype} %zu\\n", sizeof({ctype}));')
+        for field, _, _ in fields:
+            lines.append(f'    printf("{ctype}.{field} %zu %zu\\n", offsetof({ctype}, {field}), '
+                         f'sizeof((({ctype} *)0)->{field}));')
+    lines += ['    for (size_t i = 0; i < sizeof cno; i++) '
+              'printf("%02x", ((unsigned char *)&cno)[i]);',
+              '    printf("\\n");',
+              '    for (size_t i = 0; i < sizeof csp; i++) '
+              'printf("%02x", ((unsigned char *)&csp)[i]);',
+              '    printf("\\n");', "    return 0;", "}"]
+    source, exe = tmp_path / "cno.c", tmp_path / "cno"
+    source.write_text("\n".join(lines) + "\n")
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror",
+                    f"-I{INCLUDE}", "-o", str(exe), str(source)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+    *layout, cno_hex, csp_hex = out.splitlines()
+    expected = []
+    for ctype, fields in IBM_64_BIT_LAYOUTS.items():
+        length = IBM_64_BIT_LENGTHS["MQCNO_LENGTH_5" if ctype == "MQCNO" else "MQCSP_LENGTH_1"]
+        expected.append(f"{ctype} {length}")
+        expected += [f"{ctype}.{field} {offset} {size}" for field, offset, size in fields]
+    assert layout == expected
+    assert bytes.fromhex(cno_hex) == b"CNO " + (1).to_bytes(4, "little") + bytes(192)
+    assert bytes.fromhex(csp_hex) == b"CSP " + (1).to_bytes(4, "little") + bytes(48)
+
+
+#: IBM's cmqc.h types (as published, e.g. its `Simple Data Types` section): name ->
+#: the type it names. Each is checked by pointer compatibility, which -Werror enforces.
+IBM_TYPES = {
+    "MQBYTE4": "MQBYTE[4]", "MQBYTE8": "MQBYTE[8]", "MQBYTE16": "MQBYTE[16]",
+    "MQBYTE24": "MQBYTE[24]", "MQBYTE32": "MQBYTE[32]", "MQBYTE40": "MQBYTE[40]",
+    "MQBYTE48": "MQBYTE[48]", "MQBYTE128": "MQBYTE[128]",
+    "MQCHAR4": "MQCHAR[4]", "MQCHAR8": "MQCHAR[8]", "MQCHAR12": "MQCHAR[12]",
+    "MQCHAR16": "MQCHAR[16]", "MQCHAR20": "MQCHAR[20]", "MQCHAR28": "MQCHAR[28]",
+    "MQCHAR32": "MQCHAR[32]", "MQCHAR48": "MQCHAR[48]", "MQCHAR64": "MQCHAR[64]",
+    "MQCHAR128": "MQCHAR[128]", "MQCHAR256": "MQCHAR[256]", "MQCHAR264": "MQCHAR[264]",
+    "MQINT8": "signed char", "MQUINT8": "unsigned char", "MQINT16": "short",
+    "MQUINT16": "unsigned short", "MQINT32": "int", "MQUINT32": "unsigned int",
+    "MQLONG": "int", "MQULONG": "unsigned int", "MQFLOAT32": "float", "MQFLOAT64": "double",
+    "MQHCONN": "MQLONG", "MQHOBJ": "MQLONG", "MQHMSG": "MQINT64", "MQBOOL": "MQLONG",
+    "MQPID": "MQLONG", "MQTID": "MQLONG", "MQPTR": "void *", "PMQVOID": "void *",
+    "PMQFUNC": "void *", "MQCHARV": "struct tagMQCHARV", "MQMD2": "MQMD",
+}
+#: The pointer types: P<type> and, for these, PP<type> too.
+IBM_POINTERS = [n for n in IBM_TYPES if n not in ("MQPTR", "PMQVOID", "PMQFUNC")] + [
+    "MQMD", "MQMD1", "MQOD", "MQPMO", "MQGMO", "MQCNO", "MQTM", "MQTMC2", "MQXQH", "MQDLH",
+    "MQBYTE", "MQCHAR", "MQINT64", "MQUINT64", "MQPTR"]
+IBM_DOUBLE_POINTERS = ["MQBYTE", "MQCHAR", "MQLONG", "MQULONG", "MQINT8", "MQUINT8",
+                       "MQINT16", "MQUINT16", "MQINT32", "MQUINT32", "MQINT64", "MQUINT64",
+                       "MQFLOAT32", "MQFLOAT64", "MQHCONN", "MQHOBJ", "MQBOOL", "MQHMSG",
+                       "MQVOID", "MQMD", "MQOD", "MQPMO", "MQGMO", "MQCNO"]
+#: IBM's prototypes of the calls (cmqc.h; the MQI C reference), as pointer types.
+IBM_CALLS = {
+    "MQCONN": "PMQCHAR, PMQHCONN, PMQLONG, PMQLONG",
+    "MQCONNX": "PMQCHAR, PMQCNO, PMQHCONN, PMQLONG, PMQLONG",
+    "MQDISC": "PMQHCONN, PMQLONG, PMQLONG",
+    "MQOPEN": "MQHCONN, PMQVOID, MQLONG, PMQHOBJ, PMQLONG, PMQLONG",
+    "MQCLOSE": "MQHCONN, PMQHOBJ, MQLONG, PMQLONG, PMQLONG",
+    "MQPUT": "MQHCONN, MQHOBJ, PMQVOID, PMQVOID, MQLONG, PMQVOID, PMQLONG, PMQLONG",
+    "MQPUT1": "MQHCONN, PMQVOID, PMQVOID, PMQVOID, MQLONG, PMQVOID, PMQLONG, PMQLONG",
+    "MQGET": "MQHCONN, MQHOBJ, PMQVOID, PMQVOID, MQLONG, PMQVOID, PMQLONG, PMQLONG, "
+             "PMQLONG",
+    "MQINQ": "MQHCONN, MQHOBJ, MQLONG, PMQLONG, MQLONG, PMQLONG, MQLONG, PMQCHAR, PMQLONG, "
+             "PMQLONG",
+    "MQSET": "MQHCONN, MQHOBJ, MQLONG, PMQLONG, MQLONG, PMQLONG, MQLONG, PMQCHAR, PMQLONG, "
+             "PMQLONG",
+    "MQCMIT": "MQHCONN, PMQLONG, PMQLONG",
+    "MQBACK": "MQHCONN, PMQLONG, PMQLONG",
+}
+
+
+def _declarator(ctype: str, name: str) -> str:
+    """``ctype`` declaring ``name``: "MQBYTE[4]" -> "MQBYTE name[4]"."""
+    if ctype.endswith("]"):
+        base, size = ctype[:-1].split("[")
+        return f"{base} {name}[{size}]"
+    return f"{ctype} {name}"
+
+
+def test_ibm_types_and_call_prototypes_compile(tmp_path):
+    """A program written with IBM's cmqc.h types compiles (-Wall -Wextra -Werror
+    -pedantic): each type names what IBM's names, each P... and PP... pointer type
+    exists, and each MQI call has IBM's prototype (a pointer to a function of IBM's
+    parameter types takes it)."""
+    lines = ["#include <cmqc.h>"]
+    for name, ctype in IBM_TYPES.items():
+        lines.append(f"typedef {_declarator(ctype, 'ibm_' + name)};")
+        lines.append(f"{name} *same_{name}(ibm_{name} *p) {{ return p; }}")
+    for name in IBM_POINTERS:
+        lines.append(f"P{name} p_{name}({name} *p) {{ return p; }}")
+    for name in IBM_DOUBLE_POINTERS:
+        lines.append(f"PP{name} pp_{name}(P{name} *p) {{ return p; }}")
+    for name, params in IBM_CALLS.items():
+        lines.append(f"void (*call_{name})({params}) = {name};")
+    source = tmp_path / "types.c"
+    source.write_text("\n".join(lines) + "\n")
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-c",
+                    f"-I{INCLUDE}", "-o", str(tmp_path / "types.o"), str(source)], check=True)
+
+
+def test_mq_64_bit_is_defined_as_ibm_s_64_bit_header_defines_it(tmp_path):
+    """IBM's cmqc.h defines MQ_64_BIT on LP64 platforms; a program choosing its printf
+    format for an MQLONG by it (%d when defined, else %ld) compiles with -Werror."""
+    source = tmp_path / "fmt.c"
+    source.write_text(
+        "#include <stdio.h>\n#include <cmqc.h>\n"
+        "#ifndef MQ_64_BIT\n#error MQ_64_BIT is not defined\n#endif\n"
+        "int main(void) {\n    MQLONG reason = MQRC_NONE;\n"
+        "#if defined(MQ_64_BIT)\n    printf(\"%d\\n\", reason);\n"
+        "#else\n    printf(\"%ld\\n\", reason);\n#endif\n    return 0;\n}\n")
+    subprocess.run(["cc", "-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror", "-c",
+                    f"-I{INCLUDE}", "-o", str(tmp_path / "fmt.o"), str(source)], check=True)
 
 
 def test_tpf_headers_compile_pedantic_with_the_ecb_layout(tmp_path):

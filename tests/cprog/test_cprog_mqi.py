@@ -15,7 +15,8 @@ MD2 = 364
 @pytest.fixture
 def mqcalls(system, build):
     path = build("mqcalls")
-    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ", "QRAW"):
+    for name in ("QPUT", "QGET", "QBRW", "QUOW", "QBAD", "QSML", "QINQ", "QRAW", "QINC",
+                 "QSTB", "QDSC", "QRES", "QCSP"):
         system.programs.load_shared(name, path)
     system.console("ZMQSC DEF QL-C.IN")
     system.console("ZMQSC DEF QL-C.UOW")
@@ -219,3 +220,75 @@ def test_c_calls_by_the_plans_raw_entry_equal_the_full_paths(mqcalls, results, m
     assert long_at(got2, 12) == CMQC.MQMT_DATAGRAM and got2[272:276] != bytes(4)
     assert gmos[0] == gmos[1], "the GMO left as the full path leaves it"
     assert gmos[0][24:72] == blank("C.IN", 48), "its ResolvedQName: the queue, padded"
+
+
+def test_c_mqinq_returns_only_whole_character_attributes(mqcalls, results):
+    """IBM (2008 MQRC_CHAR_ATTRS_TOO_SHORT): with CharAttrs too short, only whole
+    attributes are returned, the one that does not fit and those after it are left out,
+    and the space not used is unchanged: Q_NAME (48) fits in 60 bytes, TriggerData (64)
+    does not, and bytes 48..99 keep what the program put there."""
+    mqcalls.dispatcher.cremc("QINC")
+    assert results.rc() == ("MQINQ", CMQC.MQCC_WARNING, CMQC.MQRC_CHAR_ATTRS_TOO_SHORT)
+    assert results.next() == blank("C.IN", 48) + b"#" * 52
+
+
+def test_c_mqset_checks_its_counts_first_and_changes_all_or_nothing(mqcalls, results):
+    """IBM: MQSET fails 2006 MQRC_CHAR_ATTR_LENGTH_ERROR when CharAttrLength cannot hold
+    the character attributes selected, 2021 MQRC_INT_ATTR_COUNT_ERROR when there are
+    fewer IntAttrs than integer selectors; a refused value (2077) changes nothing,
+    including the attributes selected before it."""
+    before = mqcalls.qmgr.catalog.find_queue("C.IN")
+    mqcalls.dispatcher.cremc("QSTB")
+    assert results.rc() == ("MQSET chars", CMQC.MQCC_FAILED, CMQC.MQRC_CHAR_ATTR_LENGTH_ERROR)
+    assert results.rc() == ("MQSET ints", CMQC.MQCC_FAILED, CMQC.MQRC_INT_ATTR_COUNT_ERROR)
+    assert results.rc() == ("MQSET bad value", CMQC.MQCC_FAILED,
+                            CMQC.MQRC_TRIGGER_MSG_PRIORITY_ERR)
+    after = mqcalls.qmgr.catalog.find_queue("C.IN")
+    assert (after.trigger, after.trigdata, after.trigdpth, after.trigmpri) == \
+        (before.trigger, before.trigdata, before.trigdpth, before.trigmpri)
+
+
+def test_c_handles_around_mqconn_and_mqdisc(mqcalls, results):
+    """MQCONN to a queue manager not running fails 2058 with MQHC_UNUSABLE_HCONN; a second
+    MQCONN warns 2002 and returns the same hconn; MQDISC sets the hconn unusable, and the
+    old value then fails 2018 on MQPUT1 and MQDISC; a failed MQOPEN (2085) returns
+    MQHO_UNUSABLE_HOBJ."""
+    mqcalls.dispatcher.cremc("QDSC")
+    assert results.rc() == ("CONN OTHER", CMQC.MQCC_FAILED, CMQC.MQRC_Q_MGR_NAME_ERROR)
+    assert long_at(results.next(), 0) == CMQC.MQHC_UNUSABLE_HCONN
+    assert results.rc() == ("CONN AGAIN", CMQC.MQCC_WARNING, CMQC.MQRC_ALREADY_CONNECTED)
+    assert long_at(results.next(), 0) == 1, "the same hconn"
+    assert results.rc() == ("DISC", CMQC.MQCC_OK, 0)
+    assert long_at(results.next(), 0) == CMQC.MQHC_UNUSABLE_HCONN
+    assert results.rc() == ("PUT1 OLD", CMQC.MQCC_FAILED, CMQC.MQRC_HCONN_ERROR)
+    assert results.rc() == ("DISC OLD", CMQC.MQCC_FAILED, CMQC.MQRC_HCONN_ERROR)
+    assert results.rc() == ("OPEN", CMQC.MQCC_FAILED, CMQC.MQRC_UNKNOWN_OBJECT_NAME)
+    assert long_at(results.next(), 0) == CMQC.MQHO_UNUSABLE_HOBJ
+
+
+def test_c_mqopen_resolved_names_only_for_a_queue_opened_to_browse_get_or_put(mqcalls,
+                                                                               results):
+    """IBM (MQOD ResolvedQName, ResolvedQMgrName, version 3): a nonblank value only for a
+    queue opened for browse, input or output: the queue's name after resolution (the
+    alias's base queue; a remote queue's queue and queue manager there, not the
+    transmission queue); blanks for a queue opened only to inquire and for a queue
+    manager."""
+    mqcalls.console("ZMQSC DEF QA-C.ALIAS TARGQ-C.IN")
+    mqcalls.console("ZMQSC DEF QL-C.XMIT USAGE-XMITQ")
+    mqcalls.console("ZMQSC DEF QR-C.REMOTE RNAME-THERE.Q RQMNAME-THERE.QM XMITQ-C.XMIT")
+    mqcalls.dispatcher.cremc("QRES")
+    here = mqcalls.name
+    expected = [("C.IN", here), ("", ""), ("C.IN", here), ("THERE.Q", "THERE.QM"), ("", "")]
+    for q, qm in expected:
+        assert results.rc() == ("MQOPEN", CMQC.MQCC_OK, 0)
+        assert results.next() == blank(q, 48) + blank(qm, 48), (q, qm)
+
+
+def test_c_mqconnx_with_a_version_5_mqcno_and_mqcsp(mqcalls, results):
+    """A program written as IBM's newer samples (an MQCSP with a user id and password on a
+    version-5 MQCNO, MQCNO_DEFAULT and MQCSP_DEFAULT) compiles and connects: MQCONNX
+    reads the version-1 fields; the structures have IBM's 64-bit sizes."""
+    mqcalls.dispatcher.cremc("QCSP")
+    assert results.rc() == ("MQCONNX", CMQC.MQCC_OK, 0)
+    sizes = results.next()
+    assert (long_at(sizes, 0), long_at(sizes, 4)) == (200, 56)

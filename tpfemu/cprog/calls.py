@@ -36,6 +36,9 @@ _by_owner: dict[int, Connection] = {}
 _lock = threading.Lock()
 #: How a character attribute is as long for MQSET (IBM allows TriggerData alone).
 _CHAR_LENGTHS = {cmqc.MQCA_TRIGGER_DATA: cmqc.MQ_TRIGGER_DATA_LENGTH}
+#: The MQOPEN options for which IBM's MQOD returns the resolved names.
+_RESOLVING = (cmqc.MQOO_BROWSE | cmqc.MQOO_INPUT_AS_Q_DEF | cmqc.MQOO_INPUT_SHARED
+              | cmqc.MQOO_INPUT_EXCLUSIVE | cmqc.MQOO_OUTPUT)
 
 
 class ProgramCrash(errors.TpfEmuError):
@@ -107,12 +110,19 @@ def disc(hconn: int) -> None:
 
 def open(hconn: int, name: bytes, qmgr: bytes, object_type: int,  # noqa: A001 - MQOPEN
          options: int) -> tuple[int, bytes, bytes]:
-    """MQOPEN: (hobj, ResolvedQName, ResolvedQMgrName)."""
+    """MQOPEN: (hobj, ResolvedQName, ResolvedQMgrName).
+
+    The resolved names, as IBM's MQOD has them (version 3), are blank unless a queue was
+    opened to browse, get or put; then they name where its messages go, as the PMO's do
+    after an MQPUT: a remote queue's queue and queue manager there, else the local
+    queue (an alias's base queue) and this queue manager."""
     connection = _conn(hconn, "MQOPEN")
     handle = connection.open(_text(name), options, _text(qmgr), object_type)
-    queue = handle.queue
-    resolved = queue.name if queue is not None else handle.name
-    return handle.hobj, resolved.encode(), connection.qmgr.name.encode()
+    queue, resolved = handle.queue, handle.resolved
+    if queue is None or resolved is None or not options & _RESOLVING:
+        return handle.hobj, b"", b""
+    return (handle.hobj, (resolved.remote_q or queue.name).encode(),
+            (resolved.remote_qmgr or connection.qmgr.name).encode())
 
 
 def close(hconn: int, hobj: int, options: int) -> None:
@@ -157,40 +167,62 @@ def get_limit(handle: Handle) -> int:
 def inq(hconn: int, hobj: int, selectors: list[int], int_count: int,
         char_length: int) -> tuple[list[int], bytes, int]:
     """MQINQ: the integer attributes, the character attributes (concatenated) and the
-    warning reason (2022 too few IntAttrs, 2008 CharAttrs too short; 0: none)."""
+    warning reason (2022 too few IntAttrs, 2008 CharAttrs too short; 0: none).
+
+    As IBM's MQINQ: the IntAttrs are filled with as many integers as fit; the CharAttrs
+    only with whole attributes, in selector order, up to the first that does not fit
+    (it and the ones after it are left out, and the rest of the caller's area is left
+    as it was: the runtime copies only the bytes returned)."""
     connection = _conn(hconn, "MQINQ")
     ints: list[int] = []
     chars = bytearray()
+    short = False
     for selector in selectors:
         value = connection.inquire(hobj, selector)
         if isinstance(value, int):
             ints.append(value)
-        else:
+        elif not short and len(chars) + len(value) <= char_length:
             chars += value
+        else:
+            short = True
     reason = 0
     if len(ints) > int_count:
         reason = cmqc.MQRC_INT_ATTR_COUNT_TOO_SMALL
-    elif len(chars) > char_length:
+    elif short:
         reason = cmqc.MQRC_CHAR_ATTRS_TOO_SHORT
-    return ints[:int_count], bytes(chars[:char_length]), reason
+    return ints[:int_count], bytes(chars), reason
 
 
 def set(hconn: int, hobj: int, selectors: list[int], ints: list[int],  # noqa: A001 - MQSET
         chars: bytes) -> None:
-    """MQSET: each selector takes the next integer, or the next character attribute."""
+    """MQSET: each integer selector takes the next of ``ints``, each character selector
+    the next attribute's length of ``chars``; then every attribute changes, or (a
+    refused selector or value) none, as :meth:`Connection.set_many` sets them.
+
+    As IBM's MQSET, the counts are checked first: 2021 MQRC_INT_ATTR_COUNT_ERROR when
+    there are fewer integers than integer selectors, 2006 MQRC_CHAR_ATTR_LENGTH_ERROR
+    when ``chars`` is shorter than the character attributes selected. A selector given
+    twice takes its last value. No selector: nothing is done."""
     connection = _conn(hconn, "MQSET")
+    widths = [_CHAR_LENGTHS.get(s, cmqc.MQ_Q_NAME_LENGTH) for s in selectors
+              if s >= cmqc.MQCA_FIRST]
+    if len(selectors) - len(widths) > len(ints):
+        raise errors.error_for(cmqc.MQRC_INT_ATTR_COUNT_ERROR, call="MQSET")
+    if sum(widths) > len(chars):
+        raise errors.error_for(cmqc.MQRC_CHAR_ATTR_LENGTH_ERROR, call="MQSET")
+    values: dict[int, int | bytes] = {}
     int_at = char_at = 0
     for selector in selectors:
+        values.pop(selector, None)  # (the last value, in the order given)
         if selector >= cmqc.MQCA_FIRST:
             width = _CHAR_LENGTHS.get(selector, cmqc.MQ_Q_NAME_LENGTH)
-            value: int | bytes = chars[char_at:char_at + width]
+            values[selector] = chars[char_at:char_at + width]
             char_at += width
         else:
-            if int_at >= len(ints):
-                raise errors.error_for(cmqc.MQRC_INT_ATTR_COUNT_ERROR, call="MQSET")
-            value = ints[int_at]
+            values[selector] = ints[int_at]
             int_at += 1
-        connection.set(hobj, selector, value)
+    if values:
+        connection.set_many(hobj, values)
 
 
 def commit(hconn: int) -> None:

@@ -13,8 +13,9 @@ What is written:
   ``..._DEFAULT`` initializers use (IBM's header has both);
 - nothing for the names ``native/include/tpf/mqdefs.h`` defines: the compiled core's
   header is their one definition, and ``cmqc.h`` includes it;
-- for the MQOD and MQPMO lengths of the versions that hold pointers, the 64-bit values
-  (a C program's MQPTR is 8 bytes; :mod:`tpfemu.mq.structs` packs the 4-byte wire form).
+- for the lengths of the structure versions that hold pointers (MQOD, MQPMO, MQCNO,
+  MQCSP, MQSCO), the 64-bit values of IBM's header (a C program's MQPTR is 8 bytes;
+  :mod:`tpfemu.mq.structs` packs the 4-byte wire form).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ C_ONLY_VALUES = {
     "MQOD_LENGTH_2": 208, "MQOD_LENGTH_3": 344, "MQOD_LENGTH_4": 424,
     "MQOD_CURRENT_LENGTH": 424,
     "MQPMO_LENGTH_2": 160, "MQPMO_LENGTH_3": 184, "MQPMO_CURRENT_LENGTH": 184,
+    "MQCNO_LENGTH_2": 24, "MQCNO_LENGTH_3": 152, "MQCNO_LENGTH_4": 168,
+    "MQCNO_LENGTH_5": 200, "MQCNO_CURRENT_LENGTH": 200,
+    "MQCSP_LENGTH_1": 56, "MQCSP_CURRENT_LENGTH": 56,
+    "MQSCO_LENGTH_1": 536, "MQSCO_LENGTH_2": 544, "MQSCO_LENGTH_3": 560,
+    "MQSCO_LENGTH_4": 568, "MQSCO_LENGTH_5": 632, "MQSCO_CURRENT_LENGTH": 632,
 }
 
 _DEFINE = re.compile(r"^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)

@@ -279,3 +279,132 @@ void QRAW(void)
     MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
     MQDISC(&hc, &cc, &rc);
 }
+
+/* MQINQ of C.IN's name (48) and TriggerData (64) into a 100-byte area of '#' given as
+ * 60 bytes long: the area is reported. */
+void QINC(void)
+{
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_INQUIRE);
+    MQLONG selectors[2] = {MQCA_Q_NAME, MQCA_TRIGGER_DATA};
+    char chars[100];
+    memset(chars, '#', sizeof chars);
+    MQINQ(hc, ho, 2, selectors, 0, NULL, 60, chars, &cc, &rc);
+    report_rc("MQINQ", cc, rc);
+    report(chars, sizeof chars);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* MQSET calls that are wrong as a whole: TriggerData with 10 bytes of CharAttrs, and
+ * TriggerControl and TriggerDepth with one integer. */
+void QSTB(void)
+{
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    MQHOBJ ho = open_q("C.IN", MQOO_SET);
+    MQLONG data_selector = MQCA_TRIGGER_DATA;
+    MQSET(hc, ho, 1, &data_selector, 0, NULL, 10, "SHORTDATA!", &cc, &rc);
+    report_rc("MQSET chars", cc, rc);
+    MQLONG selectors[2] = {MQIA_TRIGGER_CONTROL, MQIA_TRIGGER_DEPTH};
+    MQLONG on = MQTC_ON;
+    MQSET(hc, ho, 2, selectors, 1, &on, 0, NULL, &cc, &rc);
+    report_rc("MQSET ints", cc, rc);
+    MQLONG mixed[2] = {MQIA_TRIGGER_CONTROL, MQIA_TRIGGER_MSG_PRIORITY};
+    MQLONG values[2] = {MQTC_ON, 99};
+    MQSET(hc, ho, 2, mixed, 2, values, 0, NULL, &cc, &rc);
+    report_rc("MQSET bad value", cc, rc);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* Handles around MQDISC: MQCONN to a queue manager that is not there fails 2058 with the
+ * hconn unusable; MQCONN twice gives the same hconn (2002); MQDISC sets it unusable; the
+ * old hconn then fails 2018 on MQPUT1 and MQDISC; a failed MQOPEN leaves the hobj
+ * unusable. */
+void QDSC(void)
+{
+    MQLONG cc, rc, other_cc, other_rc, disc_cc, disc_rc;
+    MQHCONN other = 0, again = 0;
+    MQCONN("NO.SUCH.QMGR", &other, &other_cc, &other_rc);
+    if (!connect())
+        return;
+    report_rc("CONN OTHER", other_cc, other_rc);
+    report(&other, sizeof other);
+    MQCONN("", &again, &cc, &rc);
+    report_rc("CONN AGAIN", cc, rc);
+    MQLONG same = again == hc;
+    report(&same, sizeof same);
+    MQHCONN old = hc;
+    MQDISC(&hc, &disc_cc, &disc_rc);
+    MQHCONN after = hc;
+    if (!connect())
+        return;
+    report_rc("DISC", disc_cc, disc_rc);
+    report(&after, sizeof after);
+    MQMD md = {MQMD_DEFAULT};
+    MQPMO pmo = {MQPMO_DEFAULT};
+    MQOD od = {MQOD_DEFAULT};
+    strncpy(od.ObjectName, "C.IN", MQ_Q_NAME_LENGTH);
+    MQPUT1(old, &od, &md, &pmo, 1, "x", &cc, &rc);
+    report_rc("PUT1 OLD", cc, rc);
+    MQDISC(&old, &cc, &rc);
+    report_rc("DISC OLD", cc, rc);
+    MQHOBJ ho = 77;
+    strncpy(od.ObjectName, "NO.SUCH.Q", MQ_Q_NAME_LENGTH);
+    MQOPEN(hc, &od, MQOO_OUTPUT, &ho, &cc, &rc);
+    report_rc("OPEN", cc, rc);
+    report(&ho, sizeof ho);
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* MQOPEN with a version-3 MQOD of: C.IN for output, C.IN for inquire only, the alias
+ * C.ALIAS for input, the remote queue C.REMOTE for output, the queue manager for
+ * inquire: each OD's ResolvedQName and ResolvedQMgrName (96 bytes) is reported. */
+void QRES(void)
+{
+    static const struct {
+        const char *name;
+        MQLONG type, options;
+    } opens[5] = {{"C.IN", MQOT_Q, MQOO_OUTPUT}, {"C.IN", MQOT_Q, MQOO_INQUIRE},
+                  {"C.ALIAS", MQOT_Q, MQOO_INPUT_SHARED}, {"C.REMOTE", MQOT_Q, MQOO_OUTPUT},
+                  {"", MQOT_Q_MGR, MQOO_INQUIRE}};
+    MQLONG cc, rc;
+    if (!connect())
+        return;
+    for (int i = 0; i < 5; i++) {
+        MQOD od = {MQOD_DEFAULT};
+        MQHOBJ ho;
+        od.Version = MQOD_VERSION_3;
+        od.ObjectType = opens[i].type;
+        strncpy(od.ObjectName, opens[i].name, MQ_Q_NAME_LENGTH);
+        MQOPEN(hc, &od, opens[i].options, &ho, &cc, &rc);
+        report_rc("MQOPEN", cc, rc);
+        report(od.ResolvedQName, 2 * MQ_Q_NAME_LENGTH);
+        MQCLOSE(hc, &ho, MQCO_NONE, &cc, &rc);
+    }
+    MQDISC(&hc, &cc, &rc);
+}
+
+/* MQCONNX as IBM's newer samples make it when given a user id: a version-5 MQCNO whose
+ * SecurityParmsPtr points at an MQCSP. */
+void QCSP(void)
+{
+    MQCNO cno = {MQCNO_DEFAULT};
+    MQCSP csp = {MQCSP_DEFAULT};
+    MQLONG cc, rc;
+    char user[] = "tpfuser", password[] = "secret";
+    csp.AuthenticationType = MQCSP_AUTH_USER_ID_AND_PWD;
+    csp.CSPUserIdPtr = user;
+    csp.CSPUserIdLength = (MQLONG)strlen(user);
+    csp.CSPPasswordPtr = password;
+    csp.CSPPasswordLength = (MQLONG)strlen(password);
+    cno.SecurityParmsPtr = &csp;
+    cno.Version = MQCNO_VERSION_5;
+    MQCONNX("", &cno, &hc, &cc, &rc);
+    report_rc("MQCONNX", cc, rc);
+    MQLONG sizes[2] = {(MQLONG)sizeof cno, (MQLONG)sizeof csp};
+    report(sizes, sizeof sizes);
+    MQDISC(&hc, &cc, &rc);
+}
