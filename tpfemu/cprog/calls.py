@@ -36,9 +36,6 @@ _by_owner: dict[int, Connection] = {}
 _lock = threading.Lock()
 #: How a character attribute is as long for MQSET (IBM allows TriggerData alone).
 _CHAR_LENGTHS = {cmqc.MQCA_TRIGGER_DATA: cmqc.MQ_TRIGGER_DATA_LENGTH}
-#: The MQOPEN options for which IBM's MQOD returns the resolved names.
-_RESOLVING = (cmqc.MQOO_BROWSE | cmqc.MQOO_INPUT_AS_Q_DEF | cmqc.MQOO_INPUT_SHARED
-              | cmqc.MQOO_INPUT_EXCLUSIVE | cmqc.MQOO_OUTPUT)
 
 
 class ProgramCrash(errors.TpfEmuError):
@@ -112,17 +109,12 @@ def open(hconn: int, name: bytes, qmgr: bytes, object_type: int,  # noqa: A001 -
          options: int) -> tuple[int, bytes, bytes]:
     """MQOPEN: (hobj, ResolvedQName, ResolvedQMgrName).
 
-    The resolved names, as IBM's MQOD has them (version 3), are blank unless a queue was
-    opened to browse, get or put; then they name where its messages go, as the PMO's do
-    after an MQPUT: a remote queue's queue and queue manager there, else the local
-    queue (an alias's base queue) and this queue manager."""
+    The resolved names, as IBM's MQOD has them (version 3): :meth:`Handle.resolved_names`,
+    the rule the Python MQI's MQOD follows too."""
     connection = _conn(hconn, "MQOPEN")
     handle = connection.open(_text(name), options, _text(qmgr), object_type)
-    queue, resolved = handle.queue, handle.resolved
-    if queue is None or resolved is None or not options & _RESOLVING:
-        return handle.hobj, b"", b""
-    return (handle.hobj, (resolved.remote_q or queue.name).encode(),
-            (resolved.remote_qmgr or connection.qmgr.name).encode())
+    q_name, qmgr_name = handle.resolved_names()
+    return handle.hobj, q_name.encode(), qmgr_name.encode()
 
 
 def close(hconn: int, hobj: int, options: int) -> None:

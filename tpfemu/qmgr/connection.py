@@ -112,21 +112,25 @@ class Handle:
     def browse(self) -> bool:
         return bool(self.options & cmqc.MQOO_BROWSE)
 
+    def resolved_names(self) -> tuple[str, str]:
+        """MQOPEN's ResolvedQName and ResolvedQMgrName (IBM's MQOD): the queue and queue
+        manager the name resolved to (an alias's local queue; a remote queue's queue there
+        and its queue manager), and blank ("", "") unless a queue was opened for browse,
+        input or output. The one rule for the MQI's MQOD and C programs' MQOPEN."""
+        resolved = self.resolved
+        if resolved is None or not self.options & (_INPUT | cmqc.MQOO_BROWSE
+                                                   | cmqc.MQOO_OUTPUT):
+            return "", ""
+        return (resolved.remote_q or resolved.local.name,
+                resolved.remote_qmgr or self.conn.qmgr.name)
+
     def write_resolved(self, od: Any) -> None:
-        """MQOPEN's outputs in the MQOD ``od`` (Version 3 or later; IBM ignores the
-        fields below it): ResolvedQName and ResolvedQMgrName, the queue and queue manager
-        the name resolved to (an alias's local queue; a remote queue's queue there and
-        its queue manager), blank-padded to 48, and blank unless a queue was opened for
-        browse, input or output (IBM's MQOD ResolvedQName/ResolvedQMgrName)."""
+        """:meth:`resolved_names` in the MQOD ``od``, blank-padded to 48 (Version 3 or
+        later; IBM ignores the fields below it)."""
         version = getattr(od, "Version", 1)
         if type(version) is not int or version < cmqc.MQOD_VERSION_3:
             return
-        q_name = qmgr_name = ""
-        resolved = self.resolved
-        if resolved is not None and self.options & (_INPUT | cmqc.MQOO_BROWSE
-                                                    | cmqc.MQOO_OUTPUT):
-            q_name = resolved.remote_q or resolved.local.name
-            qmgr_name = resolved.remote_qmgr or self.conn.qmgr.name
+        q_name, qmgr_name = self.resolved_names()
         od.ResolvedQName = q_name.encode("ascii").ljust(48)
         od.ResolvedQMgrName = qmgr_name.encode("ascii").ljust(48)
 
