@@ -505,27 +505,21 @@ def test_close_never_opened_raises_pyiferror(qm, local_queue):
         pymqi.Queue(qm, local_queue).close()
 
 
-@pytest.mark.parametrize("option", [CMQC.MQCO_DELETE, CMQC.MQCO_DELETE_PURGE])
-def test_close_delete_of_static_queue_fails_and_keeps_handle(qm, local_queue, option):
-    """MQCO_DELETE/DELETE_PURGE on a queue that is not dynamic fails 2045; the handle stays open."""
+@pytest.mark.parametrize(("option", "reason"), [
+    (CMQC.MQCO_DELETE, CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE),
+    (CMQC.MQCO_DELETE_PURGE, CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE),
+    (0x10, CMQC.MQRC_OPTIONS_ERROR), (0x40, CMQC.MQRC_OPTIONS_ERROR),
+    (0x00010000, CMQC.MQRC_OPTIONS_ERROR),
+    (CMQC.MQCO_DELETE | CMQC.MQCO_DELETE_PURGE, CMQC.MQRC_OPTIONS_ERROR),
+    (CMQC.MQCO_KEEP_SUB | CMQC.MQCO_REMOVE_SUB, CMQC.MQRC_OPTIONS_ERROR),
+])
+def test_close_that_fails_keeps_the_handle(qm, local_queue, option, reason):
+    """MQCO_DELETE/DELETE_PURGE on a queue that is not dynamic fails 2045; an option
+    cmqc.h does not define, or two of one kind (only one of the dynamic-queue options,
+    only one of the subscription options), fails MQRC_OPTIONS_ERROR (2046). Either way
+    the handle stays open."""
     q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
-    with raises_mq(CMQC.MQRC_OPTION_NOT_VALID_FOR_TYPE):
-        q.close(option)
-    assert counts(qm) == (0, 1)
-    q.put(b"still open")
-    q.close()
-    assert counts(qm) == (0, 0)
-
-
-@pytest.mark.parametrize("option", [0x10, 0x40, 0x00010000,
-                                    CMQC.MQCO_DELETE | CMQC.MQCO_DELETE_PURGE,
-                                    CMQC.MQCO_KEEP_SUB | CMQC.MQCO_REMOVE_SUB])
-def test_close_with_options_ibm_refuses_fails_2046_and_keeps_handle(qm, local_queue, option):
-    """MQCLOSE with an option cmqc.h does not define, or two of one kind (only one of the
-    dynamic-queue options, only one of the subscription options), fails
-    MQRC_OPTIONS_ERROR; the handle stays open."""
-    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_OUTPUT)
-    with raises_mq(CMQC.MQRC_OPTIONS_ERROR):
+    with raises_mq(reason):
         q.close(option)
     assert counts(qm) == (0, 1)
     q.put(b"still open")
