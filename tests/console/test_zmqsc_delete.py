@@ -122,14 +122,19 @@ def test_purge_is_for_local_queues_only(mqp):
 
 
 def test_purged_persistent_messages_do_not_come_back_after_a_restart(tmp_path):
-    """The purge is logged: after a restart, a queue defined again with the deleted
-    queue's name holds none of the purged persistent messages."""
+    """The purge is logged, a Get of each persistent message (the recovery log holds
+    one Get for each Put of the queue), and after a restart a queue defined again with
+    the deleted queue's name holds none of the purged persistent messages."""
+    from tpfemu.store.log_records import GET, PUT
+
     name = f"DELP{next(_names)}"
     with System.start(name=name, home=tmp_path) as system:
         ok(system, "ZMQSC DEF MQP")
         ok(system, "ZMQSC DEF QL-A")
         _put(system, "A", b"p1", b"p2", persistent=True).disconnect()
         assert "2 MESSAGE(S) PURGED" in ok(system, "ZMQSC DEL QL-A PURGE")
+        kinds = [r.kind for r in system.qmgr.persistence.log.replay() if r.queue == "A"]
+        assert (kinds.count(PUT), kinds.count(GET)) == (2, 2)
         ok(system, "ZMQSC DEF QL-A")
     with System.start(name=name, home=tmp_path) as system:
         assert system.qmgr.queues["A"].core.depth == 0
