@@ -8,7 +8,11 @@ matching messages cannot skip, on the same generated data and the same session
 - compare: scanning the two sides' keys; a full outer join of the sides on (CorrelId,
   queue), counted; the same on a 64-bit hash of (queue, CorrelId); a union of the
   sides grouped by (queue, CorrelId), and by that hash, counting each side;
-- analyze: counts per queue, minute and event; the put->get match by (queue, MsgId).
+- analyze: counts per queue, minute and event; the put->get match by (queue, MsgId); the
+  true peak depth: a running sum of +1 a put, -1 a get or expiry per (queue, minute) in
+  recorded order (time, seq), and its highest value per (queue, minute), on Spark's plain
+  window (what ``analyze``'s ``peak_depth`` must at least do: an ordered pass over every
+  event, which no hash aggregate gives).
 
     .venv/bin/python bench/spark_floors.py [--rows 10000000] [--dir DIR] [--master local[2]]
 
@@ -80,6 +84,20 @@ def floors(spark, expected: Path, actual: Path, journal: Path):
                 .agg(first["put"].alias("p"), first["get"].alias("g"))
                 .where("p is not null and g is not null").count())
 
+    def peak_depth():
+        from pyspark.sql import Window
+
+        j = journal_columns("queue", "event", "event_time_us", "seq")
+        delta = (F.when(F.col("event") == "put", 1)
+                 .when(F.col("event").isin("get", "expire"), -1).otherwise(0))
+        minute = (F.col("event_time_us") / 60_000_000).cast("long")
+        w = (Window.partitionBy("queue", "m").orderBy("event_time_us", "seq")
+             .rowsBetween(Window.unboundedPreceding, Window.currentRow))
+        # summed at the end, so that no column of the window is pruned away
+        return (j.withColumn("m", minute).withColumn("run", F.sum(delta).over(w))
+                .groupBy("queue", "m").agg(F.max("run").alias("peak"))
+                .agg(F.sum("peak")).collect()[0][0])
+
     return [
         ("compare: scan both sides' (queue, correl_id)", scan),
         ("compare: full outer join on (correl_id, queue), count", join_keys),
@@ -88,6 +106,7 @@ def floors(spark, expected: Path, actual: Path, journal: Path):
         ("compare: union, group by xxhash64(queue, correl_id)", group_hash),
         ("analyze: counts per queue, minute, event", minute_counts),
         ("analyze: put->get match by (queue, msg_id)", put_get_match),
+        ("analyze: peak depth per (queue, minute), plain window", peak_depth),
     ]
 
 
