@@ -66,6 +66,7 @@ from ecb.errors import (
 )
 from ecb.levels import (
     BLOCK_SIZES,
+    CRETC_PARAMS,
     MAX_BLOCK_SIZE,
     MAX_PARAMS,
     NUM_LEVELS,
@@ -83,6 +84,7 @@ from ecb.storage import DEFAULT_LIMITS, DEFAULT_SHORT_FRACTION, Storage
 
 __all__ = [
     "BLOCK_SIZES",
+    "CRETC_PARAMS",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_NESTING",
     "DEFAULT_SHORT_FRACTION",
