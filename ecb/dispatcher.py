@@ -510,9 +510,9 @@ class Dispatcher:
             self._dumps.append(dump)
             self._say(dump.text)
 
-    def _snap(self, ecb: Ecb, detail: str) -> None:
-        """SNAPC: dump ``ecb`` to the console and keep going."""
-        dump = build_dump(ecb, kind="SNAPC", message=detail)
+    def _snap(self, ecb: Ecb, detail: str, kind: str = "SNAPC") -> None:
+        """SNAPC (or SERRC with return): dump ``ecb`` to the console and keep going."""
+        dump = build_dump(ecb, kind=kind, message=detail)
         self._dumps.append(dump)
         self._say(dump.text)
 

@@ -563,12 +563,18 @@ class Ecb(Linkage, ResourceMixin):
 
     # -- dumps --------------------------------------------------------------------------------
 
-    def serrc(self, detail: str) -> None:
-        """Take a system error and exit the entry. Equivalent to SERRC with exit.
+    def serrc(self, detail: str, *, exit: bool = True) -> None:  # noqa: A002 - SERRC's option
+        """Take a system error. Equivalent to SERRC (C ``serrc_op``).
 
-        :raises TpfSystemError: always (E0502), carrying ``detail``.
+        With ``exit`` (SERRC_EXIT) the entry ends with the dump. Without (SERRC_RETURN)
+        the system-error dump (E0502, ``detail``) goes to the console and
+        :attr:`Dispatcher.dumps`, and the program goes on.
+
+        :raises TpfSystemError: with ``exit``, always (E0502), carrying ``detail``.
         """
-        raise self._error(ErrorCode.APPLICATION_SERRC, "SERRC", detail)
+        if exit:
+            raise self._error(ErrorCode.APPLICATION_SERRC, "SERRC", detail)
+        self._disp("SERRC")._snap(self, detail, kind="SERRC")
 
     def snapc(self, detail: str) -> None:
         """Write a snapshot dump of this ECB to the console and continue. Equivalent to SNAPC."""

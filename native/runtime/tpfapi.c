@@ -93,6 +93,66 @@ int levtest(enum t_lvl level)
     return (int)type;
 }
 
+void crusa(int count, enum t_lvl level, ...)
+{
+    /* The levels are read here: at most 16 distinct ones exist, but a program may name
+     * one twice; more than 64 is refused in Python (as is a count below 1). */
+    int levels[64];
+    int n = count < 0 ? 0 : count > 64 ? 64 : count;
+    va_list va;
+    va_start(va, level);
+    for (int i = 0; i < n; i++)
+        levels[i] = i == 0 ? (int)level : va_arg(va, int);
+    va_end(va);
+    rt_enter();
+    rt_guard_t *g = entry_guard("crusa");
+    if (g != NULL) {
+        PyObject *list = PyList_New(0);
+        for (int i = 0; list != NULL && i < n; i++) {
+            PyObject *item = PyLong_FromLong(levels[i]);
+            if (item == NULL || PyList_Append(list, item) < 0)
+                Py_CLEAR(list);
+            Py_XDECREF(item);
+        }
+        PyObject *r = list == NULL ? NULL : rt_call("crusa", "(OOi)", g->pyecb, list, count);
+        Py_XDECREF(list);
+        if (r != NULL && rt_sync_levels(g, -1) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void detac(enum t_lvl level)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("detac");
+    if (g != NULL) {
+        PyObject *r = rt_call("detac", "(Oi)", g->pyecb, (int)level);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void *attac(enum t_lvl level)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("attac");
+    void *address = NULL;
+    if (g != NULL) {
+        PyObject *r = rt_call("attac", "(Oi)", g->pyecb, (int)level);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+        if ((unsigned)level < 16)
+            address = g->ecb->ce1cr[level].ce1crx;
+    }
+    rt_leave();
+    return address;
+}
+
 static void create(const char *macro, int length, const void *parm, const char *segname,
                    int level, int priority)
 {
@@ -131,6 +191,33 @@ void creec(int length, const void *parm, const char *segname, enum t_lvl level,
            int priority)
 {
     create("CREEC", length, parm, segname, (int)level, priority);
+}
+
+void cretc(int flags, const char *segname, int units, const void *action)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("cretc");
+    if (g != NULL) {
+        PyObject *r = rt_call("cretc", "(Oiziy#)", g->pyecb, flags, segname, units,
+                              action != NULL ? (const char *)action : "\0\0\0\0",
+                              (Py_ssize_t)4);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void serrc_op(enum t_serrc status, int number, const char *msg, void *slist[])
+{
+    (void)slist;
+    rt_enter();
+    rt_guard_t *g = entry_guard("serrc_op");
+    if (g != NULL) {
+        PyObject *r = NULL;
+        if (rt_sync_ebw(g, 1) == 0)
+            r = rt_call("serrc", "(Oiiy)", g->pyecb, (int)status, number, msg);
+        finish(r);
+    }
+    rt_leave();
 }
 
 void entrc(const char *segname)

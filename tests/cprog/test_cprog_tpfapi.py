@@ -11,7 +11,7 @@ from ecb import BlockType, Level
 from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
-              "QTRG", "CUIR")
+              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET")
 
 
 @pytest.fixture
@@ -148,3 +148,58 @@ def test_cuir_in_c_reads_mqmd_and_mqtm_from_d0(ecbcalls, results):
     assert tm[:4] == b"TM  " and long_at(tm, 4) == 1
     assert tm[8:56] == blank("CUIR.Q", 48)
 
+
+
+def test_cretc_gives_the_action_word_in_seconds_or_minutes(ecbcalls, results):
+    """cretc(flags, segname, units, action) and __CRETC, as in z/TPF's C/C++ Language
+    Support User's Guide: the created entry has the 4-byte action word in EBW000-EBW003
+    (the rest of the work area is zeros); CRETC_SECONDS or CRETC_MINUTES gives the unit
+    and CRETC_1052 is accepted."""
+    ecbcalls.dispatcher.cremc("QTIM")
+    got = {results.next() for _ in range(3)}
+    assert got == {b"CRETC DONE", b"ACT1" + bytes(4), b"ACT2" + bytes(4)}
+    assert ecbcalls.dispatcher.wait_idle(5, timers=True) and not ecbcalls.dispatcher.dumps
+
+
+def test_cretc_with_both_units_is_refused(ecbcalls, results):
+    """cretc with both CRETC_SECONDS and CRETC_MINUTES ends the entry with a dump that
+    says why; nothing is created and the code after the call does not run."""
+    ecbcalls.dispatcher.cremc("QTMB")
+    assert results.empty()
+    assert ecbcalls.dispatcher.wait_idle(5, timers=True)
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and "exactly one of CRETC_SECONDS and CRETC_MINUTES" in dumps[0].text
+
+
+def test_serrc_op_return_dumps_and_goes_on(ecbcalls, results):
+    """serrc_op(SERRC_RETURN, 0x12345, msg, NULL): a system-error dump numbered U012345
+    with the message, then the program goes on."""
+    ecbcalls.dispatcher.cremc("QSRR")
+    assert results.next() == b"AFTER SERRC"
+    assert ecbcalls.dispatcher.wait_idle(5)
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1
+    assert dumps[0].kind == "SERRC" and dumps[0].code.name == "APPLICATION_SERRC"
+    assert dumps[0].message == "U012345 ERROR OCCURRED"
+    assert "SYSTEM ERROR" in dumps[0].text and "QSRR" in dumps[0].text
+    assert ecbcalls.dispatcher.stats().failed == 0
+
+
+def test_serrc_op_exit_ends_the_entry(ecbcalls, results):
+    """serrc_op(SERRC_EXIT, ...): the dump, and the entry ends there."""
+    ecbcalls.dispatcher.cremc("QSRX")
+    assert results.empty()
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and "U000ABC" in dumps[0].message
+    assert ecbcalls.dispatcher.stats().failed == 1
+
+
+def test_detac_attac_and_crusa(ecbcalls, results):
+    """detac frees the level, attac brings the same block back (its address returned),
+    crusa(2, D2, D5) releases D2 and skips the empty D5."""
+    ecbcalls.dispatcher.cremc("QDET")
+    out = results.next()
+    assert long_at(out, 0) == 0
+    assert out[4:12] == b"DETACHED"
+    assert long_at(out, 12) == 0
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

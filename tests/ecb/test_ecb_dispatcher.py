@@ -408,6 +408,25 @@ def test_snapc_dumps_and_continues(programs, disp):
     assert disp.stats().completed == 1 and disp.stats().failed == 0
 
 
+def test_serrc_with_return_dumps_a_system_error_and_continues(programs, disp):
+    """SERRC with return (C serrc_op SERRC_RETURN): a system-error dump (CPSE0001E,
+    E0502) and the program goes on; the entry completes."""
+    after = []
+
+    def prog(ecb):
+        ecb.serrc("U000001 CHECK", exit=False)
+        after.append(True)
+
+    programs.load("QZZ1", prog)
+    disp.cremc("QZZ1")
+    assert disp.wait_idle(WAIT)
+    (dump,) = disp.dumps
+    assert dump.kind == "SERRC" and dump.code is ErrorCode.APPLICATION_SERRC
+    assert "CPSE0001E" in dump.text and "U000001 CHECK" in dump.text
+    assert after == [True]
+    assert disp.stats().completed == 1 and disp.stats().failed == 0
+
+
 def test_broken_console_does_not_stop_the_system(programs, capsys):
     """If the console sink raises, the dump goes to stderr and entries keep running."""
 

@@ -271,6 +271,63 @@ def create(ecb: Ecb, macro: str, params: bytes, name: str | None, level: int,
         getattr(ecb, macro.lower())(name, params)
 
 
+def crusa(ecb: Ecb, levels: list[int], count: int) -> None:
+    """CRUSA: ``count`` levels (1-64, as the C call's count says), empty ones skipped."""
+    if not 1 <= count <= 64:
+        raise ValueError(f"CRUSA: count must be 1-64 levels, not {count}")
+    ecb.crusa(*levels)
+
+
+def detac(ecb: Ecb, level: int) -> None:
+    """DETAC."""
+    ecb.detac(level)
+
+
+def attac(ecb: Ecb, level: int) -> None:
+    """ATTAC (the runtime reads the block's address from the refreshed CBRW)."""
+    ecb.attac(level)
+
+
+#: cretc's flags (tpf/tpfapi.h): the unit of ``units`` and CRETC_1052.
+CRETC_SECONDS, CRETC_MINUTES, CRETC_1052 = 0x01, 0x02, 0x04
+
+
+def cretc(ecb: Ecb, flags: int, name: str | None, units: int, action: bytes) -> None:
+    """CRETC: after ``units`` seconds or minutes (``flags``), an entry for ``name`` with
+    the 4-byte ``action`` word in EBW000-EBW003. A bad flag combination or a negative
+    ``units`` is refused (a ValueError, which ends the C program with a dump)."""
+    if name is None:
+        raise ValueError("CRETC: no program name given")
+    unit = flags & (CRETC_SECONDS | CRETC_MINUTES)
+    if flags & ~(CRETC_SECONDS | CRETC_MINUTES | CRETC_1052) or unit not in (
+            CRETC_SECONDS, CRETC_MINUTES):
+        raise ValueError(f"CRETC {name}: flags {flags:#x} must hold exactly one of "
+                         "CRETC_SECONDS and CRETC_MINUTES (and optionally CRETC_1052)")
+    if units < 0:
+        raise ValueError(f"CRETC {name}: units must be >= 0, not {units}")
+    ecb.cretc(name, units * (60 if unit == CRETC_MINUTES else 1), action)
+
+
+#: serrc_op's status (tpf/tpfapi.h enum t_serrc).
+SERRC_EXIT, SERRC_RETURN, SERRC_CATA = 0, 1, 2
+#: Longest serrc_op message kept, as on z/TPF.
+SERRC_MSG_MAX = 255
+
+
+def serrc(ecb: Ecb, status: int, number: int, msg: bytes | None) -> None:
+    """serrc_op: a system-error dump numbered ``number`` (shown as U and 6 hex digits)
+    with ``msg`` (cut to 255 characters); SERRC_RETURN goes on, SERRC_EXIT and SERRC_CATA
+    end the entry. A bad status or a number outside 1-X'FFFFFF' is refused."""
+    if status not in (SERRC_EXIT, SERRC_RETURN, SERRC_CATA):
+        raise ValueError(f"serrc_op: status {status} is not SERRC_EXIT, SERRC_RETURN or "
+                         "SERRC_CATA")
+    if not 1 <= number <= 0xFFFFFF:
+        raise ValueError(f"serrc_op: number {number:#x} is not in 1-X'FFFFFF'")
+    text = "" if msg is None else msg[:SERRC_MSG_MAX].decode("latin-1")
+    detail = f"U{number:06X}" + (f" {text}" if text else "")
+    ecb.serrc(detail, exit=status != SERRC_RETURN)
+
+
 def entrc(ecb: Ecb, name: str | None) -> None:
     """ENTRC."""
     if name is None:

@@ -123,3 +123,55 @@ void CUIR(void)
     memcpy(out + sizeof *md, tm, sizeof *tm);
     report(out, sizeof out);
 }
+
+/* cretc: QTIM asks for QTM2 after 0 seconds with the action word "ACT1" (EBW000-EBW003
+ * of QTM2, which reports its first 8 bytes); QTMB gives both units, a system error. */
+void QTIM(void)
+{
+    cretc(CRETC_SECONDS, "QTM2", 0, "ACT1");
+    __CRETC(CRETC_MINUTES | CRETC_1052, "QTM2", 0, "ACT2");
+    report("CRETC DONE", 10);
+}
+
+void QTM2(void)
+{
+    report(ecbptr()->ebw000, 8);
+}
+
+void QTMB(void)
+{
+    cretc(CRETC_SECONDS | CRETC_MINUTES, "QTM2", 1, "ACT3");
+    report("AFTER CRETC", 11);
+}
+
+/* serrc_op: with SERRC_RETURN the program goes on after the dump, with SERRC_EXIT not. */
+void QSRR(void)
+{
+    serrc_op(SERRC_RETURN, 0x12345, "ERROR OCCURRED", NULL);
+    report("AFTER SERRC", 11);
+}
+
+void QSRX(void)
+{
+    serrc_op(SERRC_EXIT, 0xABC, NULL, NULL);
+    report("AFTER SERRC", 11);
+}
+
+/* detac/attac/crusa: a block detached from D2 comes back with attac; crusa releases D2
+ * and skips the empty D5. Reported: levtest(D2) after detac, the attached block's first
+ * 8 bytes, levtest(D2) after crusa. */
+void QDET(void)
+{
+    char out[16];
+    char *block = getcc(D2, GETCC_TYPE, L0);
+    memcpy(block, "DETACHED", 8);
+    detac(D2);
+    int held = levtest(D2);
+    memcpy(out, &held, 4);
+    char *back = attac(D2);
+    memcpy(out + 4, back, 8);
+    crusa(2, D2, D5);
+    held = levtest(D2);
+    memcpy(out + 12, &held, 4);
+    report(out, sizeof out);
+}
