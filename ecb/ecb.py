@@ -576,6 +576,11 @@ class Ecb(Linkage, ResourceMixin):
             raise self._error(ErrorCode.APPLICATION_SERRC, "SERRC", detail)
         self._disp("SERRC")._snap(self, detail, kind="SERRC")
 
+    def wtopc(self, text: str) -> None:
+        """Send ``text`` to the operator's console (the dispatcher's console sink).
+        Equivalent to WTOPC; the text is sent as given."""
+        self._disp("WTOPC")._say(text)
+
     def snapc(self, detail: str) -> None:
         """Write a snapshot dump of this ECB to the console and continue. Equivalent to SNAPC."""
         self._disp("SNAPC")._snap(self, detail)

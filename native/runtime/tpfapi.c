@@ -220,6 +220,23 @@ void serrc_op(enum t_serrc status, int number, const char *msg, void *slist[])
     rt_leave();
 }
 
+int wtopc(const char *text_ptr, long int rout, enum t_wtopc_chain chain,
+          const void *header_ptr)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("wtopc");
+    if (g != NULL) {
+        const struct wtopc_header *h = header_ptr;
+        PyObject *r = rt_call("wtopc", "(Oyly#ic)", g->pyecb, text_ptr, rout,
+                              h != NULL ? h->prefix : "", (Py_ssize_t)(h != NULL ? 4 : 0),
+                              h != NULL ? (int)h->number : 0, h != NULL ? h->severity : ' ');
+        (void)chain;
+        finish(r);
+    }
+    rt_leave();
+    return 0;
+}
+
 void entrc(const char *segname)
 {
     rt_enter();

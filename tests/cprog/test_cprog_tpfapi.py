@@ -3,6 +3,8 @@ programs, triggered programs and CUIR in C, crashes, exit() and system errors.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from cprog_helpers import blank, long_at
 
@@ -11,7 +13,7 @@ from ecb import BlockType, Level
 from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
-              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET")
+              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO")
 
 
 @pytest.fixture
@@ -202,4 +204,15 @@ def test_detac_attac_and_crusa(ecbcalls, results):
     assert long_at(out, 0) == 0
     assert out[4:12] == b"DETACHED"
     assert long_at(out, 12) == 0
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+def test_wtopc_sends_to_the_console(ecbcalls, results):
+    """wtopc(text, rout, chain, header): the text reaches the operator's console; with a
+    header in TPF's system message format (prefix, 4-digit number, severity, time)."""
+    ecbcalls.dispatcher.cremc("QWTO")
+    assert long_at(results.next(), 0) == 0
+    assert "PLAIN TEXT TO THE OPERATOR" in ecbcalls.log
+    (line,) = [line for line in ecbcalls.log if "WITH A HEADER" in line]
+    assert re.fullmatch(r"QWTO0012I \d\d\.\d\d\.\d\d WITH A HEADER", line)
     assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from typing import Any
 
 import ecb as ecb_pkg
@@ -326,6 +327,31 @@ def serrc(ecb: Ecb, status: int, number: int, msg: bytes | None) -> None:
     text = "" if msg is None else msg[:SERRC_MSG_MAX].decode("latin-1")
     detail = f"U{number:06X}" + (f" {text}" if text else "")
     ecb.serrc(detail, exit=status != SERRC_RETURN)
+
+
+#: wtopc's severity letters (TPF's system message format).
+WTOPC_SEVERITIES = "IEWAT"
+
+
+def wtopc(ecb: Ecb, text: bytes | None, rout: int, prefix: bytes, number: int,
+          severity: bytes) -> None:
+    """WTOPC: ``text`` to the console; with a header (``prefix`` not empty) in TPF's
+    system message format ``PPPPnnnnS hh.mm.ss text``. A null text, a routing below 0, or
+    a header whose number is over 9999 or whose severity is not I, E, W, A or T is
+    refused (a ValueError, which ends the C program with a dump)."""
+    if text is None:
+        raise ValueError("WTOPC: no message text (a null pointer)")
+    if rout < 0:
+        raise ValueError(f"WTOPC: routing {rout} is not a sum of WTOPC_ destinations")
+    line = text.decode("latin-1")
+    if prefix:
+        sev = severity.decode("latin-1")
+        if number > 9999 or sev not in WTOPC_SEVERITIES:
+            raise ValueError(f"WTOPC: header number {number} (0-9999) or severity {sev!r} "
+                             f"(one of {WTOPC_SEVERITIES}) is not valid")
+        line = (f"{prefix.decode('latin-1')}{number:04d}{sev} "
+                f"{time.strftime('%H.%M.%S')} {line}")
+    ecb.wtopc(line)
 
 
 def entrc(ecb: Ecb, name: str | None) -> None:

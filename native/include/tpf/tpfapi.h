@@ -48,6 +48,31 @@ enum t_getfmt { GETCC_TYPE = 0, GETCC_SIZE = 1, GETCC_FILL = 0x100 };
 #define CRETC_MINUTES 0x02
 #define CRETC_1052 0x04
 
+/** wtopc's routing destinations (any sum; 0 is WTOPC_EBROUT): every message goes to the
+ * console here. The values are ours. */
+#define WTOPC_EBROUT 0x01L
+#define WTOPC_RO 0x02L
+#define WTOPC_PRC 0x04L
+#define WTOPC_TAPE 0x08L
+#define WTOPC_DASD 0x10L
+#define WTOPC_COMM 0x20L
+#define WTOPC_AUDT 0x40L
+#define WTOPC_UNSOL 0x80L
+
+/** wtopc's chaining: accepted, each call is one console message. */
+enum t_wtopc_chain { WTOPC_NO_CHAIN, WTOPC_CHAIN, WTOPC_CHAIN_END, WTOPC_NO_PAGE,
+                     WTOPC_PAGE, WTOPC_PAGE_END };
+
+/** wtopc's optional header (our layout): the message becomes
+ * "PPPPnnnnS hh.mm.ss text", TPF's system message format: a 4-character prefix, a
+ * 4-digit number and a severity letter (I, E, W, A or T). */
+struct wtopc_header {
+    char prefix[4];
+    unsigned short number;
+    char severity;
+};
+#define WTOPC_NO_HEADER ((const void *)0)
+
 /** serrc_op's status: what happens after the dump. */
 enum t_serrc { SERRC_EXIT, SERRC_RETURN, SERRC_CATA };
 
@@ -99,6 +124,11 @@ void entrc(const char *segname);
  * SERRC_EXIT (and SERRC_CATA) then end the entry, SERRC_RETURN returns to the caller.
  * `slist` (extra storage to dump) is not used: pass NULL. */
 void serrc_op(enum t_serrc status, int number, const char *msg, void *slist[]);
+
+/** WTOPC: send the text at `text_ptr` (null-terminated) to the operator's console, with
+ * the header at `header_ptr` (a struct wtopc_header) or WTOPC_NO_HEADER. Returns 0. */
+int wtopc(const char *text_ptr, long int rout, enum t_wtopc_chain chain,
+          const void *header_ptr);
 
 /* EXITC is exit(): `tpfemu cc` links every program with -Wl,--wrap=exit, so exit(rc)
  * ends the entry (in a main() program run by `tpfemu exec`, it ends main with rc).

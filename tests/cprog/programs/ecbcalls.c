@@ -175,3 +175,12 @@ void QDET(void)
     memcpy(out + 12, &held, 4);
     report(out, sizeof out);
 }
+
+/* wtopc: one message without a header, one with TPF's prefix, number and severity. */
+void QWTO(void)
+{
+    struct wtopc_header header = {{'Q', 'W', 'T', 'O'}, 12, 'I'};
+    wtopc("PLAIN TEXT TO THE OPERATOR", WTOPC_EBROUT, WTOPC_NO_CHAIN, WTOPC_NO_HEADER);
+    int rc = wtopc("WITH A HEADER", WTOPC_RO | WTOPC_PRC, WTOPC_NO_CHAIN, &header);
+    report(&rc, sizeof rc);
+}
