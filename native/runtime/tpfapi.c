@@ -161,10 +161,10 @@ static void create(const char *macro, int length, const void *parm, const char *
     if (g != NULL) {
         PyObject *r = NULL;
         if (rt_sync_ebw(g, 1) == 0)
-            r = rt_call("create", "(Osy#zii)", g->pyecb, macro,
+            r = rt_call("create", "(Osy#ziii)", g->pyecb, macro,
                         parm != NULL ? (const char *)parm : "",
-                        (Py_ssize_t)(parm != NULL && length > 0 ? length : 0), segname, level,
-                        priority);
+                        (Py_ssize_t)(parm != NULL && length > 0 ? length : 0),
+                        segname, level, priority, length);
         if (r != NULL && level >= 0 && rt_sync_levels(g, level) < 0)
             Py_CLEAR(r);
         finish(r);

@@ -13,7 +13,7 @@ from ecb import BlockType, Level
 from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
-              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO")
+              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO", "QBD1", "QBD2", "QBD3", "QBD4")
 
 
 @pytest.fixture
@@ -216,3 +216,20 @@ def test_wtopc_sends_to_the_console(ecbcalls, results):
     (line,) = [line for line in ecbcalls.log if "WITH A HEADER" in line]
     assert re.fullmatch(r"QWTO0012I \d\d\.\d\d\.\d\d WITH A HEADER", line)
     assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+@pytest.mark.parametrize(("program", "says"), [
+    ("QBD1", "length -1 is negative"),
+    ("QBD2", "length 8 with a null parm pointer"),
+    ("QBD3", "priority 7 is not CREEC_IMMEDIATE or CREEC_DEFERRED"),
+    ("QBD4", "105 bytes of parameters"),
+])
+def test_bad_create_arguments_are_a_system_error(ecbcalls, results, program, says):
+    """Incorrect arguments of the create calls are a system error that ends the entry
+    (z/TPF C/C++ APIs: incorrect parameters result in a system error and exit): the dump
+    says what was wrong, nothing is created, and the code after the call does not run."""
+    ecbcalls.dispatcher.cremc(program)
+    assert results.empty()
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and says in dumps[0].text
+    assert ecbcalls.dispatcher.stats().created == 1

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 import ecb as ecb_pkg
-from ecb import BlockType, Ecb
+from ecb import MAX_PARAMS, BlockType, Ecb
 from tpfemu import errors, mqi
 from tpfemu.errors import MQMIError
 from tpfemu.mq import cmqc
@@ -261,13 +261,28 @@ def levtest(ecb: Ecb, level: int) -> int:
     return 0 if held is None else int(held)
 
 
+#: creec's priority (tpf/tpfapi.h).
+CREEC_IMMEDIATE, CREEC_DEFERRED = 0, 1
+
+
 def create(ecb: Ecb, macro: str, params: bytes, name: str | None, level: int,
-           priority: int) -> None:
-    """CREMC, CREDC, CREXC, CREEC."""
+           priority: int, length: int) -> None:
+    """CREMC, CREDC, CREXC, CREEC: ``params`` holds the ``length`` bytes at the C
+    program's ``parm`` (none for a negative length or a null pointer). A negative
+    ``length``, a null ``parm`` with a length, or a CREEC priority other than
+    CREEC_IMMEDIATE and CREEC_DEFERRED is refused (ValueError: the C program ends with a
+    dump); more than 104 bytes is the dispatcher's E0301."""
     if name is None:
         raise ValueError(f"{macro}: no program name given")
+    if length < 0:
+        raise ValueError(f"{macro} {name}: length {length} is negative (0-{MAX_PARAMS})")
+    if length and not params:
+        raise ValueError(f"{macro} {name}: length {length} with a null parm pointer")
+    if macro == "CREEC" and priority not in (CREEC_IMMEDIATE, CREEC_DEFERRED):
+        raise ValueError(f"CREEC {name}: priority {priority} is not CREEC_IMMEDIATE or "
+                         "CREEC_DEFERRED")
     if macro == "CREEC":
-        ecb.creec(name, level, params, deferred=priority != 0)
+        ecb.creec(name, level, params, deferred=priority == CREEC_DEFERRED)
     else:
         getattr(ecb, macro.lower())(name, params)
 

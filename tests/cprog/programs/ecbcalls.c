@@ -184,3 +184,32 @@ void QWTO(void)
     int rc = wtopc("WITH A HEADER", WTOPC_RO | WTOPC_PRC, WTOPC_NO_CHAIN, &header);
     report(&rc, sizeof rc);
 }
+
+/* Bad create arguments, each a system error: QBD1 a negative length, QBD2 a length with a
+ * null parm, QBD3 a creec priority that is neither CREEC_IMMEDIATE nor CREEC_DEFERRED
+ * (the block stays on D1), QBD4 more than 104 bytes. */
+void QBD1(void)
+{
+    cremc(-1, "X", "QCR2");
+    report("AFTER CREMC", 11);
+}
+
+void QBD2(void)
+{
+    credc(8, NULL, "QCR2");
+    report("AFTER CREDC", 11);
+}
+
+void QBD3(void)
+{
+    getcc(D1, GETCC_TYPE, L1);
+    creec(0, NULL, "QCR3", D1, 7);
+    report("AFTER CREEC", 11);
+}
+
+void QBD4(void)
+{
+    static const char big[105];
+    crexc(sizeof big, big, "QCR2");
+    report("AFTER CREXC", 11);
+}
