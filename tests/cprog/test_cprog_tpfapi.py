@@ -13,7 +13,8 @@ from ecb import BlockType, Level
 from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
-              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO", "QBD1", "QBD2", "QBD3", "QBD4")
+              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO",
+              "QBD1", "QBD2", "QBD3", "QBD4")
 
 
 @pytest.fixture
