@@ -25,6 +25,7 @@ linkage without a dispatcher; the create macros then raise :class:`~ecb.errors.E
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -575,6 +576,13 @@ class Ecb(Linkage, ResourceMixin):
         if exit:
             raise self._error(ErrorCode.APPLICATION_SERRC, "SERRC", detail)
         self._disp("SERRC")._snap(self, detail, kind="SERRC")
+
+    def defrc(self) -> None:
+        """Defer the entry: give the I-stream to other work, then go on. Equivalent to
+        DEFRC (C ``defrc``); the entry keeps its blocks and resources. TPF moves the
+        entry to the deferred list; here its thread yields (other I-streams run)."""
+        self._disp("DEFRC")
+        time.sleep(0)
 
     def wtopc(self, text: str) -> None:
         """Send ``text`` to the operator's console (the dispatcher's console sink).

@@ -220,6 +220,15 @@ void serrc_op(enum t_serrc status, int number, const char *msg, void *slist[])
     rt_leave();
 }
 
+void defrc(void)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("defrc");
+    if (g != NULL)
+        finish(rt_call("defrc", "(O)", g->pyecb));
+    rt_leave();
+}
+
 int wtopc(const char *text_ptr, long int rout, enum t_wtopc_chain chain,
           const void *header_ptr)
 {

@@ -14,7 +14,7 @@ from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
               "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO",
-              "QBD1", "QBD2", "QBD3", "QBD4")
+              "QBD1", "QBD2", "QBD3", "QBD4", "QDEF")
 
 
 @pytest.fixture
@@ -234,3 +234,12 @@ def test_bad_create_arguments_are_a_system_error(ecbcalls, results, program, say
     dumps = ecbcalls.dispatcher.dumps
     assert len(dumps) == 1 and says in dumps[0].text
     assert ecbcalls.dispatcher.stats().created == 1
+
+
+def test_defrc_goes_on_with_the_blocks_held(ecbcalls, results):
+    """defrc() defers the entry, which then goes on holding its core blocks (z/TPF C/C++
+    Language Support User's Guide, defrc; General Macros, DEFRC)."""
+    ecbcalls.dispatcher.cremc("QDEF")
+    out = results.next()
+    assert long_at(out, 0) == BlockType.L1 and out[4:8] == b"KEPT"
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

@@ -344,6 +344,11 @@ def serrc(ecb: Ecb, status: int, number: int, msg: bytes | None) -> None:
     ecb.serrc(detail, exit=status != SERRC_RETURN)
 
 
+def defrc(ecb: Ecb) -> None:
+    """DEFRC."""
+    ecb.defrc()
+
+
 #: wtopc's severity letters (TPF's system message format).
 WTOPC_SEVERITIES = "IEWAT"
 

@@ -119,6 +119,9 @@ void cretc(int flags, const char *segname, int units, const void *action);
  * (BACKC). EBW000-EBW103 and the data levels are the entry's, shared with the callee. */
 void entrc(const char *segname);
 
+/** DEFRC: defer the entry (it keeps its blocks), then go on. */
+void defrc(void);
+
 /** SERRC: a system-error dump of the entry, numbered `number` (1-X'FFFFFF', shown with
  * the prefix U) with the message `msg` (null: none; at most 255 characters are kept).
  * SERRC_EXIT (and SERRC_CATA) then end the entry, SERRC_RETURN returns to the caller.

@@ -213,3 +213,17 @@ void QBD4(void)
     crexc(sizeof big, big, "QCR2");
     report("AFTER CREXC", 11);
 }
+
+/* defrc: the entry goes on after it, still holding its block on D1. */
+void QDEF(void)
+{
+    char *block = getcc(D1, GETCC_TYPE, L1);
+    memcpy(block, "KEPT", 4);
+    defrc();
+    char out[8];
+    int held = levtest(D1);
+    memcpy(out, &held, 4);
+    memcpy(out + 4, ecbptr()->ce1cr[D1].ce1crx, 4);
+    report(out, sizeof out);
+    relcc(D1);
+}
