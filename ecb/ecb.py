@@ -275,12 +275,17 @@ class Ecb(Linkage, ResourceMixin):
         else:
             block_type = None
         if block_type is None:
+            what = (f"{size.name} (X'{size.value:04X}') is not a block to get"
+                    if isinstance(size, BlockType)
+                    else f"no block type holds {size!r}")
             raise self._error(
                 ErrorCode.BAD_BLOCK_SIZE,
                 "GETCC",
-                f"no block type holds {size!r} (the largest is L4, {MAX_BLOCK_SIZE} bytes)",
+                f"{what} (L0, L1, L2 or L4; the largest is {MAX_BLOCK_SIZE} bytes)",
                 index,
             )
+        if fill is not None and not (isinstance(fill, int) and 0 <= fill <= 255):
+            raise ValueError(f"GETCC: fill byte {fill!r} is not 0-255")
         self._require_free_level(index, "GETCC")
         try:
             block = self._ctx.storage.allocate(block_type, macro="GETCC")

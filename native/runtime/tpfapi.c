@@ -46,7 +46,7 @@ void *getcc(enum t_lvl level, enum t_getfmt format, int value, ...)
     if (format & GETCC_FILL) {
         va_list va;
         va_start(va, value);
-        fill = va_arg(va, int);
+        fill = (unsigned char)va_arg(va, int); /* a char, as passed: (char)0xFF is 255 */
         va_end(va);
     }
     rt_enter();

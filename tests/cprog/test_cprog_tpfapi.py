@@ -14,7 +14,7 @@ from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
               "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO",
-              "QBD1", "QBD2", "QBD3", "QBD4", "QDEF")
+              "QBD1", "QBD2", "QBD3", "QBD4", "QDEF", "QGTF")
 
 
 @pytest.fixture
@@ -243,3 +243,13 @@ def test_defrc_goes_on_with_the_blocks_held(ecbcalls, results):
     out = results.next()
     assert long_at(out, 0) == BlockType.L1 and out[4:8] == b"KEPT"
     assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+def test_getcc_fill_char_and_a_bad_block_type(ecbcalls, results):
+    """getcc's fill byte is a char (here (char)0xFF fills with X'FF'); GETCC_TYPE with a
+    value that is no block type is system error E0104 saying which value."""
+    ecbcalls.dispatcher.cremc("QGTF")
+    assert results.next() == b"\xff" * 4
+    assert results.empty()
+    (dump,) = ecbcalls.dispatcher.dumps
+    assert dump.code.name == "BAD_BLOCK_SIZE" and "X'0041' is not a block type" in dump.text

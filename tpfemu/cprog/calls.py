@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 import ecb as ecb_pkg
-from ecb import MAX_PARAMS, BlockType, Ecb
+from ecb import MAX_PARAMS, BlockType, Ecb, ErrorCode, TpfSystemError
 from tpfemu import errors, mqi
 from tpfemu.errors import MQMIError
 from tpfemu.mq import cmqc
@@ -245,8 +245,11 @@ def getcc(ecb: Ecb, level: int, value: int, by_size: int, fill: int) -> None:
     size: BlockType | int
     if by_size:
         size = value
+    elif value in BlockType._value2member_map_:
+        size = BlockType(value)
     else:
-        size = BlockType(value) if value in BlockType._value2member_map_ else BlockType.NONE
+        raise TpfSystemError(ErrorCode.BAD_BLOCK_SIZE, "GETCC",
+                             f"X'{value & 0xFFFFFFFF:04X}' is not a block type (L0, L1, L2 or L4)")
     ecb.getcc(level, size, fill=None if fill < 0 else fill)
 
 

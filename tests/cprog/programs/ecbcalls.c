@@ -227,3 +227,13 @@ void QDEF(void)
     report(out, sizeof out);
     relcc(D1);
 }
+
+/* getcc: a fill byte passed as a char of 0xFF fills with 0xFF; GETCC_TYPE with 0x41, no
+ * block type, is a system error naming it. */
+void QGTF(void)
+{
+    unsigned char *block = getcc(D1, GETCC_SIZE | GETCC_FILL, 10, (char)0xFF);
+    report(block, 4);
+    getcc(D2, GETCC_TYPE, 0x41);
+    report("AFTER GETCC", 11);
+}
