@@ -265,9 +265,12 @@ static int tx(const char *op)
 {
     rt_enter();
     PyObject *r = rt_call("tx", "(s)", op);
+    int rc = TX_OK;
+    if (r != NULL && PyLong_Check(r))
+        rc = (int)PyLong_AsLong(r);
     finish(r);
     rt_leave();
-    return TX_OK;
+    return rc;
 }
 
 int tx_begin(void)

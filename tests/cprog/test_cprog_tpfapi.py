@@ -14,7 +14,7 @@ from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
               "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO",
-              "QBD1", "QBD2", "QBD3", "QBD4", "QDEF", "QGTF")
+              "QBD1", "QBD2", "QBD3", "QBD4", "QDEF", "QGTF", "QTXP")
 
 
 @pytest.fixture
@@ -253,3 +253,13 @@ def test_getcc_fill_char_and_a_bad_block_type(ecbcalls, results):
     assert results.empty()
     (dump,) = ecbcalls.dispatcher.dumps
     assert dump.code.name == "BAD_BLOCK_SIZE" and "X'0041' is not a block type" in dump.text
+
+
+def test_tx_commit_and_rollback_without_a_scope_return_protocol_error(ecbcalls, results):
+    """tx_commit and tx_rollback with no commit scope open return TX_PROTOCOL_ERROR (-5),
+    as z/TPF's C functions document, and the program goes on; a scope begun with
+    tx_begin commits with TX_OK."""
+    ecbcalls.dispatcher.cremc("QTXP")
+    out = results.next()
+    assert [long_at(out, i) for i in (0, 4, 8)] == [-5, -5, 0]
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

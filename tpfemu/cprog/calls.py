@@ -395,9 +395,21 @@ def crashed(signum: int, address: int) -> ProgramCrash:
     return ProgramCrash(running.program if running is not None else None, signum, address)
 
 
-def tx(op: str) -> None:
-    """tx_begin, tx_commit, tx_rollback: the entry's commit scopes."""
-    {"begin": mqi.tx_begin, "commit": mqi.tx_commit, "rollback": mqi.tx_rollback}[op]()
+#: The C TX calls' return codes (tpf/tpfapi.h).
+TX_OK, TX_PROTOCOL_ERROR = 0, -5
+
+
+def tx(op: str) -> int:
+    """tx_begin, tx_commit, tx_rollback: the entry's commit scopes. As z/TPF's C
+    functions, tx_commit and tx_rollback with no scope open return TX_PROTOCOL_ERROR
+    (nothing changes); the TXCMC/TXRBC macros' E0405 is the Python programs' form."""
+    try:
+        {"begin": mqi.tx_begin, "commit": mqi.tx_commit, "rollback": mqi.tx_rollback}[op]()
+    except TpfSystemError as exc:
+        if exc.code is ErrorCode.NO_COMMIT_SCOPE:
+            return TX_PROTOCOL_ERROR
+        raise
+    return TX_OK
 
 
 def routc(ecb: Ecb, rcpl: bytes, level: int) -> None:

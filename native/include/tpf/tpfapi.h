@@ -138,7 +138,7 @@ int wtopc(const char *text_ptr, long int rout, enum t_wtopc_chain chain,
  * Returning from a program's entry function is BACKC after entrc, else EXITC. */
 
 /** TPF commit scopes (TXBGC, TXCMC, TXRBC): MQ work in a scope joins it. Return TX_OK;
- * misuse (commit with no scope) is a system error. */
+ * tx_commit and tx_rollback with no scope open return TX_PROTOCOL_ERROR. */
 #define TX_OK 0
 #define TX_PROTOCOL_ERROR (-5)
 #define TX_FAIL (-7)

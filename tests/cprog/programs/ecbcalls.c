@@ -237,3 +237,15 @@ void QGTF(void)
     getcc(D2, GETCC_TYPE, 0x41);
     report("AFTER GETCC", 11);
 }
+
+/* tx_commit and tx_rollback with no scope open return TX_PROTOCOL_ERROR; a begun scope
+ * commits with TX_OK. Reported: the three return codes. */
+void QTXP(void)
+{
+    int rc[3];
+    rc[0] = tx_commit();
+    rc[1] = tx_rollback();
+    tx_begin();
+    rc[2] = tx_commit();
+    report(rc, sizeof rc);
+}
