@@ -336,11 +336,11 @@ SERRC_MSG_MAX = 255
 def serrc(ecb: Ecb, status: int, number: int, msg: bytes | None) -> None:
     """serrc_op: a system-error dump numbered ``number`` (shown as U and 6 hex digits)
     with ``msg`` (cut to 255 characters); SERRC_RETURN goes on, SERRC_EXIT and SERRC_CATA
-    end the entry. A bad status or a number outside 1-X'FFFFFF' is refused."""
+    end the entry. A bad status or a number that does not fit 6 hex digits is refused."""
     if status not in (SERRC_EXIT, SERRC_RETURN, SERRC_CATA):
         raise ValueError(f"serrc_op: status {status} is not SERRC_EXIT, SERRC_RETURN or "
                          "SERRC_CATA")
-    if not 1 <= number <= 0xFFFFFF:
+    if not 0 <= number <= 0xFFFFFF:  # IBM asks for 1-X'FFFFFF'; 0 is let through
         raise ValueError(f"serrc_op: number {number:#x} is not in 1-X'FFFFFF'")
     text = "" if msg is None else msg[:SERRC_MSG_MAX].decode("latin-1")
     detail = f"U{number:06X}" + (f" {text}" if text else "")
