@@ -528,7 +528,10 @@ class Ecb(Linkage, ResourceMixin):
             raise
 
     def cretc(self, name: str, seconds: float, params: bytes = b"") -> None:
-        """Create an entry for ``name`` after ``seconds``. Equivalent to CRETC."""
+        """Create an entry for ``name`` after ``seconds``. Equivalent to CRETC.
+
+        ``params`` is the action word: at most 4 bytes, given to EBW000-EBW003 (E0301
+        for more)."""
         try:
             self._disp("CRETC").cretc(name, seconds, params, origin=self.origin)
         except TpfSystemError as exc:
