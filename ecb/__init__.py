@@ -40,11 +40,12 @@ CREDC             ``disp.credc`` / ``ecb.credc``                deferred list
 CREEC             ``disp.creec(name, data)`` /                  block arrives on D0
                   ``ecb.creec(name, level)``
 CREXC             ``disp.crexc`` / ``ecb.crexc``                refused while storage short
-CRETC             ``disp.cretc`` / ``ecb.cretc``                after ``seconds``
+CRETC             ``disp.cretc`` / ``ecb.cretc``                after ``seconds``; 4 bytes
 TXBGC/TXCMC/      ``ecb.tx_begin/tx_commit/tx_rollback``,       nested scopes
 TXRBC             ``ecb.tx_enlist(participant)``
 record hold       ``ecb.hold(resource)``, ``ecb.unhold``        checked by EXITC
-SERRC / SNAPC     ``ecb.serrc(text)``, ``ecb.snapc(text)``
+SERRC / SNAPC     ``ecb.serrc(text)``, ``ecb.snapc(text)``      ``exit=False``: return
+WTOPC / DEFRC     ``ecb.wtopc(text)``, ``ecb.defrc()``          console; yield
 ROUTC             ``ecb.routc(rcpl, level)``                    via ``disp.router``
 ================  ============================================  ==========================
 
@@ -66,6 +67,7 @@ from ecb.errors import (
 )
 from ecb.levels import (
     BLOCK_SIZES,
+    CRETC_PARAMS,
     MAX_BLOCK_SIZE,
     MAX_PARAMS,
     NUM_LEVELS,
@@ -83,6 +85,7 @@ from ecb.storage import DEFAULT_LIMITS, DEFAULT_SHORT_FRACTION, Storage
 
 __all__ = [
     "BLOCK_SIZES",
+    "CRETC_PARAMS",
     "DEFAULT_LIMITS",
     "DEFAULT_MAX_NESTING",
     "DEFAULT_SHORT_FRACTION",

@@ -66,7 +66,7 @@ from ecb.errors import (
     StorageShort,
     TpfSystemError,
 )
-from ecb.levels import MAX_BLOCK_SIZE, MAX_PARAMS, BlockType
+from ecb.levels import CRETC_PARAMS, MAX_BLOCK_SIZE, MAX_PARAMS, BlockType
 from ecb.linkage import DEFAULT_MAX_NESTING, run_entry
 from ecb.programs import Programs, check_name
 from ecb.programs import _valid as _known_names
@@ -368,13 +368,15 @@ class Dispatcher:
     def cretc(self, name: str, seconds: float, params: bytes = b"", *, origin: Any = None) -> None:
         """Create an entry for ``name`` on the ready list after ``seconds``. CRETC.
 
-        The entry counts as created when the time is up. Requests still pending at
+        ``params`` is CRETC's action word: at most 4 bytes, given to EBW000-EBW003. The
+        entry counts as created when the time is up. Requests still pending at
         :meth:`stop` are cancelled and reported.
 
         :raises ValueError: bad name or negative ``seconds``.
+        :raises TpfSystemError: E0301 for more than 4 bytes of ``params``.
         """
         check_name(name)
-        params = self._check_params("CRETC", name, params)
+        params = self._check_params("CRETC", name, params, CRETC_PARAMS)
         if not seconds >= 0:
             raise ValueError(f"CRETC {name}: seconds must be >= 0, not {seconds!r}")
         if not self._accepting:
@@ -385,14 +387,15 @@ class Dispatcher:
             raise DispatcherStopped("CRETC", name, f"the dispatcher is {self._state}") from None
 
     @staticmethod
-    def _check_params(macro: str, name: str, params: bytes) -> bytes:
+    def _check_params(macro: str, name: str, params: bytes, limit: int = MAX_PARAMS) -> bytes:
         if type(params) is not bytes:
             params = bytes(params)
-        if len(params) > MAX_PARAMS:
+        if len(params) > limit:
+            what = "the action word" if limit == CRETC_PARAMS else "EBW000"
             raise TpfSystemError(
                 ErrorCode.PARAMETERS_TOO_LONG,
                 macro,
-                f"{len(params)} bytes of parameters for {name}; at most {MAX_PARAMS} fit in EBW000",
+                f"{len(params)} bytes of parameters for {name}; at most {limit} fit in {what}",
             )
         return params
 
@@ -507,9 +510,9 @@ class Dispatcher:
             self._dumps.append(dump)
             self._say(dump.text)
 
-    def _snap(self, ecb: Ecb, detail: str) -> None:
-        """SNAPC: dump ``ecb`` to the console and keep going."""
-        dump = build_dump(ecb, kind="SNAPC", message=detail)
+    def _snap(self, ecb: Ecb, detail: str, kind: str = "SNAPC") -> None:
+        """SNAPC (or SERRC with return): dump ``ecb`` to the console and keep going."""
+        dump = build_dump(ecb, kind=kind, message=detail)
         self._dumps.append(dump)
         self._say(dump.text)
 

@@ -25,6 +25,7 @@ linkage without a dispatcher; the create macros then raise :class:`~ecb.errors.E
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -274,12 +275,17 @@ class Ecb(Linkage, ResourceMixin):
         else:
             block_type = None
         if block_type is None:
+            what = (f"{size.name} (X'{size.value:04X}') is not a block to get"
+                    if isinstance(size, BlockType)
+                    else f"no block type holds {size!r}")
             raise self._error(
                 ErrorCode.BAD_BLOCK_SIZE,
                 "GETCC",
-                f"no block type holds {size!r} (the largest is L4, {MAX_BLOCK_SIZE} bytes)",
+                f"{what} (L0, L1, L2 or L4; the largest is {MAX_BLOCK_SIZE} bytes)",
                 index,
             )
+        if fill is not None and not (isinstance(fill, int) and 0 <= fill <= 255):
+            raise ValueError(f"GETCC: fill byte {fill!r} is not 0-255")
         self._require_free_level(index, "GETCC")
         try:
             block = self._ctx.storage.allocate(block_type, macro="GETCC")
@@ -522,7 +528,10 @@ class Ecb(Linkage, ResourceMixin):
             raise
 
     def cretc(self, name: str, seconds: float, params: bytes = b"") -> None:
-        """Create an entry for ``name`` after ``seconds``. Equivalent to CRETC."""
+        """Create an entry for ``name`` after ``seconds``. Equivalent to CRETC.
+
+        ``params`` is the action word: at most 4 bytes, given to EBW000-EBW003 (E0301
+        for more)."""
         try:
             self._disp("CRETC").cretc(name, seconds, params, origin=self.origin)
         except TpfSystemError as exc:
@@ -563,12 +572,30 @@ class Ecb(Linkage, ResourceMixin):
 
     # -- dumps --------------------------------------------------------------------------------
 
-    def serrc(self, detail: str) -> None:
-        """Take a system error and exit the entry. Equivalent to SERRC with exit.
+    def serrc(self, detail: str, *, exit: bool = True) -> None:  # noqa: A002 - SERRC's option
+        """Take a system error. Equivalent to SERRC (C ``serrc_op``).
 
-        :raises TpfSystemError: always (E0502), carrying ``detail``.
+        With ``exit`` (SERRC_EXIT) the entry ends with the dump. Without (SERRC_RETURN)
+        the system-error dump (E0502, ``detail``) goes to the console and
+        :attr:`Dispatcher.dumps`, and the program goes on.
+
+        :raises TpfSystemError: with ``exit``, always (E0502), carrying ``detail``.
         """
-        raise self._error(ErrorCode.APPLICATION_SERRC, "SERRC", detail)
+        if exit:
+            raise self._error(ErrorCode.APPLICATION_SERRC, "SERRC", detail)
+        self._disp("SERRC")._snap(self, detail, kind="SERRC")
+
+    def defrc(self) -> None:
+        """Defer the entry: give the I-stream to other work, then go on. Equivalent to
+        DEFRC (C ``defrc``); the entry keeps its blocks and resources. TPF moves the
+        entry to the deferred list; here its thread yields (other I-streams run)."""
+        self._disp("DEFRC")
+        time.sleep(0)
+
+    def wtopc(self, text: str) -> None:
+        """Send ``text`` to the operator's console (the dispatcher's console sink).
+        Equivalent to WTOPC; the text is sent as given."""
+        self._disp("WTOPC")._say(text)
 
     def snapc(self, detail: str) -> None:
         """Write a snapshot dump of this ECB to the console and continue. Equivalent to SNAPC."""

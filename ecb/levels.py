@@ -26,6 +26,7 @@ __all__ = [
     "BLOCK_SIZES",
     "MAX_BLOCK_SIZE",
     "MAX_PARAMS",
+    "CRETC_PARAMS",
     "NUM_LEVELS",
     "WORK_AREA_SIZE",
     "BlockType",
@@ -42,6 +43,9 @@ WORK_AREA_SIZE = 104
 
 MAX_PARAMS = 104
 """Most bytes of create-macro parameters copied to EBW000 of a new ECB."""
+
+CRETC_PARAMS = 4
+"""CRETC passes one 4-byte action word (to EBW000-EBW003), not a parameter area."""
 
 
 class Level(enum.IntEnum):

@@ -46,7 +46,7 @@ void *getcc(enum t_lvl level, enum t_getfmt format, int value, ...)
     if (format & GETCC_FILL) {
         va_list va;
         va_start(va, value);
-        fill = va_arg(va, int);
+        fill = (unsigned char)va_arg(va, int); /* a char, as passed: (char)0xFF is 255 */
         va_end(va);
     }
     rt_enter();
@@ -93,6 +93,66 @@ int levtest(enum t_lvl level)
     return (int)type;
 }
 
+void crusa(int count, enum t_lvl level, ...)
+{
+    /* The levels are read here: at most 16 distinct ones exist, but a program may name
+     * one twice; more than 64 is refused in Python (as is a count below 1). */
+    int levels[64];
+    int n = count < 0 ? 0 : count > 64 ? 64 : count;
+    va_list va;
+    va_start(va, level);
+    for (int i = 0; i < n; i++)
+        levels[i] = i == 0 ? (int)level : va_arg(va, int);
+    va_end(va);
+    rt_enter();
+    rt_guard_t *g = entry_guard("crusa");
+    if (g != NULL) {
+        PyObject *list = PyList_New(0);
+        for (int i = 0; list != NULL && i < n; i++) {
+            PyObject *item = PyLong_FromLong(levels[i]);
+            if (item == NULL || PyList_Append(list, item) < 0)
+                Py_CLEAR(list);
+            Py_XDECREF(item);
+        }
+        PyObject *r = list == NULL ? NULL : rt_call("crusa", "(OOi)", g->pyecb, list, count);
+        Py_XDECREF(list);
+        if (r != NULL && rt_sync_levels(g, -1) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void detac(enum t_lvl level)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("detac");
+    if (g != NULL) {
+        PyObject *r = rt_call("detac", "(Oi)", g->pyecb, (int)level);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void *attac(enum t_lvl level)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("attac");
+    void *address = NULL;
+    if (g != NULL) {
+        PyObject *r = rt_call("attac", "(Oi)", g->pyecb, (int)level);
+        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
+            Py_CLEAR(r);
+        finish(r);
+        if ((unsigned)level < 16)
+            address = g->ecb->ce1cr[level].ce1crx;
+    }
+    rt_leave();
+    return address;
+}
+
 static void create(const char *macro, int length, const void *parm, const char *segname,
                    int level, int priority)
 {
@@ -101,10 +161,10 @@ static void create(const char *macro, int length, const void *parm, const char *
     if (g != NULL) {
         PyObject *r = NULL;
         if (rt_sync_ebw(g, 1) == 0)
-            r = rt_call("create", "(Osy#zii)", g->pyecb, macro,
+            r = rt_call("create", "(Osy#ziii)", g->pyecb, macro,
                         parm != NULL ? (const char *)parm : "",
-                        (Py_ssize_t)(parm != NULL && length > 0 ? length : 0), segname, level,
-                        priority);
+                        (Py_ssize_t)(parm != NULL && length > 0 ? length : 0),
+                        segname, level, priority, length);
         if (r != NULL && level >= 0 && rt_sync_levels(g, level) < 0)
             Py_CLEAR(r);
         finish(r);
@@ -133,6 +193,59 @@ void creec(int length, const void *parm, const char *segname, enum t_lvl level,
     create("CREEC", length, parm, segname, (int)level, priority);
 }
 
+void cretc(int flags, const char *segname, int units, const void *action)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("cretc");
+    if (g != NULL) {
+        PyObject *r = rt_call("cretc", "(Oiziy#)", g->pyecb, flags, segname, units,
+                              action != NULL ? (const char *)action : "\0\0\0\0",
+                              (Py_ssize_t)4);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void serrc_op(enum t_serrc status, int number, const char *msg, void *slist[])
+{
+    (void)slist;
+    rt_enter();
+    rt_guard_t *g = entry_guard("serrc_op");
+    if (g != NULL) {
+        PyObject *r = NULL;
+        if (rt_sync_ebw(g, 1) == 0)
+            r = rt_call("serrc", "(Oiiy)", g->pyecb, (int)status, number, msg);
+        finish(r);
+    }
+    rt_leave();
+}
+
+void defrc(void)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("defrc");
+    if (g != NULL)
+        finish(rt_call("defrc", "(O)", g->pyecb));
+    rt_leave();
+}
+
+int wtopc(const char *text_ptr, long int rout, enum t_wtopc_chain chain,
+          const void *header_ptr)
+{
+    rt_enter();
+    rt_guard_t *g = entry_guard("wtopc");
+    if (g != NULL) {
+        const struct wtopc_header *h = header_ptr;
+        PyObject *r = rt_call("wtopc", "(Oyly#ic)", g->pyecb, text_ptr, rout,
+                              h != NULL ? h->prefix : "", (Py_ssize_t)(h != NULL ? 4 : 0),
+                              h != NULL ? (int)h->number : 0, h != NULL ? h->severity : ' ');
+        (void)chain;
+        finish(r);
+    }
+    rt_leave();
+    return 0;
+}
+
 void entrc(const char *segname)
 {
     rt_enter();
@@ -152,9 +265,12 @@ static int tx(const char *op)
 {
     rt_enter();
     PyObject *r = rt_call("tx", "(s)", op);
+    int rc = TX_OK;
+    if (r != NULL && PyLong_Check(r))
+        rc = (int)PyLong_AsLong(r);
     finish(r);
     rt_leave();
-    return TX_OK;
+    return rc;
 }
 
 int tx_begin(void)

@@ -3,6 +3,8 @@ programs, triggered programs and CUIR in C, crashes, exit() and system errors.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from cprog_helpers import blank, long_at
 
@@ -11,7 +13,8 @@ from ecb import BlockType, Level
 from tpfemu.mqi import CMQC
 
 C_PROGRAMS = ("QCR1", "QCR2", "QCR3", "QENT", "QBCK", "QSEG", "QABT", "QEXT", "QREL",
-              "QTRG", "CUIR")
+              "QTRG", "CUIR", "QTIM", "QTM2", "QTMB", "QSRR", "QSRX", "QDET", "QWTO",
+              "QBD1", "QBD2", "QBD3", "QBD4", "QDEF", "QGTF", "QTXP")
 
 
 @pytest.fixture
@@ -148,3 +151,115 @@ def test_cuir_in_c_reads_mqmd_and_mqtm_from_d0(ecbcalls, results):
     assert tm[:4] == b"TM  " and long_at(tm, 4) == 1
     assert tm[8:56] == blank("CUIR.Q", 48)
 
+
+
+def test_cretc_gives_the_action_word_in_seconds_or_minutes(ecbcalls, results):
+    """cretc(flags, segname, units, action) and __CRETC, as in z/TPF's C/C++ Language
+    Support User's Guide: the created entry has the 4-byte action word in EBW000-EBW003
+    (the rest of the work area is zeros); CRETC_SECONDS or CRETC_MINUTES gives the unit
+    and CRETC_1052 is accepted."""
+    ecbcalls.dispatcher.cremc("QTIM")
+    got = {results.next() for _ in range(3)}
+    assert got == {b"CRETC DONE", b"ACT1" + bytes(4), b"ACT2" + bytes(4)}
+    assert ecbcalls.dispatcher.wait_idle(5, timers=True) and not ecbcalls.dispatcher.dumps
+
+
+def test_cretc_with_both_units_is_refused(ecbcalls, results):
+    """cretc with both CRETC_SECONDS and CRETC_MINUTES ends the entry with a dump that
+    says why; nothing is created and the code after the call does not run."""
+    ecbcalls.dispatcher.cremc("QTMB")
+    assert results.empty()
+    assert ecbcalls.dispatcher.wait_idle(5, timers=True)
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and "exactly one of CRETC_SECONDS and CRETC_MINUTES" in dumps[0].text
+
+
+def test_serrc_op_return_dumps_and_goes_on(ecbcalls, results):
+    """serrc_op(SERRC_RETURN, 0x12345, msg, NULL): a system-error dump numbered U012345
+    with the message, then the program goes on."""
+    ecbcalls.dispatcher.cremc("QSRR")
+    assert results.next() == b"AFTER SERRC"
+    assert ecbcalls.dispatcher.wait_idle(5)
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1
+    assert dumps[0].kind == "SERRC" and dumps[0].code.name == "APPLICATION_SERRC"
+    assert dumps[0].message == "U012345 ERROR OCCURRED"
+    assert "SYSTEM ERROR" in dumps[0].text and "QSRR" in dumps[0].text
+    assert ecbcalls.dispatcher.stats().failed == 0
+
+
+def test_serrc_op_exit_ends_the_entry(ecbcalls, results):
+    """serrc_op(SERRC_EXIT, ...): the dump, and the entry ends there."""
+    ecbcalls.dispatcher.cremc("QSRX")
+    assert results.empty()
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and "U000ABC" in dumps[0].message
+    assert ecbcalls.dispatcher.stats().failed == 1
+
+
+def test_detac_attac_and_crusa(ecbcalls, results):
+    """detac frees the level, attac brings the same block back (its address returned),
+    crusa(2, D2, D5) releases D2 and skips the empty D5."""
+    ecbcalls.dispatcher.cremc("QDET")
+    out = results.next()
+    assert long_at(out, 0) == 0
+    assert out[4:12] == b"DETACHED"
+    assert long_at(out, 12) == 0
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+def test_wtopc_sends_to_the_console(ecbcalls, results):
+    """wtopc(text, rout, chain, header): the text reaches the operator's console; with a
+    header in TPF's system message format (prefix, 4-digit number, severity, time)."""
+    ecbcalls.dispatcher.cremc("QWTO")
+    assert long_at(results.next(), 0) == 0
+    assert "PLAIN TEXT TO THE OPERATOR" in ecbcalls.log
+    (line,) = [line for line in ecbcalls.log if "WITH A HEADER" in line]
+    assert re.fullmatch(r"QWTO0012I \d\d\.\d\d\.\d\d WITH A HEADER", line)
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+@pytest.mark.parametrize(("program", "says"), [
+    ("QBD1", "length -1 is negative"),
+    ("QBD2", "length 8 with a null parm pointer"),
+    ("QBD3", "priority 7 is not CREEC_IMMEDIATE or CREEC_DEFERRED"),
+    ("QBD4", "105 bytes of parameters"),
+])
+def test_bad_create_arguments_are_a_system_error(ecbcalls, results, program, says):
+    """Incorrect arguments of the create calls are a system error that ends the entry
+    (z/TPF C/C++ APIs: incorrect parameters result in a system error and exit): the dump
+    says what was wrong, nothing is created, and the code after the call does not run."""
+    ecbcalls.dispatcher.cremc(program)
+    assert results.empty()
+    dumps = ecbcalls.dispatcher.dumps
+    assert len(dumps) == 1 and says in dumps[0].text
+    assert ecbcalls.dispatcher.stats().created == 1
+
+
+def test_defrc_goes_on_with_the_blocks_held(ecbcalls, results):
+    """defrc() defers the entry, which then goes on holding its core blocks (z/TPF C/C++
+    Language Support User's Guide, defrc; General Macros, DEFRC)."""
+    ecbcalls.dispatcher.cremc("QDEF")
+    out = results.next()
+    assert long_at(out, 0) == BlockType.L1 and out[4:8] == b"KEPT"
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps
+
+
+def test_getcc_fill_char_and_a_bad_block_type(ecbcalls, results):
+    """getcc's fill byte is a char (here (char)0xFF fills with X'FF'); GETCC_TYPE with a
+    value that is no block type is system error E0104 saying which value."""
+    ecbcalls.dispatcher.cremc("QGTF")
+    assert results.next() == b"\xff" * 4
+    assert results.empty()
+    (dump,) = ecbcalls.dispatcher.dumps
+    assert dump.code.name == "BAD_BLOCK_SIZE" and "X'0041' is not a block type" in dump.text
+
+
+def test_tx_commit_and_rollback_without_a_scope_return_protocol_error(ecbcalls, results):
+    """tx_commit and tx_rollback with no commit scope open return TX_PROTOCOL_ERROR (-5),
+    as z/TPF's C functions document, and the program goes on; a scope begun with
+    tx_begin commits with TX_OK."""
+    ecbcalls.dispatcher.cremc("QTXP")
+    out = results.next()
+    assert [long_at(out, i) for i in (0, 4, 8)] == [-5, -5, 0]
+    assert ecbcalls.dispatcher.wait_idle(5) and not ecbcalls.dispatcher.dumps

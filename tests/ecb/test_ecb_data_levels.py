@@ -49,6 +49,17 @@ def test_getcc_fill(make_ecb):
     assert bytes(block) == b"\x40" * 127
 
 
+@pytest.mark.parametrize("fill", [256, -1, "x"])
+def test_getcc_bad_fill_byte_is_refused_and_gets_nothing(make_ecb, storage, fill):
+    """A fill that is not a byte (0-255) is a ValueError naming it; no block is taken
+    from storage and the level stays free."""
+    ecb = make_ecb()
+    with pytest.raises(ValueError, match="fill byte"):
+        ecb.getcc(Level.D0, BlockType.L0, fill=fill)
+    assert ecb.block(Level.D0) is None
+    assert storage.in_use(BlockType.L0) == 0
+
+
 def test_getcc_on_occupied_level_is_system_error(make_ecb, storage):
     """GETCC on a level that holds a block is E0101 naming GETCC and the level."""
     ecb = make_ecb(ecb_id=42)
@@ -68,6 +79,7 @@ def test_getcc_bad_size_is_system_error(make_ecb, size):
     with pytest.raises(TpfSystemError) as info:
         make_ecb().getcc(Level.D0, size)
     assert _code(info) is ErrorCode.BAD_BLOCK_SIZE
+    assert "<BlockType" not in str(info.value)
 
 
 def test_getcc_beyond_storage_limit_is_system_error(make_ecb, programs):

@@ -274,10 +274,21 @@ def test_cretc_fires_in_deadline_order(programs, disp):
             done.set()
 
     programs.load("TIMD", prog)
-    disp.cretc("TIMD", 0.3, b"late")
-    disp.cretc("TIMD", 0.05, b"early")
+    disp.cretc("TIMD", 0.3, b"LATE")
+    disp.cretc("TIMD", 0.05, b"SOON")
     assert done.wait(WAIT)
-    assert order == [b"early", b"late"]
+    assert order == [b"SOON", b"LATE"]
+
+
+def test_cretc_passes_a_4_byte_action_word(programs, disp):
+    """CRETC passes one 4-byte action word to EBW000-EBW003 of the new entry (z/TPF
+    General Macros, CRETC PARM=; C/C++ Language Support, cretc's ``action``), not the 104
+    bytes of the other create macros: more is system error E0301 and nothing is created."""
+    with pytest.raises(TpfSystemError) as info:
+        disp.cretc("TIMD", 0.01, b"FIVE!")
+    assert info.value.code is ErrorCode.PARAMETERS_TOO_LONG
+    assert "4" in info.value.detail
+    assert disp.stats().timers == 0
 
 
 def test_cretc_negative_delay_refused(programs, disp):
@@ -393,6 +404,25 @@ def test_snapc_dumps_and_continues(programs, disp):
     assert disp.wait_idle(WAIT)
     (dump,) = disp.dumps
     assert dump.kind == "SNAPC" and "checkpoint A" in dump.text and "CPSE0002I" in dump.text
+    assert after == [True]
+    assert disp.stats().completed == 1 and disp.stats().failed == 0
+
+
+def test_serrc_with_return_dumps_a_system_error_and_continues(programs, disp):
+    """SERRC with return (C serrc_op SERRC_RETURN): a system-error dump (CPSE0001E,
+    E0502) and the program goes on; the entry completes."""
+    after = []
+
+    def prog(ecb):
+        ecb.serrc("U000001 CHECK", exit=False)
+        after.append(True)
+
+    programs.load("QZZ1", prog)
+    disp.cremc("QZZ1")
+    assert disp.wait_idle(WAIT)
+    (dump,) = disp.dumps
+    assert dump.kind == "SERRC" and dump.code is ErrorCode.APPLICATION_SERRC
+    assert "CPSE0001E" in dump.text and "U000001 CHECK" in dump.text
     assert after == [True]
     assert disp.stats().completed == 1 and disp.stats().failed == 0
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from typing import Any
 
 import ecb as ecb_pkg
-from ecb import BlockType, Ecb
+from ecb import MAX_PARAMS, BlockType, Ecb, ErrorCode, TpfSystemError
 from tpfemu import errors, mqi
 from tpfemu.errors import MQMIError
 from tpfemu.mq import cmqc
@@ -244,8 +245,11 @@ def getcc(ecb: Ecb, level: int, value: int, by_size: int, fill: int) -> None:
     size: BlockType | int
     if by_size:
         size = value
+    elif value in BlockType._value2member_map_:
+        size = BlockType(value)
     else:
-        size = BlockType(value) if value in BlockType._value2member_map_ else BlockType.NONE
+        raise TpfSystemError(ErrorCode.BAD_BLOCK_SIZE, "GETCC",
+                             f"X'{value & 0xFFFFFFFF:04X}' is not a block type (L0, L1, L2 or L4)")
     ecb.getcc(level, size, fill=None if fill < 0 else fill)
 
 
@@ -260,15 +264,117 @@ def levtest(ecb: Ecb, level: int) -> int:
     return 0 if held is None else int(held)
 
 
+#: creec's priority (tpf/tpfapi.h).
+CREEC_IMMEDIATE, CREEC_DEFERRED = 0, 1
+
+
 def create(ecb: Ecb, macro: str, params: bytes, name: str | None, level: int,
-           priority: int) -> None:
-    """CREMC, CREDC, CREXC, CREEC."""
+           priority: int, length: int) -> None:
+    """CREMC, CREDC, CREXC, CREEC: ``params`` holds the ``length`` bytes at the C
+    program's ``parm`` (none for a negative length or a null pointer). A negative
+    ``length``, a null ``parm`` with a length, or a CREEC priority other than
+    CREEC_IMMEDIATE and CREEC_DEFERRED is refused (ValueError: the C program ends with a
+    dump); more than 104 bytes is the dispatcher's E0301."""
     if name is None:
         raise ValueError(f"{macro}: no program name given")
+    if length < 0:
+        raise ValueError(f"{macro} {name}: length {length} is negative (0-{MAX_PARAMS})")
+    if length and not params:
+        raise ValueError(f"{macro} {name}: length {length} with a null parm pointer")
+    if macro == "CREEC" and priority not in (CREEC_IMMEDIATE, CREEC_DEFERRED):
+        raise ValueError(f"CREEC {name}: priority {priority} is not CREEC_IMMEDIATE or "
+                         "CREEC_DEFERRED")
     if macro == "CREEC":
-        ecb.creec(name, level, params, deferred=priority != 0)
+        ecb.creec(name, level, params, deferred=priority == CREEC_DEFERRED)
     else:
         getattr(ecb, macro.lower())(name, params)
+
+
+def crusa(ecb: Ecb, levels: list[int], count: int) -> None:
+    """CRUSA: ``count`` levels (1-64, as the C call's count says), empty ones skipped."""
+    if not 1 <= count <= 64:
+        raise ValueError(f"CRUSA: count must be 1-64 levels, not {count}")
+    ecb.crusa(*levels)
+
+
+def detac(ecb: Ecb, level: int) -> None:
+    """DETAC."""
+    ecb.detac(level)
+
+
+def attac(ecb: Ecb, level: int) -> None:
+    """ATTAC (the runtime reads the block's address from the refreshed CBRW)."""
+    ecb.attac(level)
+
+
+#: cretc's flags (tpf/tpfapi.h): the unit of ``units`` and CRETC_1052.
+CRETC_SECONDS, CRETC_MINUTES, CRETC_1052 = 0x01, 0x02, 0x04
+
+
+def cretc(ecb: Ecb, flags: int, name: str | None, units: int, action: bytes) -> None:
+    """CRETC: after ``units`` seconds or minutes (``flags``), an entry for ``name`` with
+    the 4-byte ``action`` word in EBW000-EBW003. A bad flag combination or a negative
+    ``units`` is refused (a ValueError, which ends the C program with a dump)."""
+    if name is None:
+        raise ValueError("CRETC: no program name given")
+    unit = flags & (CRETC_SECONDS | CRETC_MINUTES)
+    if flags & ~(CRETC_SECONDS | CRETC_MINUTES | CRETC_1052) or unit not in (
+            CRETC_SECONDS, CRETC_MINUTES):
+        raise ValueError(f"CRETC {name}: flags {flags:#x} must hold exactly one of "
+                         "CRETC_SECONDS and CRETC_MINUTES (and optionally CRETC_1052)")
+    if units < 0:
+        raise ValueError(f"CRETC {name}: units must be >= 0, not {units}")
+    ecb.cretc(name, units * (60 if unit == CRETC_MINUTES else 1), action)
+
+
+#: serrc_op's status (tpf/tpfapi.h enum t_serrc).
+SERRC_EXIT, SERRC_RETURN, SERRC_CATA = 0, 1, 2
+#: Longest serrc_op message kept, as on z/TPF.
+SERRC_MSG_MAX = 255
+
+
+def serrc(ecb: Ecb, status: int, number: int, msg: bytes | None) -> None:
+    """serrc_op: a system-error dump numbered ``number`` (shown as U and 6 hex digits)
+    with ``msg`` (cut to 255 characters); SERRC_RETURN goes on, SERRC_EXIT and SERRC_CATA
+    end the entry. A bad status or a number that does not fit 6 hex digits is refused."""
+    if status not in (SERRC_EXIT, SERRC_RETURN, SERRC_CATA):
+        raise ValueError(f"serrc_op: status {status} is not SERRC_EXIT, SERRC_RETURN or "
+                         "SERRC_CATA")
+    if not 0 <= number <= 0xFFFFFF:  # IBM asks for 1-X'FFFFFF'; 0 is let through
+        raise ValueError(f"serrc_op: number {number:#x} is not in 1-X'FFFFFF'")
+    text = "" if msg is None else msg[:SERRC_MSG_MAX].decode("latin-1")
+    detail = f"U{number:06X}" + (f" {text}" if text else "")
+    ecb.serrc(detail, exit=status != SERRC_RETURN)
+
+
+def defrc(ecb: Ecb) -> None:
+    """DEFRC."""
+    ecb.defrc()
+
+
+#: wtopc's severity letters (TPF's system message format).
+WTOPC_SEVERITIES = "IEWAT"
+
+
+def wtopc(ecb: Ecb, text: bytes | None, rout: int, prefix: bytes, number: int,
+          severity: bytes) -> None:
+    """WTOPC: ``text`` to the console; with a header (``prefix`` not empty) in TPF's
+    system message format ``PPPPnnnnS hh.mm.ss text``. A null text, a routing below 0, or
+    a header whose number is over 9999 or whose severity is not I, E, W, A or T is
+    refused (a ValueError, which ends the C program with a dump)."""
+    if text is None:
+        raise ValueError("WTOPC: no message text (a null pointer)")
+    if rout < 0:
+        raise ValueError(f"WTOPC: routing {rout} is not a sum of WTOPC_ destinations")
+    line = text.decode("latin-1")
+    if prefix:
+        sev = severity.decode("latin-1")
+        if number > 9999 or sev not in WTOPC_SEVERITIES:
+            raise ValueError(f"WTOPC: header number {number} (0-9999) or severity {sev!r} "
+                             f"(one of {WTOPC_SEVERITIES}) is not valid")
+        line = (f"{prefix.decode('latin-1')}{number:04d}{sev} "
+                f"{time.strftime('%H.%M.%S')} {line}")
+    ecb.wtopc(line)
 
 
 def entrc(ecb: Ecb, name: str | None) -> None:
@@ -289,9 +395,21 @@ def crashed(signum: int, address: int) -> ProgramCrash:
     return ProgramCrash(running.program if running is not None else None, signum, address)
 
 
-def tx(op: str) -> None:
-    """tx_begin, tx_commit, tx_rollback: the entry's commit scopes."""
-    {"begin": mqi.tx_begin, "commit": mqi.tx_commit, "rollback": mqi.tx_rollback}[op]()
+#: The C TX calls' return codes (tpf/tpfapi.h).
+TX_OK, TX_PROTOCOL_ERROR = 0, -5
+
+
+def tx(op: str) -> int:
+    """tx_begin, tx_commit, tx_rollback: the entry's commit scopes. As z/TPF's C
+    functions, tx_commit and tx_rollback with no scope open return TX_PROTOCOL_ERROR
+    (nothing changes); the TXCMC/TXRBC macros' E0405 is the Python programs' form."""
+    try:
+        {"begin": mqi.tx_begin, "commit": mqi.tx_commit, "rollback": mqi.tx_rollback}[op]()
+    except TpfSystemError as exc:
+        if exc.code is ErrorCode.NO_COMMIT_SCOPE:
+            return TX_PROTOCOL_ERROR
+        raise
+    return TX_OK
 
 
 def routc(ecb: Ecb, rcpl: bytes, level: int) -> None:
