@@ -16,7 +16,10 @@ A message that cannot be put goes to the dead-letter queue, in the same unit of 
 behind an MQDLH giving the reason and the destination it was meant for; the batch's
 STATUS then carries the DLQ_USED flag. If the dead-letter queue cannot take it either,
 :class:`NoDeadLetterQueue` is raised: the batch is backed out and the channel stops, as
-IBM's does.
+IBM's does. As IBM's MCA, :meth:`Deliverer.undeliverable` follows the message's Report
+options: MQRO_DISCARD_MSG discards it instead, and MQRO_EXCEPTION (with or without data)
+sends an exception report, Feedback the reason, to its ReplyToQ at its ReplyToQMgr, in
+the same unit of work (IBM, "What happens when a message cannot be delivered?").
 
 A nonpersistent message received on a FAST receiver goes to the system's ROUTC bridge
 entry point (:class:`tpfemu.channels.ports.FastDelivery`), never to a queue; without a
@@ -36,7 +39,7 @@ from tpfemu.channels.ports import FastDelivery
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import MD, OD, PMO
 from tpfemu.mqi import api as mqi
-from tpfemu.qmgr import plans
+from tpfemu.qmgr import plans, reports
 from tpfemu.qmgr.manager import DLQ_NAME
 from tpfemu.qmgr.mqmd import dead_letter_header
 
@@ -128,8 +131,7 @@ class Deliverer:
                 return "queue"  # put, with a warning
             self._drop((remote_q, remote_qmgr))
             reason = exc.reason
-        self.dead_letter(md, data, reason, _text(remote_q), _text(remote_qmgr))
-        return "dlq"
+        return self.undeliverable(md, data, reason, _text(remote_q), _text(remote_qmgr))
 
     def put_plain(self, remote_q: bytes, remote_qmgr: bytes, md: bytearray, data: bytes
                   ) -> bool:
@@ -168,8 +170,31 @@ class Deliverer:
                 reason = exc.reason
             except Exception:  # noqa: BLE001 - the bridge could not deliver: dead-letter
                 pass
-        self.dead_letter(md, data, reason, BRIDGE_DEST, self.qmgr_name, syncpoint=syncpoint)
-        return "dlq"
+        return self.undeliverable(md, data, reason, BRIDGE_DEST, self.qmgr_name,
+                                  syncpoint=syncpoint)
+
+    def undeliverable(self, md: MD, data: bytes, reason: int, dest_q: str, dest_qmgr: str,
+                      *, syncpoint: bool = True) -> str:
+        """A message that could not be delivered to ``dest_q`` at ``dest_qmgr`` for
+        ``reason``, as IBM's MCA treats one: discarded when its Report has
+        MQRO_DISCARD_MSG, else dead-lettered (:meth:`dead_letter`); then, when its Report
+        asks for an exception report, one is sent (Feedback ``reason``) to its ReplyToQ
+        at its ReplyToQMgr. Both in the batch's unit of work (``syncpoint`` False: at
+        once). Returns ``"discarded"`` or ``"dlq"``.
+
+        :raises NoDeadLetterQueue: it could not be dead-lettered.
+        """
+        discard = bool(md.Report & cmqc.MQRO_DISCARD_MSG)
+        if not discard:
+            self.dead_letter(md, data, reason, dest_q, dest_qmgr, syncpoint=syncpoint)
+        made = reports.make(reports.EXCEPTION, md.get(), data, msg_id=md.MsgId,
+                            correl_id=md.CorrelId, priority=md.Priority,
+                            persistent=md.Persistence == cmqc.MQPER_PERSISTENT,
+                            deadline=reports.deadline_of(md.Expiry),
+                            qmgr_name=self.qmgr_name, feedback=reason)
+        if made is not None:
+            reports.send(self.qm.connection, made, reports.EXCEPTION, md.MsgId, syncpoint)
+        return "discarded" if discard else "dlq"
 
     def dead_letter(self, md: MD, data: bytes, reason: int, dest_q: str, dest_qmgr: str, *,
                     syncpoint: bool = True) -> None:

@@ -526,7 +526,7 @@ class QueueManager:
                              report.reply_qmgr, correl_id=report.correl_id,
                              priority=report.priority)
             return
-        self._emit("report", report.reply_q, feedback=kind.feedback, msg_id=original)
+        self._emit("report", report.reply_q, feedback=report.fields["Feedback"], msg_id=original)
 
     def scan_expired(self, queue: str | None = None) -> int:
         """Discard (and report) expired messages on one queue or all: the EXPRYINT scan,

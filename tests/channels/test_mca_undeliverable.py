@@ -1,0 +1,105 @@
+"""What the message channel agents do with a message they cannot deliver, as IBM's do
+("What happens when a message cannot be delivered?"; MQMD Report: MQRO_EXCEPTION*,
+MQRO_DISCARD_MSG; MQRC_MSG_TOO_BIG_FOR_CHANNEL): dead-letter it, or discard it when it
+asks for that, and send the exception report it asks for, Feedback the reason."""
+
+from __future__ import annotations
+
+import pytest
+from mca_helpers import (
+    depth,
+    drain,
+    get,
+    ok,
+    put,
+    receiving,
+    sending,
+    start,
+    status,
+    unique,
+    wait_for,
+)
+
+from tpfemu.mqi import CMQC
+
+PERSISTENT = CMQC.MQPER_PERSISTENT
+
+
+def _pair(b_maxmsgl: int = 0):
+    qa, qb = unique("QA"), unique("QB")
+    a = start(qa)
+    b = start(qb)
+    if b_maxmsgl:
+        ok(b, f"ZMQSC ALT MQP-{qb} MAXMSGL-{b_maxmsgl}")
+    port_b = receiving(b, ("A.TO.B",))
+    port_a = receiving(a, ("B.TO.A",))
+    ok(b, "ZMQSC DEF QL-LOCAL.Q")
+    ok(a, "ZMQSC DEF QL-REPLY.Q")
+    sending(a, "A.TO.B", port_b, qb)
+    sending(b, "B.TO.A", port_a, qa)
+    ok(a, f"ZMQSC DEF QR-REMOTE.Q RNAME-LOCAL.Q RQMNAME-{qb} XMITQ-{qb}")
+    ok(a, "ZMQSC START CHL-A.TO.B")
+    ok(b, "ZMQSC START CHL-B.TO.A")
+    wait_for(lambda: status(a, "A.TO.B") == "RUNNING" and status(b, "B.TO.A") == "RUNNING",
+             what="both senders RUNNING")
+    return a, b
+
+
+@pytest.fixture
+def pair():
+    a, b = _pair()
+    try:
+        yield a, b
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_exception_report_with_full_data_comes_back_and_the_message_is_dead_lettered(pair):
+    """MQRO_EXCEPTION_WITH_FULL_DATA: B's receiver dead-letters the message for a queue B
+    does not have and sends an exception report (Feedback 2085, the whole message, CorrelId
+    the original MsgId) back to the ReplyToQ at A."""
+    a, b = pair
+    md = put(a.name, "NO.SUCH.Q", b"where to?", b.name, ReplyToQ=b"REPLY.Q",
+             Report=CMQC.MQRO_EXCEPTION_WITH_FULL_DATA, Persistence=PERSISTENT)
+    data, report = get(a.name, "REPLY.Q")
+    assert report.MsgType == CMQC.MQMT_REPORT
+    assert report.Feedback == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+    assert report.CorrelId == md.MsgId and report.MsgId != md.MsgId
+    assert report.ReplyToQMgr.decode().strip() == b.name
+    assert data == b"where to?"
+    dead, _ = get(b.name, "DEAD.LETTER.QUEUE")
+    assert dead[172:] == b"where to?"
+    assert status(a, "A.TO.B") == "RUNNING"
+
+
+def test_exception_report_without_data_and_with_the_first_100_bytes(pair):
+    """MQRO_EXCEPTION carries no data; MQRO_EXCEPTION_WITH_DATA the first 100 bytes."""
+    a, b = pair
+    body = bytes(range(200))
+    put(a.name, "NO.SUCH.Q", body, b.name, ReplyToQ=b"REPLY.Q", Report=CMQC.MQRO_EXCEPTION)
+    data, report = get(a.name, "REPLY.Q")
+    assert report.Feedback == CMQC.MQRC_UNKNOWN_OBJECT_NAME and data == b""
+    put(a.name, "NO.SUCH.Q", body, b.name, ReplyToQ=b"REPLY.Q",
+        Report=CMQC.MQRO_EXCEPTION_WITH_DATA)
+    data, report = get(a.name, "REPLY.Q")
+    assert data == body[:100]
+    assert len(drain(b.name, "DEAD.LETTER.QUEUE", wait=1.0)) == 2
+
+
+def test_discard_msg_returns_the_message_instead_of_dead_lettering_it(pair):
+    """MQRO_DISCARD_MSG with MQRO_EXCEPTION_WITH_FULL_DATA (IBM's return-to-sender): the
+    message comes back in the exception report and nothing is dead-lettered; a put-
+    inhibited queue gives its reason (2051)."""
+    a, b = pair
+    ok(b, "ZMQSC ALT QL-LOCAL.Q PUT-DISABLED")
+    put(a.name, "REMOTE.Q", b"return me", ReplyToQ=b"REPLY.Q", Persistence=PERSISTENT,
+        Report=CMQC.MQRO_EXCEPTION_WITH_FULL_DATA | CMQC.MQRO_DISCARD_MSG)
+    data, report = get(a.name, "REPLY.Q")
+    assert report.Feedback == CMQC.MQRC_PUT_INHIBITED and data == b"return me"
+    put(a.name, "REMOTE.Q", b"just drop me", Report=CMQC.MQRO_DISCARD_MSG)
+    put(a.name, "NO.SUCH.Q", b"marker", b.name)
+    assert get(b.name, "DEAD.LETTER.QUEUE")[0][172:] == b"marker"  # (the one before: gone)
+    assert depth(b, "DEAD.LETTER.QUEUE") == 0 and depth(b, "LOCAL.Q") == 0
+    assert status(a, "A.TO.B") == "RUNNING"
+
