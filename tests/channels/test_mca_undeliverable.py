@@ -20,6 +20,7 @@ from mca_helpers import (
     wait_for,
 )
 
+from tpfemu import mqi
 from tpfemu.mqi import CMQC
 
 PERSISTENT = CMQC.MQPER_PERSISTENT
@@ -103,3 +104,46 @@ def test_discard_msg_returns_the_message_instead_of_dead_lettering_it(pair):
     assert depth(b, "DEAD.LETTER.QUEUE") == 0 and depth(b, "LOCAL.Q") == 0
     assert status(a, "A.TO.B") == "RUNNING"
 
+
+def test_message_too_big_for_the_channel_is_dead_lettered_by_the_sender():
+    """A message longer than the channel's negotiated maximum (B's MAXMSGL, the lower)
+    does not stop the channel: A's sender dead-letters it with MQRC_MSG_TOO_BIG_FOR_CHANNEL
+    (the DLH naming its destination, the data without the MQXQH), sends the exception
+    report it asks for, and carries on with the next message."""
+    a, b = _pair(b_maxmsgl=1000)
+    try:
+        big = b"x" * 1500
+        md = put(a.name, "REMOTE.Q", big, ReplyToQ=b"REPLY.Q", Persistence=PERSISTENT,
+                 Report=CMQC.MQRO_EXCEPTION)
+        put(a.name, "REMOTE.Q", b"small")
+        assert get(b.name, "LOCAL.Q")[0] == b"small"
+        data, dl_md = get(a.name, "DEAD.LETTER.QUEUE")
+        dlh = mqi.DLH().unpack(data[:172])
+        assert dlh.Reason == CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL
+        assert dlh.DestQName.rstrip() == b"LOCAL.Q"
+        assert dlh.DestQMgrName.rstrip() == b.name.encode()
+        assert data[172:] == big and dl_md.MsgId == md.MsgId
+        assert dl_md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER
+        _, report = get(a.name, "REPLY.Q")
+        assert report.Feedback == CMQC.MQRC_MSG_TOO_BIG_FOR_CHANNEL
+        assert report.CorrelId == md.MsgId
+        wait_for(lambda: depth(a, b.name) == 0, what="the xmitq emptied")
+        assert status(a, "A.TO.B") == "RUNNING"
+    finally:
+        a.stop()
+        b.stop()
+
+
+def test_message_too_big_without_a_dead_letter_queue_stops_the_sender():
+    """Without a dead-letter queue to take it, a message too big for the channel stops the
+    sender and stays on its transmission queue (IBM: the sending MCA leaves it there)."""
+    a, b = _pair(b_maxmsgl=1000)
+    try:
+        ok(a, "ZMQSC ALT QL-DEAD.LETTER.QUEUE PUT-DISABLED")
+        put(a.name, "REMOTE.Q", b"y" * 1500, Persistence=PERSISTENT)
+        wait_for(lambda: status(a, "A.TO.B") == "STOPPED", what="the sender STOPPED")
+        assert "TOO BIG" in a.channels.status("A.TO.B").reason
+        assert depth(a, b.name) == 1 and depth(b, "LOCAL.Q") == 0
+    finally:
+        a.stop()
+        b.stop()

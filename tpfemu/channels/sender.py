@@ -59,6 +59,7 @@ from tpfemu.wire.fap import (
     StatusCode,
     close_segment,
     decode_id,
+    decode_message,
     decode_status,
     encode_id,
     encode_message,
@@ -84,6 +85,7 @@ STATUS_TIMEOUT = 60.0  # seconds to wait for a batch's STATUS or a heartbeat's a
 POLL = 0.2  # seconds a get waits, so that STOP is noticed
 _EXPIRY_AT = 104 + 16  # the MQXQH's MQMD Expiry (native byte order)
 _I32 = struct.Struct("=i")
+_XQH_SIZE = cmqc.MQXQH_LENGTH_1
 _FLUSH = 256 * 1024  # bytes of encoded segments written at once
 WINDOW = 2  # batches on the wire waiting for their STATUS, at most
 SLOTS = WINDOW + 1  # MQI connections: one a batch on the wire, one for the next batch
@@ -371,9 +373,10 @@ class Sender:
             batch.fill(slot.xmitq, more_gmo, agreed.batch_size)
             batch.flush()
             last_sent = time.monotonic()
-            if batch.pending is None:  # only fast nonpersistent messages: nothing to confirm
+            if batch.pending is None:  # only fast nonpersistent or dead-lettered messages
+                slot.qm.commit()  # (the dead letters and their gets: nothing to confirm)
                 self.status.counted(batch.sent, batch.nbytes)
-                continue  # (the same slot: a dead-lettered put stays in its unit of work)
+                continue
             if len(waiting) == WINDOW:
                 record = self._finish(waiting, record, batch)
             elif batch.persistent_count:  # durable before the receiver can commit it
@@ -514,6 +517,8 @@ class Batch:
                 raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
                                      ) from exc
             return
+        if len(data) - _XQH_SIZE > self.agreed.max_msg_len and self._too_big(md, data):
+            return
         if _I32.unpack_from(data, _EXPIRY_AT)[0] != cmqc.MQEI_UNLIMITED:
             data = _with_expiry(data, md.Expiry)
         if self.out_bytes >= _FLUSH:
@@ -529,6 +534,34 @@ class Batch:
         self.pending = pending = self._segments(seq, data)
         # (in one segment: [its head, the bytes]; else the segments whole)
         self.pending_last = 0 if SEGMENT_HEAD + len(data) <= self.max_trans else len(pending) - 1
+
+    def _too_big(self, md: MD, data: bytes) -> bool:
+        """Whether the transmission-queue message ``data`` holds a message longer than the
+        channel's negotiated maximum; if so it is not sent but treated as undeliverable
+        with MQRC_MSG_TOO_BIG_FOR_CHANNEL (dead-lettered without its MQXQH, or discarded,
+        with the exception report it asks for), in the batch's unit of work, as IBM's
+        sending MCA does. Without a dead-letter queue the channel stops, the message left
+        on the transmission queue.
+
+        :raises ChannelRefused: it could not be dead-lettered.
+        """
+        try:
+            msg = decode_message(encode_message(0, data), False)
+        except FapError:
+            return False  # (sent as it is: the receiver says what is wrong with it)
+        if len(msg.data) <= self.agreed.max_msg_len:
+            return False
+        xqh = msg.xqh
+        try:
+            self.slot.dlq.undeliverable(
+                msg.md, msg.data, cmqc.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
+                _name(xqh.RemoteQName), _name(xqh.RemoteQMgrName),
+                syncpoint=md.Persistence == cmqc.MQPER_PERSISTENT or not self.fast)
+        except NoDeadLetterQueue as exc:
+            raise ChannelRefused(f"A MESSAGE TOO BIG FOR THE CHANNEL ({len(msg.data)} BYTES,"
+                                 f" MAXMSGL {self.agreed.max_msg_len}) CANNOT BE"
+                                 f" DEAD-LETTERED: {exc}") from exc
+        return True
 
     def _segments(self, seq: int, body: bytes) -> list[bytes]:
         """The encoded segments of one message: in one segment, its head and its bytes
@@ -611,6 +644,12 @@ def _with_expiry(data: bytes, expiry: int) -> bytes:
     if _I32.unpack_from(data, _EXPIRY_AT)[0] == cmqc.MQEI_UNLIMITED:
         return data
     return data[:_EXPIRY_AT] + _I32.pack(expiry) + data[_EXPIRY_AT + 4:]
+
+
+def _name(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("ascii", "replace").strip(" \0")
+    return str(value).strip()
 
 
 def _code_name(code: Any) -> str:
