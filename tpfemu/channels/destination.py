@@ -19,7 +19,9 @@ STATUS then carries the DLQ_USED flag. If the dead-letter queue cannot take it e
 IBM's does. As IBM's MCA, :meth:`Deliverer.undeliverable` follows the message's Report
 options: MQRO_DISCARD_MSG discards it instead, and MQRO_EXCEPTION (with or without data)
 sends an exception report, Feedback the reason, to its ReplyToQ at its ReplyToQMgr, in
-the same unit of work (IBM, "What happens when a message cannot be delivered?").
+the same unit of work (IBM, "What happens when a message cannot be delivered?"). On a
+FAST channel a nonpersistent message that cannot be dead-lettered either is lost (IBM:
+the channel does not stop for it): ``"lost"`` is returned and the agent says so.
 
 A nonpersistent message received on a FAST receiver goes to the system's ROUTC bridge
 entry point (:class:`tpfemu.channels.ports.FastDelivery`), never to a queue; without a
@@ -131,7 +133,8 @@ class Deliverer:
                 return "queue"  # put, with a warning
             self._drop((remote_q, remote_qmgr))
             reason = exc.reason
-        return self.undeliverable(md, data, reason, _text(remote_q), _text(remote_qmgr))
+        return self.undeliverable(md, data, reason, _text(remote_q), _text(remote_qmgr),
+                                  fast=fast)
 
     def put_plain(self, remote_q: bytes, remote_qmgr: bytes, md: bytearray, data: bytes
                   ) -> bool:
@@ -171,22 +174,28 @@ class Deliverer:
             except Exception:  # noqa: BLE001 - the bridge could not deliver: dead-letter
                 pass
         return self.undeliverable(md, data, reason, BRIDGE_DEST, self.qmgr_name,
-                                  syncpoint=syncpoint)
+                                  syncpoint=syncpoint, fast=True)
 
     def undeliverable(self, md: MD, data: bytes, reason: int, dest_q: str, dest_qmgr: str,
-                      *, syncpoint: bool = True) -> str:
+                      *, syncpoint: bool = True, fast: bool = False) -> str:
         """A message that could not be delivered to ``dest_q`` at ``dest_qmgr`` for
         ``reason``, as IBM's MCA treats one: discarded when its Report has
         MQRO_DISCARD_MSG, else dead-lettered (:meth:`dead_letter`); then, when its Report
         asks for an exception report, one is sent (Feedback ``reason``) to its ReplyToQ
         at its ReplyToQMgr. Both in the batch's unit of work (``syncpoint`` False: at
-        once). Returns ``"discarded"`` or ``"dlq"``.
+        once). Returns ``"discarded"`` or ``"dlq"``; ``"lost"`` for a nonpersistent
+        message on a ``fast`` channel that could not be dead-lettered (no report then).
 
-        :raises NoDeadLetterQueue: it could not be dead-lettered.
+        :raises NoDeadLetterQueue: it could not be dead-lettered (and is not lost).
         """
         discard = bool(md.Report & cmqc.MQRO_DISCARD_MSG)
         if not discard:
-            self.dead_letter(md, data, reason, dest_q, dest_qmgr, syncpoint=syncpoint)
+            try:
+                self.dead_letter(md, data, reason, dest_q, dest_qmgr, syncpoint=syncpoint)
+            except NoDeadLetterQueue:
+                if fast and md.Persistence != cmqc.MQPER_PERSISTENT:
+                    return "lost"
+                raise
         made = reports.make(reports.EXCEPTION, md.get(), data, msg_id=md.MsgId,
                             correl_id=md.CorrelId, priority=md.Priority,
                             persistent=md.Persistence == cmqc.MQPER_PERSISTENT,

@@ -553,14 +553,19 @@ class Batch:
             return False
         xqh = msg.xqh
         try:
-            self.slot.dlq.undeliverable(
+            where = self.slot.dlq.undeliverable(
                 msg.md, msg.data, cmqc.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
                 _name(xqh.RemoteQName), _name(xqh.RemoteQMgrName),
-                syncpoint=md.Persistence == cmqc.MQPER_PERSISTENT or not self.fast)
+                syncpoint=md.Persistence == cmqc.MQPER_PERSISTENT or not self.fast,
+                fast=self.fast)
         except NoDeadLetterQueue as exc:
             raise ChannelRefused(f"A MESSAGE TOO BIG FOR THE CHANNEL ({len(msg.data)} BYTES,"
                                  f" MAXMSGL {self.agreed.max_msg_len}) CANNOT BE"
                                  f" DEAD-LETTERED: {exc}") from exc
+        if where == "lost":
+            self.sender._say("0116W", f"NONPERSISTENT MESSAGE {bytes(msg.md.MsgId).hex().upper()}"
+                                      " LOST: TOO BIG FOR THE CHANNEL AND IT COULD NOT BE"
+                                      " DEAD-LETTERED")
         return True
 
     def _segments(self, seq: int, body: bytes) -> list[bytes]:
