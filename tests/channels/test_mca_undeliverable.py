@@ -147,3 +147,23 @@ def test_message_too_big_without_a_dead_letter_queue_stops_the_sender():
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_full_queue_dead_letters_the_message_and_the_channel_runs_on(pair):
+    """A destination queue that is full (MAXDEPTH reached) makes the receiver dead-letter
+    the message with MQRC_Q_FULL, as IBM's does; the channel runs on. Both kinds of
+    message, the two in one batch (the second put by the destination's plan)."""
+    a, b = pair
+    ok(b, "ZMQSC ALT QL-LOCAL.Q MAXDEPTH-1")
+    for persistence in (CMQC.MQPER_NOT_PERSISTENT, PERSISTENT):
+        ok(a, "ZMQSC STOP CHL-A.TO.B")  # both in one batch
+        wait_for(lambda: status(a, "A.TO.B") == "STOPPED", what="A.TO.B stopped")
+        put(a.name, "REMOTE.Q", b"fits", Persistence=persistence)
+        put(a.name, "REMOTE.Q", b"overflows", Persistence=persistence)
+        ok(a, "ZMQSC START CHL-A.TO.B")
+        data, _ = get(b.name, "DEAD.LETTER.QUEUE")
+        dlh = mqi.DLH().unpack(data[:172])
+        assert dlh.Reason == CMQC.MQRC_Q_FULL and data[172:] == b"overflows"
+        assert dlh.DestQName.rstrip() == b"LOCAL.Q"
+        assert get(b.name, "LOCAL.Q")[0] == b"fits"
+    assert status(a, "A.TO.B") == "RUNNING"

@@ -142,14 +142,21 @@ class Deliverer:
         already and its handle's put plan serves the call: by the plan's raw entry (the
         one a C program's MQPUT takes), with ``md`` the MQMD as the message came (version
         1, native layout, which the call may write into). True once put; False, having
-        done nothing, otherwise: then :meth:`deliver` puts it (through the full path,
-        which makes the plan, or dead-letters it)."""
+        done nothing, otherwise (the put refused too, as a full queue refuses it): then
+        :meth:`deliver` puts it (through the full path, which makes the plan, or
+        dead-letters it)."""
         queue = self._open.get((remote_q, remote_qmgr))
         if queue is None:
             return False
         handle = queue.get_handle()
-        return handle is not None and plans.planned_put_raw(handle.put_plan, data, md,
-                                                            self._raw_pmo)
+        if handle is None:
+            return False
+        try:
+            return plans.planned_put_raw(handle.put_plan, data, md, self._raw_pmo)
+        except errors.MQMIError as exc:
+            # put with a warning; else refused, nothing changed: :meth:`deliver` puts it
+            # through the full path, which fails the same way and dead-letters it
+            return exc.comp == errors.MQCC_WARNING
 
     def deliver_now(self, remote_q: str, remote_qmgr: str, md: MD, data: bytes) -> str:
         """A FAST channel's nonpersistent message, sent outside any batch: to the bridge,
