@@ -167,3 +167,19 @@ def test_a_full_queue_dead_letters_the_message_and_the_channel_runs_on(pair):
         assert dlh.DestQName.rstrip() == b"LOCAL.Q"
         assert get(b.name, "LOCAL.Q")[0] == b"fits"
     assert status(a, "A.TO.B") == "RUNNING"
+
+
+def test_a_dead_letters_mqmd_describes_its_mqdlh_and_the_mqdlh_the_data(pair):
+    """IBM, MQDLH ("Putting messages on the dead-letter queue"): the dead letter's MQMD is
+    the message's but for Format MQDEAD and the Encoding and CodedCharSetId of the MQDLH
+    itself (here native and the queue manager's, 1208); the MQDLH keeps the data's."""
+    a, b = pair
+    put(a.name, "NO.SUCH.Q", b"\xc8\xc5\xd3\xd3\xd6", b.name, CodedCharSetId=500,
+        Encoding=CMQC.MQENC_S390, Format=CMQC.MQFMT_STRING, Priority=6)
+    data, md = get(b.name, "DEAD.LETTER.QUEUE")
+    dlh = mqi.DLH().unpack(data[:172])
+    assert (md.Format, md.Encoding, md.CodedCharSetId) == (
+        CMQC.MQFMT_DEAD_LETTER_HEADER, CMQC.MQENC_NATIVE, 1208)
+    assert (dlh.Format, dlh.Encoding, dlh.CodedCharSetId) == (
+        CMQC.MQFMT_STRING, CMQC.MQENC_S390, 500)
+    assert md.Priority == 6 and data[172:] == b"\xc8\xc5\xd3\xd3\xd6"

@@ -43,7 +43,7 @@ from tpfemu.mq.structs import MD, OD, PMO
 from tpfemu.mqi import api as mqi
 from tpfemu.qmgr import plans, reports
 from tpfemu.qmgr.manager import DLQ_NAME
-from tpfemu.qmgr.mqmd import dead_letter_header
+from tpfemu.qmgr.mqmd import dead_letter_fields, dead_letter_header
 
 __all__ = ["BRIDGE_DEST", "REASON_NO_BRIDGE", "Deliverer", "NoDeadLetterQueue"]
 
@@ -215,16 +215,15 @@ class Deliverer:
     def dead_letter(self, md: MD, data: bytes, reason: int, dest_q: str, dest_qmgr: str, *,
                     syncpoint: bool = True) -> None:
         """Put ``data`` behind an MQDLH on the dead-letter queue, in the batch's unit of
-        work (``syncpoint`` False: at once), the MQMD kept, Format MQDEAD, as IBM's MCA
-        does.
+        work (``syncpoint`` False: at once), the MQMD kept but for Format MQDEAD and the
+        MQDLH's Encoding and CCSID, as IBM's MCA does.
 
         :raises NoDeadLetterQueue: the dead-letter queue could not take it.
         """
         dlh = dead_letter_header(reason, dest_q, dest_qmgr or self.qmgr_name, fmt=md.Format,
                                  encoding=md.Encoding, ccsid=md.CodedCharSetId,
                                  appl_type=cmqc.MQAT_QMGR, appl_name=self.qmgr_name)
-        dl_md = MD(**md.get())
-        dl_md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
+        dl_md = MD(**dead_letter_fields(md.get()))
         try:
             self._queue(DLQ_NAME, "").put(dlh.pack() + data, dl_md,
                                           PMO(Options=_PUT if syncpoint else _PUT_NOW))
