@@ -28,7 +28,9 @@ A session (docs/channels.md has the state machine):
 4. A broken connection backs the batch out (its messages stay on the transmission queue,
    in doubt) and the channel retries: SHORTRTY times every SHORTTMR seconds, then LONGRTY
    times every LONGTMR seconds (state RETRYING), then stops. A refusal by the receiver
-   (unknown channel, wrong type, negotiation failure, sequence error) stops it at once.
+   (unknown channel, wrong type, stopped, negotiation failure, sequence error) is retried
+   the same way (IBM, "Channel errors"); a message it can neither send nor dead-letter
+   stops it at once.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ if TYPE_CHECKING:
     from tpfemu.channels.manager import ChannelManager
     from tpfemu.qmgr.objects import ChannelDef
 
-__all__ = ["ChannelRefused", "Sender"]
+__all__ = ["ChannelRefused", "ChannelStopped", "Sender"]
 
 CONNECT_TIMEOUT = 10.0  # seconds to connect and to get the receiver's ID
 STATUS_TIMEOUT = 60.0  # seconds to wait for a batch's STATUS or a heartbeat's answer
@@ -95,7 +97,14 @@ _CONFIRM = int(ControlFlags.CONFIRM_REQ)
 
 
 class ChannelRefused(errors.TpfEmuError):
-    """The other end refused the channel, or it broke the protocol: not retried."""
+    """The other end refused the channel, or it broke the protocol: the channel retries,
+    as after a broken connection (IBM, "Channel errors": a sender goes to RETRY, the
+    problem might clear itself)."""
+
+
+class ChannelStopped(ChannelRefused):
+    """An error at this end the channel cannot get past (a message it can neither send
+    nor dead-letter): it stops, the message left on the transmission queue."""
 
 
 def _luwid() -> bytes:
@@ -172,11 +181,14 @@ class Sender:
                 if self._stop.is_set():
                     break
                 reason = "CONNECTION CLOSED"
-            except ChannelRefused as exc:
+            except ChannelStopped as exc:
                 self._backout(*connections)  # the batch stays on the transmission queue (in doubt)
                 self._say("0104E", f"STOPPED: {exc}")
                 self.status.set("STOPPED", str(exc))
                 return
+            except ChannelRefused as exc:
+                reason = str(exc)
+                self._say("0104E", f"REFUSED: {reason}")
             except (LinkDown, OSError) as exc:
                 reason = str(exc) or type(exc).__name__
             self._backout(*connections)
@@ -514,7 +526,7 @@ class Batch:
                                           self.sender.d.xmitq, self.sender.manager.qmgr_name,
                                           syncpoint=persistent or not self.fast)
             except NoDeadLetterQueue as exc:
-                raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
+                raise ChannelStopped(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
                                      ) from exc
             return
         if len(data) - _XQH_SIZE > self.agreed.max_msg_len and self._too_big(md, data):
@@ -543,7 +555,7 @@ class Batch:
         sending MCA does. Without a dead-letter queue the channel stops, the message left
         on the transmission queue.
 
-        :raises ChannelRefused: it could not be dead-lettered.
+        :raises ChannelStopped: it could not be dead-lettered.
         """
         try:
             msg = decode_message(encode_message(0, data), False)
@@ -559,7 +571,7 @@ class Batch:
                 syncpoint=md.Persistence == cmqc.MQPER_PERSISTENT or not self.fast,
                 fast=self.fast)
         except NoDeadLetterQueue as exc:
-            raise ChannelRefused(f"A MESSAGE TOO BIG FOR THE CHANNEL ({len(msg.data)} BYTES,"
+            raise ChannelStopped(f"A MESSAGE TOO BIG FOR THE CHANNEL ({len(msg.data)} BYTES,"
                                  f" MAXMSGL {self.agreed.max_msg_len}) CANNOT BE"
                                  f" DEAD-LETTERED: {exc}") from exc
         if where == "lost":
