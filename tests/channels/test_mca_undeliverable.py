@@ -183,3 +183,19 @@ def test_a_dead_letters_mqmd_describes_its_mqdlh_and_the_mqdlh_the_data(pair):
     assert (dlh.Format, dlh.Encoding, dlh.CodedCharSetId) == (
         CMQC.MQFMT_STRING, CMQC.MQENC_S390, 500)
     assert md.Priority == 6 and data[172:] == b"\xc8\xc5\xd3\xd3\xd6"
+
+
+def test_pass_discard_and_expiry_gives_the_report_discard_msg_and_the_expiry_left(pair):
+    """MQRO_PASS_DISCARD_AND_EXPIRY (IBM, MQMD Report): the exception report inherits
+    MQRO_DISCARD_MSG and the message's remaining expiry; without it, neither."""
+    a, b = pair
+    options = CMQC.MQRO_EXCEPTION | CMQC.MQRO_DISCARD_MSG
+    put(a.name, "NO.SUCH.Q", b"short-lived", b.name, ReplyToQ=b"REPLY.Q", Expiry=3000,
+        Report=options | CMQC.MQRO_PASS_DISCARD_AND_EXPIRY)
+    _, report = get(a.name, "REPLY.Q")
+    assert report.Report == CMQC.MQRO_DISCARD_MSG
+    assert 0 < report.Expiry <= 3000
+    put(a.name, "NO.SUCH.Q", b"plain", b.name, ReplyToQ=b"REPLY.Q", Expiry=3000,
+        Report=options)
+    _, report = get(a.name, "REPLY.Q")
+    assert report.Report == CMQC.MQRO_NONE and report.Expiry == CMQC.MQEI_UNLIMITED

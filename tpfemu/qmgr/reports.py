@@ -25,8 +25,9 @@ Each kind comes in three strengths: no data, the first 100 bytes of the message 
 (``_WITH_DATA``), or all of it (``_WITH_FULL_DATA``). The report's MsgId is new unless
 MQRO_PASS_MSG_ID; its CorrelId is the original's MsgId unless MQRO_PASS_CORREL_ID (then
 the original's CorrelId). It has the original's Priority and Persistence, its Format,
-Encoding and CodedCharSetId; its Expiry is unlimited unless MQRO_PASS_DISCARD_AND_EXPIRY
-gives a COA or COD report the original's remaining expiry. Its PutApplType is MQAT_QMGR,
+Encoding and CodedCharSetId; its Expiry is unlimited and its Report none, unless
+MQRO_PASS_DISCARD_AND_EXPIRY gives a COA, COD or exception report the original's
+remaining expiry and MQRO_DISCARD_MSG (when the original has it). Its PutApplType is MQAT_QMGR,
 its PutApplName and ReplyToQMgr the queue manager's name. A report that cannot be put is
 dead-lettered.
 """
@@ -143,7 +144,9 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
         "PutApplType": cmqc.MQAT_QMGR,
         "PutApplName": qmgr_name.encode("ascii", "replace")[:28].ljust(28),
         "ReplyToQMgr": qmgr_name.encode("ascii", "replace")[:48].ljust(48),
-        "Report": cmqc.MQRO_NONE,
+        # IBM: with MQRO_PASS_DISCARD_AND_EXPIRY the report inherits MQRO_DISCARD_MSG
+        "Report": report & cmqc.MQRO_DISCARD_MSG
+        if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY else cmqc.MQRO_NONE,
     }
     return Report(
         reply_q, _text(record["ReplyToQMgr"]), _body(report, kind, data), fields,
