@@ -572,7 +572,7 @@ class QueueManager:
             msg_id = msg_id or self.new_msg_id()
             data = self._xmit_header(resolved.remote_q, resolved.remote_qmgr, fields, msg_id,
                                      correl_id, priority, persistent, expiry) + data
-            fields = dict(fields, Format=cmqc.MQFMT_XMIT_Q_HEADER)
+            fields = dict(fields, **context.XMIT_MD_FIELDS)
         values = context.values_of(None, fields)
         record = context.encode(values)
         args = dict(priority=priority, persistent=persistent, expiry=expiry,
