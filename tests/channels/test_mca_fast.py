@@ -114,3 +114,18 @@ def test_fast_nonpersistent_messages_leave_the_xmitq_unconfirmed(fast):
     assert [d for _, _, d in bridge.got] == [b"np%d" % i for i in range(20)]
     sender = a.channels.status("F.TO.B")
     assert sender.seq == 0 and sender.batches == 0 and depth(a, "XQ") == 0
+
+
+def test_nonpersistent_that_cannot_be_dead_lettered_is_lost_and_the_channel_runs_on(fast):
+    """IBM ("What happens when a message cannot be delivered?"): on a fast channel a
+    nonpersistent message that cannot be written to a dead-letter queue is lost; the
+    channel does not stop. The console says so (CHNL0116W)."""
+    a, b = fast
+    b.fast_delivery = None
+    ok(b, "ZMQSC ALT QL-DEAD.LETTER.QUEUE PUT-DISABLED")
+    put(a.name, "REMOTE.Q", b"gone", Persistence=CMQC.MQPER_NOT_PERSISTENT)
+    put(a.name, "REMOTE.Q", b"kept", Persistence=CMQC.MQPER_PERSISTENT)
+    assert get(b.name, "LOCAL.Q")[0] == b"kept"
+    assert status(a, "F.TO.B") == "RUNNING" and status(b, "F.TO.B") == "RUNNING"
+    assert any("CHNL0116W" in line and "LOST" in line for line in b.log)
+    assert depth(b, "DEAD.LETTER.QUEUE") == 0

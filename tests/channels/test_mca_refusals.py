@@ -1,5 +1,7 @@
 """A receiver refuses what it cannot run, with the FAP status and a console message at both
-ends; a sender whose receiver is away retries, and DISP CHL shows RETRYING."""
+ends; the refused sender retries as after any channel error (IBM, "Channel errors": a
+sender goes to RETRY because the problem might clear itself), and so does a sender whose
+receiver is away; DISP CHL shows RETRYING."""
 
 from __future__ import annotations
 
@@ -22,11 +24,12 @@ def two():
 
 
 def _refused(a, b, status_name: str, words: str) -> None:
-    wait_for(lambda: status(a, "X.TO.B") == "STOPPED", what="the sender STOPPED")
+    wait_for(lambda: status(a, "X.TO.B") == "RETRYING"
+             and status_name in a.channels.status("X.TO.B").reason, what="the sender RETRYING")
     assert any("CHNL0111E" in line and status_name in line and words in line
                for line in b.log), list(b.log)
     assert any("CHNL0104E" in line and status_name in line for line in a.log), list(a.log)
-    assert status_name in a.channels.status("X.TO.B").reason
+    assert any("CHNL0103W" in line and "RETRYING" in line for line in a.log), list(a.log)
 
 
 def test_undefined_channel_is_refused(two):
@@ -65,8 +68,21 @@ def test_stopped_receiver_is_refused_until_started(two):
     ok(a, "ZMQSC START CHL-X.TO.B")
     _refused(a, b, "CHANNEL_UNAVAILABLE", "STOPPED")
     ok(b, "ZMQSC START CHL-X.TO.B")
+    ok(a, "ZMQSC STOP CHL-X.TO.B")  # (its short retries are spent: restart it now)
+    wait_for(lambda: status(a, "X.TO.B") == "STOPPED", what="STOPPED")
     ok(a, "ZMQSC START CHL-X.TO.B")
     wait_for(lambda: status(a, "X.TO.B") == "RUNNING", what="RUNNING after START")
+
+
+def test_a_refused_sender_runs_once_the_receiver_is_defined(two):
+    """A sender refused with NO_CHANNEL retries (SHORTTMR apart) and runs by itself once
+    the receiver channel is defined."""
+    a, b, port = two
+    sending(a, "X.TO.B", port, "XQ", extra="SHORTRTY-100 SHORTTMR-1")
+    ok(a, "ZMQSC START CHL-X.TO.B")
+    _refused(a, b, "NO_CHANNEL", "NOT DEFINED")
+    ok(b, "ZMQSC DEF CHL-X.TO.B CHLTYPE-RCVR")
+    wait_for(lambda: status(a, "X.TO.B") == "RUNNING", timeout=15, what="RUNNING on retry")
 
 
 def test_negotiation_takes_the_lower_batch_size(two):

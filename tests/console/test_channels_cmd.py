@@ -132,8 +132,20 @@ def test_start_and_stop_every_type(chl, name):
     ok(chl, f"ZMQSC STOP CHL-{name}")
     request = chl.qmgr.catalog.channel_requests[name]
     assert (request.state, request.mode) == ("STOPPED", "QUIESCE")
+    ok(chl, f"ZMQSC START CHL-{name}")
     ok(chl, f"ZMQSC STOP CHL-{name} MODE-FORCE")
     assert chl.qmgr.catalog.channel_requests[name].mode == "FORCE"
+
+
+@pytest.mark.parametrize("name", ["TO.NY", "FROM.NY"])
+def test_stop_of_a_stopped_channel_is_refused(chl, name):
+    """IBM (MQRCCF_CHANNEL_NOT_ACTIVE): stopping a channel that is already stopped is
+    refused, and the request recorded before stays as it was; one never started (not
+    STOPPED) can be stopped."""
+    local(chl)
+    ok(chl, f"ZMQSC STOP CHL-{name}")
+    refused(chl, f"ZMQSC STOP CHL-{name} MODE-FORCE", "ALREADY STOPPED")
+    assert chl.qmgr.catalog.channel_requests[name].mode == "QUIESCE"
 
 
 def test_reset_records_the_sequence_number(chl):

@@ -16,7 +16,12 @@ A message that cannot be put goes to the dead-letter queue, in the same unit of 
 behind an MQDLH giving the reason and the destination it was meant for; the batch's
 STATUS then carries the DLQ_USED flag. If the dead-letter queue cannot take it either,
 :class:`NoDeadLetterQueue` is raised: the batch is backed out and the channel stops, as
-IBM's does.
+IBM's does. As IBM's MCA, :meth:`Deliverer.undeliverable` follows the message's Report
+options: MQRO_DISCARD_MSG discards it instead, and MQRO_EXCEPTION (with or without data)
+sends an exception report, Feedback the reason, to its ReplyToQ at its ReplyToQMgr, in
+the same unit of work (IBM, "What happens when a message cannot be delivered?"). On a
+FAST channel a nonpersistent message that cannot be dead-lettered either is lost (IBM:
+the channel does not stop for it): ``"lost"`` is returned and the agent says so.
 
 A nonpersistent message received on a FAST receiver goes to the system's ROUTC bridge
 entry point (:class:`tpfemu.channels.ports.FastDelivery`), never to a queue; without a
@@ -36,9 +41,9 @@ from tpfemu.channels.ports import FastDelivery
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import MD, OD, PMO
 from tpfemu.mqi import api as mqi
-from tpfemu.qmgr import plans
+from tpfemu.qmgr import plans, reports
 from tpfemu.qmgr.manager import DLQ_NAME
-from tpfemu.qmgr.mqmd import dead_letter_header
+from tpfemu.qmgr.mqmd import dead_letter_fields, dead_letter_header
 
 __all__ = ["BRIDGE_DEST", "REASON_NO_BRIDGE", "Deliverer", "NoDeadLetterQueue"]
 
@@ -128,8 +133,8 @@ class Deliverer:
                 return "queue"  # put, with a warning
             self._drop((remote_q, remote_qmgr))
             reason = exc.reason
-        self.dead_letter(md, data, reason, _text(remote_q), _text(remote_qmgr))
-        return "dlq"
+        return self.undeliverable(md, data, reason, _text(remote_q), _text(remote_qmgr),
+                                  fast=fast)
 
     def put_plain(self, remote_q: bytes, remote_qmgr: bytes, md: bytearray, data: bytes
                   ) -> bool:
@@ -137,14 +142,21 @@ class Deliverer:
         already and its handle's put plan serves the call: by the plan's raw entry (the
         one a C program's MQPUT takes), with ``md`` the MQMD as the message came (version
         1, native layout, which the call may write into). True once put; False, having
-        done nothing, otherwise: then :meth:`deliver` puts it (through the full path,
-        which makes the plan, or dead-letters it)."""
+        done nothing, otherwise (the put refused too, as a full queue refuses it): then
+        :meth:`deliver` puts it (through the full path, which makes the plan, or
+        dead-letters it)."""
         queue = self._open.get((remote_q, remote_qmgr))
         if queue is None:
             return False
         handle = queue.get_handle()
-        return handle is not None and plans.planned_put_raw(handle.put_plan, data, md,
-                                                            self._raw_pmo)
+        if handle is None:
+            return False
+        try:
+            return plans.planned_put_raw(handle.put_plan, data, md, self._raw_pmo)
+        except errors.MQMIError as exc:
+            # put with a warning; else refused, nothing changed: :meth:`deliver` puts it
+            # through the full path, which fails the same way and dead-letters it
+            return exc.comp == errors.MQCC_WARNING
 
     def deliver_now(self, remote_q: str, remote_qmgr: str, md: MD, data: bytes) -> str:
         """A FAST channel's nonpersistent message, sent outside any batch: to the bridge,
@@ -168,22 +180,50 @@ class Deliverer:
                 reason = exc.reason
             except Exception:  # noqa: BLE001 - the bridge could not deliver: dead-letter
                 pass
-        self.dead_letter(md, data, reason, BRIDGE_DEST, self.qmgr_name, syncpoint=syncpoint)
-        return "dlq"
+        return self.undeliverable(md, data, reason, BRIDGE_DEST, self.qmgr_name,
+                                  syncpoint=syncpoint, fast=True)
+
+    def undeliverable(self, md: MD, data: bytes, reason: int, dest_q: str, dest_qmgr: str,
+                      *, syncpoint: bool = True, fast: bool = False) -> str:
+        """A message that could not be delivered to ``dest_q`` at ``dest_qmgr`` for
+        ``reason``, as IBM's MCA treats one: discarded when its Report has
+        MQRO_DISCARD_MSG, else dead-lettered (:meth:`dead_letter`); then, when its Report
+        asks for an exception report, one is sent (Feedback ``reason``) to its ReplyToQ
+        at its ReplyToQMgr. Both in the batch's unit of work (``syncpoint`` False: at
+        once). Returns ``"discarded"`` or ``"dlq"``; ``"lost"`` for a nonpersistent
+        message on a ``fast`` channel that could not be dead-lettered (no report then).
+
+        :raises NoDeadLetterQueue: it could not be dead-lettered (and is not lost).
+        """
+        discard = bool(md.Report & cmqc.MQRO_DISCARD_MSG)
+        if not discard:
+            try:
+                self.dead_letter(md, data, reason, dest_q, dest_qmgr, syncpoint=syncpoint)
+            except NoDeadLetterQueue:
+                if fast and md.Persistence != cmqc.MQPER_PERSISTENT:
+                    return "lost"
+                raise
+        made = reports.make(reports.EXCEPTION, md.get(), data, msg_id=md.MsgId,
+                            correl_id=md.CorrelId, priority=md.Priority,
+                            persistent=md.Persistence == cmqc.MQPER_PERSISTENT,
+                            deadline=reports.deadline_of(md.Expiry),
+                            qmgr_name=self.qmgr_name, feedback=reason)
+        if made is not None:
+            reports.send(self.qm.connection, made, reports.EXCEPTION, md.MsgId, syncpoint)
+        return "discarded" if discard else "dlq"
 
     def dead_letter(self, md: MD, data: bytes, reason: int, dest_q: str, dest_qmgr: str, *,
                     syncpoint: bool = True) -> None:
         """Put ``data`` behind an MQDLH on the dead-letter queue, in the batch's unit of
-        work (``syncpoint`` False: at once), the MQMD kept, Format MQDEAD, as IBM's MCA
-        does.
+        work (``syncpoint`` False: at once), the MQMD kept but for Format MQDEAD and the
+        MQDLH's Encoding and CCSID, as IBM's MCA does.
 
         :raises NoDeadLetterQueue: the dead-letter queue could not take it.
         """
         dlh = dead_letter_header(reason, dest_q, dest_qmgr or self.qmgr_name, fmt=md.Format,
                                  encoding=md.Encoding, ccsid=md.CodedCharSetId,
                                  appl_type=cmqc.MQAT_QMGR, appl_name=self.qmgr_name)
-        dl_md = MD(**md.get())
-        dl_md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
+        dl_md = MD(**dead_letter_fields(md.get()))
         try:
             self._queue(DLQ_NAME, "").put(dlh.pack() + data, dl_md,
                                           PMO(Options=_PUT if syncpoint else _PUT_NOW))

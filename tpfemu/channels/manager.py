@@ -236,11 +236,16 @@ class ChannelManager:
         return "SENDER STARTED"
 
     def stop_channel(self, name: str, mode: str) -> str:
-        """STOP CHL MODE-QUIESCE|FORCE."""
+        """STOP CHL MODE-QUIESCE|FORCE. :raises ValueError: it is stopped already (IBM's
+        MQRCCF_CHANNEL_NOT_ACTIVE)."""
         definition = self.definition(name)
         with self.lock:
             sender = self.senders.get(name)
             receiver = self.receivers.get(name)
+            live = (sender is not None and sender.running) or (
+                receiver is not None and receiver.running)
+            if not live and self.status(name).state == "STOPPED":
+                raise ValueError("IT IS ALREADY STOPPED")
             if definition is not None and definition.chltype == "RCVR":
                 self.stopped_receivers.add(name)
         if sender is not None:

@@ -34,7 +34,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tpfemu import errors
-from tpfemu.channels.destination import Deliverer, NoDeadLetterQueue
+from tpfemu.channels.destination import BRIDGE_DEST, Deliverer, NoDeadLetterQueue
 from tpfemu.channels.state import ChannelStatus
 from tpfemu.channels.syncstore import SyncRecord, SyncStore
 from tpfemu.mq import cmqc
@@ -326,11 +326,20 @@ class _Session:
         dead-letter queue); when not even the dead-letter queue takes it, the batch is
         backed out and the channel stops."""
         try:
-            self.deliverer.deliver(remote_q, remote_qmgr, md, data, fast=self.fast_channel)
+            where = self.deliverer.deliver(remote_q, remote_qmgr, md, data,
+                                           fast=self.fast_channel)
         except NoDeadLetterQueue as exc:
             self.qm.backout()
             self.r.manager.stopped(self.r.name, f"NO DEAD-LETTER QUEUE: {exc}")
             raise _Stop(f"STOPPED: {exc}", StatusCode.CAN_NOT_STORE) from exc
+        if where == "lost":
+            self.lost(md, _text(remote_q))
+
+    def lost(self, md: MD, dest: str) -> None:
+        """Say that a fast channel's nonpersistent message was lost (IBM: one that cannot
+        be dead-lettered is)."""
+        self.r._say("0116W", f"NONPERSISTENT MESSAGE {bytes(md.MsgId).hex().upper()} FOR "
+                             f"{dest} LOST: IT COULD NOT BE DELIVERED OR DEAD-LETTERED")
 
     def fast(self, md, data: bytes, xqh) -> None:
         """A fast nonpersistent message: at once, outside the batch (bridge or DLQ)."""
@@ -339,7 +348,8 @@ class _Session:
         except NoDeadLetterQueue as exc:
             self.r.manager.stopped(self.r.name, f"NO DEAD-LETTER QUEUE: {exc}")
             raise _Stop(f"STOPPED: {exc}", StatusCode.CAN_NOT_STORE) from exc
-        del where
+        if where == "lost":
+            self.lost(md, BRIDGE_DEST)
         self.r.status.counted(1, len(data))
 
     def commit(self, luwid: bytes) -> None:
@@ -362,6 +372,12 @@ class _Session:
         self.msgs = self.nbytes = 0
         self.persistent = False
         self.r.link.send(status_segment(StatusCode.OK, flags=flags, big_endian=self.r.big))
+
+
+def _text(value: bytes | str) -> str:
+    if isinstance(value, bytes):
+        return value.decode("ascii", "replace").strip(" \0")
+    return value.strip()
 
 
 def _code_name(code: object) -> str:

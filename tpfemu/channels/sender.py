@@ -28,7 +28,9 @@ A session (docs/channels.md has the state machine):
 4. A broken connection backs the batch out (its messages stay on the transmission queue,
    in doubt) and the channel retries: SHORTRTY times every SHORTTMR seconds, then LONGRTY
    times every LONGTMR seconds (state RETRYING), then stops. A refusal by the receiver
-   (unknown channel, wrong type, negotiation failure, sequence error) stops it at once.
+   (unknown channel, wrong type, stopped, negotiation failure, sequence error) is retried
+   the same way (IBM, "Channel errors"); a message it can neither send nor dead-letter
+   stops it at once.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from tpfemu.wire.fap import (
     StatusCode,
     close_segment,
     decode_id,
+    decode_message,
     decode_status,
     encode_id,
     encode_message,
@@ -77,13 +80,14 @@ if TYPE_CHECKING:
     from tpfemu.channels.manager import ChannelManager
     from tpfemu.qmgr.objects import ChannelDef
 
-__all__ = ["ChannelRefused", "Sender"]
+__all__ = ["ChannelRefused", "ChannelStopped", "Sender"]
 
 CONNECT_TIMEOUT = 10.0  # seconds to connect and to get the receiver's ID
 STATUS_TIMEOUT = 60.0  # seconds to wait for a batch's STATUS or a heartbeat's answer
 POLL = 0.2  # seconds a get waits, so that STOP is noticed
 _EXPIRY_AT = 104 + 16  # the MQXQH's MQMD Expiry (native byte order)
 _I32 = struct.Struct("=i")
+_XQH_SIZE = cmqc.MQXQH_LENGTH_1
 _FLUSH = 256 * 1024  # bytes of encoded segments written at once
 WINDOW = 2  # batches on the wire waiting for their STATUS, at most
 SLOTS = WINDOW + 1  # MQI connections: one a batch on the wire, one for the next batch
@@ -93,7 +97,14 @@ _CONFIRM = int(ControlFlags.CONFIRM_REQ)
 
 
 class ChannelRefused(errors.TpfEmuError):
-    """The other end refused the channel, or it broke the protocol: not retried."""
+    """The other end refused the channel, or it broke the protocol: the channel retries,
+    as after a broken connection (IBM, "Channel errors": a sender goes to RETRY, the
+    problem might clear itself)."""
+
+
+class ChannelStopped(ChannelRefused):
+    """An error at this end the channel cannot get past (a message it can neither send
+    nor dead-letter): it stops, the message left on the transmission queue."""
 
 
 def _luwid() -> bytes:
@@ -170,11 +181,14 @@ class Sender:
                 if self._stop.is_set():
                     break
                 reason = "CONNECTION CLOSED"
-            except ChannelRefused as exc:
+            except ChannelStopped as exc:
                 self._backout(*connections)  # the batch stays on the transmission queue (in doubt)
                 self._say("0104E", f"STOPPED: {exc}")
                 self.status.set("STOPPED", str(exc))
                 return
+            except ChannelRefused as exc:
+                reason = str(exc)
+                self._say("0104E", f"REFUSED: {reason}")
             except (LinkDown, OSError) as exc:
                 reason = str(exc) or type(exc).__name__
             self._backout(*connections)
@@ -371,9 +385,10 @@ class Sender:
             batch.fill(slot.xmitq, more_gmo, agreed.batch_size)
             batch.flush()
             last_sent = time.monotonic()
-            if batch.pending is None:  # only fast nonpersistent messages: nothing to confirm
+            if batch.pending is None:  # only fast nonpersistent or dead-lettered messages
+                slot.qm.commit()  # (the dead letters and their gets: nothing to confirm)
                 self.status.counted(batch.sent, batch.nbytes)
-                continue  # (the same slot: a dead-lettered put stays in its unit of work)
+                continue
             if len(waiting) == WINDOW:
                 record = self._finish(waiting, record, batch)
             elif batch.persistent_count:  # durable before the receiver can commit it
@@ -511,8 +526,10 @@ class Batch:
                                           self.sender.d.xmitq, self.sender.manager.qmgr_name,
                                           syncpoint=persistent or not self.fast)
             except NoDeadLetterQueue as exc:
-                raise ChannelRefused(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
+                raise ChannelStopped(f"A MESSAGE WITHOUT MQXQH CANNOT BE DEAD-LETTERED: {exc}"
                                      ) from exc
+            return
+        if len(data) - _XQH_SIZE > self.agreed.max_msg_len and self._too_big(md, data):
             return
         if _I32.unpack_from(data, _EXPIRY_AT)[0] != cmqc.MQEI_UNLIMITED:
             data = _with_expiry(data, md.Expiry)
@@ -529,6 +546,39 @@ class Batch:
         self.pending = pending = self._segments(seq, data)
         # (in one segment: [its head, the bytes]; else the segments whole)
         self.pending_last = 0 if SEGMENT_HEAD + len(data) <= self.max_trans else len(pending) - 1
+
+    def _too_big(self, md: MD, data: bytes) -> bool:
+        """Whether the transmission-queue message ``data`` holds a message longer than the
+        channel's negotiated maximum; if so it is not sent but treated as undeliverable
+        with MQRC_MSG_TOO_BIG_FOR_CHANNEL (dead-lettered without its MQXQH, or discarded,
+        with the exception report it asks for), in the batch's unit of work, as IBM's
+        sending MCA does. Without a dead-letter queue the channel stops, the message left
+        on the transmission queue.
+
+        :raises ChannelStopped: it could not be dead-lettered.
+        """
+        try:
+            msg = decode_message(encode_message(0, data), False)
+        except FapError:
+            return False  # (sent as it is: the receiver says what is wrong with it)
+        if len(msg.data) <= self.agreed.max_msg_len:
+            return False
+        xqh = msg.xqh
+        try:
+            where = self.slot.dlq.undeliverable(
+                msg.md, msg.data, cmqc.MQRC_MSG_TOO_BIG_FOR_CHANNEL,
+                _name(xqh.RemoteQName), _name(xqh.RemoteQMgrName),
+                syncpoint=md.Persistence == cmqc.MQPER_PERSISTENT or not self.fast,
+                fast=self.fast)
+        except NoDeadLetterQueue as exc:
+            raise ChannelStopped(f"A MESSAGE TOO BIG FOR THE CHANNEL ({len(msg.data)} BYTES,"
+                                 f" MAXMSGL {self.agreed.max_msg_len}) CANNOT BE"
+                                 f" DEAD-LETTERED: {exc}") from exc
+        if where == "lost":
+            self.sender._say("0116W", f"NONPERSISTENT MESSAGE {bytes(msg.md.MsgId).hex().upper()}"
+                                      " LOST: TOO BIG FOR THE CHANNEL AND IT COULD NOT BE"
+                                      " DEAD-LETTERED")
+        return True
 
     def _segments(self, seq: int, body: bytes) -> list[bytes]:
         """The encoded segments of one message: in one segment, its head and its bytes
@@ -611,6 +661,12 @@ def _with_expiry(data: bytes, expiry: int) -> bytes:
     if _I32.unpack_from(data, _EXPIRY_AT)[0] == cmqc.MQEI_UNLIMITED:
         return data
     return data[:_EXPIRY_AT] + _I32.pack(expiry) + data[_EXPIRY_AT + 4:]
+
+
+def _name(value: Any) -> str:
+    if isinstance(value, bytes):
+        return value.decode("ascii", "replace").strip(" \0")
+    return str(value).strip()
 
 
 def _code_name(code: Any) -> str:

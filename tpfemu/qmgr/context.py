@@ -20,7 +20,8 @@ from typing import Any
 
 from tpfemu.mq import cmqc
 
-__all__ = ["FIELDS", "DEFAULTS", "QMGR_CCSID", "encode", "decode", "journal_fields"]
+__all__ = ["FIELDS", "DEFAULTS", "QMGR_CCSID", "XMIT_MD_FIELDS", "encode", "decode",
+           "journal_fields"]
 
 _VERSION = 1
 
@@ -55,6 +56,10 @@ _BLANK_PADDED = {"Format", "ReplyToQ", "ReplyToQMgr", "UserIdentifier", "ApplIde
 
 #: The queue manager's CodedCharSetId (MQIA_CODED_CHAR_SET_ID): UTF-8.
 QMGR_CCSID = 1208
+#: A transmission-queue message's own MQMD fields (IBM, MQXQH: Format MQXMIT, and the
+#: Encoding and CCSID of the MQXQH before the data: native and the queue manager's).
+XMIT_MD_FIELDS = {"Format": cmqc.MQFMT_XMIT_Q_HEADER, "Encoding": cmqc.MQENC_NATIVE,
+                  "CodedCharSetId": QMGR_CCSID}
 
 #: The value of each field in a message that carries no context record. A field an MD
 #: leaves at its initial value is stored as this default (see :func:`values_of`): so

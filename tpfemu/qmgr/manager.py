@@ -526,7 +526,7 @@ class QueueManager:
                              report.reply_qmgr, correl_id=report.correl_id,
                              priority=report.priority)
             return
-        self._emit("report", report.reply_q, feedback=kind.feedback, msg_id=original)
+        self._emit("report", report.reply_q, feedback=report.fields["Feedback"], msg_id=original)
 
     def scan_expired(self, queue: str | None = None) -> int:
         """Discard (and report) expired messages on one queue or all: the EXPRYINT scan,
@@ -572,7 +572,7 @@ class QueueManager:
             msg_id = msg_id or self.new_msg_id()
             data = self._xmit_header(resolved.remote_q, resolved.remote_qmgr, fields, msg_id,
                                      correl_id, priority, persistent, expiry) + data
-            fields = dict(fields, Format=cmqc.MQFMT_XMIT_Q_HEADER)
+            fields = dict(fields, **context.XMIT_MD_FIELDS)
         values = context.values_of(None, fields)
         record = context.encode(values)
         args = dict(priority=priority, persistent=persistent, expiry=expiry,
@@ -633,14 +633,14 @@ class QueueManager:
                     dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
         """Put a message that cannot be delivered on the dead-letter queue, prefixed by an
         MQDLH naming the reason and the destination. Returns False if that failed too."""
-        from tpfemu.qmgr.mqmd import dead_letter_header
+        from tpfemu.qmgr.mqmd import dead_letter_fields, dead_letter_header
 
         dlh = dead_letter_header(  # IBM: the queue manager is the putter
             reason, dest_q, dest_qmgr or self.name, fmt=fields.get("Format", cmqc.MQFMT_NONE),
             encoding=fields.get("Encoding", cmqc.MQENC_NATIVE),
             ccsid=fields.get("CodedCharSetId", cmqc.MQCCSI_Q_MGR),
             appl_type=cmqc.MQAT_QMGR, appl_name=self.name)
-        dl_fields = dict(fields, Format=cmqc.MQFMT_DEAD_LETTER_HEADER)
+        dl_fields = dead_letter_fields(fields)
         try:
             self.put_internal(DLQ_NAME, "", dlh.pack() + data, dl_fields,
                               correl_id=correl_id, priority=priority)

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from tpfemu.qmgr.localq import LocalQueue
     from tpfemu.qmgr.resolve import Resolved
 
-__all__ = ["ZERO_ID", "date_time", "dead_letter_header", "fail", "id24", "queue_of",
-           "queue_usable", "set_field", "syncpoint", "time_from"]
+__all__ = ["ZERO_ID", "date_time", "dead_letter_fields", "dead_letter_header", "fail", "id24",
+           "queue_of", "queue_usable", "set_field", "syncpoint", "time_from"]
 
 #: MQMI_NONE / MQCI_NONE
 ZERO_ID = bytes(24)
@@ -95,13 +95,25 @@ def date_time(put_time_us: int) -> tuple[bytes, bytes]:
     return cached[1], cached[2]
 
 
+def dead_letter_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """The MQMD fields of a dead letter whose message had ``fields``: the same, but for
+    Format MQDEAD and the Encoding and CodedCharSetId of the MQDLH before the data (this
+    queue manager's: native, its CCSID), as IBM's MQDLH says of putting a message on the
+    dead-letter queue; the MQDLH itself keeps the data's (:func:`dead_letter_header`)."""
+    from tpfemu.qmgr.context import QMGR_CCSID
+
+    return dict(fields, Format=cmqc.MQFMT_DEAD_LETTER_HEADER, Encoding=cmqc.MQENC_NATIVE,
+                CodedCharSetId=QMGR_CCSID)
+
+
 def dead_letter_header(reason: int, dest_q: str, dest_qmgr: str, *, fmt: bytes,
                        encoding: int, ccsid: int, appl_type: int, appl_name: str) -> Any:
     """The MQDLH put before a message on the dead-letter queue, the one statement of its
     rule: why (``reason``), where the message was going, who put it there (the queue
     manager, a channel agent, the bridge) and when (now), and the Format, Encoding and
     CCSID of the data after it (a CCSID of 0, "the queue manager's", becomes
-    MQCCSI_INHERIT: the same as the header's, whose MQMD keeps the original CCSID)."""
+    MQCCSI_INHERIT: the same as the header's, given in the dead letter's MQMD by
+    :func:`dead_letter_fields`)."""
     from tpfemu.mq.headers import DLH
 
     date, clock = date_time(time.time_ns() // 1000)

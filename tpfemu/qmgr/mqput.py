@@ -56,8 +56,9 @@ __all__ = ["context_allowed", "put", "put1", "put_full"]
 
 _GROUP_ID_AT = context._NAMES.index("GroupId")  # in a context record's values
 _REPLY_Q_AT = context._NAMES.index("ReplyToQ")
-_FORMAT_AT = context._NAMES.index("Format")
-_XMIT_FORMAT = context.normalized({"Format": cmqc.MQFMT_XMIT_Q_HEADER})["Format"]
+#: Where a transmission-queue message's own MQMD fields go in its stored values, and what.
+_XMIT_FIELDS = tuple((context._NAMES.index(name), value) for name, value
+                     in context.normalized(context.XMIT_MD_FIELDS).items())
 _REPORT_AT = context._NAMES.index("Report")
 _REPLY_QMGR_AT = context._NAMES.index("ReplyToQMgr")
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
@@ -304,8 +305,9 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
     header = _XQH_FLAT.pack(*_XQH_PICK(values + (
         _name48(resolved.remote_q), _name48(resolved.remote_qmgr), expiry_tenths, priority,
         int(persistent), msg_id, correl_id, date, clock) + _XQH_CONSTANTS))
-    outer = list(values)  # (already in stored form: only the Format changes)
-    outer[_FORMAT_AT] = _XMIT_FORMAT
+    outer = list(values)  # (already in stored form: Format, Encoding and CCSID change)
+    for at, value in _XMIT_FIELDS:
+        outer[at] = value
     return tuple(outer), header + body, msg_id
 
 

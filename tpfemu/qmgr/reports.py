@@ -16,13 +16,18 @@ back to the sending queue manager over a channel (docs/channels.md):
   reached its destination.
 - **Expiration** (MQFB_EXPIRATION): made when an expired message is discarded, outside
   any unit of work.
+- **Exception** (Feedback: the reason the message could not be delivered): made by a
+  message channel agent that cannot put a message where it was going (IBM, MQMD Report,
+  MQRO_EXCEPTION); it goes with the message's dead letter, or replaces it when the
+  message asks for MQRO_DISCARD_MSG, in the same unit of work.
 
 Each kind comes in three strengths: no data, the first 100 bytes of the message data
 (``_WITH_DATA``), or all of it (``_WITH_FULL_DATA``). The report's MsgId is new unless
 MQRO_PASS_MSG_ID; its CorrelId is the original's MsgId unless MQRO_PASS_CORREL_ID (then
 the original's CorrelId). It has the original's Priority and Persistence, its Format,
-Encoding and CodedCharSetId; its Expiry is unlimited unless MQRO_PASS_DISCARD_AND_EXPIRY
-gives a COA or COD report the original's remaining expiry. Its PutApplType is MQAT_QMGR,
+Encoding and CodedCharSetId; its Expiry is unlimited and its Report none, unless
+MQRO_PASS_DISCARD_AND_EXPIRY gives a COA, COD or exception report the original's
+remaining expiry and MQRO_DISCARD_MSG (when the original has it). Its PutApplType is MQAT_QMGR,
 its PutApplName and ReplyToQMgr the queue manager's name. A report that cannot be put is
 dead-lettered.
 """
@@ -36,7 +41,8 @@ from typing import Any, NamedTuple
 from tpfemu.mq import cmqc
 from tpfemu.store.message import NEVER
 
-__all__ = ["COA", "COD", "EXPIRATION", "Kind", "Report", "make", "wanted"]
+__all__ = ["COA", "COD", "EXCEPTION", "EXPIRATION", "Kind", "Report", "deadline_of", "make",
+           "wanted"]
 
 #: IBM: a report "with data" carries the first 100 bytes of the message data.
 WITH_DATA_BYTES = 100
@@ -58,6 +64,9 @@ COD = Kind("COD", cmqc.MQFB_COD, cmqc.MQRO_COD, cmqc.MQRO_COD_WITH_DATA,
            cmqc.MQRO_COD_WITH_FULL_DATA)
 EXPIRATION = Kind("EXPIRATION", cmqc.MQFB_EXPIRATION, cmqc.MQRO_EXPIRATION,
                   cmqc.MQRO_EXPIRATION_WITH_DATA, cmqc.MQRO_EXPIRATION_WITH_FULL_DATA)
+#: Its Feedback is the reason the message was not delivered (``make``'s ``feedback``).
+EXCEPTION = Kind("EXCEPTION", cmqc.MQFB_NONE, cmqc.MQRO_EXCEPTION,
+                 cmqc.MQRO_EXCEPTION_WITH_DATA, cmqc.MQRO_EXCEPTION_WITH_FULL_DATA)
 
 
 class Report(NamedTuple):
@@ -93,9 +102,17 @@ def _text(value: bytes | str) -> str:
     return value.strip()
 
 
+def deadline_of(expiry_tenths: int) -> int:
+    """The expiry deadline (microseconds of the wall clock; NEVER: unlimited) of a message
+    whose MQMD Expiry is ``expiry_tenths`` now."""
+    if expiry_tenths == cmqc.MQEI_UNLIMITED or expiry_tenths < 0:
+        return NEVER
+    return time.time_ns() // 1000 + expiry_tenths * 100_000
+
+
 def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
          correl_id: bytes, priority: int, persistent: bool, deadline: int,
-         qmgr_name: str) -> Report | None:
+         qmgr_name: str, feedback: int | None = None) -> Report | None:
     """The report of ``kind`` that a message asks for, or None (it asks for none, or it
     has no ReplyToQ to send one to).
 
@@ -103,11 +120,13 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
     :param data: the message data (after its context record).
     :param deadline: the message's expiry deadline (microseconds; NEVER: unlimited).
     :param qmgr_name: the queue manager making the report (the report's ReplyToQMgr).
+    :param feedback: the report's Feedback when not the kind's (an exception report's
+        reason).
     """
     report = record["Report"]
     if not wanted(report, kind):
         return None
-    if kind is not EXPIRATION and bytes(record["Format"]) == cmqc.MQFMT_DEAD_LETTER_HEADER:
+    if kind in (COA, COD) and bytes(record["Format"]) == cmqc.MQFMT_DEAD_LETTER_HEADER:
         return None  # a dead letter (behind its MQDLH) has not reached its destination
     reply_q = _text(record["ReplyToQ"])
     if not reply_q:
@@ -118,14 +137,16 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
         expiry = max(1, math.ceil((deadline - time.time_ns() // 1000) / 100_000))
     fields = {
         "MsgType": cmqc.MQMT_REPORT,
-        "Feedback": kind.feedback,
+        "Feedback": kind.feedback if feedback is None else feedback,
         "Format": record["Format"],
         "Encoding": record["Encoding"],
         "CodedCharSetId": record["CodedCharSetId"],
         "PutApplType": cmqc.MQAT_QMGR,
         "PutApplName": qmgr_name.encode("ascii", "replace")[:28].ljust(28),
         "ReplyToQMgr": qmgr_name.encode("ascii", "replace")[:48].ljust(48),
-        "Report": cmqc.MQRO_NONE,
+        # IBM: with MQRO_PASS_DISCARD_AND_EXPIRY the report inherits MQRO_DISCARD_MSG
+        "Report": report & cmqc.MQRO_DISCARD_MSG
+        if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY else cmqc.MQRO_NONE,
     }
     return Report(
         reply_q, _text(record["ReplyToQMgr"]), _body(report, kind, data), fields,
@@ -135,7 +156,7 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
 
 
 def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool) -> None:
-    """Put a COA or COD ``report`` (of the message whose MsgId is ``original``) as the
+    """Put a COA, COD or exception ``report`` (of the message whose MsgId is ``original``) as the
     queue manager: by MQPUT1 through the one put path on ``conn``, with its context set
     (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint``. A report
     that cannot be put is dead-lettered with the reason; if that fails too, it is lost
