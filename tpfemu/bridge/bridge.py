@@ -141,7 +141,6 @@ class BridgeRequest(NamedTuple):
     channel: str
     reply: ReplyContext
     text: bytes
-    expiry: int
 
     def __repr__(self) -> str:
         return f"MQ BRIDGE {self.channel}"
@@ -230,7 +229,8 @@ def _reply_context(channel: str, md: MD) -> ReplyContext:
         _text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId), bytes(md.CorrelId),
         md.Report, md.Persistence, md.Priority,
         fmt if type(fmt) is bytes else fmt.encode("ascii") if isinstance(fmt, str)
-        else bytes(fmt), md.CodedCharSetId, md.Encoding, channel))
+        else bytes(fmt), md.CodedCharSetId, md.Encoding, channel, md.Expiry,
+        time.monotonic()))
 
 
 class Bridge:
@@ -326,8 +326,7 @@ class Bridge:
             exc.hint = f"an AM0SG block holds {AM0SG_MAX_TEXT} bytes of text"
             raise exc
         text = bytes(data)
-        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text,
-                                             md.Expiry))
+        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text))
         block = _new_tuple(Am0sg, (text, NO_LNIATA, True, INPUT_PROGRAM)).pack()
         self.dispatcher.creec(INPUT_PROGRAM, block, b"", origin=request)
         self.delivered += 1
@@ -446,6 +445,9 @@ class Bridge:
                 Persistence=reply.persistence,
                 CorrelId=reply.correl_id if report & cmqc.MQRO_PASS_CORREL_ID
                 else reply.msg_id)
+        if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY:
+            md.Expiry = reply.remaining_expiry()
+            md.Report = report & cmqc.MQRO_DISCARD_MSG
         options = cmqc.MQPMO_NO_SYNCPOINT
         if report & cmqc.MQRO_PASS_MSG_ID:
             md.MsgId = reply.msg_id
@@ -511,7 +513,8 @@ class Bridge:
                 Encoding=reply.encoding, Priority=reply.priority,
                 Persistence=reply.persistence, MsgId=reply.msg_id, CorrelId=reply.correl_id,
                 Report=reply.report, ReplyToQ=reply.reply_to_q.encode("ascii"),
-                ReplyToQMgr=reply.reply_to_qmgr.encode("ascii"), Expiry=request.expiry)
+                ReplyToQMgr=reply.reply_to_qmgr.encode("ascii"),
+                Expiry=reply.remaining_expiry())
         dlh = dead_letter_header(reason, "", self.qmgr.name, fmt=reply.format,
                                  encoding=reply.encoding, ccsid=reply.ccsid,
                                  appl_type=cmqc.MQAT_TPF, appl_name=INPUT_PROGRAM)
