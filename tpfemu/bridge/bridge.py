@@ -67,6 +67,7 @@ __all__ = ["Am0sgTooLong", "Bridge", "BridgeOrigin", "BridgeRequest", "REASONS"]
 INPUT_PROGRAM = "CMQB"
 ROUTER_PROGRAM = "COA4"
 EXIT_PROGRAM = "CUIW"
+CONVERT_PROGRAM = "CUIV"
 DLQ_NAME = "DEAD.LETTER.QUEUE"
 #: The reply queues a reply line keeps open (least recently used closed first), and how
 #: long one may stay open unused (closed by the sweeper after that).
@@ -78,10 +79,12 @@ _CLEAR = bytes(CUIW_PARAMS - RCPL_SIZE)
 CUIW_FAILED = cmqc.MQFB_APPL_FIRST + 1
 NO_LNIATA_ASSIGNED = cmqc.MQFB_APPL_FIRST + 2
 NO_APPLICATION = cmqc.MQFB_APPL_FIRST + 3
+CUIV_FAILED = cmqc.MQFB_APPL_FIRST + 4
 REASONS = {
     CUIW_FAILED: "CUIW raised an error",
     NO_LNIATA_ASSIGNED: "CUIW assigned no LNIATA",
     NO_APPLICATION: "COA4 found no application for the LNIATA",
+    CUIV_FAILED: "CUIV raised an error",
 }
 #: Console messages the bridge writes (listed in docs/console.md and docs/bridge.md).
 MESSAGES = {
@@ -267,7 +270,8 @@ class Bridge:
     def start(self) -> Bridge:
         """Load the default programs, become the ROUTC router, connect to the MQI."""
         defaults = {INPUT_PROGRAM: self._cmqb, ROUTER_PROGRAM: self._coa4,
-                    EXIT_PROGRAM: cuiw.default_cuiw(self.terminals)}
+                    EXIT_PROGRAM: cuiw.default_cuiw(self.terminals),
+                    CONVERT_PROGRAM: cuiw.default_cuiv()}
         for name, fn in defaults.items():
             if self.programs.get(name) is None:
                 self.programs.load(name, fn)
@@ -453,19 +457,49 @@ class Bridge:
             md.MsgId = reply.msg_id
         else:
             options |= cmqc.MQPMO_NEW_MSG_ID
+        target = (reply.reply_to_q, reply.reply_to_qmgr)
         try:
-            self._put_reply(reply, text, md, options)
+            if not target[0]:
+                target = self._cuiv(ecb, lniata)
+            self._put_reply(target, text, md, options)
         except errors.MQMIError as exc:
-            self._dead_letter_reply(lniata, reply, text, md, exc)
+            self._dead_letter_reply(lniata, target, reply, text, md, exc)
             return
         self.terminals.count_output(lniata)
         self.replies += 1
         if self.qmgr.events.active:
-                self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
+            self._journal("bridge-out", target[0], lniata, None, length=len(text),
                           msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
-                          reply_to_qmgr=reply.reply_to_qmgr)
+                          reply_to_qmgr=target[1])
 
-    def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
+    def _cuiv(self, ecb: Ecb, lniata: Lniata) -> tuple[str, str]:
+        """CUIV: where ROUTC output to MQ terminal ``lniata`` goes when its request named
+        no ReplyToQ (queue, queue manager). Entered (ENTRC) on the issuing ECB with the
+        LNIATA at EBW096; the ECB's EBW000-EBW103 are restored afterwards.
+
+        :raises MQMIError: CUIV failed (reason CUIV_FAILED) or named no queue
+            (MQRC_MISSING_REPLY_TO_Q).
+        """
+        area = memoryview(ecb.ebw)
+        saved = bytes(area[0:CUIW_PARAMS])
+        area[0:CUIW_PARAMS] = CuiwParams("", "", lniata).pack()
+        try:
+            ecb.entrc(CONVERT_PROGRAM)
+            named = CuiwParams.unpack(ecb.ebw)
+        except (Exception, ControlTransfer) as exc:
+            error = errors.MQMIError(errors.MQCC_FAILED, CUIV_FAILED, call="ROUTC BRIDGE",
+                                     obj=str(lniata))
+            error.hint = f"CUIV failed: {exc!r}"
+            raise error from None
+        finally:
+            area[0:CUIW_PARAMS] = saved
+        if not named.reply_to_q:
+            raise errors.error_for(cmqc.MQRC_MISSING_REPLY_TO_Q, call="ROUTC BRIDGE",
+                                   obj=str(lniata))
+        return named.reply_to_q, named.reply_to_qmgr
+
+    def _put_reply(self, target: tuple[str, str], text: bytes, md: MD,
+                   options: int) -> None:
         """MQPUT the reply on a reply line (the one used last that is free; waits while
         every line is busy). :raises MQMIError: from MQOPEN or MQPUT, 2009 once the
         bridge has stopped."""
@@ -474,7 +508,7 @@ class Bridge:
                 self._lines_changed.wait()
             line = self._free.pop()
         try:
-            line.put((reply.reply_to_q, reply.reply_to_qmgr), text, md, options)
+            line.put(target, text, md, options)
         finally:
             with self._lines_changed:
                 self._free.append(line)
@@ -520,17 +554,19 @@ class Bridge:
                                  appl_type=cmqc.MQAT_TPF, appl_name=INPUT_PROGRAM)
         self._put_dead_letter(dlh.pack() + request.text, md, message_id, text)
 
-    def _dead_letter_reply(self, lniata: Lniata, reply: ReplyContext, text: bytes, md: MD,
-                           exc: errors.MQMIError) -> None:
-        """A reply the MQI refused goes to the dead-letter queue with the MQI's reason."""
-        dlh = dead_letter_header(exc.reason, reply.reply_to_q, reply.reply_to_qmgr,
+    def _dead_letter_reply(self, lniata: Lniata, target: tuple[str, str], reply: ReplyContext,
+                           text: bytes, md: MD, exc: errors.MQMIError) -> None:
+        """A reply the MQI (or CUIV) refused goes to the dead-letter queue with the
+        reason; DestQName and DestQMgrName are its destination (``target``)."""
+        queue, qmgr = target
+        dlh = dead_letter_header(exc.reason, queue, qmgr,
                                  fmt=reply.format, encoding=reply.encoding, ccsid=reply.ccsid,
                                  appl_type=cmqc.MQAT_TPF, appl_name="ROUTC")
         md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
         self._put_dead_letter(
             dlh.pack() + text, md, "MQSC0944E",
-            f"ROUTC REPLY FROM LNIATA {lniata} TO {reply.reply_to_q} AT "
-            f"{reply.reply_to_qmgr or self.qmgr.name} NOT PUT: {exc.reason_name}")
+            f"ROUTC REPLY FROM LNIATA {lniata} TO {queue or '(NO REPLYTOQ)'} AT "
+            f"{qmgr or self.qmgr.name} NOT PUT: {REASONS.get(exc.reason, exc.reason_name)}")
 
     def _put_dead_letter(self, data: bytes, md: MD, message_id: str, text: str) -> None:
         try:
