@@ -90,3 +90,11 @@ def test_cuiv_that_raises_dead_letters_the_answer_with_a_reason(bal1, deliver, q
     [(dlh, data, _)] = dead_letters(qm)
     assert dlh.Reason == CUIV_FAILED and data == b"OK D3"
     assert CUIV_FAILED == CMQC.MQFB_APPL_FIRST + 4
+
+
+def test_zbrdg_disp_shows_that_cuiv_names_the_destination(bal1, deliver):
+    """ZBRDG DISP of a terminal owing the answer to a request without ReplyToQ says CUIV
+    names its destination (not an empty queue name)."""
+    datagram(deliver, b"D4", b"D" * 24)
+    shown = bal1.console("ZBRDG DISP LN-0A0101")
+    assert "(CUIV)" in shown and "MSGID " + (b"D" * 24).hex().upper() in shown
