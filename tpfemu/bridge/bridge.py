@@ -17,7 +17,8 @@ nonpersistent message and starts one entry, as TPF's queue manager does:
 Outbound, the bridge is the dispatcher's ROUTC router (:mod:`ecb.routc`): ROUTC to an
 MQ terminal becomes an MQ reply through the MQI (MQPUT, on a handle kept open, to the
 saved ReplyToQ at ReplyToQMgr, which the queue manager resolves, e.g. to a transmission
-queue). The replies go out on the bridge's reply lines, one MQI connection for each
+queue; for a request that named no ReplyToQ, the user exit **CUIV** names the queue).
+The replies go out on the bridge's reply lines, one MQI connection for each
 I-stream and one more, each used by one thread at a time as IBM's hconn is: entries
 replying at once on two I-streams put in parallel instead of queueing on one
 connection; replies made one after the other reuse one line, and so one open handle.
