@@ -140,11 +140,13 @@ def _text(value: bytes | str) -> str:
 
 
 class BridgeRequest(NamedTuple):
-    """The origin of a CMQB entry: the message as it arrived."""
+    """The origin of a CMQB entry: the message as it arrived (``md`` is the descriptor
+    the channel delivered, kept, not copied: a dead-lettered request keeps it)."""
 
     channel: str
     reply: ReplyContext
     text: bytes
+    md: MD
 
     def __repr__(self) -> str:
         return f"MQ BRIDGE {self.channel}"
@@ -313,6 +315,8 @@ class Bridge:
     def deliver(self, channel: str, md: MD, data: bytes) -> None:
         """Bridge one nonpersistent message from fast receiver ``channel`` (the fast
         receiver's ``FastDelivery`` port): an entry for CMQB with the AM0SG on D0.
+        ``md`` is kept, not copied (a dead-lettered request keeps it): pass a descriptor
+        of this message's own, as the channel does.
 
         :raises Am0sgTooLong: the data does not fit one AM0SG block (MQRC 2030).
         :raises MQMIError: a persistent message (MQRC_PERSISTENCE_ERROR): not for the bridge.
@@ -331,7 +335,7 @@ class Bridge:
             exc.hint = f"an AM0SG block holds {AM0SG_MAX_TEXT} bytes of text"
             raise exc
         text = bytes(data)
-        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text))
+        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text, md))
         block = _new_tuple(Am0sg, (text, NO_LNIATA, True, INPUT_PROGRAM)).pack()
         self.dispatcher.creec(INPUT_PROGRAM, block, b"", origin=request)
         self.delivered += 1
@@ -542,18 +546,18 @@ class Bridge:
 
     def _dead_letter(self, request: BridgeRequest, reason: int, message_id: str,
                      text: str) -> None:
-        """Put a bridged request on the dead-letter queue with an MQDLH (``reason``)."""
+        """Put a bridged request on the dead-letter queue behind an MQDLH (``reason``),
+        its MQMD kept (context included: MQPMO_SET_ALL_CONTEXT), Format MQDEAD, Expiry
+        what is left of it."""
         reply = request.reply
-        md = MD(Format=cmqc.MQFMT_DEAD_LETTER_HEADER, CodedCharSetId=reply.ccsid,
-                Encoding=reply.encoding, Priority=reply.priority,
-                Persistence=reply.persistence, MsgId=reply.msg_id, CorrelId=reply.correl_id,
-                Report=reply.report, ReplyToQ=reply.reply_to_q.encode("ascii"),
-                ReplyToQMgr=reply.reply_to_qmgr.encode("ascii"),
-                Expiry=reply.remaining_expiry())
+        md = MD(**request.md.get())
+        md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
+        md.Expiry = reply.remaining_expiry()
         dlh = dead_letter_header(reason, "", self.qmgr.name, fmt=reply.format,
                                  encoding=reply.encoding, ccsid=reply.ccsid,
                                  appl_type=cmqc.MQAT_TPF, appl_name=INPUT_PROGRAM)
-        self._put_dead_letter(dlh.pack() + request.text, md, message_id, text)
+        self._put_dead_letter(dlh.pack() + request.text, md, message_id, text,
+                              cmqc.MQPMO_SET_ALL_CONTEXT)
 
     def _dead_letter_reply(self, lniata: Lniata, target: tuple[str, str], reply: ReplyContext,
                            text: bytes, md: MD, exc: errors.MQMIError) -> None:
@@ -569,11 +573,12 @@ class Bridge:
             f"ROUTC REPLY FROM LNIATA {lniata} TO {queue or '(NO REPLYTOQ)'} AT "
             f"{qmgr or self.qmgr.name} NOT PUT: {REASONS.get(exc.reason, exc.reason_name)}")
 
-    def _put_dead_letter(self, data: bytes, md: MD, message_id: str, text: str) -> None:
+    def _put_dead_letter(self, data: bytes, md: MD, message_id: str, text: str,
+                         options: int = 0) -> None:
         try:
             with self._mq_lock:
                 self._connection().put1(DLQ_NAME, data, md,
-                                        PMO(Options=cmqc.MQPMO_NO_SYNCPOINT))
+                                        PMO(Options=cmqc.MQPMO_NO_SYNCPOINT | options))
         except errors.MQMIError as exc:
             self._say(message_id, f"{text} - MESSAGE MSGID {bytes(md.MsgId).hex().upper()} "
                       f"LOST: DEAD-LETTER QUEUE REFUSED IT ({exc.reason_name})")
