@@ -93,3 +93,20 @@ def test_bridge_keeps_serving_after_faults(system, deliver, qm):
 
     assert [data for data, _ in get_all(qm, "REPLY.Q")] == [b"OK B"]
     assert [data for _, data, _ in dead_letters(qm)] == [b"A"]
+
+
+def test_dead_lettered_request_keeps_its_message_descriptor(system, deliver, qm):
+    """A request the bridge dead-letters keeps its MQMD, as a message on the dead-letter
+    queue does (IBM MQ, "Using the dead-letter queue"): its MsgType, Feedback and its
+    identity and origin context; only Format becomes MQDEAD (the MQDLH keeps the old)."""
+    system.programs.load("CUIW", lambda ecb: None)  # assigns nothing
+    deliver(b"REQ", MsgType=CMQC.MQMT_REQUEST, ReplyToQMgr=b"QM2", UserIdentifier=b"USERX",
+            PutApplName=b"SENDER", PutApplType=CMQC.MQAT_UNIX, ApplIdentityData=b"IDENT",
+            PutDate=b"20261128", PutTime=b"12345678", AccountingToken=b"\x01" * 32)
+    [(dlh, _, md)] = dead_letters(qm)
+    assert dlh.Reason == NO_LNIATA_ASSIGNED and dlh.Format == CMQC.MQFMT_STRING
+    assert md.MsgType == CMQC.MQMT_REQUEST and md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER
+    assert md.UserIdentifier.rstrip() == b"USERX" and md.PutApplName.rstrip() == b"SENDER"
+    assert md.PutApplType == CMQC.MQAT_UNIX and md.ApplIdentityData.rstrip() == b"IDENT"
+    assert (md.PutDate, md.PutTime) == (b"20261128", b"12345678")
+    assert md.AccountingToken == b"\x01" * 32

@@ -206,3 +206,17 @@ def test_replies_made_at_once_on_two_i_streams_put_in_parallel(system, deliver, 
     assert not system.dispatcher.dumps
     assert sorted(d for d, _ in get_all(qm, "REPLY.Q")) == [b"OK A", b"OK B"]
     assert system.qmgr.local_queue("REPLY.Q").output_count == 2  # a handle on each line
+
+
+def test_pass_discard_and_expiry_gives_the_reply_the_remaining_expiry(bal1, deliver, qm):
+    """MQRO_PASS_DISCARD_AND_EXPIRY: the reply inherits the request's remaining expiry and
+    its MQRO_DISCARD_MSG option (IBM MQ, MQMD Report options); without it the reply's
+    Expiry is unlimited and its Report is MQRO_NONE."""
+    deliver(b"Q", ReplyToQMgr=b"TPF1", MsgId=b"A" * 24, Expiry=600,
+            Report=CMQC.MQRO_PASS_DISCARD_AND_EXPIRY | CMQC.MQRO_DISCARD_MSG)
+    deliver(b"R", ReplyToQMgr=b"TPF1", MsgId=b"B" * 24, Expiry=600,
+            Report=CMQC.MQRO_DISCARD_MSG)
+    [(_, passed), (_, kept)] = get_all(qm, "REPLY.Q")
+    assert passed.CorrelId == b"A" * 24 and 500 <= passed.Expiry <= 600
+    assert passed.Report == CMQC.MQRO_DISCARD_MSG
+    assert kept.Expiry == CMQC.MQEI_UNLIMITED and kept.Report == CMQC.MQRO_NONE

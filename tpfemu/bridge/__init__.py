@@ -6,7 +6,7 @@ applications (CUIW, AM0SG, COA4, WGTA), and their ROUTC answers back as MQ repli
 """
 
 from tpfemu.bridge.bridge import Am0sgTooLong, Bridge, BridgeOrigin, BridgeRequest
-from tpfemu.bridge.cuiw import assign_lniata, default_cuiw
+from tpfemu.bridge.cuiw import assign_lniata, convert_lniata, default_cuiv, default_cuiw
 from tpfemu.bridge.layouts import Am0sg, CuiwParams, LayoutError, Lniata, Rcpl, WgtaEntry
 from tpfemu.bridge.terminals import Pool, ReplyContext, Terminals
 
@@ -25,5 +25,7 @@ __all__ = [
     "Terminals",
     "WgtaEntry",
     "assign_lniata",
+    "convert_lniata",
+    "default_cuiv",
     "default_cuiw",
 ]

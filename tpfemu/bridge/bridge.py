@@ -17,7 +17,8 @@ nonpersistent message and starts one entry, as TPF's queue manager does:
 Outbound, the bridge is the dispatcher's ROUTC router (:mod:`ecb.routc`): ROUTC to an
 MQ terminal becomes an MQ reply through the MQI (MQPUT, on a handle kept open, to the
 saved ReplyToQ at ReplyToQMgr, which the queue manager resolves, e.g. to a transmission
-queue). The replies go out on the bridge's reply lines, one MQI connection for each
+queue; for a request that named no ReplyToQ, the user exit **CUIV** names the queue).
+The replies go out on the bridge's reply lines, one MQI connection for each
 I-stream and one more, each used by one thread at a time as IBM's hconn is: entries
 replying at once on two I-streams put in parallel instead of queueing on one
 connection; replies made one after the other reuse one line, and so one open handle.
@@ -67,6 +68,7 @@ __all__ = ["Am0sgTooLong", "Bridge", "BridgeOrigin", "BridgeRequest", "REASONS"]
 INPUT_PROGRAM = "CMQB"
 ROUTER_PROGRAM = "COA4"
 EXIT_PROGRAM = "CUIW"
+CONVERT_PROGRAM = "CUIV"
 DLQ_NAME = "DEAD.LETTER.QUEUE"
 #: The reply queues a reply line keeps open (least recently used closed first), and how
 #: long one may stay open unused (closed by the sweeper after that).
@@ -78,10 +80,12 @@ _CLEAR = bytes(CUIW_PARAMS - RCPL_SIZE)
 CUIW_FAILED = cmqc.MQFB_APPL_FIRST + 1
 NO_LNIATA_ASSIGNED = cmqc.MQFB_APPL_FIRST + 2
 NO_APPLICATION = cmqc.MQFB_APPL_FIRST + 3
+CUIV_FAILED = cmqc.MQFB_APPL_FIRST + 4
 REASONS = {
     CUIW_FAILED: "CUIW raised an error",
     NO_LNIATA_ASSIGNED: "CUIW assigned no LNIATA",
     NO_APPLICATION: "COA4 found no application for the LNIATA",
+    CUIV_FAILED: "CUIV raised an error",
 }
 #: Console messages the bridge writes (listed in docs/console.md and docs/bridge.md).
 MESSAGES = {
@@ -136,12 +140,13 @@ def _text(value: bytes | str) -> str:
 
 
 class BridgeRequest(NamedTuple):
-    """The origin of a CMQB entry: the message as it arrived."""
+    """The origin of a CMQB entry: the message as it arrived (``md`` is the descriptor
+    the channel delivered, kept, not copied: a dead-lettered request keeps it)."""
 
     channel: str
     reply: ReplyContext
     text: bytes
-    expiry: int
+    md: MD
 
     def __repr__(self) -> str:
         return f"MQ BRIDGE {self.channel}"
@@ -230,7 +235,8 @@ def _reply_context(channel: str, md: MD) -> ReplyContext:
         _text(md.ReplyToQ), _text(md.ReplyToQMgr), bytes(md.MsgId), bytes(md.CorrelId),
         md.Report, md.Persistence, md.Priority,
         fmt if type(fmt) is bytes else fmt.encode("ascii") if isinstance(fmt, str)
-        else bytes(fmt), md.CodedCharSetId, md.Encoding, channel))
+        else bytes(fmt), md.CodedCharSetId, md.Encoding, channel, md.Expiry,
+        time.monotonic()))
 
 
 class Bridge:
@@ -267,7 +273,8 @@ class Bridge:
     def start(self) -> Bridge:
         """Load the default programs, become the ROUTC router, connect to the MQI."""
         defaults = {INPUT_PROGRAM: self._cmqb, ROUTER_PROGRAM: self._coa4,
-                    EXIT_PROGRAM: cuiw.default_cuiw(self.terminals)}
+                    EXIT_PROGRAM: cuiw.default_cuiw(self.terminals),
+                    CONVERT_PROGRAM: cuiw.default_cuiv()}
         for name, fn in defaults.items():
             if self.programs.get(name) is None:
                 self.programs.load(name, fn)
@@ -308,6 +315,8 @@ class Bridge:
     def deliver(self, channel: str, md: MD, data: bytes) -> None:
         """Bridge one nonpersistent message from fast receiver ``channel`` (the fast
         receiver's ``FastDelivery`` port): an entry for CMQB with the AM0SG on D0.
+        ``md`` is kept, not copied (a dead-lettered request keeps it): pass a descriptor
+        of this message's own, as the channel does.
 
         :raises Am0sgTooLong: the data does not fit one AM0SG block (MQRC 2030).
         :raises MQMIError: a persistent message (MQRC_PERSISTENCE_ERROR): not for the bridge.
@@ -326,8 +335,7 @@ class Bridge:
             exc.hint = f"an AM0SG block holds {AM0SG_MAX_TEXT} bytes of text"
             raise exc
         text = bytes(data)
-        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text,
-                                             md.Expiry))
+        request = _new_tuple(BridgeRequest, (channel, _reply_context(channel, md), text, md))
         block = _new_tuple(Am0sg, (text, NO_LNIATA, True, INPUT_PROGRAM)).pack()
         self.dispatcher.creec(INPUT_PROGRAM, block, b"", origin=request)
         self.delivered += 1
@@ -446,24 +454,57 @@ class Bridge:
                 Persistence=reply.persistence,
                 CorrelId=reply.correl_id if report & cmqc.MQRO_PASS_CORREL_ID
                 else reply.msg_id)
+        if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY:
+            md.Expiry = reply.remaining_expiry()
+            md.Report = report & cmqc.MQRO_DISCARD_MSG
         options = cmqc.MQPMO_NO_SYNCPOINT
         if report & cmqc.MQRO_PASS_MSG_ID:
             md.MsgId = reply.msg_id
         else:
             options |= cmqc.MQPMO_NEW_MSG_ID
+        target = (reply.reply_to_q, reply.reply_to_qmgr)
         try:
-            self._put_reply(reply, text, md, options)
+            if not target[0]:
+                target = self._cuiv(ecb, lniata)
+            self._put_reply(target, text, md, options)
         except errors.MQMIError as exc:
-            self._dead_letter_reply(lniata, reply, text, md, exc)
+            self._dead_letter_reply(lniata, target, reply, text, md, exc)
             return
         self.terminals.count_output(lniata)
         self.replies += 1
         if self.qmgr.events.active:
-                self._journal("bridge-out", reply.reply_to_q, lniata, None, length=len(text),
+            self._journal("bridge-out", target[0], lniata, None, length=len(text),
                           msg_id=bytes(md.MsgId), correl_id=bytes(md.CorrelId),
-                          reply_to_qmgr=reply.reply_to_qmgr)
+                          reply_to_qmgr=target[1])
 
-    def _put_reply(self, reply: ReplyContext, text: bytes, md: MD, options: int) -> None:
+    def _cuiv(self, ecb: Ecb, lniata: Lniata) -> tuple[str, str]:
+        """CUIV: where ROUTC output to MQ terminal ``lniata`` goes when its request named
+        no ReplyToQ (queue, queue manager). Entered (ENTRC) on the issuing ECB with the
+        LNIATA at EBW096; the ECB's EBW000-EBW103 are restored afterwards.
+
+        :raises MQMIError: CUIV failed (reason CUIV_FAILED) or named no queue
+            (MQRC_MISSING_REPLY_TO_Q).
+        """
+        area = memoryview(ecb.ebw)
+        saved = bytes(area[0:CUIW_PARAMS])
+        area[0:CUIW_PARAMS] = CuiwParams("", "", lniata).pack()
+        try:
+            ecb.entrc(CONVERT_PROGRAM)
+            named = CuiwParams.unpack(ecb.ebw)
+        except (Exception, ControlTransfer) as exc:
+            error = errors.MQMIError(errors.MQCC_FAILED, CUIV_FAILED, call="ROUTC BRIDGE",
+                                     obj=str(lniata))
+            error.hint = f"CUIV failed: {exc!r}"
+            raise error from None
+        finally:
+            area[0:CUIW_PARAMS] = saved
+        if not named.reply_to_q:
+            raise errors.error_for(cmqc.MQRC_MISSING_REPLY_TO_Q, call="ROUTC BRIDGE",
+                                   obj=str(lniata))
+        return named.reply_to_q, named.reply_to_qmgr
+
+    def _put_reply(self, target: tuple[str, str], text: bytes, md: MD,
+                   options: int) -> None:
         """MQPUT the reply on a reply line (the one used last that is free; waits while
         every line is busy). :raises MQMIError: from MQOPEN or MQPUT, 2009 once the
         bridge has stopped."""
@@ -472,7 +513,7 @@ class Bridge:
                 self._lines_changed.wait()
             line = self._free.pop()
         try:
-            line.put((reply.reply_to_q, reply.reply_to_qmgr), text, md, options)
+            line.put(target, text, md, options)
         finally:
             with self._lines_changed:
                 self._free.append(line)
@@ -505,35 +546,39 @@ class Bridge:
 
     def _dead_letter(self, request: BridgeRequest, reason: int, message_id: str,
                      text: str) -> None:
-        """Put a bridged request on the dead-letter queue with an MQDLH (``reason``)."""
+        """Put a bridged request on the dead-letter queue behind an MQDLH (``reason``),
+        its MQMD kept (context included: MQPMO_SET_ALL_CONTEXT), Format MQDEAD, Expiry
+        what is left of it."""
         reply = request.reply
-        md = MD(Format=cmqc.MQFMT_DEAD_LETTER_HEADER, CodedCharSetId=reply.ccsid,
-                Encoding=reply.encoding, Priority=reply.priority,
-                Persistence=reply.persistence, MsgId=reply.msg_id, CorrelId=reply.correl_id,
-                Report=reply.report, ReplyToQ=reply.reply_to_q.encode("ascii"),
-                ReplyToQMgr=reply.reply_to_qmgr.encode("ascii"), Expiry=request.expiry)
+        md = MD(**request.md.get())
+        md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
+        md.Expiry = reply.remaining_expiry()
         dlh = dead_letter_header(reason, "", self.qmgr.name, fmt=reply.format,
                                  encoding=reply.encoding, ccsid=reply.ccsid,
                                  appl_type=cmqc.MQAT_TPF, appl_name=INPUT_PROGRAM)
-        self._put_dead_letter(dlh.pack() + request.text, md, message_id, text)
+        self._put_dead_letter(dlh.pack() + request.text, md, message_id, text,
+                              cmqc.MQPMO_SET_ALL_CONTEXT)
 
-    def _dead_letter_reply(self, lniata: Lniata, reply: ReplyContext, text: bytes, md: MD,
-                           exc: errors.MQMIError) -> None:
-        """A reply the MQI refused goes to the dead-letter queue with the MQI's reason."""
-        dlh = dead_letter_header(exc.reason, reply.reply_to_q, reply.reply_to_qmgr,
+    def _dead_letter_reply(self, lniata: Lniata, target: tuple[str, str], reply: ReplyContext,
+                           text: bytes, md: MD, exc: errors.MQMIError) -> None:
+        """A reply the MQI (or CUIV) refused goes to the dead-letter queue with the
+        reason; DestQName and DestQMgrName are its destination (``target``)."""
+        queue, qmgr = target
+        dlh = dead_letter_header(exc.reason, queue, qmgr,
                                  fmt=reply.format, encoding=reply.encoding, ccsid=reply.ccsid,
                                  appl_type=cmqc.MQAT_TPF, appl_name="ROUTC")
         md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
         self._put_dead_letter(
             dlh.pack() + text, md, "MQSC0944E",
-            f"ROUTC REPLY FROM LNIATA {lniata} TO {reply.reply_to_q} AT "
-            f"{reply.reply_to_qmgr or self.qmgr.name} NOT PUT: {exc.reason_name}")
+            f"ROUTC REPLY FROM LNIATA {lniata} TO {queue or '(NO REPLYTOQ)'} AT "
+            f"{qmgr or self.qmgr.name} NOT PUT: {REASONS.get(exc.reason, exc.reason_name)}")
 
-    def _put_dead_letter(self, data: bytes, md: MD, message_id: str, text: str) -> None:
+    def _put_dead_letter(self, data: bytes, md: MD, message_id: str, text: str,
+                         options: int = 0) -> None:
         try:
             with self._mq_lock:
                 self._connection().put1(DLQ_NAME, data, md,
-                                        PMO(Options=cmqc.MQPMO_NO_SYNCPOINT))
+                                        PMO(Options=cmqc.MQPMO_NO_SYNCPOINT | options))
         except errors.MQMIError as exc:
             self._say(message_id, f"{text} - MESSAGE MSGID {bytes(md.MsgId).hex().upper()} "
                       f"LOST: DEAD-LETTER QUEUE REFUSED IT ({exc.reason_name})")

@@ -66,7 +66,8 @@ class BridgeOperator:
             "inputs": entry.inputs, "outputs": entry.outputs,
             "routes": self._routes_of(lniata),
             "reply": None if reply is None else
-            f"{reply.reply_to_q}@{reply.reply_to_qmgr} MSGID {reply.msg_id.hex().upper()}",
+            f"{reply.reply_to_q or '(CUIV)'}@{reply.reply_to_qmgr} MSGID "
+            f"{reply.msg_id.hex().upper()}",
             "logged": len(t.logs.get(lniata, ())), "wgta": entry.pack().hex().upper(),
         }
 

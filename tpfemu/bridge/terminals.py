@@ -23,6 +23,7 @@ Thread-safe: one lock guards the tables; saving happens under it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import threading
@@ -57,6 +58,17 @@ class ReplyContext(NamedTuple):
     ccsid: int
     encoding: int
     channel: str = ""
+    #: The request's Expiry as it arrived (tenths of a second, MQEI_UNLIMITED = -1) and
+    #: when it arrived (``time.monotonic()``).
+    expiry: int = -1
+    received: float = 0.0
+
+    def remaining_expiry(self) -> int:
+        """The request's Expiry left now (tenths, at least 1), or MQEI_UNLIMITED (-1)."""
+        if self.expiry < 0:
+            return self.expiry
+        spent = math.ceil((time.monotonic() - self.received) * 10)
+        return max(1, self.expiry - spent)
 
 
 @dataclass(frozen=True, slots=True)
