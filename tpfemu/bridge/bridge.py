@@ -61,7 +61,8 @@ from tpfemu.bridge.terminals import ReplyContext, Terminals
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import MD, OD, PMO
 from tpfemu.mqi import api as mqi
-from tpfemu.qmgr.mqmd import dead_letter_header
+from tpfemu.qmgr.mqmd import dead_letter_fields, dead_letter_header
+from tpfemu.qmgr.reports import passed_on
 
 __all__ = ["Am0sgTooLong", "Bridge", "BridgeOrigin", "BridgeRequest", "REASONS"]
 
@@ -454,9 +455,7 @@ class Bridge:
                 Persistence=reply.persistence,
                 CorrelId=reply.correl_id if report & cmqc.MQRO_PASS_CORREL_ID
                 else reply.msg_id)
-        if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY:
-            md.Expiry = reply.remaining_expiry()
-            md.Report = report & cmqc.MQRO_DISCARD_MSG
+        md.Expiry, md.Report = passed_on(report, reply.remaining_expiry())
         options = cmqc.MQPMO_NO_SYNCPOINT
         if report & cmqc.MQRO_PASS_MSG_ID:
             md.MsgId = reply.msg_id
@@ -550,8 +549,7 @@ class Bridge:
         its MQMD kept (context included: MQPMO_SET_ALL_CONTEXT), Format MQDEAD, Expiry
         what is left of it."""
         reply = request.reply
-        md = MD(**request.md.get())
-        md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
+        md = MD(**dead_letter_fields(request.md.get()))
         md.Expiry = reply.remaining_expiry()
         dlh = dead_letter_header(reason, "", self.qmgr.name, fmt=reply.format,
                                  encoding=reply.encoding, ccsid=reply.ccsid,
@@ -567,9 +565,8 @@ class Bridge:
         dlh = dead_letter_header(exc.reason, queue, qmgr,
                                  fmt=reply.format, encoding=reply.encoding, ccsid=reply.ccsid,
                                  appl_type=cmqc.MQAT_TPF, appl_name="ROUTC")
-        md.Format = cmqc.MQFMT_DEAD_LETTER_HEADER
         self._put_dead_letter(
-            dlh.pack() + text, md, "MQSC0944E",
+            dlh.pack() + text, MD(**dead_letter_fields(md.get())), "MQSC0944E",
             f"ROUTC REPLY FROM LNIATA {lniata} TO {queue or '(NO REPLYTOQ)'} AT "
             f"{qmgr or self.qmgr.name} NOT PUT: {REASONS.get(exc.reason, exc.reason_name)}")
 

@@ -42,7 +42,7 @@ from tpfemu.mq import cmqc
 from tpfemu.store.message import NEVER
 
 __all__ = ["COA", "COD", "EXCEPTION", "EXPIRATION", "Kind", "Report", "deadline_of", "make",
-           "wanted"]
+           "passed_on", "wanted"]
 
 #: IBM: a report "with data" carries the first 100 bytes of the message data.
 WITH_DATA_BYTES = 100
@@ -110,6 +110,17 @@ def deadline_of(expiry_tenths: int) -> int:
     return time.time_ns() // 1000 + expiry_tenths * 100_000
 
 
+def passed_on(report: int, expiry_left: int) -> tuple[int, int]:
+    """(Expiry, Report) of a reply or report to a message with Report options ``report``
+    and ``expiry_left`` tenths of a second of its Expiry left (MQEI_UNLIMITED: none): with
+    MQRO_PASS_DISCARD_AND_EXPIRY, what is left and the message's MQRO_DISCARD_MSG, as
+    IBM's MQMD Report says; else unlimited and MQRO_NONE. The one statement of the rule,
+    for the queue manager's reports and the ROUTC bridge's replies."""
+    if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY:
+        return expiry_left, report & cmqc.MQRO_DISCARD_MSG
+    return cmqc.MQEI_UNLIMITED, cmqc.MQRO_NONE
+
+
 def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
          correl_id: bytes, priority: int, persistent: bool, deadline: int,
          qmgr_name: str, feedback: int | None = None) -> Report | None:
@@ -131,10 +142,10 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
     reply_q = _text(record["ReplyToQ"])
     if not reply_q:
         return None  # (MQPUT refuses such a message with MQRC_MISSING_REPLY_TO_Q)
-    expiry = cmqc.MQEI_UNLIMITED
-    if (report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY and deadline != NEVER
-            and kind is not EXPIRATION):  # (an expired message has no expiry left to pass)
-        expiry = max(1, math.ceil((deadline - time.time_ns() // 1000) / 100_000))
+    left = cmqc.MQEI_UNLIMITED
+    if deadline != NEVER and kind is not EXPIRATION:  # (an expired one has none left)
+        left = max(1, math.ceil((deadline - time.time_ns() // 1000) / 100_000))
+    expiry, passed = passed_on(report, left)
     fields = {
         "MsgType": cmqc.MQMT_REPORT,
         "Feedback": kind.feedback if feedback is None else feedback,
@@ -144,9 +155,7 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
         "PutApplType": cmqc.MQAT_QMGR,
         "PutApplName": qmgr_name.encode("ascii", "replace")[:28].ljust(28),
         "ReplyToQMgr": qmgr_name.encode("ascii", "replace")[:48].ljust(48),
-        # IBM: with MQRO_PASS_DISCARD_AND_EXPIRY the report inherits MQRO_DISCARD_MSG
-        "Report": report & cmqc.MQRO_DISCARD_MSG
-        if report & cmqc.MQRO_PASS_DISCARD_AND_EXPIRY else cmqc.MQRO_NONE,
+        "Report": passed,
     }
     return Report(
         reply_q, _text(record["ReplyToQMgr"]), _body(report, kind, data), fields,
