@@ -102,9 +102,13 @@ def test_dead_lettered_request_keeps_its_message_descriptor(system, deliver, qm)
     system.programs.load("CUIW", lambda ecb: None)  # assigns nothing
     deliver(b"REQ", MsgType=CMQC.MQMT_REQUEST, ReplyToQMgr=b"QM2", UserIdentifier=b"USERX",
             PutApplName=b"SENDER", PutApplType=CMQC.MQAT_UNIX, ApplIdentityData=b"IDENT",
-            PutDate=b"20261128", PutTime=b"12345678", AccountingToken=b"\x01" * 32)
+            PutDate=b"20261128", PutTime=b"12345678", AccountingToken=b"\x01" * 32,
+            Encoding=785, CodedCharSetId=500)
     [(dlh, _, md)] = dead_letters(qm)
     assert dlh.Reason == NO_LNIATA_ASSIGNED and dlh.Format == CMQC.MQFMT_STRING
+    # the MQMD describes the MQDLH (native, the queue manager's CCSID); the MQDLH the data
+    assert (dlh.Encoding, dlh.CodedCharSetId) == (785, 500)
+    assert (md.Encoding, md.CodedCharSetId) == (CMQC.MQENC_NATIVE, 1208)
     assert md.MsgType == CMQC.MQMT_REQUEST and md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER
     assert md.UserIdentifier.rstrip() == b"USERX" and md.PutApplName.rstrip() == b"SENDER"
     assert md.PutApplType == CMQC.MQAT_UNIX and md.ApplIdentityData.rstrip() == b"IDENT"
