@@ -75,7 +75,7 @@ def test_a_get_in_syncpoint_cannot_commit_and_is_backed_out(broken):
     assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)) == b"A"
     with pytest.raises(pymqi.MQMIError) as failed:
         q._qmgr.commit()
-    assert failed.value.reason == CMQC.MQRC_RESOURCE_PROBLEM
+    assert (failed.value.comp, failed.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
     assert browse_all(q) == [b"A", b"B"]
     assert depth(system) == 2
 
@@ -100,7 +100,7 @@ def test_a_unit_of_work_with_a_put_ends_backed_out(broken, end):
     if end == "commit":
         with pytest.raises(pymqi.MQMIError) as failed:
             q._qmgr.commit()
-        assert failed.value.reason == CMQC.MQRC_RESOURCE_PROBLEM
+        assert (failed.value.comp, failed.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
     else:
         q._qmgr.backout()
     assert browse_all(q) == [b"A", b"B"]
