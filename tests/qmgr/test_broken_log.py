@@ -139,3 +139,18 @@ def test_a_restart_after_the_failures_has_the_committed_messages_once(broken, tm
         assert browse_all(q2) == [b"A", b"B", b"C"]
     finally:
         again.stop()
+
+
+def test_mqdisc_whose_commit_fails_warns_backed_out_and_disconnects(broken):
+    """MQDISC commits open work; when that commit fails the work is backed out, MQDISC
+    warns MQRC_BACKED_OUT (IBM's MQDISC reason codes) and the connection still ends."""
+    system, q = broken
+    qm = q._qmgr
+    conn = qm.connection
+    q.put(b"D", pymqi.MD(Persistence=PERSISTENT), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+    with pytest.raises(pymqi.MQMIError) as failed:
+        qm.disconnect()
+    assert (failed.value.comp, failed.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
+    assert not qm.is_connected
+    assert conn not in system.qmgr.connections and not conn.handles
+    assert depth(system) == 2
