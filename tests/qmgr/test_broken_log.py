@@ -75,7 +75,7 @@ def test_a_get_in_syncpoint_cannot_commit_and_is_backed_out(broken):
     assert q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)) == b"A"
     with pytest.raises(pymqi.MQMIError) as failed:
         q._qmgr.commit()
-    assert failed.value.reason == CMQC.MQRC_RESOURCE_PROBLEM
+    assert (failed.value.comp, failed.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
     assert browse_all(q) == [b"A", b"B"]
     assert depth(system) == 2
 
@@ -100,7 +100,7 @@ def test_a_unit_of_work_with_a_put_ends_backed_out(broken, end):
     if end == "commit":
         with pytest.raises(pymqi.MQMIError) as failed:
             q._qmgr.commit()
-        assert failed.value.reason == CMQC.MQRC_RESOURCE_PROBLEM
+        assert (failed.value.comp, failed.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
     else:
         q._qmgr.backout()
     assert browse_all(q) == [b"A", b"B"]
@@ -139,3 +139,18 @@ def test_a_restart_after_the_failures_has_the_committed_messages_once(broken, tm
         assert browse_all(q2) == [b"A", b"B", b"C"]
     finally:
         again.stop()
+
+
+def test_mqdisc_whose_commit_fails_warns_backed_out_and_disconnects(broken):
+    """MQDISC commits open work; when that commit fails the work is backed out, MQDISC
+    warns MQRC_BACKED_OUT (IBM's MQDISC reason codes) and the connection still ends."""
+    system, q = broken
+    qm = q._qmgr
+    conn = qm.connection
+    q.put(b"D", pymqi.MD(Persistence=PERSISTENT), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
+    with pytest.raises(pymqi.MQMIError) as failed:
+        qm.disconnect()
+    assert (failed.value.comp, failed.value.reason) == (CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
+    assert not qm.is_connected
+    assert conn not in system.qmgr.connections and not conn.handles
+    assert depth(system) == 2

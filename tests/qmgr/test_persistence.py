@@ -298,11 +298,12 @@ def test_a_full_log_is_storage_full_and_nothing_is_half_done(home, monkeypatch):
     assert failed.value.reason == CMQC.MQRC_STORAGE_MEDIUM_FULL
     assert 0 < acknowledged < 5000
     assert home.system.qmgr.local_queue("APP.Q").core.depth == acknowledged
-    # a unit of work that cannot be logged is backed out at MQCMIT, with 2192
+    # a unit of work that cannot be logged is backed out at MQCMIT: warning 2003
     q.put(b"x" * 900, pymqi.MD(Persistence=PERSISTENT), pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT))
     with pytest.raises(pymqi.MQMIError) as commit_failed:
         q._qmgr.commit()
-    assert commit_failed.value.reason == CMQC.MQRC_STORAGE_MEDIUM_FULL
+    assert (commit_failed.value.comp, commit_failed.value.reason) == (
+        CMQC.MQCC_WARNING, CMQC.MQRC_BACKED_OUT)
     assert home.system.qmgr.local_queue("APP.Q").core.depth == acknowledged
     home.system.stop()
     monkeypatch.undo()

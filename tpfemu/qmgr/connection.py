@@ -371,12 +371,17 @@ class Connection:
         if not self.connected:
             return
         self.connected = False
-        if self.uow is not None and self.uow.queues:
-            self.qmgr.finish(self.uow, commit=commit)
-        for handle in list(self.handles.values()):
-            self._release(handle)
-        with self.qmgr.lock:
-            self.qmgr.connections.discard(self)
+        try:
+            if self.uow is not None and self.uow.queues:
+                self.qmgr.finish(self.uow, commit=commit)
+        except errors.MQMIError as exc:  # the commit failed and backed out: 2003 warning
+            exc.call = "MQDISC"
+            raise
+        finally:  # the connection ends either way
+            for handle in list(self.handles.values()):
+                self._release(handle)
+            with self.qmgr.lock:
+                self.qmgr.connections.discard(self)
 
     # -- MQINQ / MQSET --------------------------------------------------------------------------
 

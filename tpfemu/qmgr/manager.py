@@ -440,8 +440,8 @@ class QueueManager:
         With persistent messages in it, the Commit (or Backout) goes to the recovery log
         first, and a commit is applied to the queues only once it is durable.
 
-        :raises StorageFull: the log could not take the commit; the unit of work was
-            backed out instead (as IBM's MQCMIT that ends in MQRC_BACKED_OUT).
+        :raises MQMIError: warning MQRC_BACKED_OUT (2003) when the log could not take the
+            commit and the unit of work was backed out instead (IBM's MQCMIT reason codes).
         """
         work = [(queue, uow.id) for queue in uow.queues.values()] + uow.extra
         plog = self.persistence
@@ -477,9 +477,10 @@ class QueueManager:
         uow.count = 0
         if uow.triggers:
             self.triggers.on_finish(uow, commit)
-        if failure is not None:
-            failure.call = "MQCMIT"
-            raise failure
+        if failure is not None:  # IBM's MQCMIT: warning MQRC_BACKED_OUT, work undone
+            backed_out = errors.error_for(cmqc.MQRC_BACKED_OUT, call="MQCMIT",
+                                          comp=cmqc.MQCC_WARNING)
+            raise backed_out from failure
 
     # -- expiry ---------------------------------------------------------------------------
 
