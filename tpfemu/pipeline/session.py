@@ -4,7 +4,10 @@ Local mode (``local[*]``) by default, with no setup beyond installing tpfemu; an
 master (``spark://host:7077``, ``yarn``, ``k8s://...``) with ``master=``. The session is
 tuned for small-to-medium journals: few shuffle partitions, no UI, no console progress.
 ``test=True`` adds JVM options that make startup and tiny jobs faster (C1 JIT only, serial
-GC): good for test suites, bad for long jobs.
+GC) and runs queries interpreted, without generated code (``spark.sql.codegen.wholeStage``
+off, ``factoryMode`` NO_CODEGEN, as Spark's own test suites run them; the results are
+the same, and a tiny job skips compiling some 200 classes): good for test suites, bad for
+long jobs. The CLI's sessions and the benchmarks generate code as usual.
 """
 
 from __future__ import annotations
@@ -125,6 +128,8 @@ def get_session(master: str | None = None, *, test: bool = False,
             "spark.driver.extraJavaOptions": _TEST_JAVA_OPTIONS,
             "spark.rdd.compress": "false",
             "spark.shuffle.compress": "false",
+            "spark.sql.codegen.wholeStage": "false",
+            "spark.sql.codegen.factoryMode": "NO_CODEGEN",
         })
     settings.update(conf or {})
     for key, value in settings.items():
