@@ -283,6 +283,65 @@ def test_get_with_an_undefined_match_option_fails_2247(qm, local_queue, match):
     assert depth(qm, local_queue) == 2
 
 
+
+def test_put_with_alternate_user_authority_fails_2046_but_put1_takes_it(qm, local_queue):
+    """MQPMO_ALTERNATE_USER_AUTHORITY is valid on MQPUT1 only ("Rules for validating MQI
+    options"): MQPUT with it fails MQRC_OPTIONS_ERROR and puts nothing, by a handle's first
+    put and by its later ones; MQPUT1 with it puts the message."""
+    q = open_q(qm, local_queue)
+    q.put(b"plain", pymqi.MD())  # (the handle's later puts may take its plan)
+    for _ in range(2):
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.put(b"x", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_ALTERNATE_USER_AUTHORITY))
+        check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 1
+    qm.put1(local_queue, b"alt", pymqi.MD(),
+            pymqi.PMO(Options=CMQC.MQPMO_ALTERNATE_USER_AUTHORITY))
+    assert depth(qm, local_queue) == 2
+
+
+def test_put1_with_logical_order_fails_2046(qmgr, qm, local_queue):
+    """MQPMO_LOGICAL_ORDER is not valid on MQPUT1 ("Rules for validating MQI options"):
+    MQRC_OPTIONS_ERROR, nothing put and no handle left open."""
+    with pytest.raises(pymqi.MQMIError) as info:
+        qm.put1(local_queue, b"x", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_LOGICAL_ORDER))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 0
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_INQUIRE)
+    assert q.inquire(CMQC.MQIA_OPEN_OUTPUT_COUNT) == 0
+
+
+_G = CMQC
+
+
+@pytest.mark.parametrize("options", [
+    _G.MQGMO_MARK_SKIP_BACKOUT,
+    _G.MQGMO_MARK_SKIP_BACKOUT | _G.MQGMO_NO_SYNCPOINT,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_BROWSE_FIRST,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_BROWSE_NEXT,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_COMPLETE_MSG,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_UNLOCK,
+    _G.MQGMO_UNLOCK | _G.MQGMO_WAIT,
+    _G.MQGMO_UNLOCK | _G.MQGMO_SYNCPOINT,
+    _G.MQGMO_UNLOCK | _G.MQGMO_ACCEPT_TRUNCATED_MSG,
+    _G.MQGMO_WAIT | _G.MQGMO_SET_SIGNAL,
+])
+def test_get_option_combinations_ibm_refuses_fail_2046(qm, local_queue, options):
+    """The MQGET combinations IBM's "Rules for validating MQI options" refuse fail
+    MQRC_OPTIONS_ERROR before anything else is looked at, and get nothing: MARK_SKIP_BACKOUT
+    without SYNCPOINT; SYNCPOINT_IF_PERSISTENT with a browse option, COMPLETE_MSG or
+    UNLOCK; UNLOCK with anything but NO_SYNCPOINT and NO_WAIT; WAIT with SET_SIGNAL."""
+    q = open_q(qm, local_queue, IN | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT)
+    for _ in range(3):
+        q.put(b"x", pymqi.MD())
+    get_msg(q)  # (the handle's later gets may take its plan)
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=options))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 2
+    qm.backout()
+    assert depth(qm, local_queue) == 2
+
 # -- browse ------------------------------------------------------------------------------
 
 

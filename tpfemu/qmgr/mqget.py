@@ -137,11 +137,26 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     return data
 
 
+#: IBM's "Rules for validating MQI options" for MQGET, beside the syncpoint pairs
+#: (:func:`_unit_of_work`) and the browse options (the core): (options, the options that
+#: may not come with any of them, the options that must come with them). MQGMO_SYNCPOINT
+#: with a browse option is accepted (docs/deviations.md, "Browse with a unit of work").
+_GMO_RULES = (
+    (cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT, _BROWSE | cmqc.MQGMO_COMPLETE_MSG, 0),
+    (cmqc.MQGMO_MARK_SKIP_BACKOUT, 0, cmqc.MQGMO_SYNCPOINT),
+    (cmqc.MQGMO_WAIT, cmqc.MQGMO_SET_SIGNAL, 0),
+    (cmqc.MQGMO_UNLOCK, ~(cmqc.MQGMO_UNLOCK | cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_NO_WAIT), 0),
+)
+
+
 def _check_options(gmo: Any, options: int, name: str) -> None:
-    """Options cmqc.h does not define fail MQRC_OPTIONS_ERROR (2046), and MatchOptions
-    it does not define (a GMO of version 2 or later) MQRC_MATCH_OPTIONS_ERROR (2247), as
-    IBM's MQGET does ("Rules for validating MQI options"; MQRC_MATCH_OPTIONS_ERROR)."""
-    if options & ~_GMO_DEFINED:
+    """Options cmqc.h does not define, or a combination IBM refuses (:data:`_GMO_RULES`),
+    fail MQRC_OPTIONS_ERROR (2046), and MatchOptions it does not define (a GMO of version
+    2 or later) MQRC_MATCH_OPTIONS_ERROR (2247), as IBM's MQGET does ("Rules for
+    validating MQI options"; MQRC_MATCH_OPTIONS_ERROR)."""
+    if options & ~_GMO_DEFINED or any(
+            options & option and (options & refused or options & needed != needed)
+            for option, refused, needed in _GMO_RULES):
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", name)
     if gmo is not None and getattr(gmo, "Version", 1) >= 2:
         if getattr(gmo, "MatchOptions", _MATCH_BOTH) & ~_MO_DEFINED:

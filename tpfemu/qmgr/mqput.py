@@ -108,15 +108,19 @@ def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = No
          qmgr_name: str = "") -> None:
     """MQPUT1: open ``name`` for output, put one message, close it. As IBM's, the
     implicit open carries the context open option that the PMO's context option needs
-    (MQPMO_SET_ALL_CONTEXT opens with MQOO_SET_ALL_CONTEXT, and so on)."""
+    (MQPMO_SET_ALL_CONTEXT opens with MQOO_SET_ALL_CONTEXT, and so on). Its options are
+    MQPUT's but for MQPMO_ALTERNATE_USER_AUTHORITY, allowed here only, and
+    MQPMO_LOGICAL_ORDER, refused here only (2046, before anything is opened)."""
     options = getattr(pmo, "Options", 0) if pmo is not None else 0
+    if options & cmqc.MQPMO_LOGICAL_ORDER:
+        raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT1", name)
     open_options = cmqc.MQOO_OUTPUT
     for put_option, open_option in _PUT1_OPENS:
         if options & put_option:
             open_options |= open_option
     handle = conn.open(name, open_options, qmgr_name)
     try:  # (no plan: the handle has no later call to serve)
-        put_full(conn, handle, data, md, pmo, leave_plan=False)
+        put_full(conn, handle, data, md, pmo, leave_plan=False, put1=True)
     finally:
         if not handle.closed:
             conn.close(handle)
@@ -139,10 +143,10 @@ def _first_def(conn: Connection, resolved: Resolved) -> Any:
 
 
 def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
-             leave_plan: bool = True) -> None:
+             leave_plan: bool = True, put1: bool = False) -> None:
     """MQPUT by the full path: every check and rule, the recovery log, triggering and
     events; then, when the handle's later puts may take a plan (and ``leave_plan``), its
-    plan."""
+    plan. (``put1``: the put of an MQPUT1, whose options differ, see :func:`put1`.)"""
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -165,7 +169,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
             raise fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
         limit = min(limit, profile.maxmsgl)
     generation = qm.catalog.generation
-    _put_checked(conn, handle, first, data, md, options, pmo)
+    _put_checked(conn, handle, first, data, md, options, pmo, put1)
     if (leave_plan and not options & ~plans.PLAN_PUT and not resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
@@ -184,12 +188,13 @@ def context_allowed(open_options: int) -> int:
                if put_option & settable and open_options & needs)
 
 
-def _check_options(conn: Connection, handle: Handle, options: int) -> Any:
+def _check_options(conn: Connection, handle: Handle, options: int, put1: bool = False) -> Any:
     """The put options' checks; returns the unit of work the put joins (None: none).
-    Options cmqc.h does not define, two context options, or SYNCPOINT with
-    NO_SYNCPOINT fail MQRC_OPTIONS_ERROR (2046)."""
+    Options cmqc.h does not define, two context options, SYNCPOINT with NO_SYNCPOINT, or
+    ALTERNATE_USER_AUTHORITY on an MQPUT (not ``put1``) fail MQRC_OPTIONS_ERROR (2046)."""
     name = handle.name
-    if options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1:
+    if (options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1
+            or (options & cmqc.MQPMO_ALTERNATE_USER_AUTHORITY and not put1)):
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
     for put_option, open_options, reason in _CONTEXT_NEEDS:
         if options & put_option and not handle.options & open_options:
@@ -312,11 +317,11 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
 
 
 def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
-                 options: int, pmo: Any) -> None:
+                 options: int, pmo: Any, put1: bool = False) -> None:
     qm = conn.qmgr
     queue, resolved = queue_of(handle)
     name = handle.name
-    uow = _check_options(conn, handle, options)
+    uow = _check_options(conn, handle, options, put1)
     md_get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
     expiry_tenths = md_get("Expiry", cmqc.MQEI_UNLIMITED)
     now = now_us()
