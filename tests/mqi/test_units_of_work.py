@@ -328,6 +328,54 @@ def test_maxumsgs_limits_syncpoint_gets_2024(small_uow_qmgr):
         conn.disconnect()
 
 
+
+def test_maxumsgs_counts_the_coa_report_of_a_syncpoint_put_2024(small_uow_qmgr):
+    """A COA report made for a syncpoint put counts toward MAXUMSGS (IBM,
+    MQRC_SYNCPOINT_LIMIT_REACHED): a put whose message and report would take the unit of
+    work past the limit fails 2024 and leaves nothing behind, neither the message nor its
+    report nor a dead letter; the same put fits when there is room for both."""
+    small_uow_qmgr.catalog.define("QL", "REPLY.Q")
+    conn = pymqi.connect(small_uow_qmgr.name)
+    coa = dict(Report=CMQC.MQRO_COA, ReplyToQ=b"REPLY.Q")
+    try:
+        _put(conn, "UQ", b"1", SYNC_PUT)
+        _put(conn, "UQ", b"2", SYNC_PUT)
+        with pytest.raises(pymqi.MQMIError) as info:
+            _put(conn, "UQ", b"coa", SYNC_PUT, pymqi.MD(**coa))
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        assert [depth(conn, q) for q in ("UQ", "REPLY.Q", "DEAD.LETTER.QUEUE")] == [2, 0, 0]
+        conn.backout()
+        _put(conn, "UQ", b"1", SYNC_PUT)
+        _put(conn, "UQ", b"coa", SYNC_PUT, pymqi.MD(**coa))  # 3: the message and its COA
+        conn.commit()
+        assert [depth(conn, q) for q in ("UQ", "REPLY.Q", "DEAD.LETTER.QUEUE")] == [2, 1, 0]
+    finally:
+        conn.disconnect()
+
+
+def test_cod_report_of_a_syncpoint_get_stays_in_the_unit_of_work_at_the_limit(small_uow_qmgr):
+    """The COD report of a syncpoint get that takes the last place under MAXUMSGS is made
+    in the unit of work all the same (it is never dead-lettered outside it): a backout
+    removes it and restores the message, and the unit of work, over its limit, takes no
+    more syncpoint work (docs/deviations.md, "MAXUMSGS and the messages a call makes")."""
+    small_uow_qmgr.catalog.define("QL", "REPLY.Q")
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        _put(conn, "UQ", b"cod", md=pymqi.MD(Report=CMQC.MQRO_COD, ReplyToQ=b"REPLY.Q"))
+        _put(conn, "UQ", b"1", SYNC_PUT)
+        _put(conn, "UQ", b"2", SYNC_PUT)
+        assert _get(conn, "UQ", SYNC_GET) == b"cod"
+        assert [depth(conn, q) for q in ("REPLY.Q", "DEAD.LETTER.QUEUE")] == [1, 0]
+        with pytest.raises(pymqi.MQMIError) as info:
+            _put(conn, "UQ", b"3", SYNC_PUT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        conn.backout()
+        assert [depth(conn, q) for q in ("UQ", "REPLY.Q", "DEAD.LETTER.QUEUE")] == [1, 0, 0]
+        md = pymqi.MD()
+        assert _get(conn, "UQ", NO_SYNC_GET, md) == b"cod" and md.BackoutCount == 1
+    finally:
+        conn.disconnect()
+
 # -- ends of connections -----------------------------------------------------------------
 
 

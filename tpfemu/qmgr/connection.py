@@ -27,7 +27,7 @@ from tpfemu import errors
 from tpfemu.mq import cmqc
 from tpfemu.qmgr.localq import LocalQueue
 from tpfemu.qmgr.resolve import Resolved, resolve
-from tpfemu.qmgr.units import UnitOfWork, scope_work, scopes
+from tpfemu.qmgr.units import UnitOfWork, limit_reached, scope_work, scopes
 
 __all__ = ["Connection", "Handle"]
 
@@ -329,10 +329,7 @@ class Connection:
         then fails the call with 2024)."""
         uow = self.uow_for(True)  # (no scope is open: a plan serves no call in one)
         assert uow is not None  # (True: the connection's own, made if need be)
-        profile = self.qmgr.catalog.profile
-        if profile is not None and uow.count >= profile.maxumsgs:
-            return 0
-        return uow.id
+        return 0 if limit_reached(uow, self.qmgr.catalog.profile) else uow.id
 
     def plan_joined(self, queue: Any) -> None:
         """Count a message a planned call in syncpoint put on or got from ``queue``, in

@@ -43,6 +43,7 @@ from tpfemu.qmgr.mqmd import (
     set_field,
     syncpoint,
 )
+from tpfemu.qmgr.units import limit_reached
 
 __all__ = ["get", "get_full"]
 
@@ -103,8 +104,7 @@ def _unit_of_work(conn: Connection, options: int, name: str) -> Any:
     if options & _BROWSE or options & cmqc.MQGMO_UNLOCK:
         return None
     uow = conn.uow_for(joins)
-    profile = conn.qmgr.catalog.profile
-    if uow is not None and profile is not None and uow.count >= profile.maxumsgs:
+    if limit_reached(uow, conn.qmgr.catalog.profile):
         raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQGET", name)
     return uow
 

@@ -51,6 +51,7 @@ from tpfemu.qmgr.mqmd import (
 )
 from tpfemu.qmgr.objects import RemoteQueueDef
 from tpfemu.qmgr.resolve import Resolved
+from tpfemu.qmgr.units import limit_reached
 
 __all__ = ["context_allowed", "put", "put1", "put_full"]
 
@@ -60,6 +61,7 @@ _REPLY_Q_AT = context._NAMES.index("ReplyToQ")
 _XMIT_FIELDS = tuple((context._NAMES.index(name), value) for name, value
                      in context.normalized(context.XMIT_MD_FIELDS).items())
 _REPORT_AT = context._NAMES.index("Report")
+_FORMAT_AT = context._NAMES.index("Format")
 _REPLY_QMGR_AT = context._NAMES.index("ReplyToQMgr")
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
                                      ("PutApplName", 28), ("ApplOriginData", 4))}
@@ -105,12 +107,14 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
 
 
 def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = None,
-         qmgr_name: str = "") -> None:
+         qmgr_name: str = "", *, generated: bool = False) -> None:
     """MQPUT1: open ``name`` for output, put one message, close it. As IBM's, the
     implicit open carries the context open option that the PMO's context option needs
     (MQPMO_SET_ALL_CONTEXT opens with MQOO_SET_ALL_CONTEXT, and so on). Its options are
     MQPUT's but for MQPMO_ALTERNATE_USER_AUTHORITY, allowed here only, and
-    MQPMO_LOGICAL_ORDER, refused here only (2046, before anything is opened)."""
+    MQPMO_LOGICAL_ORDER, refused here only (2046, before anything is opened).
+    ``generated``: a report the queue manager makes (:func:`tpfemu.qmgr.reports.send`),
+    which MAXUMSGS does not refuse."""
     options = getattr(pmo, "Options", 0) if pmo is not None else 0
     if options & cmqc.MQPMO_LOGICAL_ORDER:
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT1", name)
@@ -120,7 +124,8 @@ def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = No
             open_options |= open_option
     handle = conn.open(name, open_options, qmgr_name)
     try:  # (no plan: the handle has no later call to serve)
-        put_full(conn, handle, data, md, pmo, leave_plan=False, put1=True)
+        put_full(conn, handle, data, md, pmo, leave_plan=False, put1=True,
+                 generated=generated)
     finally:
         if not handle.closed:
             conn.close(handle)
@@ -143,10 +148,10 @@ def _first_def(conn: Connection, resolved: Resolved) -> Any:
 
 
 def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
-             leave_plan: bool = True, put1: bool = False) -> None:
+             leave_plan: bool = True, put1: bool = False, generated: bool = False) -> None:
     """MQPUT by the full path: every check and rule, the recovery log, triggering and
     events; then, when the handle's later puts may take a plan (and ``leave_plan``), its
-    plan. (``put1``: the put of an MQPUT1, whose options differ, see :func:`put1`.)"""
+    plan. (``put1``, ``generated``: the put of an MQPUT1, see :func:`put1`.)"""
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -169,7 +174,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
             raise fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
         limit = min(limit, profile.maxmsgl)
     generation = qm.catalog.generation
-    _put_checked(conn, handle, first, data, md, options, pmo, put1)
+    _put_checked(conn, handle, first, data, md, options, pmo, put1, generated)
     if (leave_plan and not options & ~plans.PLAN_PUT and not resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
@@ -199,12 +204,8 @@ def _check_options(conn: Connection, handle: Handle, options: int, put1: bool = 
     for put_option, open_options, reason in _CONTEXT_NEEDS:
         if options & put_option and not handle.options & open_options:
             raise fail(reason, "MQPUT", name)
-    uow = conn.uow_for(syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT,
-                                 "MQPUT", name))
-    profile = conn.qmgr.catalog.profile
-    if uow is not None and profile is not None and uow.count >= profile.maxumsgs:
-        raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQPUT", name)
-    return uow
+    return conn.uow_for(syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT,
+                                  "MQPUT", name))
 
 
 def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
@@ -317,7 +318,7 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
 
 
 def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
-                 options: int, pmo: Any, put1: bool = False) -> None:
+                 options: int, pmo: Any, put1: bool = False, generated: bool = False) -> None:
     qm = conn.qmgr
     queue, resolved = queue_of(handle)
     name = handle.name
@@ -364,6 +365,9 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         correl_id=correl_id if correl_id != ZERO_ID else None,
         uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
     )
+    coa = _arrival_wanted(queue, resolved, values)
+    if not generated and limit_reached(uow, qm.catalog.profile, 1 + coa):  # (its COA too)
+        raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQPUT", name)
     plog = qm.persistence if persistent and not queue.shared else None
     if values[_REPORT_AT] & cmqc.MQRO_COD and not queue.reports_on_get and not resolved.remote:
         queue.reports_on_get = True  # before the put: no plan may get it without its report
@@ -382,7 +386,7 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
                  uow=uow.id if uow else 0, remote=resolved.remote_qmgr,
                  group_id=values[_GROUP_ID_AT], **context.journal_fields(values),
                  data=data if type(data) is bytes else bytes(data))
-    if values[_REPORT_AT] & cmqc.MQRO_COA and not resolved.remote:
+    if coa:
         _arrival_report(conn, queue, values, body, new_id, correl_id, priority, persistent,
                         deadline, uow)
     if warning:
@@ -399,13 +403,21 @@ def _write_resolved(pmo: Any, q_name: bytes, qmgr_name: bytes) -> None:
     set_field(pmo, "ResolvedQMgrName", qmgr_name)
 
 
+def _arrival_wanted(queue: LocalQueue, resolved: Resolved, values: tuple) -> bool:
+    """Whether a put with context ``values`` makes a COA report: its message asks for one
+    (:func:`tpfemu.qmgr.reports.makes`) and arrives on its destination queue here (not on
+    a transmission queue, where it has not arrived)."""
+    return (bool(values[_REPORT_AT] & cmqc.MQRO_COA) and not resolved.remote
+            and queue.definition.usage != "XMITQ"
+            and reports.makes(reports.COA, values[_REPORT_AT], values[_FORMAT_AT],
+                              values[_REPLY_Q_AT]))
+
+
 def _arrival_report(conn: Connection, queue: LocalQueue, values: tuple, body: bytes,
                     msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,
                     deadline: int, uow: Any) -> None:
-    """The COA report of a message just placed on its destination queue (none on a
-    transmission queue: the message has not arrived), inside the put's unit of work."""
-    if queue.definition.usage == "XMITQ":
-        return
+    """The COA report of a message just placed on its destination queue (when
+    :func:`_arrival_wanted`), inside the put's unit of work."""
     record = dict(zip(context._NAMES, values, strict=True))
     made = reports.make(reports.COA, record, body, msg_id=msg_id, correl_id=correl_id,
                         priority=priority, persistent=persistent, deadline=deadline,

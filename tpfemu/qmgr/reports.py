@@ -121,6 +121,17 @@ def passed_on(report: int, expiry_left: int) -> tuple[int, int]:
     return cmqc.MQEI_UNLIMITED, cmqc.MQRO_NONE
 
 
+def makes(kind: Kind, report: int, fmt: bytes, reply_q: bytes | str) -> bool:
+    """Whether a message with Report options ``report``, Format ``fmt`` and ReplyToQ
+    ``reply_q`` gets a report of ``kind`` (:func:`make` makes it): it asks for one, has
+    a ReplyToQ to send it to (MQPUT refuses such a message with
+    MQRC_MISSING_REPLY_TO_Q), and for COA and COD is no dead letter (behind its MQDLH it
+    has not reached its destination)."""
+    if not wanted(report, kind) or not _text(reply_q):
+        return False
+    return kind not in (COA, COD) or bytes(fmt) != cmqc.MQFMT_DEAD_LETTER_HEADER
+
+
 def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
          correl_id: bytes, priority: int, persistent: bool, deadline: int,
          qmgr_name: str, feedback: int | None = None) -> Report | None:
@@ -135,13 +146,9 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
         reason).
     """
     report = record["Report"]
-    if not wanted(report, kind):
+    if not makes(kind, report, record["Format"], record["ReplyToQ"]):
         return None
-    if kind in (COA, COD) and bytes(record["Format"]) == cmqc.MQFMT_DEAD_LETTER_HEADER:
-        return None  # a dead letter (behind its MQDLH) has not reached its destination
     reply_q = _text(record["ReplyToQ"])
-    if not reply_q:
-        return None  # (MQPUT refuses such a message with MQRC_MISSING_REPLY_TO_Q)
     left = cmqc.MQEI_UNLIMITED
     if deadline != NEVER and kind is not EXPIRATION:  # (an expired one has none left)
         left = max(1, math.ceil((deadline - time.time_ns() // 1000) / 100_000))
@@ -167,7 +174,9 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
 def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool) -> None:
     """Put a COA, COD or exception ``report`` (of the message whose MsgId is ``original``) as the
     queue manager: by MQPUT1 through the one put path on ``conn``, with its context set
-    (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint``. A report
+    (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint`` (where it
+    counts toward MAXUMSGS but is not refused by it: the call that made it was judged
+    with it, see :func:`tpfemu.qmgr.units.limit_reached`). A report
     that cannot be put is dead-lettered with the reason; if that fails too, it is lost
     (and the console says so, as for any dead letter)."""
     from tpfemu.mq.structs import MD, PMO
@@ -182,4 +191,5 @@ def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool
     else:
         options |= cmqc.MQPMO_NEW_MSG_ID
     conn.qmgr.send_report(report, kind, original, put=lambda: mqput.put1(
-        conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr))
+        conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr,
+        generated=True))
