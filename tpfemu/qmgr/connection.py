@@ -82,7 +82,7 @@ class Handle:
     """An open object: a queue (local, alias or remote), a process or the queue manager."""
 
     __slots__ = ("hobj", "conn", "options", "name", "kind", "resolved", "queue", "cursor",
-                 "closed", "put_plan", "get_plan")
+                 "closed", "put_plan", "get_plan", "saved_context")
 
     def __init__(self, hobj: int, conn: Connection, options: int, name: str, kind: int,
                  resolved: Resolved | None, queue: LocalQueue | None) -> None:
@@ -99,6 +99,10 @@ class Handle:
         # paths; closing the handle drops them.
         self.put_plan: Any = None
         self.get_plan: Any = None
+        #: With MQOO_SAVE_ALL_CONTEXT: the context of the message its last successful
+        #: MQGET got (its context fields, stored form, and put time), None before one or
+        #: after a browse (tpfemu.qmgr.mqget saves it, tpfemu.qmgr.mqput passes it).
+        self.saved_context: tuple[dict[str, Any], int] | None = None
 
     @property
     def input(self) -> bool:

@@ -129,6 +129,7 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     data = _get_checked(conn, handle, max_length, md, gmo, options, uow, timeout)
     if ((uow is None or options & cmqc.MQGMO_SYNCPOINT) and timeout == 0.0
             and not options & ~plans.PLAN_GET and handle.cursor is None
+            and not handle.options & cmqc.MQOO_SAVE_ALL_CONTEXT
             and queue.definition.trigger != "YES" and not queue.shared
             and not queue.reports_on_get and plans.may_plan(conn)):
         handle.get_plan = plans.get_plan(conn, generation, queue, handle.name)
@@ -260,8 +261,20 @@ def _get_checked(conn: Connection, handle: Handle, max_length: int | None, md: A
         return b""
     if private:
         plog.finish_private(queue, uow_id, tickets[0] if tickets else None, name)
+    _save_context(handle, msg, options)
     _fill_gmo(gmo, queue, msg)
     return _got(conn, queue, msg, md, options, uow, uow_id, name, private)
+
+
+def _save_context(handle: Handle, msg: Any, options: int) -> None:
+    """What a handle opened with MQOO_SAVE_ALL_CONTEXT keeps of a message it got, for
+    MQPMO_PASS_*_CONTEXT to pass (tpfemu.qmgr.mqput): its context (a browse: none, as
+    IBM's MQRC_CONTEXT_NOT_AVAILABLE says of a last successful MQGET that browsed)."""
+    if not handle.options & cmqc.MQOO_SAVE_ALL_CONTEXT:
+        return
+    d = msg.descriptor
+    handle.saved_context = None if options & _BROWSE else (
+        context.decode(msg.data[: d.ctx_len]), d.put_time)
 
 
 def _fill_gmo(gmo: Any, queue: Any, msg: Any) -> None:

@@ -208,11 +208,34 @@ def _check_options(conn: Connection, handle: Handle, options: int, put1: bool = 
                                   "MQPUT", name))
 
 
+def _passed_context(conn: Connection, options: int, pmo: Any,
+                    name: str) -> tuple[dict[str, Any], int] | None:
+    """The context an MQPMO_PASS_IDENTITY_CONTEXT or MQPMO_PASS_ALL_CONTEXT put passes:
+    the one saved by the input handle the PMO's Context names (None: the put passes
+    none). IBM's rules: MQRC_CONTEXT_HANDLE_ERROR (2097) when Context is no queue handle
+    open on the connection or one not opened with MQOO_SAVE_ALL_CONTEXT;
+    MQRC_CONTEXT_NOT_AVAILABLE (2098) when it has got no message yet, or its last
+    successful MQGET was a browse."""
+    if not options & (cmqc.MQPMO_PASS_ALL_CONTEXT | cmqc.MQPMO_PASS_IDENTITY_CONTEXT):
+        return None
+    hobj = getattr(pmo, "Context", cmqc.MQHO_NONE)
+    source = conn.handles.get(hobj.hobj if isinstance(hobj, Handle) else hobj)
+    if (source is None or source.closed or source.queue is None
+            or not source.options & cmqc.MQOO_SAVE_ALL_CONTEXT):
+        raise fail(cmqc.MQRC_CONTEXT_HANDLE_ERROR, "MQPUT", name)
+    if source.saved_context is None:
+        raise fail(cmqc.MQRC_CONTEXT_NOT_AVAILABLE, "MQPUT", name)
+    return source.saved_context
+
+
 def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
-                    expiry_tenths: int, bare: bool) -> tuple[tuple, int]:
-    """The context record's values of a put, and its put time when the PMO sets it
-    (SET_ALL_CONTEXT; 0: now). ``bare``: a put with no MD that stores no record (see
-    :func:`_put_checked`)."""
+                    expiry_tenths: int, bare: bool,
+                    passed: tuple[dict[str, Any], int] | None = None) -> tuple[tuple, int]:
+    """The context record's values of a put, and its put time when the PMO sets or
+    passes it (SET_ALL_CONTEXT, PASS_ALL_CONTEXT; 0: now). ``bare``: a put with no MD
+    that stores no record (see :func:`_put_checked`); ``passed``: the context a PASS_*
+    option passes (:func:`_passed_context`): all of it, or its identity part with this
+    connection's origin context."""
     overrides: dict[str, Any] = {"Expiry": expiry_tenths}
     put_time = 0
     ready = None
@@ -225,6 +248,13 @@ def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
         overrides.update(_BLANK, AccountingToken=bytes(32), PutApplType=cmqc.MQAT_NO_CONTEXT)
     elif options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:
         ready = conn.origin_context
+    elif passed is not None:
+        fields, when = passed
+        if options & cmqc.MQPMO_PASS_ALL_CONTEXT:
+            ready, put_time = {f: fields[f] for f in context.PUT_CONTEXT}, when
+        else:
+            ready = dict(conn.origin_context,
+                         **{f: fields[f] for f in context.IDENTITY_CONTEXT})
     else:
         ready = conn.default_context
     return context.values_of(md, overrides, ready), put_time
@@ -323,6 +353,7 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     queue, resolved = queue_of(handle)
     name = handle.name
     uow = _check_options(conn, handle, options, put1)
+    passed = _passed_context(conn, options, pmo, name)
     md_get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
     expiry_tenths = md_get("Expiry", cmqc.MQEI_UNLIMITED)
     now = now_us()
@@ -349,7 +380,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     bare = (md is None and not options & _CONTEXT_OPTIONS & ~cmqc.MQPMO_DEFAULT_CONTEXT
             and not persistent and not resolved.remote and not queue.shared
             and queue.definition.trigger != "YES")
-    values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare)
+    values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare,
+                                       passed)
     values = _reply_to_qmgr(conn, values)
     body = bytes(data)
     # The time stored is the time written back into the MD (the core's own clock, read a
