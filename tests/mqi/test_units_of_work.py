@@ -376,6 +376,46 @@ def test_cod_report_of_a_syncpoint_get_stays_in_the_unit_of_work_at_the_limit(sm
     finally:
         conn.disconnect()
 
+
+def test_maxumsgs_counts_persistent_gets_of_syncpoint_if_persistent_2024(small_uow_qmgr):
+    """A persistent message got with MQGMO_SYNCPOINT_IF_PERSISTENT is got in syncpoint and
+    counts toward MAXUMSGS: with three held, the next such get fails 2024 and leaves the
+    message available, and so does a syncpoint put; a backout restores all three."""
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        for i in range(4):
+            _put(conn, "UQ", b"%d" % i, md=pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        for i in range(3):
+            assert _get(conn, "UQ", CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"%d" % i
+        with pytest.raises(pymqi.MQMIError) as info:
+            _get(conn, "UQ", CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        with pytest.raises(pymqi.MQMIError) as info:
+            _put(conn, "UQ", b"p", SYNC_PUT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        conn.backout()
+        assert [_get(conn, "UQ", NO_SYNC_GET) for _ in range(4)] == [b"0", b"1", b"2", b"3"]
+    finally:
+        conn.disconnect()
+
+
+def test_syncpoint_if_persistent_at_the_limit_fails_whatever_it_would_get(small_uow_qmgr):
+    """A unit of work holding MAXUMSGS messages refuses an MQGMO_SYNCPOINT_IF_PERSISTENT
+    get with 2024 before it looks at the queue, even when the message it would get is
+    non-persistent (docs/deviations.md); MQGMO_NO_SYNCPOINT gets it."""
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        _put(conn, "UQ", b"np", md=pymqi.MD(Persistence=CMQC.MQPER_NOT_PERSISTENT))
+        for i in range(3):
+            _put(conn, "UQ", b"%d" % i, SYNC_PUT)
+        with pytest.raises(pymqi.MQMIError) as info:
+            _get(conn, "UQ", CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        assert _get(conn, "UQ", NO_SYNC_GET) == b"np"
+        conn.backout()
+    finally:
+        conn.disconnect()
+
 # -- ends of connections -----------------------------------------------------------------
 
 

@@ -104,7 +104,12 @@ def _unit_of_work(conn: Connection, options: int, name: str) -> Any:
     if options & _BROWSE or options & cmqc.MQGMO_UNLOCK:
         return None
     uow = conn.uow_for(joins)
-    if limit_reached(uow, conn.qmgr.catalog.profile):
+    # SYNCPOINT_IF_PERSISTENT outside a scope: a persistent message joins the connection's
+    # unit of work, whose limit judges the get whatever it finds (docs/deviations.md).
+    judged = uow
+    if uow is None and options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        judged = conn.uow_for(True)
+    if limit_reached(judged, conn.qmgr.catalog.profile):
         raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQGET", name)
     return uow
 
@@ -303,6 +308,7 @@ def _got(conn: Connection, queue: Any, msg: Any, md: Any, options: int, uow: Any
                 joined = conn.uow_for(True)
                 assert joined is not None  # (True: the connection's own, made if need be)
                 joined.extra.append((queue, uow_id))
+                joined.count += 1
             else:
                 queue.core.commit(uow_id)  # a non-persistent message is got outright
         if uow is not None:
