@@ -575,6 +575,21 @@ def test_scope_rollback_backs_out_scoped_work(qm, other, local_queue):
     assert _get(other, local_queue) is None
 
 
+def test_syncpoint_if_persistent_inside_scope_joins_it_for_persistent_only(qm, other,
+                                                                          local_queue):
+    """Inside a scope, MQGMO_SYNCPOINT_IF_PERSISTENT gets a persistent message in the
+    scope (tx_rollback restores it) and a non-persistent one outside it (final at once),
+    as IBM's option says whatever the environment's default."""
+    _put(other, local_queue, b"persistent", md=pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    _put(other, local_queue, b"plain", md=pymqi.MD(Persistence=CMQC.MQPER_NOT_PERSISTENT))
+    pymqi.tx_begin()
+    assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"persistent"
+    assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"plain"
+    pymqi.tx_rollback()
+    md = pymqi.MD()
+    assert _get(other, local_queue, md=md) == b"persistent" and md.BackoutCount == 1
+    assert _get(other, local_queue) is None
+
 def test_no_syncpoint_inside_scope_is_outside_the_scope(qm, other, local_queue):
     """Inside a scope, MQPMO/MQGMO_NO_SYNCPOINT work is final at once and survives tx_rollback."""
     pymqi.tx_begin()

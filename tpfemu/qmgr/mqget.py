@@ -103,12 +103,13 @@ def _unit_of_work(conn: Connection, options: int, name: str) -> Any:
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", name)
     if options & _BROWSE or options & cmqc.MQGMO_UNLOCK:
         return None
-    uow = conn.uow_for(joins)
-    # SYNCPOINT_IF_PERSISTENT outside a scope: a persistent message joins the connection's
-    # unit of work, whose limit judges the get whatever it finds (docs/deviations.md).
-    judged = uow
-    if uow is None and options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT:
-        judged = conn.uow_for(True)
+    if options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        # The get takes a unit of work of its own (a TPF scope open or not); a persistent
+        # message then joins the one a syncpoint get joins (_got), whose limit judges the
+        # get whatever it finds (docs/deviations.md).
+        uow, judged = None, conn.uow_for(True)
+    else:
+        uow = judged = conn.uow_for(joins)
     if limit_reached(judged, conn.qmgr.catalog.profile):
         raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQGET", name)
     return uow
