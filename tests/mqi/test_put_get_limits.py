@@ -39,6 +39,26 @@ def test_message_longer_than_profile_maxmsgl_fails_2031(qmgr, qm):
     assert depth(qm, "BIG.Q") == 1
 
 
+def test_message_longer_than_both_maxmsgls_fails_2030(qmgr, qm):
+    """A message over both the queue's and the queue manager's MAXMSGL fails
+    MQRC_MSG_TOO_BIG_FOR_Q (IBM's MaxMsgLength queue attribute: 2031 only when the message
+    is too big for the queue manager but not for the queue), whichever limit is lower,
+    by a handle's first put, its later ones and MQPUT1; nothing is put."""
+    qmgr.catalog.define("QL", "Q.LOWER", maxmsgl=50)
+    qmgr.catalog.define("QL", "Q.HIGHER", maxmsgl=150)
+    qmgr.catalog.alter("MQP", maxmsgl=100)
+    for name in ("Q.LOWER", "Q.HIGHER"):
+        q = open_q(qm, name)
+        q.put(b"x", pymqi.MD())  # (the handle's later puts may take its plan)
+        for _ in range(2):
+            with pytest.raises(pymqi.MQMIError) as info:
+                q.put(b"x" * 200, pymqi.MD())
+            check_reason(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
+        with pytest.raises(pymqi.MQMIError) as info:
+            qm.put1(name, b"x" * 200, pymqi.MD())
+        check_reason(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
+        assert depth(qm, name) == 1
+
 def test_queue_full_fails_2053(qmgr, qm):
     """A put on a queue at MAXDEPTH fails MQRC_Q_FULL."""
     qmgr.catalog.define("QL", "FULL.Q", maxdepth=2)
