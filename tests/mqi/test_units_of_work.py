@@ -174,6 +174,37 @@ def test_syncpoint_get_hidden_then_restored_in_place_with_backout_count(qm, othe
     assert [_get(other, local_queue) for _ in range(3)] == [b"second", b"third", None]
 
 
+@pytest.mark.parametrize("commit", [False, True], ids=["backout", "commit"])
+def test_work_of_a_closed_handle_is_still_the_unit_of_works(qm, other, local_queue, commit):
+    """MQCLOSE ends no unit of work (IBM, MQCLOSE: the queue's messages got or put in
+    syncpoint stay in it): after the handles closed, MQBACK returns the message got and
+    removes the one put, and MQCMIT makes both final."""
+    _put(other, local_queue, b"got")
+    q = pymqi.Queue(qm, local_queue, IO)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET)) == b"got"
+    q.put(b"put", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+    q.close()
+    if commit:
+        qm.commit()
+        assert _get(other, local_queue, NO_SYNC_GET) == b"put"
+    else:
+        qm.backout()
+        md = pymqi.MD()
+        assert _get(other, local_queue, NO_SYNC_GET, md) == b"got" and md.BackoutCount == 1
+    assert _get(other, local_queue, NO_SYNC_GET) is None
+
+
+def test_mqcmit_and_mqback_with_nothing_to_do_succeed(qm):
+    """MQCMIT and MQBACK with no unit of work open complete with MQCC_OK (IBM lists no
+    reason for it); after MQDISC both fail MQRC_HCONN_ERROR (2018)."""
+    qm.commit()
+    qm.backout()
+    qm.disconnect()
+    for call in (qm.commit, qm.backout):
+        with pytest.raises(pymqi.MQMIError) as info:
+            call()
+        _check(info, CMQC.MQRC_HCONN_ERROR)
+
 def test_backout_count_grows_with_each_backout(qm, local_queue):
     """Each backout of a syncpoint get adds one to BackoutCount."""
     _put(qm, local_queue, b"poison")
