@@ -461,6 +461,16 @@ def test_mqdisc_commits_open_work(qm, qmgr, local_queue):
     assert _get(qm, local_queue) is None  # the syncpoint get was committed too
 
 
+def test_mqdisc_commits_gets_of_syncpoint_if_persistent(qm, other, local_queue):
+    """A unit of work that holds nothing but a persistent message got with
+    MQGMO_SYNCPOINT_IF_PERSISTENT is committed by MQDISC too: the message is gone, not
+    left hidden on the queue (CURDEPTH 0, nothing to get)."""
+    _put(other, local_queue, b"p", md=pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"p"
+    qm.disconnect()
+    assert depth(other, local_queue) == 0
+    assert _get(other, local_queue, NO_SYNC_GET) is None
+
 def test_thread_ending_without_commit_backs_out(qm, qmgr, local_queue):
     """A thread that connects, puts under syncpoint and ends without MQCMIT/MQDISC has its work
     backed out (IBM: ending without MQDISC backs out)."""

@@ -373,7 +373,7 @@ class Connection:
             return
         self.connected = False
         try:
-            if self.uow is not None and self.uow.queues:
+            if self.uow is not None and self.uow.holds_work:
                 self.qmgr.finish(self.uow, commit=commit)
         except errors.MQMIError as exc:  # the commit failed and backed out: 2003 warning
             exc.call = "MQDISC"

@@ -54,6 +54,12 @@ class UnitOfWork:
     def touch(self, queue: LocalQueue) -> None:
         self.queues.setdefault(queue.name, queue)
 
+    @property
+    def holds_work(self) -> bool:
+        """Whether it holds anything to commit or back out: puts and gets on its queues,
+        gets made under their own id and joined (``extra``), triggers held."""
+        return bool(self.queues or self.extra or self.triggers)
+
 
 def limit_reached(uow: UnitOfWork | None, profile: Any, adding: int = 1) -> bool:
     """Whether ``adding`` more messages would take ``uow`` past the queue manager's
