@@ -174,9 +174,10 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
 def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool) -> None:
     """Put a COA, COD or exception ``report`` (of the message whose MsgId is ``original``) as the
     queue manager: by MQPUT1 through the one put path on ``conn``, with its context set
-    (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint`` (where it
-    counts toward MAXUMSGS but is not refused by it: the call that made it was judged
-    with it, see :func:`tpfemu.qmgr.units.limit_reached`). A report
+    (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint``, where it
+    counts toward MAXUMSGS. A COA or COD is not refused by the limit (the call that made
+    it was judged with it, see :func:`tpfemu.qmgr.units.limit_reached`); an exception
+    report, made by a channel agent, is an ordinary put to IBM's MaxUncommittedMsgs. A report
     that cannot be put is dead-lettered with the reason; if that fails too, it is lost
     (and the console says so, as for any dead letter)."""
     from tpfemu.mq.structs import MD, PMO
@@ -192,4 +193,4 @@ def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool
         options |= cmqc.MQPMO_NEW_MSG_ID
     conn.qmgr.send_report(report, kind, original, put=lambda: mqput.put1(
         conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr,
-        generated=True))
+        generated=kind in (COA, COD)))
