@@ -320,6 +320,23 @@ def test_put_with_alternate_user_authority_fails_2046_but_put1_takes_it(qm, loca
     assert depth(qm, local_queue) == 2
 
 
+def test_put_with_both_response_options_fails_2046(qm, local_queue):
+    """MQPMO_ASYNC_RESPONSE with MQPMO_SYNC_RESPONSE fails MQRC_OPTIONS_ERROR ("Rules for
+    validating MQI options": only one put response option), on MQPUT and MQPUT1; either
+    alone is accepted."""
+    both = CMQC.MQPMO_ASYNC_RESPONSE | CMQC.MQPMO_SYNC_RESPONSE
+    q = open_q(qm, local_queue)
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.put(b"x", pymqi.MD(), pymqi.PMO(Options=both))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    with pytest.raises(pymqi.MQMIError) as info:
+        qm.put1(local_queue, b"x", pymqi.MD(), pymqi.PMO(Options=both))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 0
+    for option in (CMQC.MQPMO_ASYNC_RESPONSE, CMQC.MQPMO_SYNC_RESPONSE):
+        q.put(b"x", pymqi.MD(), pymqi.PMO(Options=option))
+    assert depth(qm, local_queue) == 2
+
 def test_put1_with_logical_order_fails_2046(qmgr, qm, local_queue):
     """MQPMO_LOGICAL_ORDER is not valid on MQPUT1 ("Rules for validating MQI options"):
     MQRC_OPTIONS_ERROR, nothing put and no handle left open."""

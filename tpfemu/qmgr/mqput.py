@@ -68,6 +68,8 @@ _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
                     | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
                     | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+#: The put response options, of which one at most may be given (RESPONSE_AS_Q_DEF is 0).
+_RESPONSES = cmqc.MQPMO_ASYNC_RESPONSE | cmqc.MQPMO_SYNC_RESPONSE
 #: Every MQPMO option cmqc.h defines (MQPMO_WARN_IF_NO_SUBS_MATCHED is not in ours).
 _PMO_DEFINED = functools.reduce(operator.or_, (
     v for k, v in vars(cmqc).items() if k.startswith("MQPMO_")
@@ -195,10 +197,12 @@ def context_allowed(open_options: int) -> int:
 
 def _check_options(conn: Connection, handle: Handle, options: int, put1: bool = False) -> Any:
     """The put options' checks; returns the unit of work the put joins (None: none).
-    Options cmqc.h does not define, two context options, SYNCPOINT with NO_SYNCPOINT, or
-    ALTERNATE_USER_AUTHORITY on an MQPUT (not ``put1``) fail MQRC_OPTIONS_ERROR (2046)."""
+    Options cmqc.h does not define, two context options, both put response options,
+    SYNCPOINT with NO_SYNCPOINT, or ALTERNATE_USER_AUTHORITY on an MQPUT (not ``put1``)
+    fail MQRC_OPTIONS_ERROR (2046)."""
     name = handle.name
     if (options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1
+            or options & _RESPONSES == _RESPONSES
             or (options & cmqc.MQPMO_ALTERNATE_USER_AUTHORITY and not put1)):
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
     for put_option, open_options, reason in _CONTEXT_NEEDS:
