@@ -90,6 +90,19 @@ def test_put1_passes_context_too(qm, queues):
     assert _context(_got_from(qm, target)) == ORIGINAL
 
 
+def test_the_context_field_takes_the_queues_handle_as_pymqi_code_gives_it(qm, queues):
+    """pymqi code names the handle by ``queue.get_handle()``: the PMO's Context takes it
+    (as its number) and the context passes."""
+    source, target = queues
+    inq = open_q(qm, source, SAVE)
+    get_msg(inq)
+    pmo = pymqi.PMO(Options=PASS_ALL)
+    pmo.Context = inq.get_handle()
+    assert pmo.Context == inq.get_handle().hobj
+    open_q(qm, target, OUT | CMQC.MQOO_PASS_ALL_CONTEXT).put(b"first", pymqi.MD(), pmo)
+    assert _context(_got_from(qm, target)) == ORIGINAL
+
+
 @pytest.mark.parametrize("option", [PASS_ALL, PASS_IDENTITY], ids=["all", "identity"])
 @pytest.mark.parametrize("source_of", ["none", "no-save", "output", "closed"])
 def test_a_context_handle_that_saves_no_context_fails_2097(qmgr, qm, queues, option,

@@ -104,6 +104,11 @@ class Handle:
         #: after a browse (tpfemu.qmgr.mqget saves it, tpfemu.qmgr.mqput passes it).
         self.saved_context: tuple[dict[str, Any], int] | None = None
 
+    def __index__(self) -> int:
+        """The handle as an MQHOBJ where a structure wants one (pymqi's get_handle() is
+        the number: ``PMO(Context=queue.get_handle())``)."""
+        return self.hobj
+
     @property
     def input(self) -> bool:
         return bool(self.options & _INPUT)
