@@ -326,6 +326,22 @@ def test_maxumsgs_limits_syncpoint_puts_2024(small_uow_qmgr):
         conn.disconnect()
 
 
+def test_maxumsgs_counts_syncpoint_put1s_2024(small_uow_qmgr):
+    """MQPUT1 in syncpoint counts like MQPUT: the fourth fails 2024, puts nothing and
+    leaves no handle open; the three before it are committed."""
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        for i in range(3):
+            conn.put1("UQ", b"%d" % i, pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+        with pytest.raises(pymqi.MQMIError) as info:
+            conn.put1("UQ", b"4", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        assert small_uow_qmgr.queues["UQ"].output_count == 0
+        conn.commit()
+        assert depth(conn, "UQ") == 3
+    finally:
+        conn.disconnect()
+
 def test_maxumsgs_counts_syncpoint_gets_2024(small_uow_qmgr):
     """Syncpoint gets count toward MAXUMSGS: after three, a syncpoint put fails 2024."""
     conn = pymqi.connect(small_uow_qmgr.name)
