@@ -41,6 +41,11 @@ from typing import Any, NamedTuple
 from tpfemu.mq import cmqc
 from tpfemu.store.message import NEVER
 
+#: How a report made in a unit of work is dead-lettered: in it, with the context the
+#: queue manager gives a dead letter (see :func:`send`).
+_IN_UOW_DEAD_LETTER = (cmqc.MQPMO_SYNCPOINT | cmqc.MQPMO_SET_ALL_CONTEXT
+                       | cmqc.MQPMO_NEW_MSG_ID)
+
 __all__ = ["COA", "COD", "EXCEPTION", "EXPIRATION", "Kind", "Report", "deadline_of", "make",
            "passed_on", "wanted"]
 
@@ -191,6 +196,19 @@ def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool
         md.MsgId = report.msg_id
     else:
         options |= cmqc.MQPMO_NEW_MSG_ID
+    generated = kind in (COA, COD)
+
+    def put_dead_letter(data: bytes, fields: dict[str, Any]) -> None:
+        """The report's dead letter, in the unit of work the report was made in (as
+        QueueManager.put_internal puts one outside it: the report's CorrelId and
+        Priority, not persistent)."""
+        from tpfemu.qmgr.manager import DLQ_NAME
+
+        dl_md = MD(Version=cmqc.MQMD_VERSION_2, CorrelId=report.correl_id,
+                   Priority=report.priority, Persistence=cmqc.MQPER_NOT_PERSISTENT, **fields)
+        mqput.put1(conn, DLQ_NAME, data, dl_md, PMO(Options=_IN_UOW_DEAD_LETTER),
+                   generated=generated)
+
     conn.qmgr.send_report(report, kind, original, put=lambda: mqput.put1(
         conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr,
-        generated=kind in (COA, COD)))
+        generated=generated), put_dead_letter=put_dead_letter if syncpoint else None)
