@@ -46,6 +46,18 @@ def test_browse_with_syncpoint_is_outside_the_unit_of_work(qm, local_queue):
     assert q.get(None, md) == b"seen" and md.BackoutCount == 0
 
 
+def test_mark_skip_backout_is_accepted_and_changes_nothing(qm, local_queue):
+    """MQGMO_MARK_SKIP_BACKOUT (IBM: z/OS only) is accepted with MQGMO_SYNCPOINT and the
+    get is an ordinary syncpoint get: a backout reinstates the message, backout count
+    raised, like any other."""
+    q = pymqi.Queue(qm, local_queue, IN_OUT)
+    q.put(b"marked")
+    gmo = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT | CMQC.MQGMO_MARK_SKIP_BACKOUT)
+    assert q.get(None, pymqi.MD(), gmo) == b"marked"
+    qm.backout()
+    md = pymqi.MD()
+    assert q.get(None, md) == b"marked" and md.BackoutCount == 1
+
 def test_the_core_purge_removes_a_locked_message():
     """The core's purge (CLEAR QL below the queue manager) removes a committed message a
     cursor has locked and releases the lock; the queue manager refuses CLEAR before that

@@ -39,6 +39,26 @@ def test_message_longer_than_profile_maxmsgl_fails_2031(qmgr, qm):
     assert depth(qm, "BIG.Q") == 1
 
 
+def test_message_longer_than_both_maxmsgls_fails_2030(qmgr, qm):
+    """A message over both the queue's and the queue manager's MAXMSGL fails
+    MQRC_MSG_TOO_BIG_FOR_Q (IBM's MaxMsgLength queue attribute: 2031 only when the message
+    is too big for the queue manager but not for the queue), whichever limit is lower,
+    by a handle's first put, its later ones and MQPUT1; nothing is put."""
+    qmgr.catalog.define("QL", "Q.LOWER", maxmsgl=50)
+    qmgr.catalog.define("QL", "Q.HIGHER", maxmsgl=150)
+    qmgr.catalog.alter("MQP", maxmsgl=100)
+    for name in ("Q.LOWER", "Q.HIGHER"):
+        q = open_q(qm, name)
+        q.put(b"x", pymqi.MD())  # (the handle's later puts may take its plan)
+        for _ in range(2):
+            with pytest.raises(pymqi.MQMIError) as info:
+                q.put(b"x" * 200, pymqi.MD())
+            check_reason(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
+        with pytest.raises(pymqi.MQMIError) as info:
+            qm.put1(name, b"x" * 200, pymqi.MD())
+        check_reason(info, CMQC.MQRC_MSG_TOO_BIG_FOR_Q)
+        assert depth(qm, name) == 1
+
 def test_queue_full_fails_2053(qmgr, qm):
     """A put on a queue at MAXDEPTH fails MQRC_Q_FULL."""
     qmgr.catalog.define("QL", "FULL.Q", maxdepth=2)
@@ -282,6 +302,82 @@ def test_get_with_an_undefined_match_option_fails_2247(qm, local_queue, match):
         check_reason(info, CMQC.MQRC_MATCH_OPTIONS_ERROR)
     assert depth(qm, local_queue) == 2
 
+
+
+def test_put_with_alternate_user_authority_fails_2046_but_put1_takes_it(qm, local_queue):
+    """MQPMO_ALTERNATE_USER_AUTHORITY is valid on MQPUT1 only ("Rules for validating MQI
+    options"): MQPUT with it fails MQRC_OPTIONS_ERROR and puts nothing, by a handle's first
+    put and by its later ones; MQPUT1 with it puts the message."""
+    q = open_q(qm, local_queue)
+    q.put(b"plain", pymqi.MD())  # (the handle's later puts may take its plan)
+    for _ in range(2):
+        with pytest.raises(pymqi.MQMIError) as info:
+            q.put(b"x", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_ALTERNATE_USER_AUTHORITY))
+        check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 1
+    qm.put1(local_queue, b"alt", pymqi.MD(),
+            pymqi.PMO(Options=CMQC.MQPMO_ALTERNATE_USER_AUTHORITY))
+    assert depth(qm, local_queue) == 2
+
+
+def test_put_with_both_response_options_fails_2046(qm, local_queue):
+    """MQPMO_ASYNC_RESPONSE with MQPMO_SYNC_RESPONSE fails MQRC_OPTIONS_ERROR ("Rules for
+    validating MQI options": only one put response option), on MQPUT and MQPUT1; either
+    alone is accepted."""
+    both = CMQC.MQPMO_ASYNC_RESPONSE | CMQC.MQPMO_SYNC_RESPONSE
+    q = open_q(qm, local_queue)
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.put(b"x", pymqi.MD(), pymqi.PMO(Options=both))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    with pytest.raises(pymqi.MQMIError) as info:
+        qm.put1(local_queue, b"x", pymqi.MD(), pymqi.PMO(Options=both))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 0
+    for option in (CMQC.MQPMO_ASYNC_RESPONSE, CMQC.MQPMO_SYNC_RESPONSE):
+        q.put(b"x", pymqi.MD(), pymqi.PMO(Options=option))
+    assert depth(qm, local_queue) == 2
+
+def test_put1_with_logical_order_fails_2046(qmgr, qm, local_queue):
+    """MQPMO_LOGICAL_ORDER is not valid on MQPUT1 ("Rules for validating MQI options"):
+    MQRC_OPTIONS_ERROR, nothing put and no handle left open."""
+    with pytest.raises(pymqi.MQMIError) as info:
+        qm.put1(local_queue, b"x", pymqi.MD(), pymqi.PMO(Options=CMQC.MQPMO_LOGICAL_ORDER))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 0
+    q = pymqi.Queue(qm, local_queue, CMQC.MQOO_INQUIRE)
+    assert q.inquire(CMQC.MQIA_OPEN_OUTPUT_COUNT) == 0
+
+
+_G = CMQC
+
+
+@pytest.mark.parametrize("options", [
+    _G.MQGMO_MARK_SKIP_BACKOUT,
+    _G.MQGMO_MARK_SKIP_BACKOUT | _G.MQGMO_NO_SYNCPOINT,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_BROWSE_FIRST,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_BROWSE_NEXT,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_COMPLETE_MSG,
+    _G.MQGMO_SYNCPOINT_IF_PERSISTENT | _G.MQGMO_UNLOCK,
+    _G.MQGMO_UNLOCK | _G.MQGMO_WAIT,
+    _G.MQGMO_UNLOCK | _G.MQGMO_SYNCPOINT,
+    _G.MQGMO_UNLOCK | _G.MQGMO_ACCEPT_TRUNCATED_MSG,
+    _G.MQGMO_WAIT | _G.MQGMO_SET_SIGNAL,
+])
+def test_get_option_combinations_ibm_refuses_fail_2046(qm, local_queue, options):
+    """The MQGET combinations IBM's "Rules for validating MQI options" refuse fail
+    MQRC_OPTIONS_ERROR before anything else is looked at, and get nothing: MARK_SKIP_BACKOUT
+    without SYNCPOINT; SYNCPOINT_IF_PERSISTENT with a browse option, COMPLETE_MSG or
+    UNLOCK; UNLOCK with anything but NO_SYNCPOINT and NO_WAIT; WAIT with SET_SIGNAL."""
+    q = open_q(qm, local_queue, IN | CMQC.MQOO_BROWSE | CMQC.MQOO_OUTPUT)
+    for _ in range(3):
+        q.put(b"x", pymqi.MD())
+    get_msg(q)  # (the handle's later gets may take its plan)
+    with pytest.raises(pymqi.MQMIError) as info:
+        q.get(None, pymqi.MD(), pymqi.GMO(Options=options))
+    check_reason(info, CMQC.MQRC_OPTIONS_ERROR)
+    assert depth(qm, local_queue) == 2
+    qm.backout()
+    assert depth(qm, local_queue) == 2
 
 # -- browse ------------------------------------------------------------------------------
 

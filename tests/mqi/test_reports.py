@@ -168,3 +168,37 @@ def test_no_coa_or_cod_for_a_dead_letter(qm, queues):
               Format=CMQC.MQFMT_DEAD_LETTER_HEADER)
     assert len(_drain(qm, "APP.Q")) == 2
     assert _drain(qm, "REPLY.Q") == []
+
+
+@pytest.mark.parametrize("kind", ["coa", "cod"])
+def test_a_report_dead_lettered_in_a_unit_of_work_follows_it(qm, queues, kind):
+    """A COA or COD made in a unit of work whose ReplyToQ cannot take it is dead-lettered
+    in that unit of work: a backout leaves no dead letter (the message it reports on was
+    never put, or is back on its queue); a commit makes it, behind an MQDLH naming the
+    reason and the reply queue."""
+    sync_put = pymqi.PMO(Options=CMQC.MQPMO_SYNCPOINT)
+    sync_get = pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT)
+
+    def work():
+        if kind == "coa":
+            q = pymqi.Queue(qm, "APP.Q", OUT)
+            q.put(b"x", pymqi.MD(Report=CMQC.MQRO_COA, ReplyToQ=b"NO.SUCH.Q"), sync_put)
+        else:
+            q = pymqi.Queue(qm, "APP.Q", IN)
+            q.get(None, pymqi.MD(), sync_get)
+        q.close()
+
+    if kind == "cod":
+        for _ in range(2):
+            qm.put1("APP.Q", b"x", pymqi.MD(Report=CMQC.MQRO_COD, ReplyToQ=b"NO.SUCH.Q"))
+    work()
+    qm.backout()
+    assert _drain(qm, "DEAD.LETTER.QUEUE") == []
+    work()
+    qm.commit()
+    [(data, md)] = _drain(qm, "DEAD.LETTER.QUEUE")
+    assert md.Format == CMQC.MQFMT_DEAD_LETTER_HEADER
+    dlh = pymqi.DLH()
+    dlh.unpack(data[:172])
+    assert dlh.Reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+    assert dlh.DestQName.rstrip(b" \0") == b"NO.SUCH.Q"

@@ -174,6 +174,37 @@ def test_syncpoint_get_hidden_then_restored_in_place_with_backout_count(qm, othe
     assert [_get(other, local_queue) for _ in range(3)] == [b"second", b"third", None]
 
 
+@pytest.mark.parametrize("commit", [False, True], ids=["backout", "commit"])
+def test_work_of_a_closed_handle_is_still_the_unit_of_works(qm, other, local_queue, commit):
+    """MQCLOSE ends no unit of work (IBM, MQCLOSE: the queue's messages got or put in
+    syncpoint stay in it): after the handles closed, MQBACK returns the message got and
+    removes the one put, and MQCMIT makes both final."""
+    _put(other, local_queue, b"got")
+    q = pymqi.Queue(qm, local_queue, IO)
+    assert q.get(None, pymqi.MD(), pymqi.GMO(Options=SYNC_GET)) == b"got"
+    q.put(b"put", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+    q.close()
+    if commit:
+        qm.commit()
+        assert _get(other, local_queue, NO_SYNC_GET) == b"put"
+    else:
+        qm.backout()
+        md = pymqi.MD()
+        assert _get(other, local_queue, NO_SYNC_GET, md) == b"got" and md.BackoutCount == 1
+    assert _get(other, local_queue, NO_SYNC_GET) is None
+
+
+def test_mqcmit_and_mqback_with_nothing_to_do_succeed(qm):
+    """MQCMIT and MQBACK with no unit of work open complete with MQCC_OK (IBM lists no
+    reason for it); after MQDISC both fail MQRC_HCONN_ERROR (2018)."""
+    qm.commit()
+    qm.backout()
+    qm.disconnect()
+    for call in (qm.commit, qm.backout):
+        with pytest.raises(pymqi.MQMIError) as info:
+            call()
+        _check(info, CMQC.MQRC_HCONN_ERROR)
+
 def test_backout_count_grows_with_each_backout(qm, local_queue):
     """Each backout of a syncpoint get adds one to BackoutCount."""
     _put(qm, local_queue, b"poison")
@@ -295,6 +326,22 @@ def test_maxumsgs_limits_syncpoint_puts_2024(small_uow_qmgr):
         conn.disconnect()
 
 
+def test_maxumsgs_counts_syncpoint_put1s_2024(small_uow_qmgr):
+    """MQPUT1 in syncpoint counts like MQPUT: the fourth fails 2024, puts nothing and
+    leaves no handle open; the three before it are committed."""
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        for i in range(3):
+            conn.put1("UQ", b"%d" % i, pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+        with pytest.raises(pymqi.MQMIError) as info:
+            conn.put1("UQ", b"4", pymqi.MD(), pymqi.PMO(Options=SYNC_PUT))
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        assert small_uow_qmgr.queues["UQ"].output_count == 0
+        conn.commit()
+        assert depth(conn, "UQ") == 3
+    finally:
+        conn.disconnect()
+
 def test_maxumsgs_counts_syncpoint_gets_2024(small_uow_qmgr):
     """Syncpoint gets count toward MAXUMSGS: after three, a syncpoint put fails 2024."""
     conn = pymqi.connect(small_uow_qmgr.name)
@@ -328,6 +375,94 @@ def test_maxumsgs_limits_syncpoint_gets_2024(small_uow_qmgr):
         conn.disconnect()
 
 
+
+def test_maxumsgs_counts_the_coa_report_of_a_syncpoint_put_2024(small_uow_qmgr):
+    """A COA report made for a syncpoint put counts toward MAXUMSGS (IBM,
+    MQRC_SYNCPOINT_LIMIT_REACHED): a put whose message and report would take the unit of
+    work past the limit fails 2024 and leaves nothing behind, neither the message nor its
+    report nor a dead letter; the same put fits when there is room for both."""
+    small_uow_qmgr.catalog.define("QL", "REPLY.Q")
+    conn = pymqi.connect(small_uow_qmgr.name)
+    coa = dict(Report=CMQC.MQRO_COA, ReplyToQ=b"REPLY.Q")
+    try:
+        _put(conn, "UQ", b"1", SYNC_PUT)
+        _put(conn, "UQ", b"2", SYNC_PUT)
+        with pytest.raises(pymqi.MQMIError) as info:
+            _put(conn, "UQ", b"coa", SYNC_PUT, pymqi.MD(**coa))
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        assert [depth(conn, q) for q in ("UQ", "REPLY.Q", "DEAD.LETTER.QUEUE")] == [2, 0, 0]
+        conn.backout()
+        _put(conn, "UQ", b"1", SYNC_PUT)
+        _put(conn, "UQ", b"coa", SYNC_PUT, pymqi.MD(**coa))  # 3: the message and its COA
+        conn.commit()
+        assert [depth(conn, q) for q in ("UQ", "REPLY.Q", "DEAD.LETTER.QUEUE")] == [2, 1, 0]
+    finally:
+        conn.disconnect()
+
+
+def test_cod_report_of_a_syncpoint_get_stays_in_the_unit_of_work_at_the_limit(small_uow_qmgr):
+    """The COD report of a syncpoint get that takes the last place under MAXUMSGS is made
+    in the unit of work all the same (it is never dead-lettered outside it): a backout
+    removes it and restores the message, and the unit of work, over its limit, takes no
+    more syncpoint work (docs/deviations.md, "MAXUMSGS and the messages a call makes")."""
+    small_uow_qmgr.catalog.define("QL", "REPLY.Q")
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        _put(conn, "UQ", b"cod", md=pymqi.MD(Report=CMQC.MQRO_COD, ReplyToQ=b"REPLY.Q"))
+        _put(conn, "UQ", b"1", SYNC_PUT)
+        _put(conn, "UQ", b"2", SYNC_PUT)
+        assert _get(conn, "UQ", SYNC_GET) == b"cod"
+        assert [depth(conn, q) for q in ("REPLY.Q", "DEAD.LETTER.QUEUE")] == [1, 0]
+        with pytest.raises(pymqi.MQMIError) as info:
+            _put(conn, "UQ", b"3", SYNC_PUT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        conn.backout()
+        assert [depth(conn, q) for q in ("UQ", "REPLY.Q", "DEAD.LETTER.QUEUE")] == [1, 0, 0]
+        md = pymqi.MD()
+        assert _get(conn, "UQ", NO_SYNC_GET, md) == b"cod" and md.BackoutCount == 1
+    finally:
+        conn.disconnect()
+
+
+def test_maxumsgs_counts_persistent_gets_of_syncpoint_if_persistent_2024(small_uow_qmgr):
+    """A persistent message got with MQGMO_SYNCPOINT_IF_PERSISTENT is got in syncpoint and
+    counts toward MAXUMSGS: with three held, the next such get fails 2024 and leaves the
+    message available, and so does a syncpoint put; a backout restores all three."""
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        for i in range(4):
+            _put(conn, "UQ", b"%d" % i, md=pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+        for i in range(3):
+            assert _get(conn, "UQ", CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"%d" % i
+        with pytest.raises(pymqi.MQMIError) as info:
+            _get(conn, "UQ", CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        with pytest.raises(pymqi.MQMIError) as info:
+            _put(conn, "UQ", b"p", SYNC_PUT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        conn.backout()
+        assert [_get(conn, "UQ", NO_SYNC_GET) for _ in range(4)] == [b"0", b"1", b"2", b"3"]
+    finally:
+        conn.disconnect()
+
+
+def test_syncpoint_if_persistent_at_the_limit_fails_whatever_it_would_get(small_uow_qmgr):
+    """A unit of work holding MAXUMSGS messages refuses an MQGMO_SYNCPOINT_IF_PERSISTENT
+    get with 2024 before it looks at the queue, even when the message it would get is
+    non-persistent (docs/deviations.md); MQGMO_NO_SYNCPOINT gets it."""
+    conn = pymqi.connect(small_uow_qmgr.name)
+    try:
+        _put(conn, "UQ", b"np", md=pymqi.MD(Persistence=CMQC.MQPER_NOT_PERSISTENT))
+        for i in range(3):
+            _put(conn, "UQ", b"%d" % i, SYNC_PUT)
+        with pytest.raises(pymqi.MQMIError) as info:
+            _get(conn, "UQ", CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT)
+        _check(info, CMQC.MQRC_SYNCPOINT_LIMIT_REACHED)
+        assert _get(conn, "UQ", NO_SYNC_GET) == b"np"
+        conn.backout()
+    finally:
+        conn.disconnect()
+
 # -- ends of connections -----------------------------------------------------------------
 
 
@@ -341,6 +476,16 @@ def test_mqdisc_commits_open_work(qm, qmgr, local_queue):
     assert _get(qm, local_queue) == b"put-then-disc"
     assert _get(qm, local_queue) is None  # the syncpoint get was committed too
 
+
+def test_mqdisc_commits_gets_of_syncpoint_if_persistent(qm, other, local_queue):
+    """A unit of work that holds nothing but a persistent message got with
+    MQGMO_SYNCPOINT_IF_PERSISTENT is committed by MQDISC too: the message is gone, not
+    left hidden on the queue (CURDEPTH 0, nothing to get)."""
+    _put(other, local_queue, b"p", md=pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"p"
+    qm.disconnect()
+    assert depth(other, local_queue) == 0
+    assert _get(other, local_queue, NO_SYNC_GET) is None
 
 def test_thread_ending_without_commit_backs_out(qm, qmgr, local_queue):
     """A thread that connects, puts under syncpoint and ends without MQCMIT/MQDISC has its work
@@ -486,6 +631,21 @@ def test_scope_rollback_backs_out_scoped_work(qm, other, local_queue):
     assert md.BackoutCount == 1
     assert _get(other, local_queue) is None
 
+
+def test_syncpoint_if_persistent_inside_scope_joins_it_for_persistent_only(qm, other,
+                                                                          local_queue):
+    """Inside a scope, MQGMO_SYNCPOINT_IF_PERSISTENT gets a persistent message in the
+    scope (tx_rollback restores it) and a non-persistent one outside it (final at once),
+    as IBM's option says whatever the environment's default."""
+    _put(other, local_queue, b"persistent", md=pymqi.MD(Persistence=CMQC.MQPER_PERSISTENT))
+    _put(other, local_queue, b"plain", md=pymqi.MD(Persistence=CMQC.MQPER_NOT_PERSISTENT))
+    pymqi.tx_begin()
+    assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"persistent"
+    assert _get(qm, local_queue, CMQC.MQGMO_SYNCPOINT_IF_PERSISTENT) == b"plain"
+    pymqi.tx_rollback()
+    md = pymqi.MD()
+    assert _get(other, local_queue, md=md) == b"persistent" and md.BackoutCount == 1
+    assert _get(other, local_queue) is None
 
 def test_no_syncpoint_inside_scope_is_outside_the_scope(qm, other, local_queue):
     """Inside a scope, MQPMO/MQGMO_NO_SYNCPOINT work is final at once and survives tx_rollback."""

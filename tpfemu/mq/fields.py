@@ -79,7 +79,11 @@ class Long(Field):
 
     def check(self, owner: str, value: Any) -> int:
         if not isinstance(value, int):
-            raise TypeError(f"{owner}.{self.name} must be an int, not {type(value).__name__}")
+            index = getattr(type(value), "__index__", None)  # an int-like (an object handle)
+            if index is None:
+                raise TypeError(
+                    f"{owner}.{self.name} must be an int, not {type(value).__name__}")
+            value = index(value)
         if not -(1 << (self.bits - 1)) <= value < (1 << self.bits):
             raise ValueError(f"{owner}.{self.name} = {value} does not fit in {self.bits} bits")
         return int(value)

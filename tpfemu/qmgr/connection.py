@@ -27,7 +27,7 @@ from tpfemu import errors
 from tpfemu.mq import cmqc
 from tpfemu.qmgr.localq import LocalQueue
 from tpfemu.qmgr.resolve import Resolved, resolve
-from tpfemu.qmgr.units import UnitOfWork, scope_work, scopes
+from tpfemu.qmgr.units import UnitOfWork, limit_reached, scope_work, scopes
 
 __all__ = ["Connection", "Handle"]
 
@@ -82,7 +82,7 @@ class Handle:
     """An open object: a queue (local, alias or remote), a process or the queue manager."""
 
     __slots__ = ("hobj", "conn", "options", "name", "kind", "resolved", "queue", "cursor",
-                 "closed", "put_plan", "get_plan")
+                 "closed", "put_plan", "get_plan", "saved_context")
 
     def __init__(self, hobj: int, conn: Connection, options: int, name: str, kind: int,
                  resolved: Resolved | None, queue: LocalQueue | None) -> None:
@@ -99,6 +99,15 @@ class Handle:
         # paths; closing the handle drops them.
         self.put_plan: Any = None
         self.get_plan: Any = None
+        #: With MQOO_SAVE_ALL_CONTEXT: the context of the message its last successful
+        #: MQGET got (its context fields, stored form, and put time), None before one or
+        #: after a browse (tpfemu.qmgr.mqget saves it, tpfemu.qmgr.mqput passes it).
+        self.saved_context: tuple[dict[str, Any], int] | None = None
+
+    def __index__(self) -> int:
+        """The handle as an MQHOBJ where a structure wants one (pymqi's get_handle() is
+        the number: ``PMO(Context=queue.get_handle())``)."""
+        return self.hobj
 
     @property
     def input(self) -> bool:
@@ -329,10 +338,7 @@ class Connection:
         then fails the call with 2024)."""
         uow = self.uow_for(True)  # (no scope is open: a plan serves no call in one)
         assert uow is not None  # (True: the connection's own, made if need be)
-        profile = self.qmgr.catalog.profile
-        if profile is not None and uow.count >= profile.maxumsgs:
-            return 0
-        return uow.id
+        return 0 if limit_reached(uow, self.qmgr.catalog.profile) else uow.id
 
     def plan_joined(self, queue: Any) -> None:
         """Count a message a planned call in syncpoint put on or got from ``queue``, in
@@ -372,7 +378,7 @@ class Connection:
             return
         self.connected = False
         try:
-            if self.uow is not None and self.uow.queues:
+            if self.uow is not None and self.uow.holds_work:
                 self.qmgr.finish(self.uow, commit=commit)
         except errors.MQMIError as exc:  # the commit failed and backed out: 2003 warning
             exc.call = "MQDISC"

@@ -511,9 +511,12 @@ class QueueManager:
             self.send_report(made, reports.EXPIRATION, d.msg_id)
 
     def send_report(self, report: reports.Report, kind: reports.Kind, original: bytes,
-                    put: Callable[[], object] | None = None) -> None:
+                    put: Callable[[], object] | None = None,
+                    put_dead_letter: Callable[[bytes, dict[str, Any]], object] | None = None,
+                    ) -> None:
         """Put ``report`` (of the message whose MsgId is ``original``): by ``put``, else
-        outside any unit of work; dead-lettered if it cannot be put."""
+        outside any unit of work; dead-lettered if it cannot be put (by
+        ``put_dead_letter``, see :meth:`dead_letter`)."""
         try:
             if put is not None:
                 put()
@@ -525,7 +528,7 @@ class QueueManager:
         except errors.MQMIError as exc:
             self.dead_letter(report.data, report.fields, exc.reason, report.reply_q,
                              report.reply_qmgr, correl_id=report.correl_id,
-                             priority=report.priority)
+                             priority=report.priority, put=put_dead_letter)
             return
         self._emit("report", report.reply_q, feedback=report.fields["Feedback"], msg_id=original)
 
@@ -631,9 +634,12 @@ class QueueManager:
                    MsgDesc=inner).pack()
 
     def dead_letter(self, data: bytes, fields: dict[str, Any], reason: int, dest_q: str,
-                    dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0) -> bool:
+                    dest_qmgr: str, *, correl_id: bytes = b"", priority: int = 0,
+                    put: Callable[[bytes, dict[str, Any]], object] | None = None) -> bool:
         """Put a message that cannot be delivered on the dead-letter queue, prefixed by an
-        MQDLH naming the reason and the destination. Returns False if that failed too."""
+        MQDLH naming the reason and the destination: by ``put`` (given the dead letter's
+        data and MQMD fields; a report made in a unit of work puts it there), else outside
+        any unit of work. Returns False if that failed too."""
         from tpfemu.qmgr.mqmd import dead_letter_fields, dead_letter_header
 
         dlh = dead_letter_header(  # IBM: the queue manager is the putter
@@ -643,8 +649,11 @@ class QueueManager:
             appl_type=cmqc.MQAT_QMGR, appl_name=self.name)
         dl_fields = dead_letter_fields(fields)
         try:
-            self.put_internal(DLQ_NAME, "", dlh.pack() + data, dl_fields,
-                              correl_id=correl_id, priority=priority)
+            if put is not None:
+                put(dlh.pack() + data, dl_fields)
+            else:
+                self.put_internal(DLQ_NAME, "", dlh.pack() + data, dl_fields,
+                                  correl_id=correl_id, priority=priority)
             return True
         except errors.MQMIError as exc:
             self.console(

@@ -43,6 +43,7 @@ from tpfemu.qmgr.mqmd import (
     set_field,
     syncpoint,
 )
+from tpfemu.qmgr.units import limit_reached
 
 __all__ = ["get", "get_full"]
 
@@ -102,9 +103,14 @@ def _unit_of_work(conn: Connection, options: int, name: str) -> Any:
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", name)
     if options & _BROWSE or options & cmqc.MQGMO_UNLOCK:
         return None
-    uow = conn.uow_for(joins)
-    profile = conn.qmgr.catalog.profile
-    if uow is not None and profile is not None and uow.count >= profile.maxumsgs:
+    if options & cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        # The get takes a unit of work of its own (a TPF scope open or not); a persistent
+        # message then joins the one a syncpoint get joins (_got), whose limit judges the
+        # get whatever it finds (docs/deviations.md).
+        uow, judged = None, conn.uow_for(True)
+    else:
+        uow = judged = conn.uow_for(joins)
+    if limit_reached(judged, conn.qmgr.catalog.profile):
         raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQGET", name)
     return uow
 
@@ -129,6 +135,7 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     data = _get_checked(conn, handle, max_length, md, gmo, options, uow, timeout)
     if ((uow is None or options & cmqc.MQGMO_SYNCPOINT) and timeout == 0.0
             and not options & ~plans.PLAN_GET and handle.cursor is None
+            and not handle.options & cmqc.MQOO_SAVE_ALL_CONTEXT
             and queue.definition.trigger != "YES" and not queue.shared
             and not queue.reports_on_get and plans.may_plan(conn)):
         handle.get_plan = plans.get_plan(conn, generation, queue, handle.name)
@@ -137,11 +144,26 @@ def get_full(conn: Connection, h: Handle | int, max_length: int | None, md: Any,
     return data
 
 
+#: IBM's "Rules for validating MQI options" for MQGET, beside the syncpoint pairs
+#: (:func:`_unit_of_work`) and the browse options (the core): (options, the options that
+#: may not come with any of them, the options that must come with them). MQGMO_SYNCPOINT
+#: with a browse option is accepted (docs/deviations.md, "Browse with a unit of work").
+_GMO_RULES = (
+    (cmqc.MQGMO_SYNCPOINT_IF_PERSISTENT, _BROWSE | cmqc.MQGMO_COMPLETE_MSG, 0),
+    (cmqc.MQGMO_MARK_SKIP_BACKOUT, 0, cmqc.MQGMO_SYNCPOINT),
+    (cmqc.MQGMO_WAIT, cmqc.MQGMO_SET_SIGNAL, 0),
+    (cmqc.MQGMO_UNLOCK, ~(cmqc.MQGMO_UNLOCK | cmqc.MQGMO_NO_SYNCPOINT | cmqc.MQGMO_NO_WAIT), 0),
+)
+
+
 def _check_options(gmo: Any, options: int, name: str) -> None:
-    """Options cmqc.h does not define fail MQRC_OPTIONS_ERROR (2046), and MatchOptions
-    it does not define (a GMO of version 2 or later) MQRC_MATCH_OPTIONS_ERROR (2247), as
-    IBM's MQGET does ("Rules for validating MQI options"; MQRC_MATCH_OPTIONS_ERROR)."""
-    if options & ~_GMO_DEFINED:
+    """Options cmqc.h does not define, or a combination IBM refuses (:data:`_GMO_RULES`),
+    fail MQRC_OPTIONS_ERROR (2046), and MatchOptions it does not define (a GMO of version
+    2 or later) MQRC_MATCH_OPTIONS_ERROR (2247), as IBM's MQGET does ("Rules for
+    validating MQI options"; MQRC_MATCH_OPTIONS_ERROR)."""
+    if options & ~_GMO_DEFINED or any(
+            options & option and (options & refused or options & needed != needed)
+            for option, refused, needed in _GMO_RULES):
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQGET", name)
     if gmo is not None and getattr(gmo, "Version", 1) >= 2:
         if getattr(gmo, "MatchOptions", _MATCH_BOTH) & ~_MO_DEFINED:
@@ -245,8 +267,20 @@ def _get_checked(conn: Connection, handle: Handle, max_length: int | None, md: A
         return b""
     if private:
         plog.finish_private(queue, uow_id, tickets[0] if tickets else None, name)
+    _save_context(handle, msg, options)
     _fill_gmo(gmo, queue, msg)
     return _got(conn, queue, msg, md, options, uow, uow_id, name, private)
+
+
+def _save_context(handle: Handle, msg: Any, options: int) -> None:
+    """What a handle opened with MQOO_SAVE_ALL_CONTEXT keeps of a message it got, for
+    MQPMO_PASS_*_CONTEXT to pass (tpfemu.qmgr.mqput): its context (a browse: none, as
+    IBM's MQRC_CONTEXT_NOT_AVAILABLE says of a last successful MQGET that browsed)."""
+    if not handle.options & cmqc.MQOO_SAVE_ALL_CONTEXT:
+        return
+    d = msg.descriptor
+    handle.saved_context = None if options & _BROWSE else (
+        context.decode(msg.data[: d.ctx_len]), d.put_time)
 
 
 def _fill_gmo(gmo: Any, queue: Any, msg: Any) -> None:
@@ -275,6 +309,7 @@ def _got(conn: Connection, queue: Any, msg: Any, md: Any, options: int, uow: Any
                 joined = conn.uow_for(True)
                 assert joined is not None  # (True: the connection's own, made if need be)
                 joined.extra.append((queue, uow_id))
+                joined.count += 1
             else:
                 queue.core.commit(uow_id)  # a non-persistent message is got outright
         if uow is not None:

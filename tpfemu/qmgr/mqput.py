@@ -51,6 +51,7 @@ from tpfemu.qmgr.mqmd import (
 )
 from tpfemu.qmgr.objects import RemoteQueueDef
 from tpfemu.qmgr.resolve import Resolved
+from tpfemu.qmgr.units import limit_reached
 
 __all__ = ["context_allowed", "put", "put1", "put_full"]
 
@@ -60,12 +61,15 @@ _REPLY_Q_AT = context._NAMES.index("ReplyToQ")
 _XMIT_FIELDS = tuple((context._NAMES.index(name), value) for name, value
                      in context.normalized(context.XMIT_MD_FIELDS).items())
 _REPORT_AT = context._NAMES.index("Report")
+_FORMAT_AT = context._NAMES.index("Format")
 _REPLY_QMGR_AT = context._NAMES.index("ReplyToQMgr")
 _BLANK = {n: b" " * w for n, w in (("UserIdentifier", 12), ("ApplIdentityData", 32),
                                      ("PutApplName", 28), ("ApplOriginData", 4))}
 _CONTEXT_OPTIONS = (cmqc.MQPMO_SET_ALL_CONTEXT | cmqc.MQPMO_SET_IDENTITY_CONTEXT
                     | cmqc.MQPMO_NO_CONTEXT | cmqc.MQPMO_PASS_ALL_CONTEXT
                     | cmqc.MQPMO_PASS_IDENTITY_CONTEXT | cmqc.MQPMO_DEFAULT_CONTEXT)
+#: The put response options, of which one at most may be given (RESPONSE_AS_Q_DEF is 0).
+_RESPONSES = cmqc.MQPMO_ASYNC_RESPONSE | cmqc.MQPMO_SYNC_RESPONSE
 #: Every MQPMO option cmqc.h defines (MQPMO_WARN_IF_NO_SUBS_MATCHED is not in ours).
 _PMO_DEFINED = functools.reduce(operator.or_, (
     v for k, v in vars(cmqc).items() if k.startswith("MQPMO_")
@@ -105,18 +109,25 @@ def put(conn: Connection, h: Handle | int, data: bytes, md: Any = None, pmo: Any
 
 
 def put1(conn: Connection, name: str, data: bytes, md: Any = None, pmo: Any = None,
-         qmgr_name: str = "") -> None:
+         qmgr_name: str = "", *, generated: bool = False) -> None:
     """MQPUT1: open ``name`` for output, put one message, close it. As IBM's, the
     implicit open carries the context open option that the PMO's context option needs
-    (MQPMO_SET_ALL_CONTEXT opens with MQOO_SET_ALL_CONTEXT, and so on)."""
+    (MQPMO_SET_ALL_CONTEXT opens with MQOO_SET_ALL_CONTEXT, and so on). Its options are
+    MQPUT's but for MQPMO_ALTERNATE_USER_AUTHORITY, allowed here only, and
+    MQPMO_LOGICAL_ORDER, refused here only (2046, before anything is opened).
+    ``generated``: a report the queue manager makes (:func:`tpfemu.qmgr.reports.send`),
+    which MAXUMSGS does not refuse."""
     options = getattr(pmo, "Options", 0) if pmo is not None else 0
+    if options & cmqc.MQPMO_LOGICAL_ORDER:
+        raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT1", name)
     open_options = cmqc.MQOO_OUTPUT
     for put_option, open_option in _PUT1_OPENS:
         if options & put_option:
             open_options |= open_option
     handle = conn.open(name, open_options, qmgr_name)
     try:  # (no plan: the handle has no later call to serve)
-        put_full(conn, handle, data, md, pmo, leave_plan=False)
+        put_full(conn, handle, data, md, pmo, leave_plan=False, put1=True,
+                 generated=generated)
     finally:
         if not handle.closed:
             conn.close(handle)
@@ -139,10 +150,10 @@ def _first_def(conn: Connection, resolved: Resolved) -> Any:
 
 
 def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
-             leave_plan: bool = True) -> None:
+             leave_plan: bool = True, put1: bool = False, generated: bool = False) -> None:
     """MQPUT by the full path: every check and rule, the recovery log, triggering and
     events; then, when the handle's later puts may take a plan (and ``leave_plan``), its
-    plan."""
+    plan. (``put1``, ``generated``: the put of an MQPUT1, see :func:`put1`.)"""
     handle = conn.handle(h, "MQPUT")
     if not handle.output:
         raise fail(cmqc.MQRC_NOT_OPEN_FOR_OUTPUT, "MQPUT", handle.name)
@@ -165,7 +176,7 @@ def put_full(conn: Connection, h: Handle | int, data: Any, md: Any, pmo: Any, *,
             raise fail(cmqc.MQRC_MSG_TOO_BIG_FOR_Q_MGR, "MQPUT", handle.name)
         limit = min(limit, profile.maxmsgl)
     generation = qm.catalog.generation
-    _put_checked(conn, handle, first, data, md, options, pmo)
+    _put_checked(conn, handle, first, data, md, options, pmo, put1, generated)
     if (leave_plan and not options & ~plans.PLAN_PUT and not resolved.remote
             and queue.definition.trigger != "YES" and not queue.shared
             and plans.may_plan(conn)):
@@ -184,29 +195,51 @@ def context_allowed(open_options: int) -> int:
                if put_option & settable and open_options & needs)
 
 
-def _check_options(conn: Connection, handle: Handle, options: int) -> Any:
+def _check_options(conn: Connection, handle: Handle, options: int, put1: bool = False) -> Any:
     """The put options' checks; returns the unit of work the put joins (None: none).
-    Options cmqc.h does not define, two context options, or SYNCPOINT with
-    NO_SYNCPOINT fail MQRC_OPTIONS_ERROR (2046)."""
+    Options cmqc.h does not define, two context options, both put response options,
+    SYNCPOINT with NO_SYNCPOINT, or ALTERNATE_USER_AUTHORITY on an MQPUT (not ``put1``)
+    fail MQRC_OPTIONS_ERROR (2046)."""
     name = handle.name
-    if options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1:
+    if (options & ~_PMO_DEFINED or bin(options & _CONTEXT_OPTIONS).count("1") > 1
+            or options & _RESPONSES == _RESPONSES
+            or (options & cmqc.MQPMO_ALTERNATE_USER_AUTHORITY and not put1)):
         raise fail(cmqc.MQRC_OPTIONS_ERROR, "MQPUT", name)
     for put_option, open_options, reason in _CONTEXT_NEEDS:
         if options & put_option and not handle.options & open_options:
             raise fail(reason, "MQPUT", name)
-    uow = conn.uow_for(syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT,
-                                 "MQPUT", name))
-    profile = conn.qmgr.catalog.profile
-    if uow is not None and profile is not None and uow.count >= profile.maxumsgs:
-        raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQPUT", name)
-    return uow
+    return conn.uow_for(syncpoint(options, cmqc.MQPMO_SYNCPOINT, cmqc.MQPMO_NO_SYNCPOINT,
+                                  "MQPUT", name))
+
+
+def _passed_context(conn: Connection, options: int, pmo: Any,
+                    name: str) -> tuple[dict[str, Any], int] | None:
+    """The context an MQPMO_PASS_IDENTITY_CONTEXT or MQPMO_PASS_ALL_CONTEXT put passes:
+    the one saved by the input handle the PMO's Context names (None: the put passes
+    none). IBM's rules: MQRC_CONTEXT_HANDLE_ERROR (2097) when Context is no queue handle
+    open on the connection or one not opened with MQOO_SAVE_ALL_CONTEXT;
+    MQRC_CONTEXT_NOT_AVAILABLE (2098) when it has got no message yet, or its last
+    successful MQGET was a browse."""
+    if not options & (cmqc.MQPMO_PASS_ALL_CONTEXT | cmqc.MQPMO_PASS_IDENTITY_CONTEXT):
+        return None
+    hobj = getattr(pmo, "Context", cmqc.MQHO_NONE)
+    source = conn.handles.get(hobj.hobj if isinstance(hobj, Handle) else hobj)
+    if (source is None or source.closed or source.queue is None
+            or not source.options & cmqc.MQOO_SAVE_ALL_CONTEXT):
+        raise fail(cmqc.MQRC_CONTEXT_HANDLE_ERROR, "MQPUT", name)
+    if source.saved_context is None:
+        raise fail(cmqc.MQRC_CONTEXT_NOT_AVAILABLE, "MQPUT", name)
+    return source.saved_context
 
 
 def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
-                    expiry_tenths: int, bare: bool) -> tuple[tuple, int]:
-    """The context record's values of a put, and its put time when the PMO sets it
-    (SET_ALL_CONTEXT; 0: now). ``bare``: a put with no MD that stores no record (see
-    :func:`_put_checked`)."""
+                    expiry_tenths: int, bare: bool,
+                    passed: tuple[dict[str, Any], int] | None = None) -> tuple[tuple, int]:
+    """The context record's values of a put, and its put time when the PMO sets or
+    passes it (SET_ALL_CONTEXT, PASS_ALL_CONTEXT; 0: now). ``bare``: a put with no MD
+    that stores no record (see :func:`_put_checked`); ``passed``: the context a PASS_*
+    option passes (:func:`_passed_context`): all of it, or its identity part with this
+    connection's origin context."""
     overrides: dict[str, Any] = {"Expiry": expiry_tenths}
     put_time = 0
     ready = None
@@ -219,6 +252,13 @@ def _context_values(conn: Connection, md: Any, md_get: Any, options: int,
         overrides.update(_BLANK, AccountingToken=bytes(32), PutApplType=cmqc.MQAT_NO_CONTEXT)
     elif options & cmqc.MQPMO_SET_IDENTITY_CONTEXT:
         ready = conn.origin_context
+    elif passed is not None:
+        fields, when = passed
+        if options & cmqc.MQPMO_PASS_ALL_CONTEXT:
+            ready, put_time = {f: fields[f] for f in context.PUT_CONTEXT}, when
+        else:
+            ready = dict(conn.origin_context,
+                         **{f: fields[f] for f in context.IDENTITY_CONTEXT})
     else:
         ready = conn.default_context
     return context.values_of(md, overrides, ready), put_time
@@ -312,11 +352,12 @@ def _xmit(conn: Connection, handle: Handle, values: tuple, body: bytes, msg_id: 
 
 
 def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: Any,
-                 options: int, pmo: Any) -> None:
+                 options: int, pmo: Any, put1: bool = False, generated: bool = False) -> None:
     qm = conn.qmgr
     queue, resolved = queue_of(handle)
     name = handle.name
-    uow = _check_options(conn, handle, options)
+    uow = _check_options(conn, handle, options, put1)
+    passed = _passed_context(conn, options, pmo, name)
     md_get = (lambda f, d: getattr(md, f, d)) if md is not None else (lambda f, d: d)
     expiry_tenths = md_get("Expiry", cmqc.MQEI_UNLIMITED)
     now = now_us()
@@ -343,7 +384,8 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
     bare = (md is None and not options & _CONTEXT_OPTIONS & ~cmqc.MQPMO_DEFAULT_CONTEXT
             and not persistent and not resolved.remote and not queue.shared
             and queue.definition.trigger != "YES")
-    values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare)
+    values, put_time = _context_values(conn, md, md_get, options, expiry_tenths, bare,
+                                       passed)
     values = _reply_to_qmgr(conn, values)
     body = bytes(data)
     # The time stored is the time written back into the MD (the core's own clock, read a
@@ -359,6 +401,9 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
         correl_id=correl_id if correl_id != ZERO_ID else None,
         uow=uow.id if uow is not None else 0, ctx_len=len(record), put_time=put_time,
     )
+    coa = _arrival_wanted(queue, resolved, values)
+    if not generated and limit_reached(uow, qm.catalog.profile, 1 + coa):  # (its COA too)
+        raise fail(cmqc.MQRC_SYNCPOINT_LIMIT_REACHED, "MQPUT", name)
     plog = qm.persistence if persistent and not queue.shared else None
     if values[_REPORT_AT] & cmqc.MQRO_COD and not queue.reports_on_get and not resolved.remote:
         queue.reports_on_get = True  # before the put: no plan may get it without its report
@@ -377,7 +422,7 @@ def _put_checked(conn: Connection, handle: Handle, first: Any, data: Any, md: An
                  uow=uow.id if uow else 0, remote=resolved.remote_qmgr,
                  group_id=values[_GROUP_ID_AT], **context.journal_fields(values),
                  data=data if type(data) is bytes else bytes(data))
-    if values[_REPORT_AT] & cmqc.MQRO_COA and not resolved.remote:
+    if coa:
         _arrival_report(conn, queue, values, body, new_id, correl_id, priority, persistent,
                         deadline, uow)
     if warning:
@@ -394,13 +439,21 @@ def _write_resolved(pmo: Any, q_name: bytes, qmgr_name: bytes) -> None:
     set_field(pmo, "ResolvedQMgrName", qmgr_name)
 
 
+def _arrival_wanted(queue: LocalQueue, resolved: Resolved, values: tuple) -> bool:
+    """Whether a put with context ``values`` makes a COA report: its message asks for one
+    (:func:`tpfemu.qmgr.reports.makes`) and arrives on its destination queue here (not on
+    a transmission queue, where it has not arrived)."""
+    return (bool(values[_REPORT_AT] & cmqc.MQRO_COA) and not resolved.remote
+            and queue.definition.usage != "XMITQ"
+            and reports.makes(reports.COA, values[_REPORT_AT], values[_FORMAT_AT],
+                              values[_REPLY_Q_AT]))
+
+
 def _arrival_report(conn: Connection, queue: LocalQueue, values: tuple, body: bytes,
                     msg_id: bytes, correl_id: bytes, priority: int, persistent: bool,
                     deadline: int, uow: Any) -> None:
-    """The COA report of a message just placed on its destination queue (none on a
-    transmission queue: the message has not arrived), inside the put's unit of work."""
-    if queue.definition.usage == "XMITQ":
-        return
+    """The COA report of a message just placed on its destination queue (when
+    :func:`_arrival_wanted`), inside the put's unit of work."""
     record = dict(zip(context._NAMES, values, strict=True))
     made = reports.make(reports.COA, record, body, msg_id=msg_id, correl_id=correl_id,
                         priority=priority, persistent=persistent, deadline=deadline,

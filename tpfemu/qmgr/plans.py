@@ -33,7 +33,8 @@ once the record is durable, as the full path does. What a plan serves:
 - MQGET: no buffer length; no MD or our MD; no GMO or our GMO of version 1 or 2 (a
   version 3 GMO's ReturnedLength is the full path's) with options among
   :data:`PLAN_GET`, whose ResolvedQName it fills from ``resolved``; no browse cursor
-  on the handle; no event listener but the journal's EventLog. On a queue where
+  on the handle, nor MQOO_SAVE_ALL_CONTEXT (the full path saves the context); no
+  event listener but the journal's EventLog. On a queue where
   messages can expire (``queue.expiring``), the plan's ``collect`` reports what the get
   found expired, as the full path does.
 

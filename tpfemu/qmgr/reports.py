@@ -41,6 +41,11 @@ from typing import Any, NamedTuple
 from tpfemu.mq import cmqc
 from tpfemu.store.message import NEVER
 
+#: How a report made in a unit of work is dead-lettered: in it, with the context the
+#: queue manager gives a dead letter (see :func:`send`).
+_IN_UOW_DEAD_LETTER = (cmqc.MQPMO_SYNCPOINT | cmqc.MQPMO_SET_ALL_CONTEXT
+                       | cmqc.MQPMO_NEW_MSG_ID)
+
 __all__ = ["COA", "COD", "EXCEPTION", "EXPIRATION", "Kind", "Report", "deadline_of", "make",
            "passed_on", "wanted"]
 
@@ -121,6 +126,17 @@ def passed_on(report: int, expiry_left: int) -> tuple[int, int]:
     return cmqc.MQEI_UNLIMITED, cmqc.MQRO_NONE
 
 
+def makes(kind: Kind, report: int, fmt: bytes, reply_q: bytes | str) -> bool:
+    """Whether a message with Report options ``report``, Format ``fmt`` and ReplyToQ
+    ``reply_q`` gets a report of ``kind`` (:func:`make` makes it): it asks for one, has
+    a ReplyToQ to send it to (MQPUT refuses such a message with
+    MQRC_MISSING_REPLY_TO_Q), and for COA and COD is no dead letter (behind its MQDLH it
+    has not reached its destination)."""
+    if not wanted(report, kind) or not _text(reply_q):
+        return False
+    return kind not in (COA, COD) or bytes(fmt) != cmqc.MQFMT_DEAD_LETTER_HEADER
+
+
 def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
          correl_id: bytes, priority: int, persistent: bool, deadline: int,
          qmgr_name: str, feedback: int | None = None) -> Report | None:
@@ -135,13 +151,9 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
         reason).
     """
     report = record["Report"]
-    if not wanted(report, kind):
+    if not makes(kind, report, record["Format"], record["ReplyToQ"]):
         return None
-    if kind in (COA, COD) and bytes(record["Format"]) == cmqc.MQFMT_DEAD_LETTER_HEADER:
-        return None  # a dead letter (behind its MQDLH) has not reached its destination
     reply_q = _text(record["ReplyToQ"])
-    if not reply_q:
-        return None  # (MQPUT refuses such a message with MQRC_MISSING_REPLY_TO_Q)
     left = cmqc.MQEI_UNLIMITED
     if deadline != NEVER and kind is not EXPIRATION:  # (an expired one has none left)
         left = max(1, math.ceil((deadline - time.time_ns() // 1000) / 100_000))
@@ -167,7 +179,10 @@ def make(kind: Kind, record: dict[str, Any], data: bytes, *, msg_id: bytes,
 def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool) -> None:
     """Put a COA, COD or exception ``report`` (of the message whose MsgId is ``original``) as the
     queue manager: by MQPUT1 through the one put path on ``conn``, with its context set
-    (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint``. A report
+    (MQPMO_SET_ALL_CONTEXT), inside ``conn``'s unit of work when ``syncpoint``, where it
+    counts toward MAXUMSGS. A COA or COD is not refused by the limit (the call that made
+    it was judged with it, see :func:`tpfemu.qmgr.units.limit_reached`); an exception
+    report, made by a channel agent, is an ordinary put to IBM's MaxUncommittedMsgs. A report
     that cannot be put is dead-lettered with the reason; if that fails too, it is lost
     (and the console says so, as for any dead letter)."""
     from tpfemu.mq.structs import MD, PMO
@@ -181,5 +196,19 @@ def send(conn: Any, report: Report, kind: Kind, original: bytes, syncpoint: bool
         md.MsgId = report.msg_id
     else:
         options |= cmqc.MQPMO_NEW_MSG_ID
+    generated = kind in (COA, COD)
+
+    def put_dead_letter(data: bytes, fields: dict[str, Any]) -> None:
+        """The report's dead letter, in the unit of work the report was made in (as
+        QueueManager.put_internal puts one outside it: the report's CorrelId and
+        Priority, not persistent)."""
+        from tpfemu.qmgr.manager import DLQ_NAME
+
+        dl_md = MD(Version=cmqc.MQMD_VERSION_2, CorrelId=report.correl_id,
+                   Priority=report.priority, Persistence=cmqc.MQPER_NOT_PERSISTENT, **fields)
+        mqput.put1(conn, DLQ_NAME, data, dl_md, PMO(Options=_IN_UOW_DEAD_LETTER),
+                   generated=generated)
+
     conn.qmgr.send_report(report, kind, original, put=lambda: mqput.put1(
-        conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr))
+        conn, report.reply_q, report.data, md, PMO(Options=options), report.reply_qmgr,
+        generated=generated), put_dead_letter=put_dead_letter if syncpoint else None)

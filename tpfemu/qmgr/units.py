@@ -26,7 +26,7 @@ from tpfemu import errors
 if TYPE_CHECKING:
     from tpfemu.qmgr.localq import LocalQueue
 
-__all__ = ["UnitOfWork", "ScopeWork", "scopes", "new_uow_id"]
+__all__ = ["UnitOfWork", "ScopeWork", "limit_reached", "scopes", "new_uow_id"]
 
 _ids = itertools.count(1)
 
@@ -53,6 +53,22 @@ class UnitOfWork:
 
     def touch(self, queue: LocalQueue) -> None:
         self.queues.setdefault(queue.name, queue)
+
+    @property
+    def holds_work(self) -> bool:
+        """Whether it holds anything to commit or back out: puts and gets on its queues,
+        gets made under their own id and joined (``extra``), triggers held."""
+        return bool(self.queues or self.extra or self.triggers)
+
+
+def limit_reached(uow: UnitOfWork | None, profile: Any, adding: int = 1) -> bool:
+    """Whether ``adding`` more messages would take ``uow`` past the queue manager's
+    MAXUMSGS (``profile``: its MQP; None, or no unit of work: no limit). The one statement
+    of IBM's rule (MQRC_SYNCPOINT_LIMIT_REACHED, MaxUncommittedMsgs): the messages a unit
+    of work holds are those put and got in syncpoint and the trigger messages and COA and
+    COD reports the queue manager made for them (counted where they are made)."""
+    return (uow is not None and profile is not None
+            and uow.count + adding > profile.maxumsgs)
 
 
 class ScopeWork:
