@@ -1,7 +1,7 @@
 """SVRCONN channels (issue 26): pymqi's client over TCP to a System's listener.
 
 Facts: reference/channels-bridge-clusters.md §1.9 (ID, CAUT, MQCONN, verbs behind a TSHM);
-IBM's client reasons 2059 (channel not defined, or refused), 2035 (not authorized), 2537
+IBM's client reasons 2540 (channel not defined), 2059 (refused), 2035 (not authorized), 2537
 (channel not available: MAXINST), 2009 (connection broken), 2058 (queue manager name).
 Real parts: the System's Internet daemon listens on a loopback port, clients connect
 with real sockets.
@@ -146,20 +146,22 @@ def _refused(system, events, channel, status):
                for kind, queue, fields in events), events
 
 
-def test_undefined_channel_is_refused_2059(served):
-    """A client naming a channel that is not defined gets 2059; the console and the
+def test_undefined_channel_is_refused_2540(served):
+    """A client naming a channel that is not defined gets 2540 MQRC_UNKNOWN_CHANNEL_NAME
+    (IBM's reason for a channel name the server does not know); the console and the
     journal say so."""
     system, port, events = served
-    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+    with raises_mq(CMQC.MQRC_UNKNOWN_CHANNEL_NAME):
         client(system, port, "NO.SUCH.CHL")
     _refused(system, events, "NO.SUCH.CHL", "NO_CHANNEL")
 
 
-def test_a_channel_of_another_type_is_refused_2059(served):
-    """A client naming a receiver channel gets 2059 (only SVRCONN channels take clients)."""
+def test_a_channel_of_another_type_is_refused_2540(served):
+    """A client naming a receiver channel gets 2540 MQRC_UNKNOWN_CHANNEL_NAME: the server
+    has no server-connection channel of that name (only SVRCONN channels take clients)."""
     system, port, events = served
     ok(system, "ZMQSC DEF CHL-A.RCVR CHLTYPE-RCVR")
-    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+    with raises_mq(CMQC.MQRC_UNKNOWN_CHANNEL_NAME):
         client(system, port, "A.RCVR")
     _refused(system, events, "A.RCVR", "CHANNEL_WRONG_TYPE")
 

@@ -15,8 +15,10 @@ the :class:`~tpfemu.errors.MQMIError` pymqi raises.
 The reasons a client sees (as IBM's client does):
 
 - 2538 MQRC_HOST_NOT_AVAILABLE: no address of the connection name accepts a connection;
-- 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel is not defined, not a SVRCONN, its TLS
-  setting does not match the connection's, or the queue manager is stopping;
+- 2540 MQRC_UNKNOWN_CHANNEL_NAME: the server has no server-connection channel of that
+  name (none defined, or one of another type);
+- 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel's TLS setting does not match the
+  connection's, or the queue manager is stopping;
 - 2035 MQRC_NOT_AUTHORIZED: the user and password were refused;
 - 2537 MQRC_CHANNEL_NOT_AVAILABLE: the channel already runs MAXINST conversations;
 - 2009 MQRC_CONNECTION_BROKEN: the connection broke after it was made (the server was
@@ -90,6 +92,8 @@ _BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
 _MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack()
 #: STATUS codes refusing a start -> the reason the client sees.
 _REFUSALS: dict[int, int] = {
+    StatusCode.NO_CHANNEL: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
+    StatusCode.CHANNEL_WRONG_TYPE: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
     StatusCode.SECURITY_FAILURE: cmqc.MQRC_NOT_AUTHORIZED,
     StatusCode.CHANNEL_UNAVAILABLE: cmqc.MQRC_CHANNEL_NOT_AVAILABLE,
     StatusCode.SSL_CLIENT_CERTIFICATE: cmqc.MQRC_NOT_AUTHORIZED,
@@ -133,7 +137,8 @@ class TcpTransport:
     """The client transport over TCP (see the module docstring)."""
 
     def connect(self, target: ClientTarget, qmgr_name: str, options: int) -> ClientConnection:
-        """MQCONNX over ``target``. :raises MQMIError: 2538, 2059, 2035, 2537, 2009."""
+        """MQCONNX over ``target``.
+        :raises MQMIError: 2538, 2540, 2059, 2035, 2537, 2009."""
         sock = self._socket(target, qmgr_name)
         conn = ClientConnection(Link(sock, max_segment=_MAX_TRANS), target, qmgr_name)
         try:
