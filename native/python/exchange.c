@@ -142,9 +142,10 @@ static void lay_out(unsigned char *o, Py_ssize_t size, const char *rest,
     put_le32(api + API_SIZE + length, tail);
 }
 
-/* The reply segment, its structures copied from the request and `data_length` bytes of
+/* The reply segment, its structures copied from the request, DataLength `tail` (an
+ * MQGET's whole message, which may be longer than its data) and `data_length` bytes of
  * data to fill; the caller writes CompCode and Reason (zero here). */
-static PyObject *reply_of(const request_t *r, Py_ssize_t data_length)
+static PyObject *reply_of(const request_t *r, Py_ssize_t data_length, Py_ssize_t tail)
 {
     Py_ssize_t size = TSHM_SIZE + API_SIZE + r->structures + 4 + data_length;
     if (size > 0x7FFFFFFF) {
@@ -156,7 +157,7 @@ static PyObject *reply_of(const request_t *r, Py_ssize_t data_length)
         return NULL;
     lay_out((unsigned char *)PyBytes_AS_STRING(reply), size,
             r->kind == X.put ? X.put_reply_rest : X.get_reply_rest, r->frame + 8, 0, r->hobj,
-            r->md, r->structures, (uint32_t)data_length);
+            r->md, r->structures, (uint32_t)(tail > data_length ? tail : data_length));
     return reply;
 }
 
@@ -208,7 +209,7 @@ static void set_result(PyObject *reply, long comp, long reason)
 
 static PyObject *serve_put(const request_t *r, PyObject *plan)
 {
-    PyObject *reply = reply_of(r, 0);
+    PyObject *reply = reply_of(r, 0, 0);
     if (reply == NULL)
         return NULL;
     unsigned char *s = structures_of(reply);
@@ -239,7 +240,7 @@ static PyObject *failed_get(const request_t *r)
                && PyObject_GetBuffer(message, &data, PyBUF_SIMPLE) == 0;
     if (message != NULL && message != Py_None && !have)
         PyErr_Clear();
-    PyObject *reply = reply_of(r, have ? data.len : 0);
+    PyObject *reply = reply_of(r, have ? data.len : 0, have ? data.len : 0);
     if (reply != NULL) {
         if (have)
             memcpy(structures_of(reply) + r->structures + 4, data.buf, (size_t)data.len);
@@ -263,7 +264,7 @@ static PyObject *serve_get(const request_t *r, PyObject *plan, Py_buffer *room)
     if (got < 0)
         return failed_get(r);
     Py_ssize_t kept = length > room->len ? room->len : length;
-    PyObject *reply = reply_of(r, kept);
+    PyObject *reply = reply_of(r, kept, length);
     if (reply == NULL)
         return NULL;
     memcpy(structures_of(reply), s, (size_t)r->structures);

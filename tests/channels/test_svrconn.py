@@ -215,14 +215,50 @@ def test_maxinst_plus_one_is_refused_2537(served):
 
 def test_truncated_get_over_tcp(served):
     """A get with a buffer too small fails 2080 over TCP as in process, the message stays
-    on the queue; the client's error has ``message`` b"" and no ``original_length``
-    (the wire carries no original length: ours)."""
+    on the queue; the client's error has ``message`` b"" and ``original_length`` the
+    message's length (the reply's DataLength)."""
     system, port, _ = served
     qm = client(system, port)
     pymqi.Queue(qm, QUEUE).put(b"0123456789")
     q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF)
     with raises_mq(CMQC.MQRC_TRUNCATED_MSG_FAILED, comp=CMQC.MQCC_WARNING) as info:
         q.get(4)
-    assert (info.value.message, info.value.original_length) == (b"", None)
+    assert (info.value.message, info.value.original_length) == (b"", 10)
     assert q.get() == b"0123456789"
+    qm.disconnect()
+
+
+def test_accepted_truncation_over_tcp_gives_the_first_bytes_and_the_full_length(served):
+    """MQGMO_ACCEPT_TRUNCATED_MSG with a buffer too small: warning 2079, the buffer holds
+    the message's first bytes, DataLength (pymqi's ``original_length``) is the message's
+    full length, the MQMD is filled, and the message is gone: as in process (IBM's MQGET:
+    the reply's DataLength is the real length, not what fits)."""
+    system, port, _ = served
+    qm = client(system, port)
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    q.put(b"0123456789", pymqi.MD(Priority=7))
+    md = pymqi.MD()
+    with raises_mq(CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, comp=CMQC.MQCC_WARNING) as info:
+        q.get(4, md, pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    assert (info.value.message, info.value.original_length) == (b"0123", 10)
+    assert md.Priority == 7
+    assert depth(system) == 0
+    qm.disconnect()
+
+
+def test_failed_truncation_over_tcp_gives_the_full_length_and_leaves_the_message(served):
+    """A buffer too small without ACCEPT_TRUNCATED_MSG: warning 2080, DataLength is the
+    message's full length (pymqi's ``get`` retries with it), the MQMD is filled and the
+    message stays; a get with that length then takes it whole."""
+    system, port, _ = served
+    qm = client(system, port)
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    q.put(b"x" * 5000, pymqi.MD(Priority=3))
+    md = pymqi.MD()
+    with raises_mq(CMQC.MQRC_TRUNCATED_MSG_FAILED, comp=CMQC.MQCC_WARNING) as info:
+        q.get(100, md)
+    assert (info.value.message, info.value.original_length) == (b"", 5000)
+    assert md.Priority == 3
+    assert depth(system) == 1
+    assert q.get(info.value.original_length) == b"x" * 5000
     qm.disconnect()

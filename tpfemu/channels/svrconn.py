@@ -373,7 +373,7 @@ class Conversation:
         except errors.MQMIError as exc:
             reply.api.comp_code, reply.api.reason = exc.comp, exc.reason
             if kind == T.MQGET:
-                reply.data = getattr(exc, "message", None) or b""
+                reply.data, reply.data_length = _got(exc)
         _fill_reply(kind, verb, reply)
         self._send(seg, reply_type, reply)
         if kind == T.MQDISC:
@@ -438,8 +438,9 @@ class Conversation:
             data: Any = room[:length]
         except errors.MQMIError as exc:
             comp, reason = exc.comp, exc.reason
-            data = getattr(exc, "message", None) or b""
-        self._answer(ids, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
+            data, length = _got(exc)
+        self._answer(ids, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data,
+                     length)
         return True
 
     def _room(self, structures: int) -> memoryview:
@@ -472,12 +473,15 @@ class Conversation:
         return longest
 
     def _answer(self, ids: tuple[int, int], reply_type: SegmentType, comp: int, reason: int,
-                hobj: int, structures: bytearray, data: Any) -> None:
+                hobj: int, structures: bytearray, data: Any, length: int | None = None
+                ) -> None:
         """Send a planned MQPUT's or MQGET's reply (``ids``: the request's ConversationId
-        and RequestId): the request's structures as the call left them, and the data (as
-        encode_verb lays out a reply in our byte order)."""
+        and RequestId): the request's structures as the call left them, the data and
+        DataLength (``length``, an MQGET's whole message; None: the data's) as
+        encode_verb lays out a reply in our byte order."""
+        tail = len(data) if length is None else max(length, len(data))
         self.link.send_bytes(message_segment(
-            reply_type, ids[1], ids[0], (0, comp, reason, hobj), structures, len(data), data))
+            reply_type, ids[1], ids[0], (0, comp, reason, hobj), structures, tail, data))
 
     def _open(self, verb: Verb, reply: Verb) -> None:
         od = verb.od
@@ -575,6 +579,18 @@ def _fill_reply(kind: SegmentType, verb: Verb, reply: Verb) -> None:
     elif kind == T.MQINQ and reply.inq is None:
         inq = verb.inq
         reply.inq = InqBody(list(inq.selectors) if inq else [])
+
+
+def _got(exc: errors.MQMIError) -> tuple[bytes, int | None]:
+    """The data and DataLength an MQGET that raised ``exc`` gives back: a truncated get's
+    first bytes (2079; none for 2080) and the message's whole length; else none."""
+    data = getattr(exc, "message", None) or b""
+    length = getattr(exc, "original_length", None)
+    if not isinstance(data, bytes | bytearray | memoryview):
+        data = b""
+    if not isinstance(length, int) or length < len(data):
+        length = None
+    return bytes(data), length
 
 
 def _text(value: Any) -> str:

@@ -91,6 +91,8 @@ _BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
 #: The structures with every field at its initial value.
 _MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack()
 #: STATUS codes refusing a start -> the reason the client sees.
+#: The reasons of a truncated MQGET, whose reply carries data and the whole length.
+_TRUNCATED = frozenset({cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED})
 _REFUSALS: dict[int, int] = {
     StatusCode.NO_CHANNEL: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
     StatusCode.CHANNEL_WRONG_TYPE: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
@@ -255,7 +257,11 @@ class ClientConnection:
     # -- one request and its reply ----------------------------------------------------------
 
     def _call(self, seg_type: SegmentType, verb: Verb, call: str, *,
-              starting: bool = False, obj: str = "") -> Verb:
+              starting: bool = False, obj: str = "", warned: frozenset[int] = frozenset()
+              ) -> Verb:
+        """One request and its reply. :raises MQMIError: the reply's CompCode is not OK
+        (unless its reason is one of ``warned``: the caller's to raise), or as
+        _exchange."""
         if not starting:
             self.check(call)
         verb.api.reply_length = _MAX_TRANS
@@ -266,7 +272,7 @@ class ClientConnection:
             reply = decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
         except FapError as exc:
             raise self._bad_reply(exc, call, obj) from exc
-        if reply.api.comp_code != cmqc.MQCC_OK:
+        if reply.api.comp_code != cmqc.MQCC_OK and reply.api.reason not in warned:
             raise errors.error_for(reply.api.reason, call=call, obj=obj,
                                    comp=reply.api.comp_code)
         return reply
@@ -323,7 +329,7 @@ class ClientConnection:
             payload, big, ebcdic = self._exchange(seg_type, segment, call, False, handle.name,
                                                   self._message_reply)
         parts = None if big or ebcdic else reply_parts(payload, md_bytes, opts_bytes)
-        if parts is None:
+        if parts is None or parts[1] in _TRUNCATED:
             payload, tail_at = self._message_parts(seg_type, handle, md, opts, md_bytes,
                                                    opts_bytes, payload, big, ebcdic, call)
             return payload[tail_at + 4:]
@@ -349,12 +355,16 @@ class ClientConnection:
             except FapError as exc:
                 raise self._bad_reply(exc, call, handle.name) from exc
         comp, reason = api_result(payload, big)
-        if comp != cmqc.MQCC_OK:
+        if comp != cmqc.MQCC_OK and reason not in _TRUNCATED:
             raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
         if md is not None:
             _load(md, memoryview(payload)[parts.md:parts.opts], big, ebcdic, md_bytes)
         if opts is not None:
             _load(opts, memoryview(payload)[parts.opts:parts.tail], big, ebcdic, opts_bytes)
+        if comp != cmqc.MQCC_OK:  # (a truncated get: its data and the whole length)
+            raise _truncated(reason, comp, call, handle.name, payload[parts.tail + 4:],
+                             int.from_bytes(payload[parts.tail:parts.tail + 4],
+                                            "big" if big else "little"))
         return payload, parts.tail
 
     def _message_exchange(self, seg_type: SegmentType, handle: ClientHandle,
@@ -508,20 +518,19 @@ class ClientConnection:
         if handle is None or handle.closed or self.broken or not self.connected:
             handle = self.handle(h, "MQGET")  # (the open handle, else the reason)
         size = WHOLE_MESSAGE if max_length is None else max_length
-        try:
-            if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
-                return self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"",
-                                     "MQGET")
-            md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
-            reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
-                                             buffer_length=size), "MQGET", obj=handle.name)
-        except errors.MQMIError as exc:
-            if exc.reason in (cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED):
-                exc.message = getattr(exc, "message", None) or b""
-                exc.original_length = None
-            raise
+        if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
+            return self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"", "MQGET")
+        md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
+        reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
+                                         buffer_length=size), "MQGET", obj=handle.name,
+                           warned=_TRUNCATED)
         _copy_back(md, reply.md)
         _copy_back(gmo, reply.gmo)
+        if reply.api.comp_code != cmqc.MQCC_OK:
+            data = reply.data or b""
+            raise _truncated(reply.api.reason, reply.api.comp_code, "MQGET", handle.name,
+                             data, len(data) if reply.data_length is None
+                             else reply.data_length)
         return reply.data or b""
 
     def inquire(self, h: ClientHandle | int, selector: int) -> int | bytes:
@@ -597,6 +606,17 @@ class ClientConnection:
         return (f"<ClientConnection {self.qmgr_name} via {self.target.channel} at "
                 f"{self.target.host}({self.target.port}) "
                 f"{'connected' if self.connected else 'ended'}>")
+
+
+def _truncated(reason: int, comp: int, call: str, obj: str, data: bytes,
+               length: int) -> errors.MQMIError:
+    """A truncated MQGET's warning (2079, 2080) as the in-process MQI raises it: the data
+    the buffer took (``.message``) and the message's whole length (``.original_length``,
+    the reply's DataLength)."""
+    exc = errors.error_for(reason, call=call, obj=obj, comp=comp)
+    exc.message = bytes(data)
+    exc.original_length = length
+    return exc
 
 
 def _load_ours(into: Any, raw: bytes | memoryview, sent: bytes) -> None:
