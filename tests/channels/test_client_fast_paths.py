@@ -330,8 +330,10 @@ def test_a_read_of_one_whole_segment_is_its_frame_and_bad_framing_still_fails():
 def _scripted_server(replies):
     """A listener answering one client: the ID echoed, MQCONN and MQOPEN (Hobj 5) as
     the server does, then for each later request the segments ``replies(seg_type, verb,
-    request_id)`` gives. Returns (port, thread)."""
+    request_id)`` gives; the client's heartbeat answers go to ``replies.answered`` (their
+    confirm-requested flags). Returns (port, thread)."""
     listener = socket.create_server(("127.0.0.1", 0))
+    answered = replies.answered = []
 
     def run():
         conn, _ = listener.accept()
@@ -343,6 +345,9 @@ def _scripted_server(replies):
                 form="TSHC"))
             while True:
                 seg = link.receive(10)
+                if seg.seg_type == SegmentType.HEARTBEAT:  # (the client's answer)
+                    answered.append(seg.confirm_requested)
+                    continue
                 verb = decode_verb(seg.seg_type, seg.payload, seg.big_endian)
                 if seg.seg_type == SegmentType.MQCONN:
                     out = [(SegmentType.MQCONN_REPLY, Verb(ApiHeader(), verb.conn), False)]
@@ -368,7 +373,8 @@ def _scripted_server(replies):
 
 
 def test_message_replies_after_a_heartbeat_or_in_big_endian_take_the_general_read():
-    """The client's MQPUT reads on past a HEARTBEAT the server sends before its reply,
+    """The client's MQPUT reads on past a HEARTBEAT the server sends before its reply
+    (answering it, as IBM's client answers the server's heartbeats),
     and an MQGET reply in big-endian byte order is decoded by the general reader: each
     call gives the values the server's reply carries."""
     msg_id = b"M" * 24
@@ -392,5 +398,6 @@ def test_message_replies_after_a_heartbeat_or_in_big_endian_take_the_general_rea
     got = pymqi.MD()
     assert q.get(None, got, pymqi.GMO()) == b"hello"
     assert (got.Priority, got.Format) == (7, CMQC.MQFMT_STRING)
+    assert replies.answered == [False]  # the server's heartbeat request was answered
     qm.connection.end(commit=False)
     thread.join(10)

@@ -20,7 +20,10 @@ A conversation (docs/clients.md):
 4. Verbs (MQOPEN, MQCLOSE, MQPUT, MQPUT1, MQGET, MQINQ, MQSET, MQCMIT, MQBACK, MQDISC),
    each behind a TSHM, answered with the same conversation and request ids. Every put
    and get goes through the queue manager's one put and get path (:mod:`tpfemu.qmgr.mqput`,
-   :mod:`tpfemu.qmgr.mqget`). A HEARTBEAT request is answered.
+   :mod:`tpfemu.qmgr.mqget`). A HEARTBEAT request is answered. While an MQGET waits the
+   connection is watched (:mod:`tpfemu.channels.svrconn_wait`): heartbeats every HBINT,
+   and a client that closed, broke or stopped answering ends the get and the
+   conversation.
 5. The end: MQDISC commits (IBM's normal end); a connection that closes or breaks, or a
    protocol error, backs the unit of work out and closes every handle.
 
@@ -39,9 +42,10 @@ from typing import TYPE_CHECKING, Any
 from tpfemu import errors
 from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
+from tpfemu.channels.svrconn_wait import Watch, waiting_get
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, OD, PMO
-from tpfemu.qmgr import mqget, mqput
+from tpfemu.qmgr import mqput
 from tpfemu.qmgr.objects import ChannelDef
 from tpfemu.qmgr.plans import planned_get_raw, planned_put_raw
 from tpfemu.wire.fap import (
@@ -160,6 +164,7 @@ class Conversation:
         self.user = ""
         self.conn: Any = None
         self.admitted = False
+        self.hbint = 0  #: the agreed heartbeat interval (seconds; 0: none)
         self._mapping: mmap.mmap | None = None  #: for planned MQGETs (see _room)
         self._rooms: dict[int, memoryview] = {}
         self._longest_of: tuple[Any, int] | None = None  #: (a get plan, its queue's limit)
@@ -235,6 +240,7 @@ class Conversation:
             Segment(T.INITIAL_DATA, payload=encode_id(agreed, big_endian=self.big),
                     big_endian=self.big), form="TSHC"))
         self.link.limit(agreed.max_trans_size)
+        self.hbint = agreed.heartbeat_interval
 
     def _check_tls(self, definition: ChannelDef) -> None:
         sock = self.link.sock
@@ -513,8 +519,8 @@ class Conversation:
     def _get(self, verb: Verb, reply: Verb) -> None:
         size = verb.buffer_length
         max_length = None if size == WHOLE_MESSAGE else size
-        reply.data = mqget.get(self.conn, self._handle_of(verb.api.hobj), max_length, verb.md,
-                               verb.gmo)
+        reply.data = waiting_get(self.conn, self._handle_of(verb.api.hobj), max_length,
+                                 verb.md, verb.gmo, Watch(self.link, self.hbint, self.big))
 
     def _inq(self, verb: Verb, reply: Verb) -> None:
         inq = verb.inq

@@ -77,6 +77,9 @@ class ClientTarget:
     tls: TlsSettings | None = None
     options: int = cmqc.MQCNO_NONE
     source: str = "conn_info"  #: where it came from: "conn_info", "MQCD" or "MQSERVER"
+    #: The client's heartbeat interval in seconds (the MQCD's HeartbeatInterval; IBM's
+    #: CLNTCONN default 300): offered in the ID, the larger end's value is used.
+    heartbeat_interval: int = 300
 
     @property
     def host(self) -> str:
@@ -253,6 +256,17 @@ def _from_cd(cd: Any) -> Chosen:
     return _channel_name(cd.ChannelName), parse_conn_name(cd.ConnectionName), "MQCD"
 
 
+def _heartbeat_interval(cd: Any) -> int:
+    """The MQCD's HeartbeatInterval (300 without an MQCD).
+    :raises MQMIError: 2277 not 0-999999 seconds."""
+    if cd is None:
+        return 300
+    value = cd.HeartbeatInterval
+    if type(value) is not int or not 0 <= value <= 999999:
+        raise _cd_error(f"the MQCD's HeartbeatInterval {value!r} is not 0-999999 seconds")
+    return value
+
+
 def _options_of(opts: Any, cno: Any) -> int:
     options = cmqc.MQCNO_NONE if opts is None else int(opts)
     if cno is not None:
@@ -328,7 +342,7 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
         raise ValueError("a password must be given with a user (it may be empty)")
     target = ClientTarget(channel=channel_name, addresses=addresses, user=user_text,
                           password=password_text, tls=_tls(cd, sco), options=options,
-                          source=source)
+                          source=source, heartbeat_interval=_heartbeat_interval(cd))
     transport = current_transport()
     if transport is None:
         err = errors.error_for(cmqc.MQRC_HOST_NOT_AVAILABLE, call="MQCONNX",

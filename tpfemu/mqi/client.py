@@ -60,8 +60,10 @@ from tpfemu.wire.fap import (
     encode_caut,
     encode_id,
     encode_segment,
+    heartbeat_segment,
 )
 from tpfemu.wire.fap.byteorder import from_wire
+from tpfemu.wire.fap.initial import receive_timeout
 from tpfemu.wire.fap.tsh import MAX_HEADER, our_tshm_type
 from tpfemu.wire.fap.verbs import (
     API_HEADER_SIZE,
@@ -207,6 +209,10 @@ class ClientConnection:
         self._lock = threading.Lock()
         self.big = False
         self.max_trans = _MAX_TRANS  #: the agreed largest segment (from the ID exchange)
+        #: Seconds a reply may keep the server silent (no reply, no heartbeat) before the
+        #: connection counts as broken: the agreed HBINT's receive timeout (None: none).
+        self.silence: float | None = None
+        self.heartbeats = 0  #: heartbeat requests the server sent (each answered)
         #: The socket's descriptor for exchange_message: a plain TCP socket only (a TLS
         #: connection's bytes go through its SSL object: the Python codec), -1 otherwise.
         self._fd = link.sock.fileno() if type(link.sock) is socket.socket else -1
@@ -217,7 +223,8 @@ class ClientConnection:
         target = self.target
         mine = InitialData(channel_name=target.channel, qmgr_name="",
                            conv_per_socket=1, max_trans_size=_MAX_TRANS,
-                           max_msg_len=_MAX_TRANS - TRANS_OVERHEAD, heartbeat_interval=300)
+                           max_msg_len=_MAX_TRANS - TRANS_OVERHEAD,
+                           heartbeat_interval=target.heartbeat_interval)
         try:
             self.link.send_bytes(encode_segment(
                 Segment(T.INITIAL_DATA, payload=encode_id(mine)), form="TSHC"))
@@ -230,6 +237,7 @@ class ClientConnection:
             agreed = decode_id(answer.payload, answer.big_endian)
             self.link.limit(max(agreed.max_trans_size, 64 * 1024))
             self.max_trans = agreed.max_trans_size
+            self.silence = receive_timeout(agreed.heartbeat_interval)
             if target.user is not None:
                 self.link.send_bytes(encode_segment(Segment(T.CONAUTH_INFO, payload=encode_caut(
                     ConnAuth(target.user, target.password or ""))), form="TSHC"))
@@ -318,7 +326,9 @@ class ClientConnection:
         :raises MQMIError: as _call."""
         md_bytes = _MD_INITIAL if md is None else md.pack()
         opts_bytes = opts_initial if opts is None else opts.pack()
-        if self._fd >= 0 and self.link.idle():
+        if self._fd >= 0 and self.link.idle() and not (
+                opts is not None and seg_type == T.MQGET and opts.Options & cmqc.MQGMO_WAIT):
+            # (a waiting MQGET reads in Python: heartbeats answered, silence timed)
             payload, big, ebcdic = self._message_exchange(seg_type, handle,
                                                           md_bytes + opts_bytes, tail, data,
                                                           call)
@@ -401,7 +411,7 @@ class ClientConnection:
 
     def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Segment:
         while True:
-            seg = self._replied(self.link.receive(None), seg_type, call, starting)
+            seg = self._replied(self.link.receive(self.silence), seg_type, call, starting)
             if seg is not None:
                 return seg
 
@@ -412,7 +422,7 @@ class ClientConnection:
         without making a Segment."""
         reply_type = seg_type + 0x10
         while True:
-            frame = self.link.receive_frame(None)
+            frame = self.link.receive_frame(self.silence)
             if our_tshm_type(frame) == reply_type:
                 return bytes(frame[MAX_HEADER:]), False, False
             seg = self._replied(self.link.decode(frame), seg_type, call, starting)
@@ -421,12 +431,18 @@ class ClientConnection:
 
     def _replied(self, seg: Segment, seg_type: SegmentType, call: str, starting: bool
                  ) -> Segment | None:
-        """``seg`` if it is the reply to ``seg_type``; None for a heartbeat (read on).
+        """``seg`` if it is the reply to ``seg_type``; None for a heartbeat (answered when
+        the server asks: it sends them while an MQGET waits; read on).
         :raises LinkDown: the server ended the conversation. :raises FapError: another
             segment type."""
         if seg.seg_type == seg_type + 0x10:
             return seg
         if seg.seg_type == T.HEARTBEAT:
+            if seg.confirm_requested:
+                self.heartbeats += 1
+                self.link.send_bytes(encode_segment(
+                    heartbeat_segment(request=False, big_endian=seg.big_endian),
+                    form="TSHM"))
             return None
         if seg.seg_type == T.STATUS_DATA:
             if starting:
