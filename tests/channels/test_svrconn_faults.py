@@ -164,7 +164,7 @@ def test_a_client_killed_while_its_get_waits_takes_no_later_message():
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 0,
-                 timeout=2, what="the dead client's handle to close")
+                 timeout=5, what="the dead client's handle to close")
         local = pymqi.connect(system.qmgr.name)
         pymqi.Queue(local, QUEUE).put(b"for the living")
         local.disconnect()

@@ -47,7 +47,7 @@ def test_heartbeats_flow_while_a_get_waits_and_the_client_answers():
         start = time.monotonic()
         with raises_mq(CMQC.MQRC_NO_MSG_AVAILABLE):
             q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=1500))
-        assert 1.45 < time.monotonic() - start < 2.0
+        assert 1.45 < time.monotonic() - start < 3.0
         assert qm.connection.heartbeats >= 1
         q.put(b"still here")
         assert q.get() == b"still here"
@@ -92,8 +92,8 @@ def test_a_client_that_stops_answering_is_detected_and_its_get_ended():
         os.kill(proc.pid, signal.SIGSTOP)
         stopped = time.monotonic()
         wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 0,
-                 timeout=4, what="the silent client's handle to close")
-        assert 1.5 < time.monotonic() - stopped < 3.0
+                 timeout=8, what="the silent client's handle to close")
+        assert 1.5 < time.monotonic() - stopped < 6.0  # (2 s, and a loaded machine)
         local = pymqi.connect(system.qmgr.name)
         pymqi.Queue(local, QUEUE).put(b"for the living")
         local.disconnect()
@@ -129,7 +129,7 @@ def test_a_server_that_stops_answering_gives_the_waiting_client_2009():
         start = time.monotonic()
         with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
             q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=-1))
-        assert 1.5 < time.monotonic() - start < 3.0
+        assert 1.5 < time.monotonic() - start < 6.0  # (2 s, and a loaded machine)
         with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
             q.get()
     finally:
