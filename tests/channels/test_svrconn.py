@@ -19,7 +19,7 @@ from svrconn_helpers import QUEUE, depth, raises_mq, serving, visible
 import tpfemu.mqi as pymqi
 from tpfemu.channels import svrconn
 from tpfemu.channels.svrconn_users import UserTable
-from tpfemu.mqi import CMQC
+from tpfemu.mqi import CMQC, CMQXC
 
 
 @pytest.fixture
@@ -261,4 +261,55 @@ def test_failed_truncation_over_tcp_gives_the_full_length_and_leaves_the_message
     assert md.Priority == 3
     assert depth(system) == 1
     assert q.get(info.value.original_length) == b"x" * 5000
+    qm.disconnect()
+
+
+def _cd(port, max_msg_length):
+    return pymqi.CD(ChannelName=b"APP.SVRCONN", ConnectionName=f"127.0.0.1({port})".encode(),
+                    ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP,
+                    MaxMsgLength=max_msg_length)
+
+
+def test_a_message_longer_than_the_negotiated_maxmsgl_fails_2010(served):
+    """The client's MQCD MaxMsgLength and the server's MAXMSGL are negotiated to the
+    smaller; an MQPUT or MQPUT1 of more data, or an MQGET with a longer BufferLength,
+    fails 2010 MQRC_DATA_LENGTH_ERROR (IBM's reason for a client call beyond the channel's
+    negotiated maximum message size) and nothing is put; up to the limit is served."""
+    system, port, _ = served
+    qm = pymqi.QueueManager(None)
+    qm.connect_with_options(system.qmgr.name, cd=_cd(port, 1000))
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.put(b"x" * 1001)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.put(b"x" * 1001, pymqi.MD(), pymqi.PMO(Version=CMQC.MQPMO_VERSION_2))
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        qm.put1(QUEUE, b"x" * 1001)
+    assert depth(system) == 0
+    q.put(b"y" * 1000)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.get(1001)
+    assert q.get(1000) == b"y" * 1000
+    qm.disconnect()
+
+
+def test_the_servers_maxmsgl_bounds_a_client_put_with_2010(served):
+    """pymqi.connect's MQCD offers IBM's default MaxMsgLength (4 MB): the server's
+    smaller MAXMSGL (the queue manager's) is agreed, and a longer put fails 2010; with
+    the server's raised above 4 MB, the MQCD's 4 MB is agreed and bounds the put."""
+    system, port, _ = served
+    ok(system, "ZMQSC ALT MQP MAXMSGL-50000")
+    ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-50000")
+    qm = client(system, port)
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.put(b"x" * 50001)
+    q.put(b"x" * 50000)
+    assert q.get() == b"x" * 50000
+    qm.disconnect()
+    ok(system, "ZMQSC ALT MQP MAXMSGL-10000000")
+    ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-10000000")
+    qm = client(system, port)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        pymqi.Queue(qm, QUEUE).put(bytes(4_194_305))
     qm.disconnect()

@@ -48,6 +48,7 @@ Addresses = tuple[tuple[str, int], ...]
 Chosen = tuple[str, Addresses, str]  #: channel, addresses, source
 
 DEFAULT_PORT = 1414  #: IBM's listener port, when a connection name gives none
+MAX_MSG_LENGTH = 104_857_600  #: IBM's largest MAXMSGL (100 MB)
 _CONN_NAME = re.compile(r"^\s*([^()\s,]+)\s*(?:\(\s*([^()]*?)\s*\))?\s*$")
 
 
@@ -80,6 +81,9 @@ class ClientTarget:
     #: The client's heartbeat interval in seconds (the MQCD's HeartbeatInterval; IBM's
     #: CLNTCONN default 300): offered in the ID, the larger end's value is used.
     heartbeat_interval: int = 300
+    #: The longest message the client offers to carry (the MQCD's MaxMsgLength; IBM's
+    #: largest, 100 MB, without an MQCD): the smaller end's value is agreed.
+    max_msg_length: int = MAX_MSG_LENGTH
 
     @property
     def host(self) -> str:
@@ -256,6 +260,17 @@ def _from_cd(cd: Any) -> Chosen:
     return _channel_name(cd.ChannelName), parse_conn_name(cd.ConnectionName), "MQCD"
 
 
+def _max_msg_length(cd: Any) -> int:
+    """The MQCD's MaxMsgLength (0: the largest) or, without an MQCD, the largest.
+    :raises MQMIError: 2277 not 0-104857600 bytes."""
+    if cd is None:
+        return MAX_MSG_LENGTH
+    value = cd.MaxMsgLength
+    if type(value) is not int or not 0 <= value <= MAX_MSG_LENGTH:
+        raise _cd_error(f"the MQCD's MaxMsgLength {value!r} is not 0-{MAX_MSG_LENGTH} bytes")
+    return value or MAX_MSG_LENGTH
+
+
 def _heartbeat_interval(cd: Any) -> int:
     """The MQCD's HeartbeatInterval (300 without an MQCD).
     :raises MQMIError: 2277 not 0-999999 seconds."""
@@ -342,7 +357,8 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
         raise ValueError("a password must be given with a user (it may be empty)")
     target = ClientTarget(channel=channel_name, addresses=addresses, user=user_text,
                           password=password_text, tls=_tls(cd, sco), options=options,
-                          source=source, heartbeat_interval=_heartbeat_interval(cd))
+                          source=source, heartbeat_interval=_heartbeat_interval(cd),
+                          max_msg_length=_max_msg_length(cd))
     transport = current_transport()
     if transport is None:
         err = errors.error_for(cmqc.MQRC_HOST_NOT_AVAILABLE, call="MQCONNX",

@@ -209,6 +209,8 @@ class ClientConnection:
         self._lock = threading.Lock()
         self.big = False
         self.max_trans = _MAX_TRANS  #: the agreed largest segment (from the ID exchange)
+        #: The agreed MAXMSGL (the smaller end's): longer data or buffers fail 2010.
+        self.max_msg = _MAX_TRANS - TRANS_OVERHEAD
         #: Seconds a reply may keep the server silent (no reply, no heartbeat) before the
         #: connection counts as broken: the agreed HBINT's receive timeout (None: none).
         self.silence: float | None = None
@@ -221,10 +223,10 @@ class ClientConnection:
 
     def start(self, options: int) -> None:
         target = self.target
+        offer = min(target.max_msg_length, _MAX_TRANS - TRANS_OVERHEAD)
         mine = InitialData(channel_name=target.channel, qmgr_name="",
-                           conv_per_socket=1, max_trans_size=_MAX_TRANS,
-                           max_msg_len=_MAX_TRANS - TRANS_OVERHEAD,
-                           heartbeat_interval=target.heartbeat_interval)
+                           conv_per_socket=1, max_trans_size=offer + TRANS_OVERHEAD,
+                           max_msg_len=offer, heartbeat_interval=target.heartbeat_interval)
         try:
             self.link.send_bytes(encode_segment(
                 Segment(T.INITIAL_DATA, payload=encode_id(mine)), form="TSHC"))
@@ -237,6 +239,7 @@ class ClientConnection:
             agreed = decode_id(answer.payload, answer.big_endian)
             self.link.limit(max(agreed.max_trans_size, 64 * 1024))
             self.max_trans = agreed.max_trans_size
+            self.max_msg = agreed.max_msg_len
             self.silence = receive_timeout(agreed.heartbeat_interval)
             if target.user is not None:
                 self.link.send_bytes(encode_segment(Segment(T.CONAUTH_INFO, payload=encode_caut(
@@ -459,6 +462,16 @@ class ClientConnection:
 
     # -- the Connection API -----------------------------------------------------------------
 
+    def _fits(self, length: int, call: str, obj: str) -> None:
+        """:raises MQMIError: 2010 MQRC_DATA_LENGTH_ERROR ``length`` (an MQPUT's data, an
+            MQGET's BufferLength) is over the channel's agreed MAXMSGL (IBM's reason for
+            a client)."""
+        if length > self.max_msg:
+            raise _error(cmqc.MQRC_DATA_LENGTH_ERROR, call,
+                         f"{length} bytes are more than the {self.max_msg} the channel "
+                         f"{self.target.channel} agreed (the smaller of the MQCD's "
+                         "MaxMsgLength and the server's MAXMSGL)", obj)
+
     def check(self, call: str) -> None:
         """:raises MQMIError: 2009 the connection broke, 2018 it was disconnected."""
         if self.broken:
@@ -506,6 +519,7 @@ class ClientConnection:
         handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
         if handle is None or handle.closed or self.broken or not self.connected:
             handle = self.handle(h, "MQPUT")  # (the open handle, else the reason)
+        self._fits(len(data), "MQPUT", handle.name)
         if (md is None or type(md) is MD) and (pmo is None or type(pmo) is PMO) \
                 and type(data) is bytes:  # (structures whose pack() the wire takes)
             self._message(T.MQPUT, handle, md, pmo, _PMO_INITIAL, len(data), data, "MQPUT")
@@ -519,6 +533,8 @@ class ClientConnection:
     def put1(self, name: str, data: bytes, md: Any = None, pmo: Any = None,
              qmgr_name: str = "") -> None:
         """MQPUT1."""
+        self.check("MQPUT1")
+        self._fits(len(data), "MQPUT1", name)
         od = OD(ObjectName=name.encode("ascii"), ObjectQMgrName=qmgr_name.encode("ascii"))
         md_in, pmo_in = md if md is not None else MD(), pmo if pmo is not None else PMO()
         reply = self._call(T.MQPUT1, Verb(od=od, md=md_in, pmo=pmo_in, data=data), "MQPUT1",
@@ -533,6 +549,8 @@ class ClientConnection:
         handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
         if handle is None or handle.closed or self.broken or not self.connected:
             handle = self.handle(h, "MQGET")  # (the open handle, else the reason)
+        if max_length is not None:
+            self._fits(max_length, "MQGET", handle.name)
         size = WHOLE_MESSAGE if max_length is None else max_length
         if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
             return self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"", "MQGET")
