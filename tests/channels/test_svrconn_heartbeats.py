@@ -143,3 +143,13 @@ def test_a_bad_heartbeat_interval_in_the_mqcd_fails_2277():
     with raises_mq(CMQC.MQRC_CD_ERROR) as info:
         pymqi.QueueManager(None).connect_with_options("QM", cd=_cd(1414, hbint=-1))
     assert "HeartbeatInterval" in info.value.hint
+
+
+def test_a_bad_max_msg_length_in_the_mqcd_fails_2277():
+    """An MQCD MaxMsgLength outside 0-104857600 bytes is refused before any connection
+    is tried, MQRC_CD_ERROR naming it."""
+    cd = _cd(1414)
+    cd.MaxMsgLength = 104_857_601
+    with raises_mq(CMQC.MQRC_CD_ERROR) as info:
+        pymqi.QueueManager(None).connect_with_options("QM", cd=cd)
+    assert "MaxMsgLength" in info.value.hint
