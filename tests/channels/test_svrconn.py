@@ -213,6 +213,26 @@ def test_maxinst_plus_one_is_refused_2537(served):
     second.disconnect()
 
 
+def test_maxinstc_limits_the_conversations_from_one_client_address(served):
+    """MAXINSTC-2 (IBM: the most instances of the channel one client address may start):
+    two clients from 127.0.0.1 connect, the third gets 2537 MQRC_CHANNEL_NOT_AVAILABLE
+    though MAXINST is not reached; the same address may still use another channel, and
+    when one leaves another may connect."""
+    system, port, events = served
+    ok(system, "ZMQSC DEF CHL-PER.SVRCONN CHLTYPE-SVRCONN MAXINST-10 MAXINSTC-2")
+    first, second = client(system, port, "PER.SVRCONN"), client(system, port, "PER.SVRCONN")
+    with raises_mq(CMQC.MQRC_CHANNEL_NOT_AVAILABLE):
+        client(system, port, "PER.SVRCONN")
+    _refused(system, events, "PER.SVRCONN", "CHANNEL_UNAVAILABLE")
+    assert any("MAXINSTC 2" in line for line in system.log)
+    client(system, port).disconnect()
+    first.disconnect()
+    wait_for(lambda: svrconn.instances(system.channels, "PER.SVRCONN") == 1,
+             what="the first conversation to end")
+    client(system, port, "PER.SVRCONN").disconnect()
+    second.disconnect()
+
+
 def test_truncated_get_over_tcp(served):
     """A get with a buffer too small fails 2080 over TCP as in process, the message stays
     on the queue; the client's error has ``message`` b"" and ``original_length`` the

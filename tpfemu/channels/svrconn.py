@@ -10,7 +10,7 @@ A conversation (docs/clients.md):
 1. Admission. The channel must be a defined SVRCONN channel (else STATUS NO_CHANNEL or
    CHANNEL_WRONG_TYPE); a channel with SSLCIPH takes only TLS connections and one
    without takes only plain ones (CIPHER_SPEC); fewer than MAXINST conversations may run
-   on it (CHANNEL_UNAVAILABLE). Our ID answers (SHARECNV 1: one conversation a socket).
+   on it, and fewer than MAXINSTC from the client's address (CHANNEL_UNAVAILABLE). Our ID answers (SHARECNV 1: one conversation a socket).
 2. Authentication. The client may send a CAUT (user and password). A CHCKCLNT(REQUIRED)
    channel needs one the operator's user table accepts
    (:mod:`tpfemu.channels.svrconn_users`), else STATUS SECURITY_FAILURE.
@@ -105,7 +105,8 @@ _U32 = struct.Struct("<I")
 _RAW_PMO = frozenset({PMO._layouts[1][0].size})
 _RAW_GMO = frozenset({GMO._layouts[1][0].size, GMO._layouts[2][0].size})
 
-_instances: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+#: Conversations running, by manager: by channel name, and by (channel, client address).
+_instances: weakref.WeakKeyDictionary[Any, dict[Any, int]] = weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
 
 
@@ -128,19 +129,30 @@ def serve(manager: ChannelManager, link: Link, peer: str, first: Segment,
     Conversation(manager, link, peer, definition, first).run(theirs)
 
 
-def _admit(manager: Any, name: str, maxinst: int) -> bool:
+def _admit(manager: Any, name: str, address: str, definition: ChannelDef) -> str:
+    """Count one more conversation on channel ``name`` from client ``address``: "" when
+    admitted, else which limit (MAXINST, MAXINSTC) it would pass."""
     with _instances_lock:
         counts = _instances.setdefault(manager, {})
-        if counts.get(name, 0) >= maxinst:
-            return False
+        if counts.get(name, 0) >= definition.maxinst:
+            return f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN"
+        if counts.get((name, address), 0) >= definition.maxinstc:
+            return (f"MAXINSTC {definition.maxinstc} CONVERSATIONS ALREADY RUN FROM "
+                    f"{address}")
         counts[name] = counts.get(name, 0) + 1
-        return True
+        counts[(name, address)] = counts.get((name, address), 0) + 1
+        return ""
 
 
-def _leave(manager: Any, name: str) -> None:
+def _leave(manager: Any, name: str, address: str) -> None:
     with _instances_lock:
         counts = _instances.get(manager, {})
         counts[name] = max(0, counts.get(name, 0) - 1)
+        left = counts.get((name, address), 0) - 1
+        if left > 0:
+            counts[(name, address)] = left
+        else:
+            counts.pop((name, address), None)
 
 
 def instances(manager: Any, name: str) -> int:
@@ -157,6 +169,7 @@ class Conversation:
         self.manager = manager
         self.link = link
         self.peer = peer
+        self.address = peer.rsplit(":", 1)[0]  #: the client's address (MAXINSTC)
         self.definition = definition
         self.name = definition.name
         self.big = first.big_endian
@@ -210,7 +223,7 @@ class Conversation:
             with contextlib.suppress(Exception):
                 conn.end(commit=False)
         if self.admitted:
-            _leave(self.manager, self.name)
+            _leave(self.manager, self.name, self.address)
         self.link.close()
 
     def _admission(self, theirs: InitialData) -> None:
@@ -221,9 +234,9 @@ class Conversation:
         self._check_tls(definition)
         if self.manager.closing:
             raise _Refused("THE SYSTEM IS STOPPING", StatusCode.QM_TERMINATING)
-        if not _admit(self.manager, self.name, definition.maxinst):
-            raise _Refused(f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN",
-                           StatusCode.CHANNEL_UNAVAILABLE)
+        over = _admit(self.manager, self.name, self.address, definition)
+        if over:
+            raise _Refused(over, StatusCode.CHANNEL_UNAVAILABLE)
         self.admitted = True
         profile = self.manager.profile()
         maxmsgl = profile.maxmsgl if profile is not None else 4 * 1024 * 1024
