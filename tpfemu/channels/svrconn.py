@@ -10,7 +10,8 @@ A conversation (docs/clients.md):
 1. Admission. The channel must be a defined SVRCONN channel (else STATUS NO_CHANNEL or
    CHANNEL_WRONG_TYPE); a channel with SSLCIPH takes only TLS connections and one
    without takes only plain ones (CIPHER_SPEC); fewer than MAXINST conversations may run
-   on it, and fewer than MAXINSTC from the client's address (CHANNEL_UNAVAILABLE). Our ID answers (SHARECNV 1: one conversation a socket).
+   on it, and fewer than MAXINSTC from the client's address (CHANNEL_UNAVAILABLE). Our
+   ID answers (SHARECNV 1: one conversation a socket).
 2. Authentication. The client may send a CAUT (user and password). A CHCKCLNT(REQUIRED)
    channel needs one the operator's user table accepts
    (:mod:`tpfemu.channels.svrconn_users`), else STATUS SECURITY_FAILURE.

@@ -558,8 +558,8 @@ class ChannelDef(ObjectDef):
     seqwrap: int = _int(999_999_999, 100, 999_999_999, None)
     # Issue 26: server-connection (SVRCONN) channels (other types keep but do not use
     # them). MAXINST: the most client conversations at once (MAXINSTC: from one client
-    # address); CHCKCLNT REQUIRED: a client
-    # must give a user and password the operator's user table accepts (docs/clients.md);
+    # address); CHCKCLNT REQUIRED: a client must give a user and password the
+    # operator's user table accepts (docs/clients.md);
     # SSLCIPH: TLS with this CipherSpec (SSL_CIPHERS); SSLCAUTH REQUIRED: the client must
     # show a certificate the server trusts.
     maxinst: int = _int(999_999_999, 0, 999_999_999, None)
