@@ -40,7 +40,8 @@ from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD, CNO, CSP, SCO
 from tpfemu.qmgr import registry
 
-__all__ = ["ClientTarget", "ClientTransport", "RemoteCalls", "TlsSettings", "choose_target",
+__all__ = ["ClientTarget", "ClientTransport", "RemoteCalls", "TlsSettings", "cd_error",
+           "choose_target",
            "current_transport", "install_transport", "open_connection", "parse_conn_name",
            "parse_mqserver"]
 
@@ -151,6 +152,11 @@ def install_transport(transport: ClientTransport | None) -> ClientTransport | No
 def current_transport() -> ClientTransport | None:
     """The installed client transport, if any."""
     return _transport
+
+
+def cd_error(what: str) -> errors.MQMIError:
+    """MQRC_CD_ERROR (2277) from MQCONNX, ``what`` saying what is wrong."""
+    return _cd_error(what)
 
 
 def _cd_error(what: str) -> errors.MQMIError:
@@ -340,8 +346,9 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
     """MQCONN/MQCONNX: a connection to ``queue_manager``, in process or as a client.
 
     :returns: the queue manager Connection (in process) or the transport's connection.
-    :raises MQMIError: 2058 no such queue manager here, 2277 a channel definition that
-        cannot be read, 2538 no client transport installed (or the transport's reasons).
+    :raises MQMIError: 2058 no such queue manager here (or, for a client, a name over 48
+        characters), 2277 a channel definition that cannot be read, 2538 no client
+        transport installed (or the transport's reasons).
     :raises TypeError, ValueError: a structure of the wrong class; a client connection
         with a user but no password.
     """
@@ -355,6 +362,10 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
     channel_name, addresses, source = chosen
     if user_text is not None and password_text is None:
         raise ValueError("a password must be given with a user (it may be empty)")
+    if len(queue_manager) > cmqc.MQ_Q_MGR_NAME_LENGTH:  # (MQCONN's QMgrName is 48 long)
+        err = errors.error_for(cmqc.MQRC_Q_MGR_NAME_ERROR, call="MQCONNX", obj=queue_manager)
+        err.hint = f"the name is longer than {cmqc.MQ_Q_MGR_NAME_LENGTH} characters"
+        raise err
     target = ClientTarget(channel=channel_name, addresses=addresses, user=user_text,
                           password=password_text, tls=_tls(cd, sco), options=options,
                           source=source, heartbeat_interval=_heartbeat_interval(cd),
