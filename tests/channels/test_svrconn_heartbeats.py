@@ -29,6 +29,13 @@ def _cd(port: int, channel: str = "HB.SVRCONN", hbint: int = 1) -> pymqi.CD:
                     HeartbeatInterval=hbint)
 
 
+def _stop(proc) -> None:
+    """SIGSTOP ``proc`` and wait until it is stopped (kill returns before)."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    wait_for(lambda: "T" in open(f"/proc/{proc.pid}/stat").read().split(")")[1][:3],
+             timeout=5, what="the process to stop")
+
+
 def test_receive_timeout_is_ibms_default():
     """Twice HBINT under 60 seconds, HBINT plus 60 from 60 on; none without heartbeats."""
     assert (receive_timeout(1), receive_timeout(59), receive_timeout(60),
@@ -89,7 +96,7 @@ def test_a_client_that_stops_answering_is_detected_and_its_get_ended():
         assert proc.stdout.readline().strip() == "waiting"
         wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 1,
                  what="the client's get")
-        os.kill(proc.pid, signal.SIGSTOP)
+        _stop(proc)
         stopped = time.monotonic()
         wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 0,
                  timeout=8, what="the silent client's handle to close")
@@ -125,7 +132,7 @@ def test_a_server_that_stops_answering_gives_the_waiting_client_2009():
         qm = pymqi.QueueManager(None)
         qm.connect_with_options("HBSTOP", cd=_cd(port))
         q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF)
-        os.kill(proc.pid, signal.SIGSTOP)
+        _stop(proc)
         start = time.monotonic()
         with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
             q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=-1))
@@ -153,3 +160,26 @@ def test_a_bad_max_msg_length_in_the_mqcd_fails_2277():
     with raises_mq(CMQC.MQRC_CD_ERROR) as info:
         pymqi.QueueManager(None).connect_with_options("QM", cd=cd)
     assert "MaxMsgLength" in info.value.hint
+
+
+def test_a_server_that_stops_answering_gives_any_call_2009():
+    """The server process is stopped (SIGSTOP) under a connected client: its next MQPUT
+    (the one-call C exchange) and MQGET without a wait fail 2009 after the receive
+    timeout instead of waiting for ever."""
+    proc = python(SERVER, "HBPUT")
+    try:
+        port = int(proc.stdout.readline())
+        qm = pymqi.QueueManager(None)
+        qm.connect_with_options("HBPUT", cd=_cd(port))
+        q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+        q.put(b"before")
+        _stop(proc)
+        start = time.monotonic()
+        with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
+            q.put(b"after")
+        assert 1.5 < time.monotonic() - start < 6.0  # (2 s, and a loaded machine)
+        with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
+            q.get()
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -214,6 +214,7 @@ class ClientConnection:
         #: Seconds a reply may keep the server silent (no reply, no heartbeat) before the
         #: connection counts as broken: the agreed HBINT's receive timeout (None: none).
         self.silence: float | None = None
+        self._silence_ms = -1  #: the same in milliseconds for exchange_message (-1: none)
         self.heartbeats = 0  #: heartbeat requests the server sent (each answered)
         #: The socket's descriptor for exchange_message: a plain TCP socket only (a TLS
         #: connection's bytes go through its SSL object: the Python codec), -1 otherwise.
@@ -241,6 +242,7 @@ class ClientConnection:
             self.max_trans = agreed.max_trans_size
             self.max_msg = agreed.max_msg_len
             self.silence = receive_timeout(agreed.heartbeat_interval)
+            self._silence_ms = -1 if self.silence is None else int(self.silence * 1000)
             if target.user is not None:
                 self.link.send_bytes(encode_segment(Segment(T.CONAUTH_INFO, payload=encode_caut(
                     ConnAuth(target.user, target.password or ""))), form="TSHC"))
@@ -397,7 +399,7 @@ class ClientConnection:
                                  f"the request is {size - MAX_HEADER} bytes", handle.name)
                 got = exchange_message(self._fd, seg_type, next(self._requests) * 2 + 1,
                                        handle.hobj, _MAX_TRANS, structures, tail, data,
-                                       link.reader.max_segment)
+                                       link.reader.max_segment, self._silence_ms)
                 if type(got) is bytes:
                     link.bytes_out += size
                     link.bytes_in += MAX_HEADER + len(got)

@@ -515,12 +515,14 @@ exchange_setup(
 #: that fits. None, having done nothing, for anything else.
 serve_verb = _serve_verb
 #: ``exchange_message(fd, seg_type, request_id, hobj, reply_length, structures, tail,
-#: data, most) -> bytes | bytearray``: send on socket ``fd`` the MQPUT or MQGET request
-#: message_segment lays out of the same values (ConversationId 1, CompCode and Reason 0)
-#: and read its reply, the GIL released while it waits: the reply's body (bytes) when a
-#: whole reply of the request's type in our form, at most ``most`` bytes, came in the
-#: read; else every byte read (a bytearray, possibly empty at the end of the stream),
-#: for the caller's general read. :raises OSError: the socket failed.
+#: data, most[, timeout_ms]) -> bytes | bytearray``: send on socket ``fd`` the MQPUT or
+#: MQGET request message_segment lays out of the same values (ConversationId 1, CompCode
+#: and Reason 0) and read its reply, the GIL released while it waits: the reply's body
+#: (bytes) when a whole reply of the request's type in our form, at most ``most`` bytes,
+#: came in the read; else every byte read (a bytearray, possibly empty at the end of the
+#: stream), for the caller's general read. :raises OSError: the socket failed, or
+#: (ETIMEDOUT) no byte of the reply came for ``timeout_ms`` milliseconds (-1, the
+#: default: no limit).
 exchange_message = client_exchange
 #: ``serve_frames(fd, serve, handles, rooms, longest, most) -> (rest, bytes_in,
 #: bytes_out)``: a SVRCONN conversation's reads on socket ``fd`` (blocking) answered in C
