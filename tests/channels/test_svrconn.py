@@ -156,12 +156,13 @@ def test_undefined_channel_is_refused_2540(served):
     _refused(system, events, "NO.SUCH.CHL", "NO_CHANNEL")
 
 
-def test_a_channel_of_another_type_is_refused_2540(served):
-    """A client naming a receiver channel gets 2540 MQRC_UNKNOWN_CHANNEL_NAME: the server
-    has no server-connection channel of that name (only SVRCONN channels take clients)."""
+def test_a_channel_of_another_type_is_refused_2539(served):
+    """A client naming a receiver channel gets 2539 MQRC_CHANNEL_CONFIG_ERROR (IBM's reason
+    when client and server cannot agree on the channel: what IBM's client reports for a
+    sender or receiver channel's name); only SVRCONN channels take clients."""
     system, port, events = served
     ok(system, "ZMQSC DEF CHL-A.RCVR CHLTYPE-RCVR")
-    with raises_mq(CMQC.MQRC_UNKNOWN_CHANNEL_NAME):
+    with raises_mq(CMQC.MQRC_CHANNEL_CONFIG_ERROR):
         client(system, port, "A.RCVR")
     _refused(system, events, "A.RCVR", "CHANNEL_WRONG_TYPE")
 

@@ -15,8 +15,9 @@ the :class:`~tpfemu.errors.MQMIError` pymqi raises.
 The reasons a client sees (as IBM's client does):
 
 - 2538 MQRC_HOST_NOT_AVAILABLE: no address of the connection name accepts a connection;
-- 2540 MQRC_UNKNOWN_CHANNEL_NAME: the server has no server-connection channel of that
-  name (none defined, or one of another type);
+- 2540 MQRC_UNKNOWN_CHANNEL_NAME: the server defines no channel of that name;
+- 2539 MQRC_CHANNEL_CONFIG_ERROR: the channel of that name is not a server-connection
+  channel (client and server cannot agree on it);
 - 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel's TLS setting does not match the
   connection's, or the queue manager is stopping;
 - 2035 MQRC_NOT_AUTHORIZED: the user and password were refused;
@@ -97,7 +98,7 @@ _MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack(
 _TRUNCATED = frozenset({cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED})
 _REFUSALS: dict[int, int] = {
     StatusCode.NO_CHANNEL: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
-    StatusCode.CHANNEL_WRONG_TYPE: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
+    StatusCode.CHANNEL_WRONG_TYPE: cmqc.MQRC_CHANNEL_CONFIG_ERROR,
     StatusCode.SECURITY_FAILURE: cmqc.MQRC_NOT_AUTHORIZED,
     StatusCode.CHANNEL_UNAVAILABLE: cmqc.MQRC_CHANNEL_NOT_AVAILABLE,
     StatusCode.SSL_CLIENT_CERTIFICATE: cmqc.MQRC_NOT_AUTHORIZED,
@@ -142,7 +143,7 @@ class TcpTransport:
 
     def connect(self, target: ClientTarget, qmgr_name: str, options: int) -> ClientConnection:
         """MQCONNX over ``target``.
-        :raises MQMIError: 2538, 2540, 2059, 2035, 2537, 2009."""
+        :raises MQMIError: 2538, 2540, 2539, 2059, 2035, 2537, 2009."""
         sock = self._socket(target, qmgr_name)
         conn = ClientConnection(Link(sock, max_segment=_MAX_TRANS), target, qmgr_name)
         try:
