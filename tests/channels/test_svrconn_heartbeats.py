@@ -183,3 +183,29 @@ def test_a_server_that_stops_answering_gives_any_call_2009():
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_readable_sees_data_the_end_and_high_descriptors():
+    """The watch's look at a socket: nothing, then bytes, then the end of the stream,
+    each seen without waiting, on a descriptor above select's 1024 too."""
+    import socket
+
+    from tpfemu.channels.svrconn_wait import readable
+
+    ours, theirs = socket.socketpair()
+    high = None
+    try:
+        assert not readable(ours)
+        theirs.sendall(b"x")
+        assert readable(ours)
+        high = socket.socket(fileno=os.dup2(ours.fileno(), 1500))
+        assert readable(high)
+        ours.recv(1)
+        assert not readable(high)
+        theirs.close()
+        assert readable(high)
+    finally:
+        ours.close()
+        theirs.close()
+        if high is not None:
+            high.close()

@@ -38,23 +38,27 @@ from tpfemu.wire.fap import (
 from tpfemu.wire.fap.initial import receive_timeout
 from tpfemu.wire.link import Link, LinkDown
 
-__all__ = ["STEP", "Watch", "waiting_get"]
+__all__ = ["STEP", "Watch", "readable", "waiting_get"]
 
 #: Seconds at most between two looks at a client's connection while its get waits.
 STEP = 0.2
 
 
-def _readable(sock: Any) -> bool:
-    """Bytes (or the end of the stream) are waiting on ``sock`` (plain or TLS)."""
+def readable(sock: Any) -> bool:
+    """Bytes (or the end of the stream, or an error) are waiting on ``sock`` (plain or
+    TLS), asked without waiting; poll, not select, so any descriptor number will do."""
     buffered = getattr(sock, "buffered", None)
     if buffered is not None and buffered():
         return True
-    raw = getattr(sock, "sock", sock)
     try:
-        ready, _, _ = select.select([raw], [], [], 0)
-    except (OSError, ValueError):  # (closed under us: the receive says so)
+        fd = getattr(sock, "sock", sock).fileno()
+    except OSError:
+        return True  # (closed under us: the receive says so)
+    if fd < 0:
         return True
-    return bool(ready)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLPRI)
+    return bool(poller.poll(0))
 
 
 class Watch:
@@ -73,7 +77,7 @@ class Watch:
             for the receive timeout. :raises FapError: it sent something else.
         """
         link = self.link
-        while link.pending() or _readable(link.sock):
+        while link.pending() or readable(link.sock):
             seg = link.receive(receive_timeout(self.hbint))
             self.heard = time.monotonic()
             if seg.seg_type != SegmentType.HEARTBEAT:
