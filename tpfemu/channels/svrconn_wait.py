@@ -42,6 +42,9 @@ __all__ = ["STEP", "Watch", "readable", "waiting_get"]
 
 #: Seconds at most between two looks at a client's connection while its get waits.
 STEP = 0.2
+#: Seconds for the rest of a segment whose first bytes came while a get waits, when no
+#: heartbeats flow (HBINT 0); else the receive timeout.
+REST_TIMEOUT = 30.0
 
 
 def readable(sock: Any) -> bool:
@@ -78,7 +81,8 @@ class Watch:
         """
         link = self.link
         while link.pending() or readable(link.sock):
-            seg = link.receive(receive_timeout(self.hbint))
+            # (bytes are there: the rest of their segment comes at once from a client)
+            seg = link.receive(receive_timeout(self.hbint) or REST_TIMEOUT)
             self.heard = time.monotonic()
             if seg.seg_type != SegmentType.HEARTBEAT:
                 raise FapError(f"segment type {int(seg.seg_type):#x} while an MQGET waits",
