@@ -270,8 +270,9 @@ def test_message_segment_is_encode_verb_segment(seg_type):
 def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_2079():
     """Deviation: a message put while MAXMSGL was higher than the client's agreed segment
     size, got whole by the handle's plan, comes back cut to what the reply may carry with
-    MQRC_TRUNCATED_MSG_ACCEPTED (2079) and is gone, as a C program's planned MQGET; a
-    message the queue takes now is got whole, and the conversation goes on."""
+    MQRC_TRUNCATED_MSG_ACCEPTED (2079), its DataLength the whole length, and is gone, as
+    a C program's planned MQGET; a message the queue takes now is got whole, and the
+    conversation goes on."""
     system, port = serving()
     try:
         ok(system, "ZMQSC ALT MQP MAXMSGL-200000")
@@ -289,6 +290,10 @@ def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_207
             q.get()
         assert (info.value.comp, info.value.reason) == (CMQC.MQCC_WARNING,
                                                         CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+        # (the reply's DataLength is the whole message's; its data what the reply holds)
+        assert info.value.original_length == 150_000
+        assert 40_000 < len(info.value.message) < 150_000
+        assert set(info.value.message) == {ord("L")}
         assert system.qmgr.queues[QUEUE].core.depth == 0
         q.put(b"m" * 40_000)
         assert q.get() == b"m" * 40_000
