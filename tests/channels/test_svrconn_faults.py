@@ -158,8 +158,8 @@ def test_a_client_killed_while_its_get_waits_takes_no_later_message():
     try:
         proc = python(CLIENT_WAITING, system.qmgr.name, str(port))
         assert proc.stdout.readline().strip() == "waiting"
-        wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 1,
-                 what="the client's get")
+        wait_for(lambda: system.qmgr.queues[QUEUE].waiters, timeout=20,
+                 what="the client's get to wait on the queue")
         time.sleep(0.1)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)

@@ -94,8 +94,8 @@ def test_a_client_that_stops_answering_is_detected_and_its_get_ended():
     proc = python(WAITER, system.qmgr.name, f"127.0.0.1({port})")
     try:
         assert proc.stdout.readline().strip() == "waiting"
-        wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 1,
-                 what="the client's get")
+        wait_for(lambda: system.qmgr.queues[QUEUE].waiters, timeout=20,
+                 what="the client's get to wait on the queue")
         _stop(proc)
         stopped = time.monotonic()
         wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 0,
