@@ -21,9 +21,13 @@ The reasons a client sees (as IBM's client does):
 - 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel's TLS setting does not match the
   connection's, or the queue manager is stopping;
 - 2035 MQRC_NOT_AUTHORIZED: the user and password were refused;
-- 2537 MQRC_CHANNEL_NOT_AVAILABLE: the channel already runs MAXINST conversations;
+- 2537 MQRC_CHANNEL_NOT_AVAILABLE: the channel already runs MAXINST conversations (or
+  MAXINSTC from this client's address);
+- 2010 MQRC_DATA_LENGTH_ERROR: an MQPUT's or MQPUT1's data, or an MQGET's BufferLength,
+  is longer than the MAXMSGL the two ends agreed;
 - 2009 MQRC_CONNECTION_BROKEN: the connection broke after it was made (the server was
-  killed or closed it); every later call fails 2009 too.
+  killed or closed it, or sent nothing for the receive timeout of the agreed HBINT);
+  every later call fails 2009 too.
 
 A ClientConnection is used by one thread at a time (MQCNO_HANDLE_SHARE_NONE).
 """
@@ -93,9 +97,9 @@ _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
 _BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
 #: The structures with every field at its initial value.
 _MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack()
-#: STATUS codes refusing a start -> the reason the client sees.
 #: The reasons of a truncated MQGET, whose reply carries data and the whole length.
 _TRUNCATED = frozenset({cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED})
+#: STATUS codes refusing a start -> the reason the client sees.
 _REFUSALS: dict[int, int] = {
     StatusCode.NO_CHANNEL: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
     StatusCode.CHANNEL_WRONG_TYPE: cmqc.MQRC_CHANNEL_CONFIG_ERROR,
