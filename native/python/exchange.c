@@ -142,9 +142,10 @@ static void lay_out(unsigned char *o, Py_ssize_t size, const char *rest,
     put_le32(api + API_SIZE + length, tail);
 }
 
-/* The reply segment, its structures copied from the request and `data_length` bytes of
+/* The reply segment, its structures copied from the request, DataLength `tail` (an
+ * MQGET's whole message, which may be longer than its data) and `data_length` bytes of
  * data to fill; the caller writes CompCode and Reason (zero here). */
-static PyObject *reply_of(const request_t *r, Py_ssize_t data_length)
+static PyObject *reply_of(const request_t *r, Py_ssize_t data_length, Py_ssize_t tail)
 {
     Py_ssize_t size = TSHM_SIZE + API_SIZE + r->structures + 4 + data_length;
     if (size > 0x7FFFFFFF) {
@@ -156,7 +157,7 @@ static PyObject *reply_of(const request_t *r, Py_ssize_t data_length)
         return NULL;
     lay_out((unsigned char *)PyBytes_AS_STRING(reply), size,
             r->kind == X.put ? X.put_reply_rest : X.get_reply_rest, r->frame + 8, 0, r->hobj,
-            r->md, r->structures, (uint32_t)data_length);
+            r->md, r->structures, (uint32_t)(tail > data_length ? tail : data_length));
     return reply;
 }
 
@@ -208,7 +209,7 @@ static void set_result(PyObject *reply, long comp, long reason)
 
 static PyObject *serve_put(const request_t *r, PyObject *plan)
 {
-    PyObject *reply = reply_of(r, 0);
+    PyObject *reply = reply_of(r, 0, 0);
     if (reply == NULL)
         return NULL;
     unsigned char *s = structures_of(reply);
@@ -239,7 +240,7 @@ static PyObject *failed_get(const request_t *r)
                && PyObject_GetBuffer(message, &data, PyBUF_SIMPLE) == 0;
     if (message != NULL && message != Py_None && !have)
         PyErr_Clear();
-    PyObject *reply = reply_of(r, have ? data.len : 0);
+    PyObject *reply = reply_of(r, have ? data.len : 0, have ? data.len : 0);
     if (reply != NULL) {
         if (have)
             memcpy(structures_of(reply) + r->structures + 4, data.buf, (size_t)data.len);
@@ -263,7 +264,7 @@ static PyObject *serve_get(const request_t *r, PyObject *plan, Py_buffer *room)
     if (got < 0)
         return failed_get(r);
     Py_ssize_t kept = length > room->len ? room->len : length;
-    PyObject *reply = reply_of(r, kept);
+    PyObject *reply = reply_of(r, kept, length);
     if (reply == NULL)
         return NULL;
     memcpy(structures_of(reply), s, (size_t)r->structures);
@@ -358,15 +359,20 @@ static PyObject *serve_verb(PyObject *module, PyObject *const *args, Py_ssize_t 
 
 #define FIRST_READ 16384  /* the first read of a reply (a bigger one is read to its end) */
 
-/* Wait until fd is ready for `events` (a socket with a timeout is non-blocking: the
- * client's receive waits forever, as Link.receive_frame(None)). 0, or -1 with errno. */
-static int wait_for(int fd, short events, int interruptible)
+/* Wait until fd is ready for `events` (a socket with a timeout is non-blocking), at
+ * most `timeout_ms` milliseconds (-1: for ever, as Link.receive_frame(None)). 0, or -1
+ * with errno (ETIMEDOUT: nothing in time). */
+static int wait_for(int fd, short events, int interruptible, int timeout_ms)
 {
     struct pollfd p = {fd, events, 0};
     int r;
     do
-        r = poll(&p, 1, -1);
+        r = poll(&p, 1, timeout_ms);
     while (r < 0 && errno == EINTR && !interruptible);
+    if (r == 0) {
+        errno = ETIMEDOUT;
+        return -1;
+    }
     return r < 0 ? -1 : 0;
 }
 
@@ -378,7 +384,7 @@ static int send_all(int fd, const unsigned char *p, Py_ssize_t n)
         if (sent < 0) {
             if (errno == EINTR)
                 continue;
-            if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_for(fd, POLLOUT, 0) == 0)
+            if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_for(fd, POLLOUT, 0, -1) == 0)
                 continue;
             return -1;
         }
@@ -388,10 +394,14 @@ static int send_all(int fd, const unsigned char *p, Py_ssize_t n)
     return 0;
 }
 
-/* Read at most n bytes (GIL released by the caller): the count, 0 at the end of the
- * stream, -1 with errno (EINTR too when `interruptible`: the caller checks signals). */
-static ssize_t read_some(int fd, unsigned char *p, Py_ssize_t n, int interruptible)
+/* Read at most n bytes (GIL released by the caller), waiting at most `timeout_ms` for
+ * them (-1: for ever): the count, 0 at the end of the stream, -1 with errno (EINTR too
+ * when `interruptible`: the caller checks signals; ETIMEDOUT: nothing in time). */
+static ssize_t read_some(int fd, unsigned char *p, Py_ssize_t n, int interruptible,
+                         int timeout_ms)
 {
+    if (timeout_ms >= 0 && wait_for(fd, POLLIN, interruptible, timeout_ms) < 0)
+        return -1;
     for (;;) {
         ssize_t got = recv(fd, p, (size_t)n, 0);
         if (got >= 0)
@@ -399,7 +409,7 @@ static ssize_t read_some(int fd, unsigned char *p, Py_ssize_t n, int interruptib
         if (errno == EINTR && !interruptible)
             continue;
         if ((errno == EAGAIN || errno == EWOULDBLOCK)
-            && wait_for(fd, POLLIN, interruptible) == 0)
+            && wait_for(fd, POLLIN, interruptible, timeout_ms) == 0)
             continue;
         return -1;
     }
@@ -418,14 +428,14 @@ static Py_ssize_t our_reply(const unsigned char *f, Py_ssize_t n, int kind, Py_s
 
 /* The reply to the request just sent: its body (bytes) when a whole reply of `kind` in
  * our form came, else every byte read (a bytearray, for the Python read); NULL with
- * OSError when the socket failed. */
-static PyObject *read_reply(int fd, int kind, Py_ssize_t most)
+ * OSError when the socket failed or stayed silent for `timeout_ms` (-1: no limit). */
+static PyObject *read_reply(int fd, int kind, Py_ssize_t most, int timeout_ms)
 {
     unsigned char first[FIRST_READ];
     ssize_t got;
     for (;;) {  /* (a signal while nothing is read: its handler runs, as in a recv) */
         Py_BEGIN_ALLOW_THREADS
-        got = read_some(fd, first, FIRST_READ, 1);
+        got = read_some(fd, first, FIRST_READ, 1, timeout_ms);
         Py_END_ALLOW_THREADS
         if (got >= 0)
             break;
@@ -445,7 +455,7 @@ static PyObject *read_reply(int fd, int kind, Py_ssize_t most)
     Py_ssize_t have = got - TSHM_SIZE, need = size - TSHM_SIZE;
     ssize_t more = 1;
     Py_BEGIN_ALLOW_THREADS
-    while (have < need && (more = read_some(fd, b + have, need - have, 0)) > 0)
+    while (have < need && (more = read_some(fd, b + have, need - have, 0, timeout_ms)) > 0)
         have += more;
     Py_END_ALLOW_THREADS
     if (more < 0) {
@@ -465,14 +475,14 @@ static PyObject *read_reply(int fd, int kind, Py_ssize_t most)
 }
 
 /* client_exchange(fd, kind, request_id, hobj, reply_length, structures, tail, data,
- *                 most) -> bytes | bytearray */
+ *                 most[, timeout_ms]) -> bytes | bytearray */
 static PyObject *client_exchange(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 9 || !PyBytes_Check(args[5]) || !PyBytes_Check(args[7])) {
+    if ((nargs != 9 && nargs != 10) || !PyBytes_Check(args[5]) || !PyBytes_Check(args[7])) {
         PyErr_SetString(PyExc_TypeError, "client_exchange(fd, kind, request_id, hobj, "
                                          "reply_length, structures: bytes, tail, "
-                                         "data: bytes, most)");
+                                         "data: bytes, most[, timeout_ms])");
         return NULL;
     }
     long fd = PyLong_AsLong(args[0]), kind = PyLong_AsLong(args[1]);
@@ -481,8 +491,14 @@ static PyObject *client_exchange(PyObject *module, PyObject *const *args, Py_ssi
     unsigned long reply_length = PyLong_AsUnsignedLong(args[4]);
     unsigned long tail = PyLong_AsUnsignedLong(args[6]);
     Py_ssize_t most = PyLong_AsSsize_t(args[8]);
+    long timeout_ms = nargs == 10 ? PyLong_AsLong(args[9]) : -1;
     if (PyErr_Occurred())
         return NULL;
+    if (timeout_ms < -1 || timeout_ms > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "client_exchange: timeout_ms is not -1 or a "
+                                          "count of milliseconds");
+        return NULL;
+    }
     if ((kind != X.put && kind != X.get) || fd < 0 || fd > INT_MAX || request > 0xFFFFFFFFul
         || reply_length > 0xFFFFFFFFul || tail > 0xFFFFFFFFul) {
         PyErr_SetString(PyExc_ValueError, "client_exchange: not an MQPUT or MQGET, or a "
@@ -508,7 +524,8 @@ static PyObject *client_exchange(PyObject *module, PyObject *const *args, Py_ssi
         PyMem_Free(o);
     if (sent < 0)
         return PyErr_SetFromErrno(PyExc_OSError);
-    return read_reply((int)fd, kind == X.put ? X.put_reply : X.get_reply, most);
+    return read_reply((int)fd, kind == X.put ? X.put_reply : X.get_reply, most,
+                      (int)timeout_ms);
 }
 
 /* reply_parts(body, md, opts) -> (comp, reason, md_back, opts_back, data) | None
@@ -574,7 +591,7 @@ static ssize_t answer_and_read(int fd, PyObject *reply, unsigned char *buf, int 
     Py_BEGIN_ALLOW_THREADS
     *sent = r != NULL ? send_all(fd, r, rn) : 0;
     if (*sent == 0)
-        got = read_some(fd, buf, SERVE_READ, 0);
+        got = read_some(fd, buf, SERVE_READ, 0, -1);
     err = errno;
     Py_END_ALLOW_THREADS
     errno = err;

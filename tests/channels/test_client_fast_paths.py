@@ -270,8 +270,9 @@ def test_message_segment_is_encode_verb_segment(seg_type):
 def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_2079():
     """Deviation: a message put while MAXMSGL was higher than the client's agreed segment
     size, got whole by the handle's plan, comes back cut to what the reply may carry with
-    MQRC_TRUNCATED_MSG_ACCEPTED (2079) and is gone, as a C program's planned MQGET; a
-    message the queue takes now is got whole, and the conversation goes on."""
+    MQRC_TRUNCATED_MSG_ACCEPTED (2079), its DataLength the whole length, and is gone, as
+    a C program's planned MQGET; a message the queue takes now is got whole, and the
+    conversation goes on."""
     system, port = serving()
     try:
         ok(system, "ZMQSC ALT MQP MAXMSGL-200000")
@@ -289,6 +290,10 @@ def test_planned_get_of_a_message_longer_than_the_agreed_segment_is_cut_with_207
             q.get()
         assert (info.value.comp, info.value.reason) == (CMQC.MQCC_WARNING,
                                                         CMQC.MQRC_TRUNCATED_MSG_ACCEPTED)
+        # (the reply's DataLength is the whole message's; its data what the reply holds)
+        assert info.value.original_length == 150_000
+        assert 40_000 < len(info.value.message) < 150_000
+        assert set(info.value.message) == {ord("L")}
         assert system.qmgr.queues[QUEUE].core.depth == 0
         q.put(b"m" * 40_000)
         assert q.get() == b"m" * 40_000
@@ -330,8 +335,10 @@ def test_a_read_of_one_whole_segment_is_its_frame_and_bad_framing_still_fails():
 def _scripted_server(replies):
     """A listener answering one client: the ID echoed, MQCONN and MQOPEN (Hobj 5) as
     the server does, then for each later request the segments ``replies(seg_type, verb,
-    request_id)`` gives. Returns (port, thread)."""
+    request_id)`` gives; the client's heartbeat answers go to ``replies.answered`` (their
+    confirm-requested flags). Returns (port, thread)."""
     listener = socket.create_server(("127.0.0.1", 0))
+    answered = replies.answered = []
 
     def run():
         conn, _ = listener.accept()
@@ -343,6 +350,9 @@ def _scripted_server(replies):
                 form="TSHC"))
             while True:
                 seg = link.receive(10)
+                if seg.seg_type == SegmentType.HEARTBEAT:  # (the client's answer)
+                    answered.append(seg.confirm_requested)
+                    continue
                 verb = decode_verb(seg.seg_type, seg.payload, seg.big_endian)
                 if seg.seg_type == SegmentType.MQCONN:
                     out = [(SegmentType.MQCONN_REPLY, Verb(ApiHeader(), verb.conn), False)]
@@ -368,7 +378,8 @@ def _scripted_server(replies):
 
 
 def test_message_replies_after_a_heartbeat_or_in_big_endian_take_the_general_read():
-    """The client's MQPUT reads on past a HEARTBEAT the server sends before its reply,
+    """The client's MQPUT reads on past a HEARTBEAT the server sends before its reply
+    (answering it, as IBM's client answers the server's heartbeats),
     and an MQGET reply in big-endian byte order is decoded by the general reader: each
     call gives the values the server's reply carries."""
     msg_id = b"M" * 24
@@ -392,5 +403,6 @@ def test_message_replies_after_a_heartbeat_or_in_big_endian_take_the_general_rea
     got = pymqi.MD()
     assert q.get(None, got, pymqi.GMO()) == b"hello"
     assert (got.Priority, got.Format) == (7, CMQC.MQFMT_STRING)
+    assert replies.answered == [False]  # the server's heartbeat request was answered
     qm.connection.end(commit=False)
     thread.join(10)

@@ -55,7 +55,8 @@ def _verbs() -> dict[SegmentType, Verb]:
     for t in (T.MQPUT1, T.MQPUT1_REPLY):
         verbs[t] = Verb(api, od=od, md=md, pmo=PMO(), data=b"one" if t == T.MQPUT1 else b"")
     verbs[T.MQGET] = Verb(api, md=md, gmo=GMO(Version=4), buffer_length=65536)
-    verbs[T.MQGET_REPLY] = Verb(api, md=md, gmo=GMO(Version=3), data=b"got it")
+    verbs[T.MQGET_REPLY] = Verb(api, md=md, gmo=GMO(Version=3), data=b"got it",
+                                 data_length=6)
     verbs[T.MQINQ] = Verb(api, inq=inq)
     verbs[T.MQINQ_REPLY] = verbs[T.MQSET] = Verb(api, inq=values)
     return verbs
@@ -167,7 +168,8 @@ def test_put_and_get_reply_round_trip(data: bytes, priority: int, big: bool,
     """MQPUT and MQGET's reply carry any data and MQMD, either byte order and charset."""
     md = MD(Priority=priority, ReplyToQ=b"R.Q", Format=CMQC.MQFMT_STRING)
     for seg_type, verb in ((T.MQPUT, Verb(md=md, pmo=PMO(), data=data)),
-                           (T.MQGET_REPLY, Verb(md=md, gmo=GMO(), data=data))):
+                           (T.MQGET_REPLY, Verb(md=md, gmo=GMO(), data=data,
+                                                data_length=len(data)))):
         body = encode_verb(seg_type, verb, big_endian=big, ebcdic=ebcdic)
         assert decode_verb(seg_type, body, big, ebcdic=ebcdic) == verb
 
@@ -248,3 +250,22 @@ def test_message_parts_refuse_what_decode_verb_refuses(body: bytes, big: bool) -
     with pytest.raises(FapError) as parts:
         message_parts(T.MQPUT, body, big)
     assert parts.value.status == decoded.value.status
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_a_truncated_get_reply_carries_the_whole_length_and_the_data_taken(big: bool) -> None:
+    """An MQGET reply's DataLength is the message's whole length (MQGET's DataLength
+    output); its data, what the buffer took, runs to the end of the body and may be
+    shorter. Data longer than DataLength is refused, and so is encoding it."""
+    verb = Verb(ApiHeader(0, CMQC.MQCC_WARNING, CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, 5),
+                md=MD(), gmo=GMO(), data=b"0123", data_length=10)
+    body = encode_verb(T.MQGET_REPLY, verb, big_endian=big)
+    got = decode_verb(T.MQGET_REPLY, body, big)
+    assert (got.data, got.data_length) == (b"0123", 10)
+    parts = message_parts(T.MQGET_REPLY, body, big)
+    assert body[parts.tail + 4:] == b"0123"
+    longer = body[:parts.tail] + struct.pack(">I" if big else "<I", 3) + b"0123"
+    with pytest.raises(FapError, match="after DataLength 3"):
+        decode_verb(T.MQGET_REPLY, longer, big)
+    with pytest.raises(ValueError, match="DataLength 2"):
+        encode_verb(T.MQGET_REPLY, Verb(md=MD(), gmo=GMO(), data=b"0123", data_length=2))

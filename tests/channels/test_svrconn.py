@@ -1,7 +1,7 @@
 """SVRCONN channels (issue 26): pymqi's client over TCP to a System's listener.
 
 Facts: reference/channels-bridge-clusters.md §1.9 (ID, CAUT, MQCONN, verbs behind a TSHM);
-IBM's client reasons 2059 (channel not defined, or refused), 2035 (not authorized), 2537
+IBM's client reasons 2540 (channel not defined), 2059 (refused), 2035 (not authorized), 2537
 (channel not available: MAXINST), 2009 (connection broken), 2058 (queue manager name).
 Real parts: the System's Internet daemon listens on a loopback port, clients connect
 with real sockets.
@@ -19,7 +19,7 @@ from svrconn_helpers import QUEUE, depth, raises_mq, serving, visible
 import tpfemu.mqi as pymqi
 from tpfemu.channels import svrconn
 from tpfemu.channels.svrconn_users import UserTable
-from tpfemu.mqi import CMQC
+from tpfemu.mqi import CMQC, CMQXC
 
 
 @pytest.fixture
@@ -146,20 +146,23 @@ def _refused(system, events, channel, status):
                for kind, queue, fields in events), events
 
 
-def test_undefined_channel_is_refused_2059(served):
-    """A client naming a channel that is not defined gets 2059; the console and the
+def test_undefined_channel_is_refused_2540(served):
+    """A client naming a channel that is not defined gets 2540 MQRC_UNKNOWN_CHANNEL_NAME
+    (IBM's reason for a channel name the server does not know); the console and the
     journal say so."""
     system, port, events = served
-    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+    with raises_mq(CMQC.MQRC_UNKNOWN_CHANNEL_NAME):
         client(system, port, "NO.SUCH.CHL")
     _refused(system, events, "NO.SUCH.CHL", "NO_CHANNEL")
 
 
-def test_a_channel_of_another_type_is_refused_2059(served):
-    """A client naming a receiver channel gets 2059 (only SVRCONN channels take clients)."""
+def test_a_channel_of_another_type_is_refused_2539(served):
+    """A client naming a receiver channel gets 2539 MQRC_CHANNEL_CONFIG_ERROR (IBM's reason
+    when client and server cannot agree on the channel: what IBM's client reports for a
+    sender or receiver channel's name); only SVRCONN channels take clients."""
     system, port, events = served
     ok(system, "ZMQSC DEF CHL-A.RCVR CHLTYPE-RCVR")
-    with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
+    with raises_mq(CMQC.MQRC_CHANNEL_CONFIG_ERROR):
         client(system, port, "A.RCVR")
     _refused(system, events, "A.RCVR", "CHANNEL_WRONG_TYPE")
 
@@ -211,16 +214,123 @@ def test_maxinst_plus_one_is_refused_2537(served):
     second.disconnect()
 
 
+def test_maxinstc_limits_the_conversations_from_one_client_address(served):
+    """MAXINSTC-2 (IBM: the most instances of the channel one client address may start):
+    two clients from 127.0.0.1 connect, the third gets 2537 MQRC_CHANNEL_NOT_AVAILABLE
+    though MAXINST is not reached; the same address may still use another channel, and
+    when one leaves another may connect."""
+    system, port, events = served
+    ok(system, "ZMQSC DEF CHL-PER.SVRCONN CHLTYPE-SVRCONN MAXINST-10 MAXINSTC-2")
+    first, second = client(system, port, "PER.SVRCONN"), client(system, port, "PER.SVRCONN")
+    with raises_mq(CMQC.MQRC_CHANNEL_NOT_AVAILABLE):
+        client(system, port, "PER.SVRCONN")
+    _refused(system, events, "PER.SVRCONN", "CHANNEL_UNAVAILABLE")
+    assert any("MAXINSTC 2" in line for line in system.log)
+    client(system, port).disconnect()
+    first.disconnect()
+    wait_for(lambda: svrconn.instances(system.channels, "PER.SVRCONN") == 1,
+             what="the first conversation to end")
+    client(system, port, "PER.SVRCONN").disconnect()
+    second.disconnect()
+
+
 def test_truncated_get_over_tcp(served):
     """A get with a buffer too small fails 2080 over TCP as in process, the message stays
-    on the queue; the client's error has ``message`` b"" and no ``original_length``
-    (the wire carries no original length: ours)."""
+    on the queue; the client's error has ``message`` b"" and ``original_length`` the
+    message's length (the reply's DataLength)."""
     system, port, _ = served
     qm = client(system, port)
     pymqi.Queue(qm, QUEUE).put(b"0123456789")
     q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF)
     with raises_mq(CMQC.MQRC_TRUNCATED_MSG_FAILED, comp=CMQC.MQCC_WARNING) as info:
         q.get(4)
-    assert (info.value.message, info.value.original_length) == (b"", None)
+    assert (info.value.message, info.value.original_length) == (b"", 10)
     assert q.get() == b"0123456789"
+    qm.disconnect()
+
+
+def test_accepted_truncation_over_tcp_gives_the_first_bytes_and_the_full_length(served):
+    """MQGMO_ACCEPT_TRUNCATED_MSG with a buffer too small: warning 2079, the buffer holds
+    the message's first bytes, DataLength (pymqi's ``original_length``) is the message's
+    full length, the MQMD is filled, and the message is gone: as in process (IBM's MQGET:
+    the reply's DataLength is the real length, not what fits)."""
+    system, port, _ = served
+    qm = client(system, port)
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    q.put(b"0123456789", pymqi.MD(Priority=7))
+    md = pymqi.MD()
+    with raises_mq(CMQC.MQRC_TRUNCATED_MSG_ACCEPTED, comp=CMQC.MQCC_WARNING) as info:
+        q.get(4, md, pymqi.GMO(Options=CMQC.MQGMO_ACCEPT_TRUNCATED_MSG))
+    assert (info.value.message, info.value.original_length) == (b"0123", 10)
+    assert md.Priority == 7
+    assert depth(system) == 0
+    qm.disconnect()
+
+
+def test_failed_truncation_over_tcp_gives_the_full_length_and_leaves_the_message(served):
+    """A buffer too small without ACCEPT_TRUNCATED_MSG: warning 2080, DataLength is the
+    message's full length (pymqi's ``get`` retries with it), the MQMD is filled and the
+    message stays; a get with that length then takes it whole."""
+    system, port, _ = served
+    qm = client(system, port)
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    q.put(b"x" * 5000, pymqi.MD(Priority=3))
+    md = pymqi.MD()
+    with raises_mq(CMQC.MQRC_TRUNCATED_MSG_FAILED, comp=CMQC.MQCC_WARNING) as info:
+        q.get(100, md)
+    assert (info.value.message, info.value.original_length) == (b"", 5000)
+    assert md.Priority == 3
+    assert depth(system) == 1
+    assert q.get(info.value.original_length) == b"x" * 5000
+    qm.disconnect()
+
+
+def _cd(port, max_msg_length):
+    return pymqi.CD(ChannelName=b"APP.SVRCONN", ConnectionName=f"127.0.0.1({port})".encode(),
+                    ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP,
+                    MaxMsgLength=max_msg_length)
+
+
+def test_a_message_longer_than_the_negotiated_maxmsgl_fails_2010(served):
+    """The client's MQCD MaxMsgLength and the server's MAXMSGL are negotiated to the
+    smaller; an MQPUT or MQPUT1 of more data, or an MQGET with a longer BufferLength,
+    fails 2010 MQRC_DATA_LENGTH_ERROR (IBM's reason for a client call beyond the channel's
+    negotiated maximum message size) and nothing is put; up to the limit is served."""
+    system, port, _ = served
+    qm = pymqi.QueueManager(None)
+    qm.connect_with_options(system.qmgr.name, cd=_cd(port, 1000))
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.put(b"x" * 1001)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.put(b"x" * 1001, pymqi.MD(), pymqi.PMO(Version=CMQC.MQPMO_VERSION_2))
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        qm.put1(QUEUE, b"x" * 1001)
+    assert depth(system) == 0
+    q.put(b"y" * 1000)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.get(1001)
+    assert q.get(1000) == b"y" * 1000
+    qm.disconnect()
+
+
+def test_the_servers_maxmsgl_bounds_a_client_put_with_2010(served):
+    """pymqi.connect's MQCD offers IBM's default MaxMsgLength (4 MB): the server's
+    smaller MAXMSGL (the queue manager's) is agreed, and a longer put fails 2010; with
+    the server's raised above 4 MB, the MQCD's 4 MB is agreed and bounds the put."""
+    system, port, _ = served
+    ok(system, "ZMQSC ALT MQP MAXMSGL-50000")
+    ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-50000")
+    qm = client(system, port)
+    q = pymqi.Queue(qm, QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        q.put(b"x" * 50001)
+    q.put(b"x" * 50000)
+    assert q.get() == b"x" * 50000
+    qm.disconnect()
+    ok(system, "ZMQSC ALT MQP MAXMSGL-10000000")
+    ok(system, f"ZMQSC ALT QL-{QUEUE} MAXMSGL-10000000")
+    qm = client(system, port)
+    with raises_mq(CMQC.MQRC_DATA_LENGTH_ERROR):
+        pymqi.Queue(qm, QUEUE).put(bytes(4_194_305))
     qm.disconnect()

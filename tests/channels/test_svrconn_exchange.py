@@ -233,6 +233,30 @@ def test_exchange_message_refuses_bad_arguments_and_a_broken_socket():
     socket.close(fd)
 
 
+def test_exchange_message_times_out_when_no_reply_comes():
+    """With ``timeout_ms`` the reply's read waits that long at most: a peer that sends
+    nothing gives OSError ETIMEDOUT (the client's 2009); -2 is refused."""
+    import errno
+    import socket
+    import time
+
+    from tpfemu.wire.fap.verbs import exchange_message
+
+    ours, theirs = socket.socketpair()
+    try:
+        with pytest.raises(ValueError, match="timeout_ms"):
+            exchange_message(ours.fileno(), T.MQGET, 1, 1, 0, STRUCTURES, 0, b"", 100, -2)
+        start = time.monotonic()
+        with pytest.raises(OSError) as info:
+            exchange_message(ours.fileno(), T.MQGET, 1, 1, 0, STRUCTURES, 0, b"", 100, 200)
+        assert info.value.errno == errno.ETIMEDOUT
+        assert 0.15 < time.monotonic() - start < 2.0
+        assert theirs.recv(4096)[:4] == b"TSHM"  # (the request was sent)
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def test_client_takes_the_one_call_exchange_on_a_plain_socket(monkeypatch):
     """A client's MQPUT and MQGET on a plain socket each go through exchange_message
     once, with the messages and MDs as the Python codec gives them."""

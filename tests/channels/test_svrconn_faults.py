@@ -8,9 +8,10 @@ import random
 import signal
 import socket
 import threading
+import time
 
 from mca_helpers import wait_for
-from svrconn_helpers import QUEUE, python, raises_mq, serving, visible
+from svrconn_helpers import QUEUE, depth, python, raises_mq, serving, visible
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC
@@ -131,5 +132,43 @@ def test_a_thousand_bad_connections_leave_the_server_serving():
         assert served == 18
         assert _rss_kb() - rss_before < 64 * 1024, "memory grew by more than 64 MB"
         good.disconnect()
+    finally:
+        system.stop()
+
+
+CLIENT_WAITING = """
+    import sys
+    import tpfemu.mqi as pymqi
+    from tpfemu.mqi import CMQC
+    qm = pymqi.connect(sys.argv[1], "APP.SVRCONN", f"127.0.0.1({sys.argv[2]})")
+    q = pymqi.Queue(qm, "APP.Q", CMQC.MQOO_INPUT_AS_Q_DEF)
+    print("waiting", flush=True)
+    q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT,
+                                      WaitInterval=CMQC.MQWI_UNLIMITED))
+    print("got", flush=True)
+"""
+
+
+def test_a_client_killed_while_its_get_waits_takes_no_later_message():
+    """A client process killed (SIGKILL) while its MQGET waits without a limit, outside
+    syncpoint: the server ends the waiting get (IBM ends a broken client connection's
+    calls), so a message put afterwards stays on the queue for others instead of going
+    to the dead conversation and being lost; the queue's input count drops to 0."""
+    system, port = serving()
+    try:
+        proc = python(CLIENT_WAITING, system.qmgr.name, str(port))
+        assert proc.stdout.readline().strip() == "waiting"
+        wait_for(lambda: system.qmgr.queues[QUEUE].waiters, timeout=20,
+                 what="the client's get to wait on the queue")
+        time.sleep(0.1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        wait_for(lambda: depth(system, selector=CMQC.MQIA_OPEN_INPUT_COUNT) == 0,
+                 timeout=5, what="the dead client's handle to close")
+        local = pymqi.connect(system.qmgr.name)
+        pymqi.Queue(local, QUEUE).put(b"for the living")
+        local.disconnect()
+        assert visible(system) == 1
+        assert any("CONNECTION LOST" in line for line in system.log)
     finally:
         system.stop()

@@ -205,6 +205,29 @@ def test_bad_connection_names_fail_cd_error(conn_info, transport, no_mqserver):
     assert transport.calls == []
 
 
+@pytest.mark.parametrize(("channel", "conn_info", "words"), [
+    ("A.CHANNEL.NAME.OVER.20", "host(1414)", "ChannelName"),
+    ("APP.SVRCONN", "h" * 260 + "(1414)", "ConnectionName"),
+])
+def test_connect_with_a_too_long_channel_or_connection_name_fails_cd_error(
+        channel, conn_info, words, transport, no_mqserver):
+    """pymqi.connect with a channel name over 20 characters, or a connection name over
+    264, fails 2277 MQRC_CD_ERROR naming the MQCD field (not a ValueError); the transport
+    is never asked."""
+    with raises_mq(CMQC.MQRC_CD_ERROR) as info:
+        pymqi.connect("TPF9", channel, conn_info)
+    assert words in str(info.value)
+    assert transport.calls == []
+
+
+def test_a_client_mqconn_with_a_queue_manager_name_over_48_fails_2058(no_mqserver):
+    """A queue manager name longer than MQ_Q_MGR_NAME_LENGTH (48) fails 2058
+    MQRC_Q_MGR_NAME_ERROR over a client as in process, before any connection is tried
+    (nothing listens at the address: else 2538)."""
+    with raises_mq(CMQC.MQRC_Q_MGR_NAME_ERROR):
+        pymqi.connect("Q" * 49, "APP.SVRCONN", "127.0.0.1(1)")
+
+
 @pytest.mark.parametrize(("cd_fields", "words"), [
     ({"ChannelType": CMQXC.MQCHT_SENDER}, "MQCHT_CLNTCONN"),
     ({"TransportType": CMQXC.MQXPT_LU62}, "MQXPT_TCP"),

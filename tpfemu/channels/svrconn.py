@@ -10,7 +10,8 @@ A conversation (docs/clients.md):
 1. Admission. The channel must be a defined SVRCONN channel (else STATUS NO_CHANNEL or
    CHANNEL_WRONG_TYPE); a channel with SSLCIPH takes only TLS connections and one
    without takes only plain ones (CIPHER_SPEC); fewer than MAXINST conversations may run
-   on it (CHANNEL_UNAVAILABLE). Our ID answers (SHARECNV 1: one conversation a socket).
+   on it, and fewer than MAXINSTC from the client's address (CHANNEL_UNAVAILABLE). Our
+   ID answers (SHARECNV 1: one conversation a socket).
 2. Authentication. The client may send a CAUT (user and password). A CHCKCLNT(REQUIRED)
    channel needs one the operator's user table accepts
    (:mod:`tpfemu.channels.svrconn_users`), else STATUS SECURITY_FAILURE.
@@ -20,7 +21,10 @@ A conversation (docs/clients.md):
 4. Verbs (MQOPEN, MQCLOSE, MQPUT, MQPUT1, MQGET, MQINQ, MQSET, MQCMIT, MQBACK, MQDISC),
    each behind a TSHM, answered with the same conversation and request ids. Every put
    and get goes through the queue manager's one put and get path (:mod:`tpfemu.qmgr.mqput`,
-   :mod:`tpfemu.qmgr.mqget`). A HEARTBEAT request is answered.
+   :mod:`tpfemu.qmgr.mqget`). A HEARTBEAT request is answered. While an MQGET waits the
+   connection is watched (:mod:`tpfemu.channels.svrconn_wait`): heartbeats every HBINT,
+   and a client that closed, broke or stopped answering ends the get and the
+   conversation.
 5. The end: MQDISC commits (IBM's normal end); a connection that closes or breaks, or a
    protocol error, backs the unit of work out and closes every handle.
 
@@ -39,9 +43,10 @@ from typing import TYPE_CHECKING, Any
 from tpfemu import errors
 from tpfemu.channels.svrconn_tls import TlsSocket, cipher_problem
 from tpfemu.channels.svrconn_users import UserTable, table_path
+from tpfemu.channels.svrconn_wait import Watch, waiting_get
 from tpfemu.mq import cmqc
 from tpfemu.mq.structs import GMO, OD, PMO
-from tpfemu.qmgr import mqget, mqput
+from tpfemu.qmgr import mqput
 from tpfemu.qmgr.objects import ChannelDef
 from tpfemu.qmgr.plans import planned_get_raw, planned_put_raw
 from tpfemu.wire.fap import (
@@ -101,7 +106,8 @@ _U32 = struct.Struct("<I")
 _RAW_PMO = frozenset({PMO._layouts[1][0].size})
 _RAW_GMO = frozenset({GMO._layouts[1][0].size, GMO._layouts[2][0].size})
 
-_instances: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+#: Conversations running, by manager: by channel name, and by (channel, client address).
+_instances: weakref.WeakKeyDictionary[Any, dict[Any, int]] = weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
 
 
@@ -124,19 +130,30 @@ def serve(manager: ChannelManager, link: Link, peer: str, first: Segment,
     Conversation(manager, link, peer, definition, first).run(theirs)
 
 
-def _admit(manager: Any, name: str, maxinst: int) -> bool:
+def _admit(manager: Any, name: str, address: str, definition: ChannelDef) -> str:
+    """Count one more conversation on channel ``name`` from client ``address``: "" when
+    admitted, else which limit (MAXINST, MAXINSTC) it would pass."""
     with _instances_lock:
         counts = _instances.setdefault(manager, {})
-        if counts.get(name, 0) >= maxinst:
-            return False
+        if counts.get(name, 0) >= definition.maxinst:
+            return f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN"
+        if counts.get((name, address), 0) >= definition.maxinstc:
+            return (f"MAXINSTC {definition.maxinstc} CONVERSATIONS ALREADY RUN FROM "
+                    f"{address}")
         counts[name] = counts.get(name, 0) + 1
-        return True
+        counts[(name, address)] = counts.get((name, address), 0) + 1
+        return ""
 
 
-def _leave(manager: Any, name: str) -> None:
+def _leave(manager: Any, name: str, address: str) -> None:
     with _instances_lock:
         counts = _instances.get(manager, {})
         counts[name] = max(0, counts.get(name, 0) - 1)
+        left = counts.get((name, address), 0) - 1
+        if left > 0:
+            counts[(name, address)] = left
+        else:
+            counts.pop((name, address), None)
 
 
 def instances(manager: Any, name: str) -> int:
@@ -153,6 +170,7 @@ class Conversation:
         self.manager = manager
         self.link = link
         self.peer = peer
+        self.address = peer.rsplit(":", 1)[0]  #: the client's address (MAXINSTC)
         self.definition = definition
         self.name = definition.name
         self.big = first.big_endian
@@ -160,6 +178,7 @@ class Conversation:
         self.user = ""
         self.conn: Any = None
         self.admitted = False
+        self.hbint = 0  #: the agreed heartbeat interval (seconds; 0: none)
         self._mapping: mmap.mmap | None = None  #: for planned MQGETs (see _room)
         self._rooms: dict[int, memoryview] = {}
         self._longest_of: tuple[Any, int] | None = None  #: (a get plan, its queue's limit)
@@ -205,7 +224,7 @@ class Conversation:
             with contextlib.suppress(Exception):
                 conn.end(commit=False)
         if self.admitted:
-            _leave(self.manager, self.name)
+            _leave(self.manager, self.name, self.address)
         self.link.close()
 
     def _admission(self, theirs: InitialData) -> None:
@@ -216,9 +235,9 @@ class Conversation:
         self._check_tls(definition)
         if self.manager.closing:
             raise _Refused("THE SYSTEM IS STOPPING", StatusCode.QM_TERMINATING)
-        if not _admit(self.manager, self.name, definition.maxinst):
-            raise _Refused(f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN",
-                           StatusCode.CHANNEL_UNAVAILABLE)
+        over = _admit(self.manager, self.name, self.address, definition)
+        if over:
+            raise _Refused(over, StatusCode.CHANNEL_UNAVAILABLE)
         self.admitted = True
         profile = self.manager.profile()
         maxmsgl = profile.maxmsgl if profile is not None else 4 * 1024 * 1024
@@ -235,6 +254,7 @@ class Conversation:
             Segment(T.INITIAL_DATA, payload=encode_id(agreed, big_endian=self.big),
                     big_endian=self.big), form="TSHC"))
         self.link.limit(agreed.max_trans_size)
+        self.hbint = agreed.heartbeat_interval
 
     def _check_tls(self, definition: ChannelDef) -> None:
         sock = self.link.sock
@@ -373,7 +393,7 @@ class Conversation:
         except errors.MQMIError as exc:
             reply.api.comp_code, reply.api.reason = exc.comp, exc.reason
             if kind == T.MQGET:
-                reply.data = getattr(exc, "message", None) or b""
+                reply.data, reply.data_length = _got(exc)
         _fill_reply(kind, verb, reply)
         self._send(seg, reply_type, reply)
         if kind == T.MQDISC:
@@ -438,8 +458,9 @@ class Conversation:
             data: Any = room[:length]
         except errors.MQMIError as exc:
             comp, reason = exc.comp, exc.reason
-            data = getattr(exc, "message", None) or b""
-        self._answer(ids, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data)
+            data, length = _got(exc)
+        self._answer(ids, T.MQGET_REPLY, comp, reason, handle.hobj, structures, data,
+                     length)
         return True
 
     def _room(self, structures: int) -> memoryview:
@@ -472,12 +493,15 @@ class Conversation:
         return longest
 
     def _answer(self, ids: tuple[int, int], reply_type: SegmentType, comp: int, reason: int,
-                hobj: int, structures: bytearray, data: Any) -> None:
+                hobj: int, structures: bytearray, data: Any, length: int | None = None
+                ) -> None:
         """Send a planned MQPUT's or MQGET's reply (``ids``: the request's ConversationId
-        and RequestId): the request's structures as the call left them, and the data (as
-        encode_verb lays out a reply in our byte order)."""
+        and RequestId): the request's structures as the call left them, the data and
+        DataLength (``length``, an MQGET's whole message; None: the data's) as
+        encode_verb lays out a reply in our byte order."""
+        tail = len(data) if length is None else max(length, len(data))
         self.link.send_bytes(message_segment(
-            reply_type, ids[1], ids[0], (0, comp, reason, hobj), structures, len(data), data))
+            reply_type, ids[1], ids[0], (0, comp, reason, hobj), structures, tail, data))
 
     def _open(self, verb: Verb, reply: Verb) -> None:
         od = verb.od
@@ -509,8 +533,8 @@ class Conversation:
     def _get(self, verb: Verb, reply: Verb) -> None:
         size = verb.buffer_length
         max_length = None if size == WHOLE_MESSAGE else size
-        reply.data = mqget.get(self.conn, self._handle_of(verb.api.hobj), max_length, verb.md,
-                               verb.gmo)
+        reply.data = waiting_get(self.conn, self._handle_of(verb.api.hobj), max_length,
+                                 verb.md, verb.gmo, Watch(self.link, self.hbint, self.big))
 
     def _inq(self, verb: Verb, reply: Verb) -> None:
         inq = verb.inq
@@ -575,6 +599,18 @@ def _fill_reply(kind: SegmentType, verb: Verb, reply: Verb) -> None:
     elif kind == T.MQINQ and reply.inq is None:
         inq = verb.inq
         reply.inq = InqBody(list(inq.selectors) if inq else [])
+
+
+def _got(exc: errors.MQMIError) -> tuple[bytes, int | None]:
+    """The data and DataLength an MQGET that raised ``exc`` gives back: a truncated get's
+    first bytes (2079; none for 2080) and the message's whole length; else none."""
+    data = getattr(exc, "message", None) or b""
+    length = getattr(exc, "original_length", None)
+    if not isinstance(data, bytes | bytearray | memoryview):
+        data = b""
+    if not isinstance(length, int) or length < len(data):
+        length = None
+    return bytes(data), length
 
 
 def _text(value: Any) -> str:

@@ -118,6 +118,10 @@ class TlsSocket:
         self.tls.write(data)
         self._flush()
 
+    def buffered(self) -> bool:
+        """Bytes are held here, read from the socket but not yet taken by :meth:`recv`."""
+        return bool(self.tls.pending() or self._in.pending)
+
     def version(self) -> str | None:
         """The TLS version agreed (``TLSv1.2``, ``TLSv1.3``)."""
         return self.tls.version()

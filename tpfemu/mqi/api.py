@@ -36,7 +36,7 @@ from tpfemu import errors
 from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD
 from tpfemu.mq.structs import GMO, OD, PMO
-from tpfemu.mqi.binding import RemoteCalls, open_connection
+from tpfemu.mqi.binding import RemoteCalls, cd_error, open_connection
 from tpfemu.qmgr import mqget, mqput, plans
 from tpfemu.qmgr.connection import Connection, Handle
 from tpfemu.qmgr.units import scopes
@@ -148,8 +148,11 @@ class QueueManager:
         :class:`CD`, or None for a new one) gets ``channel``, ``conn_name``
         (``host(port)``), MQCHT_CLNTCONN and MQXPT_TCP, then MQCONNX with the rest."""
         cd = CD() if cd is None else cd
-        cd.ChannelName = channel
-        cd.ConnectionName = conn_name
+        try:
+            cd.ChannelName = channel
+            cd.ConnectionName = conn_name
+        except ValueError as exc:  # (too long for the MQCD's field: named there)
+            raise cd_error(str(exc)) from exc
         cd.ChannelType = cmqxc.MQCHT_CLNTCONN
         cd.TransportType = cmqxc.MQXPT_TCP
         self.connect_with_options(name, cd=cd, user=user, password=password, cno=cno,

@@ -40,7 +40,8 @@ from tpfemu.mq import cmqc, cmqxc
 from tpfemu.mq.connstructs import CD, CNO, CSP, SCO
 from tpfemu.qmgr import registry
 
-__all__ = ["ClientTarget", "ClientTransport", "RemoteCalls", "TlsSettings", "choose_target",
+__all__ = ["ClientTarget", "ClientTransport", "RemoteCalls", "TlsSettings", "cd_error",
+           "choose_target",
            "current_transport", "install_transport", "open_connection", "parse_conn_name",
            "parse_mqserver"]
 
@@ -48,6 +49,7 @@ Addresses = tuple[tuple[str, int], ...]
 Chosen = tuple[str, Addresses, str]  #: channel, addresses, source
 
 DEFAULT_PORT = 1414  #: IBM's listener port, when a connection name gives none
+MAX_MSG_LENGTH = 104_857_600  #: IBM's largest MAXMSGL (100 MB)
 _CONN_NAME = re.compile(r"^\s*([^()\s,]+)\s*(?:\(\s*([^()]*?)\s*\))?\s*$")
 
 
@@ -77,6 +79,12 @@ class ClientTarget:
     tls: TlsSettings | None = None
     options: int = cmqc.MQCNO_NONE
     source: str = "conn_info"  #: where it came from: "conn_info", "MQCD" or "MQSERVER"
+    #: The client's heartbeat interval in seconds (the MQCD's HeartbeatInterval; IBM's
+    #: CLNTCONN default 300): offered in the ID, the larger end's value is used.
+    heartbeat_interval: int = 300
+    #: The longest message the client offers to carry (the MQCD's MaxMsgLength; IBM's
+    #: largest, 100 MB, without an MQCD): the smaller end's value is agreed.
+    max_msg_length: int = MAX_MSG_LENGTH
 
     @property
     def host(self) -> str:
@@ -144,6 +152,11 @@ def install_transport(transport: ClientTransport | None) -> ClientTransport | No
 def current_transport() -> ClientTransport | None:
     """The installed client transport, if any."""
     return _transport
+
+
+def cd_error(what: str) -> errors.MQMIError:
+    """MQRC_CD_ERROR (2277) from MQCONNX, ``what`` saying what is wrong."""
+    return _cd_error(what)
 
 
 def _cd_error(what: str) -> errors.MQMIError:
@@ -253,6 +266,28 @@ def _from_cd(cd: Any) -> Chosen:
     return _channel_name(cd.ChannelName), parse_conn_name(cd.ConnectionName), "MQCD"
 
 
+def _max_msg_length(cd: Any) -> int:
+    """The MQCD's MaxMsgLength (0: the largest) or, without an MQCD, the largest.
+    :raises MQMIError: 2277 not 0-104857600 bytes."""
+    if cd is None:
+        return MAX_MSG_LENGTH
+    value = cd.MaxMsgLength
+    if type(value) is not int or not 0 <= value <= MAX_MSG_LENGTH:
+        raise _cd_error(f"the MQCD's MaxMsgLength {value!r} is not 0-{MAX_MSG_LENGTH} bytes")
+    return value or MAX_MSG_LENGTH
+
+
+def _heartbeat_interval(cd: Any) -> int:
+    """The MQCD's HeartbeatInterval (300 without an MQCD).
+    :raises MQMIError: 2277 not 0-999999 seconds."""
+    if cd is None:
+        return 300
+    value = cd.HeartbeatInterval
+    if type(value) is not int or not 0 <= value <= 999999:
+        raise _cd_error(f"the MQCD's HeartbeatInterval {value!r} is not 0-999999 seconds")
+    return value
+
+
 def _options_of(opts: Any, cno: Any) -> int:
     options = cmqc.MQCNO_NONE if opts is None else int(opts)
     if cno is not None:
@@ -311,8 +346,9 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
     """MQCONN/MQCONNX: a connection to ``queue_manager``, in process or as a client.
 
     :returns: the queue manager Connection (in process) or the transport's connection.
-    :raises MQMIError: 2058 no such queue manager here, 2277 a channel definition that
-        cannot be read, 2538 no client transport installed (or the transport's reasons).
+    :raises MQMIError: 2058 no such queue manager here (or, for a client, a name over 48
+        characters), 2277 a channel definition that cannot be read, 2538 no client
+        transport installed (or the transport's reasons).
     :raises TypeError, ValueError: a structure of the wrong class; a client connection
         with a user but no password.
     """
@@ -326,9 +362,14 @@ def open_connection(queue_manager: str, *, cd: Any = None, channel: Any = None,
     channel_name, addresses, source = chosen
     if user_text is not None and password_text is None:
         raise ValueError("a password must be given with a user (it may be empty)")
+    if len(queue_manager) > cmqc.MQ_Q_MGR_NAME_LENGTH:  # (MQCONN's QMgrName is 48 long)
+        err = errors.error_for(cmqc.MQRC_Q_MGR_NAME_ERROR, call="MQCONNX", obj=queue_manager)
+        err.hint = f"the name is longer than {cmqc.MQ_Q_MGR_NAME_LENGTH} characters"
+        raise err
     target = ClientTarget(channel=channel_name, addresses=addresses, user=user_text,
                           password=password_text, tls=_tls(cd, sco), options=options,
-                          source=source)
+                          source=source, heartbeat_interval=_heartbeat_interval(cd),
+                          max_msg_length=_max_msg_length(cd))
     transport = current_transport()
     if transport is None:
         err = errors.error_for(cmqc.MQRC_HOST_NOT_AVAILABLE, call="MQCONNX",

@@ -15,12 +15,19 @@ the :class:`~tpfemu.errors.MQMIError` pymqi raises.
 The reasons a client sees (as IBM's client does):
 
 - 2538 MQRC_HOST_NOT_AVAILABLE: no address of the connection name accepts a connection;
-- 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel is not defined, not a SVRCONN, its TLS
-  setting does not match the connection's, or the queue manager is stopping;
+- 2540 MQRC_UNKNOWN_CHANNEL_NAME: the server defines no channel of that name;
+- 2539 MQRC_CHANNEL_CONFIG_ERROR: the channel of that name is not a server-connection
+  channel (client and server cannot agree on it);
+- 2059 MQRC_Q_MGR_NOT_AVAILABLE: the channel's TLS setting does not match the
+  connection's, or the queue manager is stopping;
 - 2035 MQRC_NOT_AUTHORIZED: the user and password were refused;
-- 2537 MQRC_CHANNEL_NOT_AVAILABLE: the channel already runs MAXINST conversations;
+- 2537 MQRC_CHANNEL_NOT_AVAILABLE: the channel already runs MAXINST conversations (or
+  MAXINSTC from this client's address);
+- 2010 MQRC_DATA_LENGTH_ERROR: an MQPUT's or MQPUT1's data, or an MQGET's BufferLength,
+  is longer than the MAXMSGL the two ends agreed;
 - 2009 MQRC_CONNECTION_BROKEN: the connection broke after it was made (the server was
-  killed or closed it); every later call fails 2009 too.
+  killed or closed it, or sent nothing for the receive timeout of the agreed HBINT);
+  every later call fails 2009 too.
 
 A ClientConnection is used by one thread at a time (MQCNO_HANDLE_SHARE_NONE).
 """
@@ -58,8 +65,10 @@ from tpfemu.wire.fap import (
     encode_caut,
     encode_id,
     encode_segment,
+    heartbeat_segment,
 )
 from tpfemu.wire.fap.byteorder import from_wire
+from tpfemu.wire.fap.initial import receive_timeout
 from tpfemu.wire.fap.tsh import MAX_HEADER, our_tshm_type
 from tpfemu.wire.fap.verbs import (
     API_HEADER_SIZE,
@@ -88,8 +97,12 @@ _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
 _BEFORE_STRUCTURES = MAX_HEADER + API_HEADER_SIZE + 4
 #: The structures with every field at its initial value.
 _MD_INITIAL, _PMO_INITIAL, _GMO_INITIAL = MD().pack(), PMO().pack(), GMO().pack()
+#: The reasons of a truncated MQGET, whose reply carries data and the whole length.
+_TRUNCATED = frozenset({cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED})
 #: STATUS codes refusing a start -> the reason the client sees.
 _REFUSALS: dict[int, int] = {
+    StatusCode.NO_CHANNEL: cmqc.MQRC_UNKNOWN_CHANNEL_NAME,
+    StatusCode.CHANNEL_WRONG_TYPE: cmqc.MQRC_CHANNEL_CONFIG_ERROR,
     StatusCode.SECURITY_FAILURE: cmqc.MQRC_NOT_AUTHORIZED,
     StatusCode.CHANNEL_UNAVAILABLE: cmqc.MQRC_CHANNEL_NOT_AVAILABLE,
     StatusCode.SSL_CLIENT_CERTIFICATE: cmqc.MQRC_NOT_AUTHORIZED,
@@ -133,7 +146,8 @@ class TcpTransport:
     """The client transport over TCP (see the module docstring)."""
 
     def connect(self, target: ClientTarget, qmgr_name: str, options: int) -> ClientConnection:
-        """MQCONNX over ``target``. :raises MQMIError: 2538, 2059, 2035, 2537, 2009."""
+        """MQCONNX over ``target``.
+        :raises MQMIError: 2538, 2540, 2539, 2059, 2035, 2537, 2009."""
         sock = self._socket(target, qmgr_name)
         conn = ClientConnection(Link(sock, max_segment=_MAX_TRANS), target, qmgr_name)
         try:
@@ -200,6 +214,13 @@ class ClientConnection:
         self._lock = threading.Lock()
         self.big = False
         self.max_trans = _MAX_TRANS  #: the agreed largest segment (from the ID exchange)
+        #: The agreed MAXMSGL (the smaller end's): longer data or buffers fail 2010.
+        self.max_msg = _MAX_TRANS - TRANS_OVERHEAD
+        #: Seconds a reply may keep the server silent (no reply, no heartbeat) before the
+        #: connection counts as broken: the agreed HBINT's receive timeout (None: none).
+        self.silence: float | None = None
+        self._silence_ms = -1  #: the same in milliseconds for exchange_message (-1: none)
+        self.heartbeats = 0  #: heartbeat requests the server sent (each answered)
         #: The socket's descriptor for exchange_message: a plain TCP socket only (a TLS
         #: connection's bytes go through its SSL object: the Python codec), -1 otherwise.
         self._fd = link.sock.fileno() if type(link.sock) is socket.socket else -1
@@ -208,9 +229,10 @@ class ClientConnection:
 
     def start(self, options: int) -> None:
         target = self.target
+        offer = min(target.max_msg_length, _MAX_TRANS - TRANS_OVERHEAD)
         mine = InitialData(channel_name=target.channel, qmgr_name="",
-                           conv_per_socket=1, max_trans_size=_MAX_TRANS,
-                           max_msg_len=_MAX_TRANS - TRANS_OVERHEAD, heartbeat_interval=300)
+                           conv_per_socket=1, max_trans_size=offer + TRANS_OVERHEAD,
+                           max_msg_len=offer, heartbeat_interval=target.heartbeat_interval)
         try:
             self.link.send_bytes(encode_segment(
                 Segment(T.INITIAL_DATA, payload=encode_id(mine)), form="TSHC"))
@@ -223,6 +245,9 @@ class ClientConnection:
             agreed = decode_id(answer.payload, answer.big_endian)
             self.link.limit(max(agreed.max_trans_size, 64 * 1024))
             self.max_trans = agreed.max_trans_size
+            self.max_msg = agreed.max_msg_len
+            self.silence = receive_timeout(agreed.heartbeat_interval)
+            self._silence_ms = -1 if self.silence is None else int(self.silence * 1000)
             if target.user is not None:
                 self.link.send_bytes(encode_segment(Segment(T.CONAUTH_INFO, payload=encode_caut(
                     ConnAuth(target.user, target.password or ""))), form="TSHC"))
@@ -250,7 +275,11 @@ class ClientConnection:
     # -- one request and its reply ----------------------------------------------------------
 
     def _call(self, seg_type: SegmentType, verb: Verb, call: str, *,
-              starting: bool = False, obj: str = "") -> Verb:
+              starting: bool = False, obj: str = "", warned: frozenset[int] = frozenset()
+              ) -> Verb:
+        """One request and its reply. :raises MQMIError: the reply's CompCode is not OK
+        (unless its reason is one of ``warned``: the caller's to raise), or as
+        _exchange."""
         if not starting:
             self.check(call)
         verb.api.reply_length = _MAX_TRANS
@@ -261,7 +290,7 @@ class ClientConnection:
             reply = decode_verb(seg.seg_type, seg.payload, seg.big_endian, ebcdic=seg.ebcdic)
         except FapError as exc:
             raise self._bad_reply(exc, call, obj) from exc
-        if reply.api.comp_code != cmqc.MQCC_OK:
+        if reply.api.comp_code != cmqc.MQCC_OK and reply.api.reason not in warned:
             raise errors.error_for(reply.api.reason, call=call, obj=obj,
                                    comp=reply.api.comp_code)
         return reply
@@ -307,7 +336,9 @@ class ClientConnection:
         :raises MQMIError: as _call."""
         md_bytes = _MD_INITIAL if md is None else md.pack()
         opts_bytes = opts_initial if opts is None else opts.pack()
-        if self._fd >= 0 and self.link.idle():
+        if self._fd >= 0 and self.link.idle() and not (
+                opts is not None and seg_type == T.MQGET and opts.Options & cmqc.MQGMO_WAIT):
+            # (a waiting MQGET reads in Python: heartbeats answered, silence timed)
             payload, big, ebcdic = self._message_exchange(seg_type, handle,
                                                           md_bytes + opts_bytes, tail, data,
                                                           call)
@@ -318,7 +349,7 @@ class ClientConnection:
             payload, big, ebcdic = self._exchange(seg_type, segment, call, False, handle.name,
                                                   self._message_reply)
         parts = None if big or ebcdic else reply_parts(payload, md_bytes, opts_bytes)
-        if parts is None:
+        if parts is None or parts[1] in _TRUNCATED:
             payload, tail_at = self._message_parts(seg_type, handle, md, opts, md_bytes,
                                                    opts_bytes, payload, big, ebcdic, call)
             return payload[tail_at + 4:]
@@ -344,12 +375,16 @@ class ClientConnection:
             except FapError as exc:
                 raise self._bad_reply(exc, call, handle.name) from exc
         comp, reason = api_result(payload, big)
-        if comp != cmqc.MQCC_OK:
+        if comp != cmqc.MQCC_OK and reason not in _TRUNCATED:
             raise errors.error_for(reason, call=call, obj=handle.name, comp=comp)
         if md is not None:
             _load(md, memoryview(payload)[parts.md:parts.opts], big, ebcdic, md_bytes)
         if opts is not None:
             _load(opts, memoryview(payload)[parts.opts:parts.tail], big, ebcdic, opts_bytes)
+        if comp != cmqc.MQCC_OK:  # (a truncated get: its data and the whole length)
+            raise _truncated(reason, comp, call, handle.name, payload[parts.tail + 4:],
+                             int.from_bytes(payload[parts.tail:parts.tail + 4],
+                                            "big" if big else "little"))
         return payload, parts.tail
 
     def _message_exchange(self, seg_type: SegmentType, handle: ClientHandle,
@@ -369,7 +404,7 @@ class ClientConnection:
                                  f"the request is {size - MAX_HEADER} bytes", handle.name)
                 got = exchange_message(self._fd, seg_type, next(self._requests) * 2 + 1,
                                        handle.hobj, _MAX_TRANS, structures, tail, data,
-                                       link.reader.max_segment)
+                                       link.reader.max_segment, self._silence_ms)
                 if type(got) is bytes:
                     link.bytes_out += size
                     link.bytes_in += MAX_HEADER + len(got)
@@ -386,7 +421,7 @@ class ClientConnection:
 
     def _reply(self, seg_type: SegmentType, call: str, starting: bool) -> Segment:
         while True:
-            seg = self._replied(self.link.receive(None), seg_type, call, starting)
+            seg = self._replied(self.link.receive(self.silence), seg_type, call, starting)
             if seg is not None:
                 return seg
 
@@ -397,7 +432,7 @@ class ClientConnection:
         without making a Segment."""
         reply_type = seg_type + 0x10
         while True:
-            frame = self.link.receive_frame(None)
+            frame = self.link.receive_frame(self.silence)
             if our_tshm_type(frame) == reply_type:
                 return bytes(frame[MAX_HEADER:]), False, False
             seg = self._replied(self.link.decode(frame), seg_type, call, starting)
@@ -406,12 +441,18 @@ class ClientConnection:
 
     def _replied(self, seg: Segment, seg_type: SegmentType, call: str, starting: bool
                  ) -> Segment | None:
-        """``seg`` if it is the reply to ``seg_type``; None for a heartbeat (read on).
+        """``seg`` if it is the reply to ``seg_type``; None for a heartbeat (answered when
+        the server asks: it sends them while an MQGET waits; read on).
         :raises LinkDown: the server ended the conversation. :raises FapError: another
             segment type."""
         if seg.seg_type == seg_type + 0x10:
             return seg
         if seg.seg_type == T.HEARTBEAT:
+            if seg.confirm_requested:
+                self.heartbeats += 1
+                self.link.send_bytes(encode_segment(
+                    heartbeat_segment(request=False, big_endian=seg.big_endian),
+                    form="TSHM"))
             return None
         if seg.seg_type == T.STATUS_DATA:
             if starting:
@@ -427,6 +468,16 @@ class ClientConnection:
         self.link.close()
 
     # -- the Connection API -----------------------------------------------------------------
+
+    def _fits(self, length: int, call: str, obj: str) -> None:
+        """:raises MQMIError: 2010 MQRC_DATA_LENGTH_ERROR ``length`` (an MQPUT's data, an
+            MQGET's BufferLength) is over the channel's agreed MAXMSGL (IBM's reason for
+            a client)."""
+        if length > self.max_msg:
+            raise _error(cmqc.MQRC_DATA_LENGTH_ERROR, call,
+                         f"{length} bytes are more than the {self.max_msg} the channel "
+                         f"{self.target.channel} agreed (the smaller of the MQCD's "
+                         "MaxMsgLength and the server's MAXMSGL)", obj)
 
     def check(self, call: str) -> None:
         """:raises MQMIError: 2009 the connection broke, 2018 it was disconnected."""
@@ -475,6 +526,7 @@ class ClientConnection:
         handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
         if handle is None or handle.closed or self.broken or not self.connected:
             handle = self.handle(h, "MQPUT")  # (the open handle, else the reason)
+        self._fits(len(data), "MQPUT", handle.name)
         if (md is None or type(md) is MD) and (pmo is None or type(pmo) is PMO) \
                 and type(data) is bytes:  # (structures whose pack() the wire takes)
             self._message(T.MQPUT, handle, md, pmo, _PMO_INITIAL, len(data), data, "MQPUT")
@@ -488,6 +540,8 @@ class ClientConnection:
     def put1(self, name: str, data: bytes, md: Any = None, pmo: Any = None,
              qmgr_name: str = "") -> None:
         """MQPUT1."""
+        self.check("MQPUT1")
+        self._fits(len(data), "MQPUT1", name)
         od = OD(ObjectName=name.encode("ascii"), ObjectQMgrName=qmgr_name.encode("ascii"))
         md_in, pmo_in = md if md is not None else MD(), pmo if pmo is not None else PMO()
         reply = self._call(T.MQPUT1, Verb(od=od, md=md_in, pmo=pmo_in, data=data), "MQPUT1",
@@ -502,21 +556,22 @@ class ClientConnection:
         handle = self.handles.get(h.hobj if type(h) is ClientHandle else h)  # type: ignore
         if handle is None or handle.closed or self.broken or not self.connected:
             handle = self.handle(h, "MQGET")  # (the open handle, else the reason)
+        if max_length is not None:
+            self._fits(max_length, "MQGET", handle.name)
         size = WHOLE_MESSAGE if max_length is None else max_length
-        try:
-            if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
-                return self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"",
-                                     "MQGET")
-            md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
-            reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
-                                             buffer_length=size), "MQGET", obj=handle.name)
-        except errors.MQMIError as exc:
-            if exc.reason in (cmqc.MQRC_TRUNCATED_MSG_ACCEPTED, cmqc.MQRC_TRUNCATED_MSG_FAILED):
-                exc.message = getattr(exc, "message", None) or b""
-                exc.original_length = None
-            raise
+        if (md is None or type(md) is MD) and (gmo is None or type(gmo) is GMO):
+            return self._message(T.MQGET, handle, md, gmo, _GMO_INITIAL, size, b"", "MQGET")
+        md_in, gmo_in = md if md is not None else MD(), gmo if gmo is not None else GMO()
+        reply = self._call(T.MQGET, Verb(ApiHeader(hobj=handle.hobj), md=md_in, gmo=gmo_in,
+                                         buffer_length=size), "MQGET", obj=handle.name,
+                           warned=_TRUNCATED)
         _copy_back(md, reply.md)
         _copy_back(gmo, reply.gmo)
+        if reply.api.comp_code != cmqc.MQCC_OK:
+            data = reply.data or b""
+            raise _truncated(reply.api.reason, reply.api.comp_code, "MQGET", handle.name,
+                             data, len(data) if reply.data_length is None
+                             else reply.data_length)
         return reply.data or b""
 
     def inquire(self, h: ClientHandle | int, selector: int) -> int | bytes:
@@ -592,6 +647,17 @@ class ClientConnection:
         return (f"<ClientConnection {self.qmgr_name} via {self.target.channel} at "
                 f"{self.target.host}({self.target.port}) "
                 f"{'connected' if self.connected else 'ended'}>")
+
+
+def _truncated(reason: int, comp: int, call: str, obj: str, data: bytes,
+               length: int) -> errors.MQMIError:
+    """A truncated MQGET's warning (2079, 2080) as the in-process MQI raises it: the data
+    the buffer took (``.message``) and the message's whole length (``.original_length``,
+    the reply's DataLength)."""
+    exc = errors.error_for(reason, call=call, obj=obj, comp=comp)
+    exc.message = bytes(data)
+    exc.original_length = length
+    return exc
 
 
 def _load_ours(into: Any, raw: bytes | memoryview, sent: bytes) -> None:

@@ -557,11 +557,13 @@ class ChannelDef(ObjectDef):
     hbint: int = _int(300, 0, 999_999, None)
     seqwrap: int = _int(999_999_999, 100, 999_999_999, None)
     # Issue 26: server-connection (SVRCONN) channels (other types keep but do not use
-    # them). MAXINST: the most client conversations at once; CHCKCLNT REQUIRED: a client
-    # must give a user and password the operator's user table accepts (docs/clients.md);
+    # them). MAXINST: the most client conversations at once (MAXINSTC: from one client
+    # address); CHCKCLNT REQUIRED: a client must give a user and password the
+    # operator's user table accepts (docs/clients.md);
     # SSLCIPH: TLS with this CipherSpec (SSL_CIPHERS); SSLCAUTH REQUIRED: the client must
     # show a certificate the server trusts.
     maxinst: int = _int(999_999_999, 0, 999_999_999, None)
+    maxinstc: int = _int(999_999_999, 0, 999_999_999, None)  # per client address
     chckclnt: str = _enum("NONE", ("NONE", "REQUIRED"), {}, None)
     sslciph: str = _text(32, None)  # "": no TLS; checked against SSL_CIPHERS at connect
     sslcauth: str = _enum("OPTIONAL", ("OPTIONAL", "REQUIRED"), {}, None)

@@ -26,7 +26,7 @@ from tpfemu.wire.fap.errors import FapError, NegotiationError
 
 __all__ = [
     "DEFAULT_FAP_LEVEL", "MIN_TRANS_SIZE", "InitialData", "decode_id", "encode_id", "id_size",
-    "negotiate",
+    "negotiate", "receive_timeout",
 ]  # fmt: skip
 
 #: The FAP level our ends offer: its 208-byte ID carries ConvPerSocket (SHARECNV).
@@ -171,6 +171,16 @@ def decode_id(payload: bytes, big_endian: bool) -> InitialData:
                    ssl_key_reset=v[19], conv_per_socket=v[20], cap_flags3=v[21], ecap_flags3=v[22],
                    process_id=v[23], thread_id=v[24], trace_id=v[25], product_id=text(v[26]),
                    qmgr_id=text(v[27]))
+
+
+def receive_timeout(hbint: int) -> float | None:
+    """Seconds of silence after which a connection whose agreed heartbeat interval is
+    ``hbint`` seconds is taken as broken: IBM's default receive timeout, twice the
+    interval under 60 seconds, else the interval plus 60; None (wait for ever) when no
+    heartbeats flow (``hbint`` 0)."""
+    if hbint <= 0:
+        return None
+    return 2.0 * hbint if hbint < 60 else hbint + 60.0
 
 
 def negotiate(mine: InitialData, theirs: InitialData) -> InitialData:

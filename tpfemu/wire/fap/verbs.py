@@ -13,6 +13,10 @@ the layouts tshark's dissector reads)::
     MQPUT        MQMD + MQPMO + DataLength + data           (the reply: DataLength 0)
     MQPUT1       MQOD + MQMD + MQPMO + DataLength + data
     MQGET        MQMD + MQGMO + BufferLength                (the reply: + DataLength, data)
+
+An MQGET reply's DataLength is the message's whole length, as MQGET's DataLength output
+is (a truncated get's 2079 or 2080 tells the application how long the message is); its
+data is what the buffer took, no longer than DataLength, and runs to the body's end.
     MQINQ        SelectorCount, IntAttrCount, CharAttrLength, selectors
     MQINQ reply, MQSET   ... then the integer values and the character values
 
@@ -132,7 +136,8 @@ class Verb:
     """One verb's body: the API header and whichever parts the verb carries (see the
     module docstring); the others stay None. ``options`` are MQOPEN's or MQCLOSE's,
     ``buffer_length`` is MQGET's buffer size, ``data`` the message of MQPUT, MQPUT1 and
-    MQGET's reply."""
+    MQGET's reply, ``data_length`` an MQGET reply's DataLength (the message's whole
+    length; None: ``len(data)``)."""
 
     api: ApiHeader = field(default_factory=ApiHeader)
     conn: ConnBody | None = None
@@ -144,6 +149,7 @@ class Verb:
     buffer_length: int | None = None
     data: bytes | None = None
     inq: InqBody | None = None
+    data_length: int | None = None
 
 
 # -- the API header ------------------------------------------------------------------------
@@ -348,7 +354,11 @@ def _encode_get(seg_type: SegmentType, verb: Verb, big: bool, ebcdic: bool) -> b
         return md + gmo + _U32[big].pack(_required(verb.buffer_length, "a buffer_length",
                                                     seg_type))
     data = verb.data or b""
-    return b"".join((md, gmo, _U32[big].pack(len(data)), data))
+    length = len(data) if verb.data_length is None else verb.data_length
+    if length < len(data):
+        raise ValueError(f"MQGET reply DataLength {length} is less than its {len(data)} "
+                         "bytes of data")
+    return b"".join((md, gmo, _U32[big].pack(length), data))
 
 
 def encode_verb(seg_type: SegmentType, verb: Verb, *, big_endian: bool = False,
@@ -415,6 +425,12 @@ def _parts(seg_type: SegmentType, r: _Reader) -> MessageParts:
     tail = r.pos
     if seg_type == T.MQGET:
         r.need(4, "BufferLength")
+    elif seg_type == T.MQGET_REPLY:  # (the data: what the buffer took, to the end)
+        length = r.u32("DataLength")
+        if r.size - r.pos > length:
+            raise FapError(f"MQGET_REPLY: {r.size - r.pos} bytes of data after DataLength "
+                           f"{length}", StatusCode.PROTOCOL_LENGTH_ERROR)
+        r.pos = r.size
     else:
         r.need(r.u32("DataLength"), "the message data")
     r.end()
@@ -499,12 +515,14 @@ exchange_setup(
 #: that fits. None, having done nothing, for anything else.
 serve_verb = _serve_verb
 #: ``exchange_message(fd, seg_type, request_id, hobj, reply_length, structures, tail,
-#: data, most) -> bytes | bytearray``: send on socket ``fd`` the MQPUT or MQGET request
-#: message_segment lays out of the same values (ConversationId 1, CompCode and Reason 0)
-#: and read its reply, the GIL released while it waits: the reply's body (bytes) when a
-#: whole reply of the request's type in our form, at most ``most`` bytes, came in the
-#: read; else every byte read (a bytearray, possibly empty at the end of the stream),
-#: for the caller's general read. :raises OSError: the socket failed.
+#: data, most[, timeout_ms]) -> bytes | bytearray``: send on socket ``fd`` the MQPUT or
+#: MQGET request message_segment lays out of the same values (ConversationId 1, CompCode
+#: and Reason 0) and read its reply, the GIL released while it waits: the reply's body
+#: (bytes) when a whole reply of the request's type in our form, at most ``most`` bytes,
+#: came in the read; else every byte read (a bytearray, possibly empty at the end of the
+#: stream), for the caller's general read. :raises OSError: the socket failed, or
+#: (ETIMEDOUT) no byte of the reply came for ``timeout_ms`` milliseconds (-1, the
+#: default: no limit).
 exchange_message = client_exchange
 #: ``serve_frames(fd, serve, handles, rooms, longest, most) -> (rest, bytes_in,
 #: bytes_out)``: a SVRCONN conversation's reads on socket ``fd`` (blocking) answered in C
@@ -565,6 +583,8 @@ def _decode_message(seg_type: SegmentType, r: _Reader, verb: Verb) -> None:
         verb.buffer_length = length
     else:
         verb.data = bytes(view[parts.tail + 4:parts.end])
+        if seg_type == T.MQGET_REPLY:
+            verb.data_length = length
 
 
 def decode_verb(seg_type: SegmentType, payload: bytes, big_endian: bool, *,
