@@ -7,7 +7,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -217,12 +216,7 @@ def test_real_process_exit_codes(planted, tmp_path):
                          env=env, timeout=120)
     assert bad.returncode == 2 and "nope: no such file or directory" in bad.stderr
     assert "Traceback" not in bad.stderr
-    differ = subprocess.run([*tpfemu, "compare", str(where / "expected"),
-                             str(where / "actual"), "--out", str(tmp_path / "o")],
-                            capture_output=True, text=True, env=env, timeout=300)
-    assert differ.returncode == 1, differ.stderr[-2000:]
-    assert "DIFFERENT" in differ.stdout and "reordered 1" in differ.stdout
-    assert Path(tmp_path / "o" / "report.html").is_file()
+    # (exit 1 for sides that differ, in a fresh process: test_quiet.py's compare)
 
 
 def test_reordered_pairs_of_every_stage(spark, tmp_path):

@@ -20,8 +20,9 @@ NOISE = ("log4j", "WARN", "incubator", "NativeCodeLoader", "loopback")
 
 @pytest.mark.spark
 def test_a_real_process_is_quiet_and_logs_the_jvm_beside_the_output(tmp_path):
-    """A compare in a fresh process prints no JVM noise on stdout or stderr, ends with the
-    summary table, shows progress lines when asked, and OUT.log holds Spark's notices."""
+    """A compare in a fresh process (as users run it) exits 1 for sides that differ,
+    prints no JVM noise on stdout or stderr, ends with the summary table, writes its
+    report, shows progress lines when asked, and OUT.log holds Spark's notices."""
     rows = [row("put", "OUT.Q", T0 + i, ecb=1, program="P1", correl_id=ident(f"c{i}"),
                 msg_id=ident(f"m{i}"), data=b"d%d" % i) for i in range(20)]
     write(rows, tmp_path / "e.parquet")
@@ -36,6 +37,7 @@ def test_a_real_process_is_quiet_and_logs_the_jvm_beside_the_output(tmp_path):
         assert word not in done.stdout and word not in done.stderr, word
     assert "DIFFERENT: expected 20, actual 19" in done.stdout
     assert "missing                 1" in done.stdout
+    assert (tmp_path / "out" / "report.html").is_file()
     assert "tasks" in done.stderr  # the progress lines (stderr is not a terminal)
     log = (tmp_path / "out.log").read_text()
     assert "log4j" in log and "WARN" in log
