@@ -34,8 +34,10 @@ lint: venv
 	$(VENV)/bin/mypy
 	$(VENV)/bin/mypy --strict -p ecb
 
+# Two pytest-xdist workers: the Spark tests on one (one JVM, tests/conftest.py), the
+# tests that mostly wait on sockets, processes and disks on the other.
 test: native lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 bench: native
 	$(PY) -m pytest bench --benchmark-columns=min,median,mean,rounds -p no:randomly
