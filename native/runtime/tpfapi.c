@@ -65,17 +65,24 @@ void *getcc(enum t_lvl level, enum t_getfmt format, int value, ...)
     return address;
 }
 
-void relcc(enum t_lvl level)
+/* A macro that changes one data level and returns nothing (RELCC, DETAC): the Python
+ * call `name`(ecb, level), then the level's copy in the C ECB brought up to date. */
+static void level_macro(const char *name, enum t_lvl level)
 {
     rt_enter();
-    rt_guard_t *g = entry_guard("relcc");
+    rt_guard_t *g = entry_guard(name);
     if (g != NULL) {
-        PyObject *r = rt_call("relcc", "(Oi)", g->pyecb, (int)level);
+        PyObject *r = rt_call(name, "(Oi)", g->pyecb, (int)level);
         if (r != NULL && rt_sync_levels(g, (int)level) < 0)
             Py_CLEAR(r);
         finish(r);
     }
     rt_leave();
+}
+
+void relcc(enum t_lvl level)
+{
+    level_macro("relcc", level);
 }
 
 int levtest(enum t_lvl level)
@@ -125,15 +132,7 @@ void crusa(int count, enum t_lvl level, ...)
 
 void detac(enum t_lvl level)
 {
-    rt_enter();
-    rt_guard_t *g = entry_guard("detac");
-    if (g != NULL) {
-        PyObject *r = rt_call("detac", "(Oi)", g->pyecb, (int)level);
-        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
-            Py_CLEAR(r);
-        finish(r);
-    }
-    rt_leave();
+    level_macro("detac", level);
 }
 
 void *attac(enum t_lvl level)
