@@ -61,6 +61,22 @@ def visible(system: tpfemu.System, queue: str = QUEUE) -> int:
     return count
 
 
+def later_message_stays(system: tpfemu.System, timeout: float = 5) -> None:
+    """A client that was waiting in MQGET is gone (killed or silent): its handle closes
+    within ``timeout`` seconds, a message put afterwards stays on the queue (the dead
+    get took nothing), and the log says the connection was lost."""
+    from mca_helpers import wait_for
+
+    mqi = tpfemu.mqi
+    wait_for(lambda: depth(system, selector=mqi.CMQC.MQIA_OPEN_INPUT_COUNT) == 0,
+             timeout=timeout, what="the gone client's handle to close")
+    local = mqi.connect(system.qmgr.name)
+    mqi.Queue(local, QUEUE).put(b"for the living")
+    local.disconnect()
+    assert visible(system) == 1
+    assert any("CONNECTION LOST" in line for line in system.log)
+
+
 def python(code: str, *args: str) -> subprocess.Popen:
     """A Python process of this tree running ``code`` (dedented), stdout a pipe."""
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args],
