@@ -65,24 +65,29 @@ void *getcc(enum t_lvl level, enum t_getfmt format, int value, ...)
     return address;
 }
 
-/* A macro that changes one data level and returns nothing (RELCC, DETAC): the Python
- * call `name`(ecb, level), then the level's copy in the C ECB brought up to date. */
-static void level_macro(const char *name, enum t_lvl level)
+/* A macro that changes one data level (RELCC, DETAC, ATTAC): the Python call
+ * `name`(ecb, level), then the level's copy in the C ECB brought up to date; returns the
+ * level's block address after it (NULL when the entry is gone). */
+static void *level_macro(const char *name, enum t_lvl level)
 {
     rt_enter();
     rt_guard_t *g = entry_guard(name);
+    void *address = NULL;
     if (g != NULL) {
         PyObject *r = rt_call(name, "(Oi)", g->pyecb, (int)level);
         if (r != NULL && rt_sync_levels(g, (int)level) < 0)
             Py_CLEAR(r);
         finish(r);
+        if ((unsigned)level < 16)
+            address = g->ecb->ce1cr[level].ce1crx;
     }
     rt_leave();
+    return address;
 }
 
 void relcc(enum t_lvl level)
 {
-    level_macro("relcc", level);
+    (void)level_macro("relcc", level);
 }
 
 int levtest(enum t_lvl level)
@@ -132,24 +137,12 @@ void crusa(int count, enum t_lvl level, ...)
 
 void detac(enum t_lvl level)
 {
-    level_macro("detac", level);
+    (void)level_macro("detac", level);
 }
 
 void *attac(enum t_lvl level)
 {
-    rt_enter();
-    rt_guard_t *g = entry_guard("attac");
-    void *address = NULL;
-    if (g != NULL) {
-        PyObject *r = rt_call("attac", "(Oi)", g->pyecb, (int)level);
-        if (r != NULL && rt_sync_levels(g, (int)level) < 0)
-            Py_CLEAR(r);
-        finish(r);
-        if ((unsigned)level < 16)
-            address = g->ecb->ce1cr[level].ce1crx;
-    }
-    rt_leave();
-    return address;
+    return level_macro("attac", level);
 }
 
 static void create(const char *macro, int length, const void *parm, const char *segname,
