@@ -156,10 +156,6 @@ def current_transport() -> ClientTransport | None:
 
 def cd_error(what: str) -> errors.MQMIError:
     """MQRC_CD_ERROR (2277) from MQCONNX, ``what`` saying what is wrong."""
-    return _cd_error(what)
-
-
-def _cd_error(what: str) -> errors.MQMIError:
     err = errors.error_for(cmqc.MQRC_CD_ERROR, call="MQCONNX")
     err.hint = what
     return err
@@ -170,7 +166,7 @@ def _text(value: Any, name: str) -> str:
         try:
             return bytes(value).decode("ascii").strip(" \0")
         except UnicodeDecodeError:
-            raise _cd_error(f"{name} must be ASCII text: {bytes(value)!r}") from None
+            raise cd_error(f"{name} must be ASCII text: {bytes(value)!r}") from None
     if isinstance(value, str):
         return value.strip()
     raise TypeError(f"{name} must be str or bytes, not {type(value).__name__}")
@@ -184,19 +180,19 @@ def parse_conn_name(conn_name: str | bytes) -> Addresses:
     """
     text = _text(conn_name, "the connection name")
     if not text:
-        raise _cd_error("the connection name is empty: give host(port)")
+        raise cd_error("the connection name is empty: give host(port)")
     pairs = []
     for part in text.split(","):
         match = _CONN_NAME.match(part)
         if match is None:
-            raise _cd_error(f"connection name {part.strip()!r} is not host(port)")
+            raise cd_error(f"connection name {part.strip()!r} is not host(port)")
         host, port_text = match.group(1), match.group(2)
         if port_text is None or port_text == "":
             port = DEFAULT_PORT
         elif port_text.isdigit() and 0 < int(port_text) < 65536:
             port = int(port_text)
         else:
-            raise _cd_error(f"connection name {part.strip()!r}: the port must be 1 to 65535")
+            raise cd_error(f"connection name {part.strip()!r}: the port must be 1 to 65535")
         pairs.append((host, port))
     return tuple(pairs)
 
@@ -204,9 +200,9 @@ def parse_conn_name(conn_name: str | bytes) -> Addresses:
 def _channel_name(value: Any) -> str:
     name = _text(value, "the channel name")
     if not name:
-        raise _cd_error("the channel name is empty")
+        raise cd_error("the channel name is empty")
     if len(name) > cmqc.MQ_CHANNEL_NAME_LENGTH:
-        raise _cd_error(f"channel name {name!r} is longer than "
+        raise cd_error(f"channel name {name!r} is longer than "
                         f"{cmqc.MQ_CHANNEL_NAME_LENGTH} characters")
     return name
 
@@ -218,10 +214,10 @@ def parse_mqserver(value: str) -> tuple[str, Addresses]:
     """
     parts = value.split("/")
     if len(parts) != 3:
-        raise _cd_error(f"MQSERVER={value!r} is not CHANNEL/TCP/host(port)")
+        raise cd_error(f"MQSERVER={value!r} is not CHANNEL/TCP/host(port)")
     channel, transport, conn_name = parts
     if transport.strip().upper() != "TCP":
-        raise _cd_error(f"MQSERVER={value!r}: the transport must be TCP, not "
+        raise cd_error(f"MQSERVER={value!r}: the transport must be TCP, not "
                         f"{transport.strip()!r}")
     return _channel_name(channel), parse_conn_name(conn_name)
 
@@ -258,10 +254,10 @@ def _from_cd(cd: Any) -> Chosen:
     if not isinstance(cd, CD):
         raise TypeError(f"cd must be a CD, not {type(cd).__name__}")
     if cd.ChannelType != cmqxc.MQCHT_CLNTCONN:
-        raise _cd_error(f"the MQCD's ChannelType is {cd.ChannelType}: a client connection "
+        raise cd_error(f"the MQCD's ChannelType is {cd.ChannelType}: a client connection "
                         f"needs MQCHT_CLNTCONN ({cmqxc.MQCHT_CLNTCONN})")
     if cd.TransportType != cmqxc.MQXPT_TCP:
-        raise _cd_error(f"the MQCD's TransportType is {cd.TransportType}: only MQXPT_TCP "
+        raise cd_error(f"the MQCD's TransportType is {cd.TransportType}: only MQXPT_TCP "
                         f"({cmqxc.MQXPT_TCP}) is supported")
     return _channel_name(cd.ChannelName), parse_conn_name(cd.ConnectionName), "MQCD"
 
@@ -273,7 +269,7 @@ def _max_msg_length(cd: Any) -> int:
         return MAX_MSG_LENGTH
     value = cd.MaxMsgLength
     if type(value) is not int or not 0 <= value <= MAX_MSG_LENGTH:
-        raise _cd_error(f"the MQCD's MaxMsgLength {value!r} is not 0-{MAX_MSG_LENGTH} bytes")
+        raise cd_error(f"the MQCD's MaxMsgLength {value!r} is not 0-{MAX_MSG_LENGTH} bytes")
     return value or MAX_MSG_LENGTH
 
 
@@ -284,7 +280,7 @@ def _heartbeat_interval(cd: Any) -> int:
         return 300
     value = cd.HeartbeatInterval
     if type(value) is not int or not 0 <= value <= 999999:
-        raise _cd_error(f"the MQCD's HeartbeatInterval {value!r} is not 0-999999 seconds")
+        raise cd_error(f"the MQCD's HeartbeatInterval {value!r} is not 0-999999 seconds")
     return value
 
 
@@ -315,7 +311,7 @@ def choose_target(queue_manager: str, *, cd: Any = None, channel: Any = None,
         return _from_cd(cd)
     if channel is not None or conn_info is not None:
         if channel is None or conn_info is None:
-            raise _cd_error("a client connection needs both a channel and a connection "
+            raise cd_error("a client connection needs both a channel and a connection "
                             "name host(port)")
         return _channel_name(channel), parse_conn_name(conn_info), "conn_info"
     server = env.get("MQSERVER", "").strip()

@@ -13,12 +13,12 @@ the layouts tshark's dissector reads)::
     MQPUT        MQMD + MQPMO + DataLength + data           (the reply: DataLength 0)
     MQPUT1       MQOD + MQMD + MQPMO + DataLength + data
     MQGET        MQMD + MQGMO + BufferLength                (the reply: + DataLength, data)
+    MQINQ        SelectorCount, IntAttrCount, CharAttrLength, selectors
+    MQINQ reply, MQSET   ... then the integer values and the character values
 
 An MQGET reply's DataLength is the message's whole length, as MQGET's DataLength output
 is (a truncated get's 2079 or 2080 tells the application how long the message is); its
 data is what the buffer took, no longer than DataLength, and runs to the body's end.
-    MQINQ        SelectorCount, IntAttrCount, CharAttrLength, selectors
-    MQINQ reply, MQSET   ... then the integer values and the character values
 
 The structures are :mod:`tpfemu.mq`'s MQOD, MQMD, MQPMO and MQGMO at whatever Version
 they carry, in either byte order. :func:`encode_verb` and :func:`decode_verb` turn a
