@@ -62,18 +62,20 @@ def _count(event: str):
     return F.sum((F.col("event") == event).cast("long"))
 
 
-def _program_bits(j):
-    """Per (program, minute, ECB bucket, unit-of-work queue manager): the bitmap of the
-    ECBs seen and the counts of the ``programs`` and ``uow`` tables, for
-    :func:`programs_table` and :func:`uow_table` to finish.
+def _program_words(j):
+    """Per (program, minute, ECB word, unit-of-work queue manager): the ECBs of the word
+    seen, and the counts of the ``programs`` and ``uow`` tables, for
+    :func:`programs_tables` to finish.
 
-    Distinct ECBs are counted exactly with Spark's bitmaps: ``bitmap_bucket_number`` and
-    ``bitmap_bit_position`` map every 64-bit ECB id (zero and negatives too) to one
-    (bucket, bit) pair of 32 768-bit buckets, and back. One partial aggregation of the
-    journal gives a few rows of 4 KiB per program and minute (ECBs of one minute are
-    close ids), where ``countDistinct`` over grouping sets shuffled a row per distinct
-    (program, minute, ECB) twice over. A null ECB sets no bit, as ``countDistinct``
-    ignores nulls.
+    Distinct ECBs are counted exactly from 64-bit words: an ECB id ``e`` (any 64-bit
+    value, zero and negatives too) is bit ``e & 63`` of word ``e >> 6`` (an arithmetic
+    shift), so the OR of a group's words holds each of its ECBs once, and the set bits
+    count them. ``bit_or`` and the sums have fixed-size buffers, so Spark hashes the
+    groups; Spark's bitmap aggregate (``bitmap_construct_agg``), whose buffer is binary,
+    made it sort every program row instead (10M rows: 8.3 s against 4.2 s alone,
+    docs/pipeline.md, "analyze: distinct ECBs from words, finished in Spark"). The
+    dispatcher numbers entries in order, so the ECBs of one minute are close ids and share
+    few words. A null ECB sets no bit, as ``countDistinct`` ignores nulls.
 
     The units of work ride along in the same job: ``uow_qmgr`` is the queue manager of a
     commit or backout event and null for every other event, so a program's other events
@@ -82,13 +84,12 @@ def _program_bits(j):
     """
     from pyspark.sql import functions as F
 
-    ecb = F.col("ecb")
     unit = F.col("event").isin("commit", "backout")
     return (
         j.where(F.col("program").isNotNull() | unit)
-        .groupBy("program", "minute", F.bitmap_bucket_number(ecb).alias("bucket"),
+        .groupBy("program", "minute", F.shiftright("ecb", 6).alias("word"),
                  F.when(unit, F.col("qmgr")).alias("uow_qmgr"))
-        .agg(F.bitmap_construct_agg(F.bitmap_bit_position(ecb)).alias("bits"),
+        .agg(F.bit_or(F.expr("shiftleft(1L, cast(ecb & 63 as int))")).alias("bits"),
              F.sum((F.col("event") != "program-failed").cast("long")).alias("calls"),
              _count("put").alias("puts"), _count("get").alias("gets"),
              _count("program-failed").alias("failed"),
@@ -99,58 +100,51 @@ def _program_bits(j):
 _PROGRAM_SUMS = ["calls", "puts", "gets", "failed"]
 
 
-def _entries(frame, keys: list[str]):
-    """Distinct ECBs per ``keys``: the set bits of the OR of each (keys, bucket)'s
-    bitmaps, added up over the buckets (pandas, from :func:`_program_bits`)."""
-    import numpy as np
+def programs_tables(words) -> dict:
+    """The ``programs`` and ``uow`` tables (Spark) from :func:`_program_words`'s rows,
+    read back: per (program, minute), and one total row per program with ``minute``
+    null (its ECBs counted over the whole journal, not added up over minutes); commits
+    and backouts per (qmgr, minute) that had either. Their words are ORed per key before
+    their bits are counted, so an ECB in two minutes, or in a commit and a put, counts
+    once."""
+    from pyspark.sql import functions as F
 
-    def bits_set(group) -> int:
-        merged = np.bitwise_or.reduce(
-            np.stack([np.frombuffer(b, dtype=np.uint64) for b in group]), axis=0)
-        return int(np.bitwise_count(merged).sum())
+    programs = words.where(F.col("program").isNotNull())
 
-    if frame.empty:
-        return frame[keys].assign(entries=np.array([], dtype="int64"))
-    per_bucket = (frame.groupby([*keys, "bucket"], dropna=False, sort=False)["bits"]
-                  .agg(bits_set).rename("entries").reset_index())
-    return per_bucket.groupby(keys, dropna=False, sort=False)["entries"].sum().reset_index()
-
-
-def programs_table(bits):
-    """The ``programs`` table from :func:`_program_bits`'s rows (pandas): per (program,
-    minute), and one total row per program with ``minute`` null (its ECBs counted over
-    the whole journal, not added up over minutes)."""
-    import pandas as pd
+    def per(keys: list[str]):
+        return (programs.groupBy(*keys, "word")
+                .agg(F.bit_or("bits").alias("bits"),
+                     *[F.sum(c).alias(c) for c in _PROGRAM_SUMS])
+                .groupBy(*keys)
+                .agg(F.coalesce(F.sum(F.bit_count("bits")), F.lit(0)).cast("long")
+                     .alias("entries"),
+                     *[F.sum(c).alias(c) for c in _PROGRAM_SUMS]))
 
     columns = ["program", "minute", "entries", *_PROGRAM_SUMS]
-    bits = bits[bits["program"].notna()]
-    per_minute = (bits.groupby(["program", "minute"], sort=False)[_PROGRAM_SUMS].sum()
-                  .reset_index().merge(_entries(bits, ["program", "minute"]),
-                                       on=["program", "minute"]))
-    totals = (bits.groupby("program", sort=False)[_PROGRAM_SUMS].sum().reset_index()
-              .merge(_entries(bits, ["program"]), on="program")
-              .assign(minute=pd.NaT))
-    out = pd.concat([per_minute[columns], totals[columns]], ignore_index=True)
-    out["minute"] = out["minute"].astype("datetime64[ns]")
-    return out.astype({c: "int64" for c in ["entries", *_PROGRAM_SUMS]})
+    totals = per(["program"]).withColumn("minute", F.lit(None).cast("timestamp"))
+    table = per(["program", "minute"]).select(*columns).unionByName(totals.select(*columns))
+    uow = (words.where(F.col("commits") + F.col("backouts") > 0)
+           .groupBy(F.col("uow_qmgr").alias("qmgr"), "minute")
+           .agg(F.sum("commits").alias("commits"), F.sum("backouts").alias("backouts")))
+    return {"programs": table, "uow": uow}
 
 
-def uow_table(bits):
-    """The ``uow`` table from :func:`_program_bits`'s rows (pandas): commits and
-    backouts per (qmgr, minute) that had either."""
-    units = bits[bits["commits"] + bits["backouts"] > 0]
-    out = (units.groupby(["uow_qmgr", "minute"], dropna=False, sort=False)
-           [["commits", "backouts"]].sum()
-           .reset_index().rename(columns={"uow_qmgr": "qmgr"}))
+def _local_table(name: str, frame):
+    """A small table (``programs``, ``uow``) collected: sorted by its keys (a program's
+    total row after its minutes), with the column types of the written table."""
+    out = frame.toPandas()
+    keys = ["program", "minute"] if name == "programs" else ["minute", "qmgr"]
+    out = out.sort_values(keys, na_position="last", ignore_index=True)
     out["minute"] = out["minute"].astype("datetime64[ns]")
-    return out.astype({"qmgr": "object", "commits": "int64", "backouts": "int64"})
+    counts = [c for c in out.columns if c not in ("program", "minute", "qmgr")]
+    return out.astype({c: "int64" for c in counts})
 
 
 def analyze(journal) -> dict:
     """Spark's part of the tables of a journal DataFrame (lazy: nothing runs until
-    written): ``queue_minute`` and ``latency`` whole, and ``program_bits``, which
-    :func:`programs_table` and :func:`uow_table` finish into ``programs`` and ``uow``
-    (``queues`` comes from :func:`queues_table`)."""
+    written): ``queue_minute`` and ``latency`` whole, and ``program_words``, which
+    :func:`programs_tables` finishes into ``programs`` and ``uow`` (``queues`` comes from
+    :func:`queues_table`)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -217,7 +211,7 @@ def analyze(journal) -> dict:
     )
 
     return {"queue_minute": queue_minute, "latency": latency_all,
-            "program_bits": _program_bits(j)}
+            "program_words": _program_words(j)}
 
 
 def queues_table(queue_minute, latency):
@@ -252,26 +246,40 @@ def _busiest(queues, n: int = 10) -> list[dict]:
             for r in ranked.itertuples(index=False)]
 
 
-def _written(frames: dict, where) -> dict:
-    """Write each table of ``frames`` (Spark) under ``where`` and read it back (pandas).
-    The tables' jobs are submitted at once, from one thread each: Spark's scheduler then
-    runs one job's tasks on cores that another leaves idle (its last tasks, the driver
-    planning the next), where one job after the other would wait. The first error of a
-    job is raised, after every job has ended."""
+def _written(spark, frames: dict, where) -> dict:
+    """Write the tables of ``frames`` (Spark, from :func:`analyze`) under ``where`` and
+    read them back (pandas): ``queue_minute`` and ``latency``; and ``programs`` and
+    ``uow``, collected, from ``program_words`` (written under ``where/_program_words``
+    first, finished by :func:`programs_tables`, and removed).
+
+    The jobs are submitted at once, from one thread each: Spark's scheduler then runs one
+    job's tasks on cores that another leaves idle (its last tasks, the driver planning the
+    next), where one job after the other would wait. The first error of a job is raised,
+    after every job has ended."""
+    import shutil
     from concurrent.futures import ThreadPoolExecutor
 
     import pandas as pd
 
-    def write(name: str):
-        if name not in TABLES:  # a partial result, finished here: collected, not written
-            return frames[name].toPandas()
-        frames[name].coalesce(1).write.parquet(str(where / name))
-        return pd.read_parquet(where / name)
+    def table(name: str, frame) -> dict:
+        frame.coalesce(1).write.parquet(str(where / name))
+        return {name: pd.read_parquet(where / name)}
 
-    with ThreadPoolExecutor(max_workers=len(frames),
-                            thread_name_prefix="tpfemu-analyze") as pool:
-        futures = {name: pool.submit(write, name) for name in frames}
-    return {name: future.result() for name, future in futures.items()}
+    def programs() -> dict:
+        words = where / "_program_words"
+        frames["program_words"].write.parquet(str(words))
+        finished = programs_tables(spark.read.parquet(str(words)))
+        out = {name: _local_table(name, frame) for name, frame in finished.items()}
+        shutil.rmtree(words)
+        return out
+
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="tpfemu-analyze") as pool:
+        futures = [pool.submit(table, name, frames[name])
+                   for name in ("queue_minute", "latency")] + [pool.submit(programs)]
+    local: dict = {}
+    for future in futures:
+        local.update(future.result())
+    return local
 
 
 def run(spark, inputs, out) -> dict:
@@ -293,10 +301,7 @@ def run(spark, inputs, out) -> dict:
     with inputs, AtomicDir(out) as tmp, scoped_conf(spark, _SETTINGS):
         journal = read_journal(spark, inputs)
         frames = analyze(journal)
-        local = _written(frames, tmp)
-        bits = local.pop("program_bits")
-        local["programs"] = programs_table(bits)
-        local["uow"] = uow_table(bits)
+        local = _written(spark, frames, tmp)
         local["queues"] = queues_table(local["queue_minute"], local["latency"])
         for name in ("uow", "programs", "queues"):
             (tmp / name).mkdir()
