@@ -7,7 +7,7 @@ import pytest
 from journaldata import T0, ident, row, write
 
 from tpfemu.pipeline import compare
-from tpfemu.pipeline.capture import OUTBOUND, has_backouts, messages
+from tpfemu.pipeline.capture import OUTBOUND, messages
 from tpfemu.pipeline.sources import Inputs, read_journal
 
 pytestmark = pytest.mark.spark
@@ -23,15 +23,22 @@ def _frame(spark, tmp_path, rows, name):
     return read_journal(spark, inputs.__enter__())
 
 
-def test_has_backouts_sees_only_a_backout_of_a_unit_of_work(spark, tmp_path):
-    """has_backouts is false for puts alone and for a backout of unit of work 0 (none),
-    and true once a row backs out a real unit of work."""
+def test_the_side_facts_see_only_a_backout_of_a_unit_of_work_and_an_unhashed_payload(
+        spark, tmp_path):
+    """A side's facts (backs out a unit of work, every payload hashed): no backout for
+    puts alone and for a backout of unit of work 0 (none), one once a row backs out a
+    real unit of work; every payload hashed until one payload has no hash, whatever the
+    other fact."""
     puts = [_put(i) for i in range(3)]
-    assert not has_backouts(_frame(spark, tmp_path, puts, "puts"))
-    assert not has_backouts(_frame(spark, tmp_path, [*puts, row("backout", "", T0, uow=0)],
-                                   "uow0"))
-    assert has_backouts(_frame(spark, tmp_path, [*puts, row("backout", "", T0, uow=9)],
-                               "uow9"))
+    unhashed = {**_put(5), "payload_hash": None}
+    backout = row("backout", "", T0, uow=9)
+    cases = {"puts": (puts, (False, True)),
+             "uow0": ([*puts, row("backout", "", T0, uow=0)], (False, True)),
+             "uow9": ([*puts, backout], (True, True)),
+             "unhashed": ([*puts, unhashed], (False, False)),
+             "both": ([*puts, unhashed, backout], (True, False))}
+    for name, (rows, facts) in cases.items():
+        assert compare._facts(_frame(spark, tmp_path, rows, name)) == facts, name
 
 
 def test_without_backouts_the_messages_are_the_same_without_the_anti_join(spark, tmp_path):

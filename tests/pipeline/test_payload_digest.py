@@ -12,6 +12,7 @@ from journaldata import T0, ident, row, table, write
 
 from tpfemu.journal.schema import SCHEMA, payload_hash
 from tpfemu.pipeline import compare
+from tpfemu.pipeline.session import scoped_conf
 from tpfemu.pipeline.sources import Inputs, read_journal
 
 pytestmark = pytest.mark.spark
@@ -106,3 +107,33 @@ def test_a_version_1_source_has_null_hashes(spark, tmp_path):
     summary = compare.run(spark, Inputs([tmp_path / "old-events"]),
                           Inputs([tmp_path / "new"]), tmp_path / "out2")
     assert summary["counts"]["matched"] == 3 and summary["counts"]["payload_changed"] == 0
+
+
+def test_a_hashed_side_is_matched_without_reading_its_payloads(spark, tmp_path):
+    """A side whose every payload has its hash is matched on the hashes alone: the
+    CorrelId stage's scan does not read the payload column (a capture's payloads are most
+    of its bytes). One payload without its hash makes the side read them all, and that
+    payload is still compared: a changed one is payload-changed."""
+    datas = [b"reply %d " % i + bytes(1000) for i in range(4)]
+    write(_puts(datas, hashes=True, payloads=True), tmp_path / "e" / "e.parquet")
+    mixed = _puts(datas[:3] + [datas[3][:-1] + b"\x01"], hashes=True, payloads=True)
+    mixed[3]["payload_hash"] = None  # the changed payload, without its hash
+    write(mixed, tmp_path / "a" / "a.parquet")
+
+    def reads_payload(path) -> bool:
+        inputs = Inputs([path])
+        # (the plan's ReadSchema whole, not cut at Spark's 100 characters)
+        with inputs, scoped_conf(spark, {"spark.sql.maxMetadataStringLength": "10000"}):
+            frame = read_journal(spark, inputs)
+            backouts, hashed = compare._facts(frame)
+            side = compare._narrow(compare._based(frame, None, backouts), set(), hashed)
+            scans = [line for line in side._jdf.queryExecution().executedPlan().toString()
+                     .splitlines() if "ReadSchema" in line]
+        assert scans
+        return any("payload:" in line for line in scans)
+
+    assert reads_payload(tmp_path / "e") is False
+    assert reads_payload(tmp_path / "a") is True
+    summary = compare.run(spark, Inputs([tmp_path / "e"]), Inputs([tmp_path / "a"]),
+                          tmp_path / "out")
+    assert summary["counts"]["matched"] == 4 and summary["counts"]["payload_changed"] == 1

@@ -29,7 +29,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["Direction", "INBOUND", "OUTBOUND", "has_backouts", "with_direction", "messages"]
+__all__ = ["Direction", "INBOUND", "OUTBOUND", "backout_rows", "with_direction", "messages"]
 
 INBOUND = "in"
 OUTBOUND = "out"
@@ -69,31 +69,24 @@ def _queue_condition(col, names: Sequence[str]):
     return cond
 
 
-def _backouts(frame):
+def backout_rows(frame):
     """The rows of ``frame`` that back out a unit of work (uow 0 is none)."""
     from pyspark.sql import functions as F
 
     return frame.where((F.col("event") == "backout") & (F.col("uow") != 0))
 
 
-def has_backouts(frame) -> bool:
-    """Whether ``frame`` backs out any unit of work (one Spark job, which stops at the
-    first such row; a Parquet input whose row groups hold no ``backout`` is skipped by
-    their statistics)."""
-    return bool(_backouts(frame).limit(1).count())
-
-
 def with_direction(frame, rule: Direction | None = None, *, backouts: bool = True):
     """Put events of ``frame`` (a journal DataFrame) that took effect, with a
     ``direction`` column holding ``in`` or ``out`` by the rules above. ``backouts=False``
-    says that ``frame`` has no backout rows (:func:`has_backouts`): every put took effect,
+    says that ``frame`` has no backout rows (:func:`backout_rows`): every put took effect,
     and no anti-join against the backed-out units of work is planned."""
     from pyspark.sql import functions as F
 
     rule = rule or Direction()
     puts = frame.where(F.col("event") == "put")
     if backouts:
-        backed_out = _backouts(frame).select("qmgr", "uow").distinct()
+        backed_out = backout_rows(frame).select("qmgr", "uow").distinct()
         puts = puts.join(F.broadcast(backed_out), on=["qmgr", "uow"], how="left_anti")
     given = F.lower(F.col("direction"))
     by_queue = rule.queue_rule()

@@ -98,18 +98,40 @@ def _payload_hash(col):
     return F.unhex(F.lpad(F.hex(F.xxhash64(col)), 16, "0"))
 
 
-def _digest():
+def _digest(hashed: bool = False):
     """A row's payload digest (see the module's doc): null without hash and payload. The
     hash is kept as bytes, so the usual row, which has one, costs no conversion; only a
-    row with a payload alone has its hash computed."""
+    row with a payload alone has its hash computed. ``hashed``: the side has no payload
+    without its hash (:func:`_facts`), so the digest is the hash and the payload
+    column is not read at all (a capture's payloads are most of its bytes)."""
     from pyspark.sql import functions as F
 
+    if hashed:
+        return F.col("payload_hash")
     return F.coalesce(F.col("payload_hash"),
                       F.when(F.col("payload").isNotNull(), _payload_hash(F.col("payload"))))
 
 
-def _fingerprint(*more):
-    """One long standing for the digest, :data:`_FP_FIELDS` and the columns ``more``:
+def _facts(frame) -> tuple[bool, bool]:
+    """Two facts about a side, from one Spark job: whether it backs out any unit of work
+    (:func:`.capture.backout_rows`), and whether every payload it holds has its
+    ``payload_hash`` (then :func:`_digest` need not read its payloads). Each probe stops
+    at its first row, and a Parquet row group whose statistics rule it out (no
+    ``backout``; hashes without a null) is skipped unread."""
+    from pyspark.sql import functions as F
+
+    from tpfemu.pipeline.capture import backout_rows
+
+    unhashed = frame.where(F.col("payload_hash").isNull() & F.col("payload").isNotNull())
+    probes = (backout_rows(frame).limit(1).select(F.lit(0).alias("probe"))
+              .unionByName(unhashed.limit(1).select(F.lit(1).alias("probe"))))
+    found = {r.probe for r in probes.collect()}
+    return 0 in found, 1 not in found
+
+
+def _fingerprint(*more, hashed: bool = False):
+    """One long standing for the digest (:func:`_digest`, with ``hashed``),
+    :data:`_FP_FIELDS` and the columns ``more``:
     two messages whose fingerprints are equal do not differ in them (but for a 64-bit
     hash collision), and pairs whose fingerprints differ are looked at field by field.
     Each field is hashed with its null flag, so that a null moved from one field to the
@@ -117,22 +139,23 @@ def _fingerprint(*more):
     from pyspark.sql import functions as F
 
     parts = []
-    for col in (_digest(), *[F.col(c) for c in _FP_FIELDS], *more):
+    for col in (_digest(hashed), *[F.col(c) for c in _FP_FIELDS], *more):
         parts += [col.isNull(), col]
     return F.xxhash64(*parts)
 
 
-def _based(frame, rule):
+def _based(frame, rule, backouts: bool):
     """Outbound messages of one side, each with a row id ``rid``: the position of its
     row in the scan, the same every time the side is read (see :func:`compare`). A side
-    without backouts (looked up once here) is read without the direction rule's anti-join
-    of backed-out units of work: every scan of it (stage 1, the left-overs' MsgIds, the
-    candidates' rows) then skips a broadcast and a lookup per row."""
+    without backouts (``backouts`` False, from :func:`_facts`) is read without the
+    direction rule's anti-join of backed-out units of work: every scan of it (stage 1,
+    the left-overs' MsgIds, the candidates' rows) then skips a broadcast and a lookup per
+    row."""
     from pyspark.sql import functions as F
 
-    from tpfemu.pipeline.capture import OUTBOUND, has_backouts, messages
+    from tpfemu.pipeline.capture import OUTBOUND, messages
 
-    return messages(frame, OUTBOUND, rule, backouts=has_backouts(frame)).withColumn(
+    return messages(frame, OUTBOUND, rule, backouts=backouts).withColumn(
         "rid", F.monotonically_increasing_id())
 
 
@@ -147,17 +170,18 @@ def _id_hash(col):
     return F.when(~_none_id(col), F.xxhash64(col))
 
 
-def _narrow(base, ignore: set[str]):
+def _narrow(base, ignore: set[str], hashed: bool = False):
     """Stage 1's rows (:data:`_CARRIED_1`): the MsgId's hash (:func:`_id_hash`) is one
     more part of the fingerprint, unless the MsgId is ignored. A pair matched by CorrelId
     then differs in its MsgIds only where its fingerprints differ, and the rows that the
     sorts of stage 1 move are 8 bytes narrower than with the hash beside the fingerprint.
     The left-overs carry that fingerprint on: a pair of stage 2 has equal MsgIds, and one
-    of stage 3 whose MsgIds differ is a candidate in any case (:func:`_differs`)."""
+    of stage 3 whose MsgIds differ is a candidate in any case (:func:`_differs`).
+    ``hashed``: the side's digests are its hashes (:func:`_digest`)."""
     from pyspark.sql import functions as F
 
     more = () if "msg_id" in ignore else (_id_hash(F.col("msg_id")),)
-    return base.select("queue", "correl_id", _fingerprint(*more).alias("fp"),
+    return base.select("queue", "correl_id", _fingerprint(*more, hashed=hashed).alias("fp"),
                        F.col("event_time_us").alias("t"), "seq", "rid")
 
 
@@ -452,8 +476,9 @@ def compare(spark, expected, actual, scratch, *, rule=None, ignore: Iterable[str
     if unknown:
         raise ValueError(f"cannot ignore {sorted(unknown)}: fields are {DESCRIPTOR_FIELDS}")
     # (settings it needs are made by :func:`run`, through :func:`.session.scoped_conf`)
-    e_base, a_base = _based(expected, rule), _based(actual, rule)
-    e, a = _narrow(e_base, ignore), _narrow(a_base, ignore)
+    (e_backouts, e_hashed), (a_backouts, a_hashed) = _facts(expected), _facts(actual)
+    e_base, a_base = _based(expected, rule, e_backouts), _based(actual, rule, a_backouts)
+    e, a = _narrow(e_base, ignore, e_hashed), _narrow(a_base, ignore, a_hashed)
 
     # Stage 1. Messages without a CorrelId take part with a null key, which matches
     # nothing: they come out of the join unmatched (one scan of each side, not two).
