@@ -72,7 +72,7 @@ def _program_words(j):
     shift), so the OR of a group's words holds each of its ECBs once, and the set bits
     count them. ``bit_or`` and the sums have fixed-size buffers, so Spark hashes the
     groups; Spark's bitmap aggregate (``bitmap_construct_agg``), whose buffer is binary,
-    made it sort every program row instead (10M rows: 8.3 s against 4.2 s alone,
+    made it sort every program row instead (10M rows: 8.3 s against 4.3 s alone,
     docs/pipeline.md, "analyze: distinct ECBs from words, finished in Spark"). The
     dispatcher numbers entries in order, so the ECBs of one minute are close ids and share
     few words. A null ECB sets no bit, as ``countDistinct`` ignores nulls.
