@@ -143,6 +143,32 @@ def _log_of(out: str, verbose: bool) -> Path | None:
     return target.parent / f"{target.name}.log"
 
 
+def _started(master: str | None, log: Path | None, paths: list[str]):
+    """The session of a command on ``paths`` and its :class:`~.jvm.Launch`: the JVM
+    started with the options :mod:`.jvm` picks for that input (on a ``local[N]``
+    master; a session already active is used as it is). A JVM that cannot start with its
+    class-data archive (damaged) has the archive removed and starts without it."""
+    from pyspark.errors import PySparkRuntimeError
+    from pyspark.sql import SparkSession
+
+    from tpfemu.pipeline import jvm
+    from tpfemu.pipeline.session import DEFAULT_MASTER, get_session
+
+    if SparkSession.getActiveSession() is not None:  # (its JVM runs already)
+        return get_session(master, log=log), jvm.Launch("")
+    size = jvm.input_bytes(paths)
+    local = re.fullmatch(r"local(\[[^\]]*\])?", master or DEFAULT_MASTER) is not None
+    launch = jvm.launch_options(size, local=local)
+    try:
+        return get_session(master, log=log, java_options=launch.options), launch
+    except PySparkRuntimeError:
+        if launch.uses is None:
+            raise
+        jvm.discard(launch)
+        launch = jvm.launch_options(size, local=local)
+        return get_session(master, log=log, java_options=launch.options), launch
+
+
 def _progress(spark, enabled: bool | None):
     from tpfemu.pipeline.progress import StageProgress
 
@@ -175,16 +201,18 @@ def analyze(journal: tuple[str, ...], out: str, master: str | None, verbose: boo
     files or directories, or any URI Spark reads): Parquet tables plus report.html and
     report.md with charts, in OUT."""
     from tpfemu.pipeline import analyze as job
-    from tpfemu.pipeline import report
+    from tpfemu.pipeline import jvm, report
     from tpfemu.pipeline.output import check_out
-    from tpfemu.pipeline.session import get_session
     from tpfemu.pipeline.sources import Inputs
 
     check_out(out, list(journal))
     inputs = Inputs(journal)
-    spark = get_session(master, log=_log_of(out, verbose))
-    with _progress(spark, progress):
-        summary = job.run(spark, inputs, out)
+    spark, launch = _started(master, _log_of(out, verbose), list(journal))
+    try:
+        with _progress(spark, progress):
+            summary = job.run(spark, inputs, out)
+    finally:
+        jvm.finish(launch, spark)
     _warn("analyze", summary)
     click.echo(f"analyzed {summary['events']:,} message events on {summary['queues']} "
                f"queues in {summary['seconds']:.1f} s: {out}/report.html")
@@ -213,9 +241,8 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
 
     Exit status 0 when they match, 1 when they differ, 2 on bad input."""
     from tpfemu.pipeline import compare as job
-    from tpfemu.pipeline import report
+    from tpfemu.pipeline import jvm, report
     from tpfemu.pipeline.output import check_out
-    from tpfemu.pipeline.session import get_session
     from tpfemu.pipeline.sources import Inputs
 
     unknown = set(ignore) - set(job.DESCRIPTOR_FIELDS)
@@ -225,10 +252,13 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
     rule = _rule(inbound, outbound)
     check_out(out, [expected, actual])
     expected_inputs, actual_inputs = Inputs([expected]), Inputs([actual])
-    spark = get_session(master, log=_log_of(out, verbose))
-    with _progress(spark, progress):
-        summary = job.run(spark, expected_inputs, actual_inputs, out, rule=rule,
-                          ignore=ignore)
+    spark, launch = _started(master, _log_of(out, verbose), [expected, actual])
+    try:
+        with _progress(spark, progress):
+            summary = job.run(spark, expected_inputs, actual_inputs, out, rule=rule,
+                              ignore=ignore)
+    finally:
+        jvm.finish(launch, spark)
     _warn("compare", summary)
     c = summary["counts"]
     verdict = "identical" if summary["identical"] else "DIFFERENT"

@@ -83,7 +83,7 @@ def jvm_output_to(log: str | os.PathLike | None) -> Iterator[None]:
 def get_session(master: str | None = None, *, test: bool = False,
                 shuffle_partitions: int | None = None,
                 conf: dict[str, Any] | None = None, app_name: str = "tpfemu-pipeline",
-                log: str | os.PathLike | None = None):
+                log: str | os.PathLike | None = None, java_options: str = ""):
     """Return the active SparkSession, or build one.
 
     :param master: Spark master URL; default ``local[*]`` (or ``$TPFEMU_SPARK_MASTER``).
@@ -96,6 +96,8 @@ def get_session(master: str | None = None, *, test: bool = False,
     :param log: a file that gets the JVM's output (Spark's and log4j's messages, the
         JVM's warnings) instead of the terminal; None leaves them on the terminal.
         Only a session started here is affected.
+    :param java_options: more options of the driver JVM (:mod:`.jvm`), after those of
+        ``test``.
     """
     from pyspark.sql import SparkSession
 
@@ -132,6 +134,9 @@ def get_session(master: str | None = None, *, test: bool = False,
             "spark.sql.codegen.factoryMode": "NO_CODEGEN",
         })
     settings.update(conf or {})
+    if java_options:
+        extra = settings.get("spark.driver.extraJavaOptions", "")
+        settings["spark.driver.extraJavaOptions"] = f"{extra} {java_options}".strip()
     for key, value in settings.items():
         builder = builder.config(key, value)
     with jvm_output_to(log):
