@@ -117,15 +117,12 @@ def _split_ids(data: bytes) -> tuple[bytes, ...]:
 
 def ensure_syncq(qmgr: object) -> None:
     """Define ``SYSTEM.CHANNEL.SYNCQ`` on the queue manager if it is not defined yet
-    (persistent by default, deep enough for every channel). Needs the profile (DEF MQP)."""
+    (persistent by default, deep enough for every channel). Needs the profile (DEF MQP).
+    On return the queue can be opened, even when another thread (a receiver and a
+    sender starting together) is defining it at that moment."""
     catalog = qmgr.catalog  # type: ignore[attr-defined]
-    if catalog.find_queue(SYNCQ) is None:
-        try:
-            catalog.define("QL", SYNCQ, defpsist="YES", maxdepth=999_999_999,
-                           descr="channel synchronisation records")
-        except errors.DefinitionError:
-            if catalog.find_queue(SYNCQ) is None:  # (not another thread's define)
-                raise
+    catalog.define_absent("QL", SYNCQ, defpsist="YES", maxdepth=999_999_999,
+                          descr="channel synchronisation records")
 
 
 def _key(channel: str) -> bytes:

@@ -288,6 +288,19 @@ class Catalog:
             self._emit("alter" if existing is not None else "define", existing, new)
             return new
 
+    def define_absent(self, type_name: str, name: str, **attrs: Any) -> ObjectDef:
+        """DEFINE ``name`` unless an object of that name exists; returns the definition in
+        force. Under the catalog's lock: when it returns, the object's listeners have run
+        (the queue manager has made the queue), whichever thread defined it. A ``find_*``
+        already shows a definition whose listeners are still running, so looking first
+        and defining when absent lets a second thread use a queue not made yet (2085)."""
+        cls = _definition_class(type_name)
+        with self._lock:
+            existing = self._space(cls).get(name)
+            if existing is not None:
+                return existing
+            return self.define(type_name, name, **attrs)
+
     def alter(self, type_name: str, name: str | None = None, **attrs: Any) -> ObjectDef:
         """ALTER an object: only the given attributes change; returns the new definition."""
         cls = _definition_class(type_name)
