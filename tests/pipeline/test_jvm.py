@@ -10,8 +10,10 @@ import sys
 import time
 
 import pytest
+from journaldata import T0, row, write
 
 from tpfemu.pipeline import jvm
+from tpfemu.pipeline.sources import Inputs
 
 MAGIC = (0xF00BABA8).to_bytes(4, sys.byteorder)
 
@@ -101,16 +103,20 @@ def test_the_archive_name_follows_the_java_and_pyspark(cache, monkeypatch, tmp_p
     assert jvm.launch_options(None, cache=cache).options == ""
 
 
-def test_input_bytes(tmp_path):
-    """Files and directories count their bytes; a URI makes the size unknown."""
-    (tmp_path / "d").mkdir()
-    (tmp_path / "d" / "a.parquet").write_bytes(b"x" * 10)
-    (tmp_path / "d" / "sub").mkdir()
-    (tmp_path / "d" / "sub" / "b.parquet").write_bytes(b"x" * 5)
-    (tmp_path / "f.parquet").write_bytes(b"x" * 7)
-    assert jvm.input_bytes([str(tmp_path / "d"), str(tmp_path / "f.parquet")]) == 22
-    assert jvm.input_bytes([f"file://{tmp_path / 'f.parquet'}"]) == 7
-    assert jvm.input_bytes([str(tmp_path / "f.parquet"), "s3a://bucket/x"]) is None
+def test_input_bytes_are_the_inputs_as_given(tmp_path):
+    """Inputs.local_bytes: the Parquet files found (a directory's, a file given alone)
+    and a journal's files, before conversion; a URI makes the size unknown."""
+    write([row("put", "Q", T0)], tmp_path / "d" / "a.parquet")
+    write([row("put", "Q", T0)], tmp_path / "d" / "sub" / "b.parquet")
+    write([row("put", "Q", T0)], tmp_path / "f.parquet")
+    (tmp_path / "j" / "journal").mkdir(parents=True)
+    (tmp_path / "j" / "journal" / "x.arrows").write_bytes(b"x" * 11)
+    sizes = sum(p.stat().st_size for p in (tmp_path / "d" / "a.parquet",
+                                           tmp_path / "d" / "sub" / "b.parquet",
+                                           tmp_path / "f.parquet"))
+    inputs = Inputs([tmp_path / "d", f"file://{tmp_path / 'f.parquet'}", tmp_path / "j"])
+    assert inputs.local_bytes() == sizes + 11
+    assert Inputs([tmp_path / "f.parquet", "s3a://bucket/x"]).local_bytes() is None
 
 
 def test_stale_temporaries_are_removed(cache):

@@ -143,11 +143,12 @@ def _log_of(out: str, verbose: bool) -> Path | None:
     return target.parent / f"{target.name}.log"
 
 
-def _started(master: str | None, log: Path | None, paths: list[str]):
-    """The session of a command on ``paths`` and its :class:`~.jvm.Launch`: the JVM
-    started with the options :mod:`.jvm` picks for that input (on a ``local[N]``
-    master; a session already active is used as it is). A JVM that cannot start with its
-    class-data archive (damaged) has the archive removed and starts without it."""
+def _started(master: str | None, log: Path | None, inputs: list[Any]):
+    """The session of a command on ``inputs`` (:class:`~.sources.Inputs`) and its
+    :class:`~.jvm.Launch`: the JVM started with the options :mod:`.jvm` picks for the
+    inputs' size (on a ``local[N]`` master; a session already active is used as it
+    is). A JVM that cannot start with its class-data archive (damaged) has the archive
+    removed and starts without it."""
     from pyspark.errors import PySparkRuntimeError
     from pyspark.sql import SparkSession
 
@@ -156,7 +157,8 @@ def _started(master: str | None, log: Path | None, paths: list[str]):
 
     if SparkSession.getActiveSession() is not None:  # (its JVM runs already)
         return get_session(master, log=log), jvm.Launch("")
-    size = jvm.input_bytes(paths)
+    sizes = [i.local_bytes() for i in inputs]
+    size = None if None in sizes else sum(s for s in sizes if s is not None)
     local = re.fullmatch(r"local(\[[^\]]*\])?", master or DEFAULT_MASTER) is not None
     launch = jvm.launch_options(size, local=local)
     try:
@@ -207,7 +209,7 @@ def analyze(journal: tuple[str, ...], out: str, master: str | None, verbose: boo
 
     check_out(out, list(journal))
     inputs = Inputs(journal)
-    spark, launch = _started(master, _log_of(out, verbose), list(journal))
+    spark, launch = _started(master, _log_of(out, verbose), [inputs])
     try:
         with _progress(spark, progress):
             summary = job.run(spark, inputs, out)
@@ -252,7 +254,8 @@ def compare(expected: str, actual: str, out: str, ignore: tuple[str, ...],
     rule = _rule(inbound, outbound)
     check_out(out, [expected, actual])
     expected_inputs, actual_inputs = Inputs([expected]), Inputs([actual])
-    spark, launch = _started(master, _log_of(out, verbose), [expected, actual])
+    spark, launch = _started(master, _log_of(out, verbose),
+                             [expected_inputs, actual_inputs])
     try:
         with _progress(spark, progress):
             summary = job.run(spark, expected_inputs, actual_inputs, out, rule=rule,

@@ -38,12 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["SMALL_INPUT", "Launch", "archive_path", "cache_dir", "discard", "finish",
-           "input_bytes", "launch_options"]
+           "launch_options"]
 
 #: Inputs up to this many bytes run with the C1 JIT only. Measured from process start:
 #: 1,000-row captures (96 KB a side), 100,000 (8 MB) and 1M rows (75 MB) were faster
-#: with C1 only (32.3 against 43.1 s at 100,000 rows; 49.8 against 56.3 s at 1M); 10M
-#: rows (741 MB a side) about twice as slow.
+#: with C1 only (one run each: 32.3 against 43.1 s at 100,000 rows; 49.8 against 56.3 s
+#: at 1M); 10M rows (741 MB a side) about twice as slow.
 SMALL_INPUT = 160 * 2**20
 #: A temporary archive older than this is a killed command's, and is removed.
 _STALE_SECONDS = 3600.0
@@ -94,24 +94,6 @@ def archive_path(cache: Path) -> Path | None:
     key = hashlib.blake2b(f"{java}|{stat.st_size}|{stat.st_mtime_ns}|{pyspark.__file__}".encode(),
                           digest_size=6).hexdigest()
     return cache / f"spark-{pyspark.__version__}-{key}.jsa"
-
-
-def input_bytes(paths: list[str]) -> int | None:
-    """The bytes of the local files of ``paths`` (a directory: the files under it);
-    None when one of them is a URI or cannot be read (its size is unknown)."""
-    total = 0
-    for text in paths:
-        if "://" in text and not text.startswith("file://"):
-            return None
-        path = Path(text.removeprefix("file://"))
-        try:
-            if path.is_file():
-                total += path.stat().st_size
-            else:
-                total += sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-        except OSError:
-            return None
-    return total
 
 
 def launch_options(size: int | None, *, cache: Path | None = None,

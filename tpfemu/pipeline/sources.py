@@ -169,6 +169,18 @@ class Inputs:
             self._tmp.cleanup()
             self._tmp = None
 
+    def local_bytes(self) -> int | None:
+        """The bytes of the inputs as given, before any conversion (the Parquet files
+        found, and each journal's files); None when one is a URI (its size is unknown
+        here). What the driver's JVM options are chosen by (:mod:`.jvm`)."""
+        if self.uris:
+            return None
+        total = sum(os.stat(f).st_size for f in self.parquet)
+        for journal in self.journals:
+            files = [journal] if journal.is_file() else journal.rglob("*")
+            total += sum(f.stat().st_size for f in files if f.is_file())
+        return total
+
     def local_files(self) -> list[str]:
         """The local Parquet files (after :meth:`__enter__` converted journals)."""
         return list(self.parquet)
