@@ -91,3 +91,32 @@ def raises_mq(reason: int, comp: int = tpfemu.mqi.CMQC.MQCC_FAILED):
         yield info
     got = (info.value.comp, info.value.reason)
     assert got == (comp, reason), f"expected {comp}/{reason}, got {got}: {info.value}"
+
+
+class WaitingGets:
+    """Which client MQGETs wait in the server (the Watches that have looked at their
+    connection at least once: a get looks after its first step of waiting), so that a
+    test acts on a get that is surely waiting, not one still on its way."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        import threading
+
+        from tpfemu.channels import svrconn_wait
+
+        self.watches: set[int] = set()
+        self._lock = threading.Lock()
+        look = svrconn_wait.Watch.look
+
+        def looked(watch) -> None:
+            with self._lock:
+                self.watches.add(id(watch))
+            look(watch)
+
+        monkeypatch.setattr(svrconn_wait.Watch, "look", looked)
+
+    def wait(self, count: int, timeout: float = 10.0) -> None:
+        """Return once ``count`` gets wait; fail after ``timeout`` seconds."""
+        from mca_helpers import wait_for
+
+        wait_for(lambda: len(self.watches) >= count, timeout=timeout,
+                 what=f"{count} client MQGET(s) to wait")

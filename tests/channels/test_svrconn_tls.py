@@ -116,3 +116,41 @@ def test_an_unknown_cipher_spec_is_accepted_by_define_and_refused_at_connect(tls
     with raises_mq(CMQC.MQRC_Q_MGR_NOT_AVAILABLE):
         _tls_connect(system, port, "ODD.SVRCONN", certs[1])
     assert any("NO_SUCH_SPEC IS NOT A CIPHER SPEC" in line for line in system.log)
+
+
+def test_stop_chl_ends_a_tls_conversation(tls_served, certs, monkeypatch):
+    """STOP CHL reaches a conversation over TLS as over plain TCP: its MQGET waiting with
+    MQGMO_FAIL_IF_QUIESCING ends 2202 (the reply still goes out over TLS), its next call
+    fails 2009, and the channel refuses a new TLS client with 2537 until START."""
+    from svrconn_helpers import WaitingGets, raises_mq
+
+    system, port, _ = tls_served
+    qm = _tls_connect(system, port, "TLS.SVRCONN", certs[1])
+    queue = pymqi.Queue(qm, QUEUE)
+    outcome: list = []
+
+    def wait() -> None:
+        gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT | CMQC.MQGMO_FAIL_IF_QUIESCING,
+                        WaitInterval=30_000)
+        try:
+            queue.get(None, pymqi.MD(), gmo)
+        except pymqi.MQMIError as exc:
+            outcome.append(exc.reason)
+
+    import threading
+
+    waiting = WaitingGets(monkeypatch)
+    thread = threading.Thread(target=wait, daemon=True)
+    thread.start()
+    waiting.wait(1)
+    ok(system, "ZMQSC STOP CHL-TLS.SVRCONN")
+    thread.join(10)
+    assert outcome == [CMQC.MQRC_CONNECTION_QUIESCING]
+    with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
+        queue.put(b"too late")
+    with raises_mq(CMQC.MQRC_CHANNEL_NOT_AVAILABLE):
+        _tls_connect(system, port, "TLS.SVRCONN", certs[1])
+    ok(system, "ZMQSC START CHL-TLS.SVRCONN")
+    again = _tls_connect(system, port, "TLS.SVRCONN", certs[1])
+    pymqi.Queue(again, QUEUE).put(b"back")
+    again.disconnect()

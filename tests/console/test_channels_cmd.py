@@ -116,12 +116,18 @@ def test_start_is_recorded_and_carried_out(chl):
     assert chl.channels.is_running("TO.NY")
 
 
-def test_requests_of_svrconn_channels_are_recorded_only(chl):
-    """START CHL of a server-connection channel is recorded only, and the response says
-    that it does not govern the channel's conversations."""
+def test_start_and_stop_of_a_svrconn_channel_are_carried_out(chl):
+    """STOP CHL of a server-connection channel stops it (its conversations end, clients
+    are refused: tests/channels/test_svrconn_stop.py) and START CHL takes clients again;
+    each response says so."""
+    response = ok(chl, "ZMQSC STOP CHL-CLIENTS")
+    assert ids(response) == [m.CHL_DONE.id]
+    assert "0 CONVERSATION(S) ENDING; CLIENTS REFUSED UNTIL START" in response
+    assert "CLIENTS" in chl.channels.stopped_channels
     response = ok(chl, "ZMQSC START CHL-CLIENTS")
-    assert ids(response) == [m.CHL_RECORDED.id]
-    assert "TAKES CLIENTS WHILE IT IS DEFINED" in response
+    assert ids(response) == [m.CHL_DONE.id]
+    assert "IT TAKES CLIENTS" in response
+    assert "CLIENTS" not in chl.channels.stopped_channels
 
 
 @pytest.mark.parametrize("name", ["TO.NY", "FROM.NY", "CLIENTS"])
@@ -137,7 +143,7 @@ def test_start_and_stop_every_type(chl, name):
     assert chl.qmgr.catalog.channel_requests[name].mode == "FORCE"
 
 
-@pytest.mark.parametrize("name", ["TO.NY", "FROM.NY"])
+@pytest.mark.parametrize("name", ["TO.NY", "FROM.NY", "CLIENTS"])
 def test_stop_of_a_stopped_channel_is_refused(chl, name):
     """IBM (MQRCCF_CHANNEL_NOT_ACTIVE): stopping a channel that is already stopped is
     refused, and the request recorded before stays as it was; one never started (not

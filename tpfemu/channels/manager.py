@@ -11,7 +11,9 @@ It
   memory, its latest synchronisation record (a batch of nonpersistent messages only is
   not written to the store: those messages do not outlive the process either);
 - carries out START/STOP/RESET/RESOLVE CHL and refuses DEL CHL of a running channel,
-  for the console (the console reaches it through its ``ChannelPort``).
+  for the console (the console reaches it through its ``ChannelPort``): STOP CHL of a
+  server-connection channel ends its client conversations and refuses new ones until
+  START CHL (:func:`tpfemu.channels.svrconn.stop_conversations`).
 
 What it needs of the System is :class:`ChannelHost`.
 """
@@ -28,6 +30,7 @@ from typing import Any, Protocol
 
 from ecb import Ecb, Programs
 from tpfemu import errors
+from tpfemu.channels import svrconn
 from tpfemu.channels.ports import FastDelivery
 from tpfemu.channels.receiver import Receiver
 from tpfemu.channels.sender import Sender
@@ -73,7 +76,9 @@ class ChannelManager:
         self.senders: dict[str, Sender] = {}
         self.receivers: dict[str, Receiver] = {}
         self.sessions: set[Receiver] = set()
-        self.stopped_receivers: set[str] = set()
+        #: receivers and SVRCONN channels stopped (by STOP CHL, or a receiver by an
+        #: error): their connections are refused until START CHL
+        self.stopped_channels: set[str] = set()
         self.closing = False
 
     def install(self) -> ChannelManager:
@@ -133,7 +138,7 @@ class ChannelManager:
         sender has reconnected: IBM's ADOPTMCA); False if it does not end in time."""
         with self.lock:
             current = self.receivers.get(name)
-            if self.closing or name in self.stopped_receivers:
+            if self.closing or name in self.stopped_channels:
                 return False
         if current is not None and current is not receiver and current.running:
             self.say(f"CHNL0115I {self.cpu} CHL {name} A NEW CONNECTION ADOPTS THE CHANNEL:"
@@ -142,7 +147,7 @@ class ChannelManager:
             if current.running:
                 return False
         with self.lock:
-            if self.closing or name in self.stopped_receivers:
+            if self.closing or name in self.stopped_channels:
                 return False
             self.receivers[name] = receiver
             return True
@@ -150,7 +155,7 @@ class ChannelManager:
     def stopped(self, name: str, reason: str) -> None:
         """A receiver stops for an error: STOPPED until START CHL."""
         with self.lock:
-            self.stopped_receivers.add(name)
+            self.stopped_channels.add(name)
         self.status(name).set("STOPPED", reason)
 
     def ended(self, agent: Sender | Receiver) -> None:
@@ -165,7 +170,7 @@ class ChannelManager:
                 del self.receivers[agent.name]
                 status = self.status(agent.name)
                 if status.state in ("RUNNING", "STOPPING"):
-                    status.set("STOPPED" if agent.name in self.stopped_receivers
+                    status.set("STOPPED" if agent.name in self.stopped_channels
                                else "INACTIVE")
 
     # -- CMQL: a connection for a receiver ---------------------------------------------------
@@ -215,12 +220,14 @@ class ChannelManager:
         definition = self.definition(name)
         if definition is None:
             raise ValueError("IT IS NOT DEFINED")
-        if definition.chltype == "RCVR":
+        if definition.chltype in ("RCVR", "SVRCONN"):
             with self.lock:
-                self.stopped_receivers.discard(name)
+                self.stopped_channels.discard(name)
             status = self.status(name)
             if status.state == "STOPPED":
                 status.set("INACTIVE", "")
+            if definition.chltype == "SVRCONN":
+                return "SERVER-CONNECTION CHANNEL ENABLED - IT TAKES CLIENTS"
             return "RECEIVER ENABLED - IT RUNS WHEN ITS SENDER CONNECTS"
         if self.closing:
             raise ValueError("THE SYSTEM IS STOPPING")
@@ -239,6 +246,8 @@ class ChannelManager:
         """STOP CHL MODE-QUIESCE|FORCE. :raises ValueError: it is stopped already (IBM's
         MQRCCF_CHANNEL_NOT_ACTIVE)."""
         definition = self.definition(name)
+        if definition is not None and definition.chltype == "SVRCONN":
+            return self._stop_svrconn(name, mode)
         with self.lock:
             sender = self.senders.get(name)
             receiver = self.receivers.get(name)
@@ -247,16 +256,26 @@ class ChannelManager:
             if not live and self.status(name).state == "STOPPED":
                 raise ValueError("IT IS ALREADY STOPPED")
             if definition is not None and definition.chltype == "RCVR":
-                self.stopped_receivers.add(name)
+                self.stopped_channels.add(name)
         if sender is not None:
             sender.stop(mode)
             return f"SENDER STOPPED (MODE-{mode})"
         if receiver is not None:
             receiver.stop(mode)
             self.status(name).set("STOPPED", f"STOPPED BY OPERATOR (MODE-{mode})")
-            return f"RECEIVER STOPPED (MODE-{mode}) - CONNECTIONS ARE REFUSED UNTIL START"
+            return "RECEIVER STOPPED - CONNECTIONS ARE REFUSED UNTIL START"
         self.status(name).set("STOPPED", f"STOPPED BY OPERATOR (MODE-{mode})")
         return "IT WAS NOT RUNNING; NOW STOPPED"
+
+    def _stop_svrconn(self, name: str, mode: str) -> str:
+        """STOP CHL of a server-connection channel: its conversations end (QUIESCE: each
+        after the call it is serving; FORCE: now) and it takes no client until START."""
+        ended = svrconn.stop_conversations(self, name, mode)
+        if ended is None:
+            raise ValueError("IT IS ALREADY STOPPED")
+        self.status(name).set("STOPPED", f"STOPPED BY OPERATOR (MODE-{mode})")
+        # (the console shows at most 64 characters of it; the mode is in its detail)
+        return f"{ended} CONVERSATION(S) ENDING; CLIENTS REFUSED UNTIL START"
 
     def reset(self, name: str, seqnum: int) -> str:
         """RESET CHL SEQNUM-n: a sender sends message n next (its receiver learns it at

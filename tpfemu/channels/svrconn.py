@@ -28,6 +28,13 @@ A conversation (docs/clients.md):
 5. The end: MQDISC commits (IBM's normal end); a connection that closes or breaks, or a
    protocol error, backs the unit of work out and closes every handle.
 
+STOP CHL of the channel (:func:`stop_conversations`) ends its conversations, as IBM's
+does: MODE(QUIESCE) after the call each is serving (its reply is sent; an MQGET waiting
+with MQGMO_FAIL_IF_QUIESCING ends 2202 MQRC_CONNECTION_QUIESCING, one without it ends
+with the conversation), MODE(FORCE) at once. Their units of work are backed out, and
+the clients' next calls fail 2009. Until START CHL the channel refuses new conversations
+(CHANNEL_UNAVAILABLE: the client's MQCONN fails 2537).
+
 Every refusal is a console message (CHNL0121E) and a ``client-refused`` journal event.
 """
 
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import mmap
+import socket
 import struct
 import threading
 import weakref
@@ -108,6 +116,9 @@ _RAW_GMO = frozenset({GMO._layouts[1][0].size, GMO._layouts[2][0].size})
 
 #: Conversations running, by manager: by channel name, and by (channel, client address).
 _instances: weakref.WeakKeyDictionary[Any, dict[Any, int]] = weakref.WeakKeyDictionary()
+#: The conversations themselves, by manager and channel name (for STOP CHL).
+_live: weakref.WeakKeyDictionary[Any, dict[str, set[Conversation]]] = \
+    weakref.WeakKeyDictionary()
 _instances_lock = threading.Lock()
 
 
@@ -130,10 +141,15 @@ def serve(manager: ChannelManager, link: Link, peer: str, first: Segment,
     Conversation(manager, link, peer, definition, first).run(theirs)
 
 
-def _admit(manager: Any, name: str, address: str, definition: ChannelDef) -> str:
-    """Count one more conversation on channel ``name`` from client ``address``: "" when
-    admitted, else which limit (MAXINST, MAXINSTC) it would pass."""
+def _admit(manager: Any, conversation: Conversation, definition: ChannelDef) -> str:
+    """Count one more conversation on its channel from its client's address: "" when
+    admitted, else why not (the channel is stopped, or the conversation would pass
+    MAXINST or MAXINSTC). Under the lock that :func:`stop_conversations` takes, so a
+    conversation is either refused or ended by a STOP CHL, never missed by it."""
+    name, address = conversation.name, conversation.address
     with _instances_lock:
+        if name in manager.stopped_channels:
+            return "THE CHANNEL IS STOPPED: IT TAKES CLIENTS AGAIN AFTER START CHL"
         counts = _instances.setdefault(manager, {})
         if counts.get(name, 0) >= definition.maxinst:
             return f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN"
@@ -142,11 +158,14 @@ def _admit(manager: Any, name: str, address: str, definition: ChannelDef) -> str
                     f"{address}")
         counts[name] = counts.get(name, 0) + 1
         counts[(name, address)] = counts.get((name, address), 0) + 1
+        _live.setdefault(manager, {}).setdefault(name, set()).add(conversation)
         return ""
 
 
-def _leave(manager: Any, name: str, address: str) -> None:
+def _leave(manager: Any, conversation: Conversation) -> None:
+    name, address = conversation.name, conversation.address
     with _instances_lock:
+        _live.get(manager, {}).get(name, set()).discard(conversation)
         counts = _instances.get(manager, {})
         counts[name] = max(0, counts.get(name, 0) - 1)
         left = counts.get((name, address), 0) - 1
@@ -154,6 +173,21 @@ def _leave(manager: Any, name: str, address: str) -> None:
             counts[(name, address)] = left
         else:
             counts.pop((name, address), None)
+
+
+def stop_conversations(manager: Any, name: str, mode: str) -> int | None:
+    """STOP CHL ``name`` MODE(``mode``) of a server-connection channel: mark it stopped
+    (new conversations are refused until START CHL takes it off ``manager``'s
+    ``stopped_channels``) and end each of its conversations (see the module docstring):
+    the number told to end, or None when the channel was stopped already."""
+    with _instances_lock:
+        if name in manager.stopped_channels:
+            return None
+        manager.stopped_channels.add(name)
+        ending = list(_live.get(manager, {}).get(name, ()))
+    for conversation in ending:
+        conversation.stop(mode)
+    return len(ending)
 
 
 def instances(manager: Any, name: str) -> int:
@@ -182,6 +216,22 @@ class Conversation:
         self._mapping: mmap.mmap | None = None  #: for planned MQGETs (see _room)
         self._rooms: dict[int, memoryview] = {}
         self._longest_of: tuple[Any, int] | None = None  #: (a get plan, its queue's limit)
+        self.stopping = ""  #: the MODE of a STOP CHL that ends this conversation
+
+    def stop(self, mode: str) -> None:
+        """End the conversation for STOP CHL MODE(``mode``), from another thread. QUIESCE
+        shuts the connection's reading side: the call being served finishes and its reply
+        goes out, and the next read (or a waiting MQGET's look) finds the end. FORCE shuts
+        both sides: the conversation ends at its next read or send."""
+        self.stopping = mode
+        sock = getattr(self.link.sock, "sock", self.link.sock)  # (a TLS socket's own)
+        how = socket.SHUT_RD if mode == "QUIESCE" else socket.SHUT_RDWR
+        with contextlib.suppress(OSError):  # (it ended already)
+            sock.shutdown(how)
+
+    def quiescing(self) -> bool:
+        """A STOP CHL MODE(QUIESCE) ends this conversation."""
+        return self.stopping == "QUIESCE"
 
     # -- messages ----------------------------------------------------------------------
 
@@ -209,7 +259,11 @@ class Conversation:
         except _Ended:
             pass
         except LinkDown as exc:
-            if self.conn is not None and self.conn.connected:
+            if self.stopping:
+                self._say("0125I", f"ENDED BY STOP CHL (MODE-{self.stopping})"
+                          + ("; ITS UNIT OF WORK IS BACKED OUT" if self.conn is not None
+                             and self.conn.connected else ""))
+            elif self.conn is not None and self.conn.connected:
                 self._say("0122W", f"CONNECTION LOST: {exc}; ITS UNIT OF WORK IS BACKED OUT")
         except FapError as exc:
             self._refuse(exc.status or StatusCode.PROTOCOL_GENERAL, f"BAD DATA: {exc}")
@@ -224,7 +278,7 @@ class Conversation:
             with contextlib.suppress(Exception):
                 conn.end(commit=False)
         if self.admitted:
-            _leave(self.manager, self.name, self.address)
+            _leave(self.manager, self)
         self.link.close()
 
     def _admission(self, theirs: InitialData) -> None:
@@ -235,7 +289,7 @@ class Conversation:
         self._check_tls(definition)
         if self.manager.closing:
             raise _Refused("THE SYSTEM IS STOPPING", StatusCode.QM_TERMINATING)
-        over = _admit(self.manager, self.name, self.address, definition)
+        over = _admit(self.manager, self, definition)
         if over:
             raise _Refused(over, StatusCode.CHANNEL_UNAVAILABLE)
         self.admitted = True
@@ -345,6 +399,8 @@ class Conversation:
         receive, decode, send = link.receive_frame, link.decode, link.send_bytes
         fd = link.descriptor()
         while True:
+            if self.stopping:  # (a STOP CHL: no call after the one it let finish)
+                raise LinkDown(f"stopped by STOP CHL (MODE-{self.stopping})")
             if fd >= 0 and link.idle():
                 self._served(fd)
             frame = receive(None)
@@ -534,7 +590,8 @@ class Conversation:
         size = verb.buffer_length
         max_length = None if size == WHOLE_MESSAGE else size
         reply.data = waiting_get(self.conn, self._handle_of(verb.api.hobj), max_length,
-                                 verb.md, verb.gmo, Watch(self.link, self.hbint, self.big))
+                                 verb.md, verb.gmo,
+                                 Watch(self.link, self.hbint, self.big, self.quiescing))
 
     def _inq(self, verb: Verb, reply: Verb) -> None:
         inq = verb.inq

@@ -16,13 +16,18 @@ the connection:
 - every heartbeat interval (the agreed HBINT) without hearing from the client, a
   HEARTBEAT request is sent; nothing heard for the receive timeout
   (:func:`~tpfemu.wire.fap.initial.receive_timeout`: IBM's default, twice HBINT under 60
-  seconds, else HBINT plus 60) ends the conversation as a client that stopped answering.
+  seconds, else HBINT plus 60) ends the conversation as a client that stopped answering;
+- a STOP CHL MODE(QUIESCE) of the channel (``Watch.quiescing``): a get with
+  MQGMO_FAIL_IF_QUIESCING ends 2202 MQRC_CONNECTION_QUIESCING (its reply goes out, then
+  the conversation ends); one without it ends with the conversation (the stop shut the
+  connection's reading side, so the look finds its end).
 """
 
 from __future__ import annotations
 
 import select
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tpfemu import errors
@@ -67,10 +72,13 @@ def readable(sock: Any) -> bool:
 class Watch:
     """Looks at a waiting client's connection (see the module docstring)."""
 
-    def __init__(self, link: Link, hbint: int, big_endian: bool) -> None:
+    def __init__(self, link: Link, hbint: int, big_endian: bool,
+                 quiescing: Callable[[], bool] | None = None) -> None:
         self.link = link
         self.hbint = hbint
         self.big = big_endian
+        #: whether a STOP CHL MODE(QUIESCE) ends the conversation (None: never asked)
+        self.quiescing = quiescing
         self.heard = self.sent = time.monotonic()
 
     def look(self) -> None:
@@ -133,6 +141,10 @@ def waiting_get(conn: Any, handle: Any, max_length: int | None, md: Any, gmo: An
                 if exc.reason != cmqc.MQRC_NO_MSG_AVAILABLE or (
                         deadline is not None and time.monotonic() >= deadline):
                     raise
+            if gmo.Options & cmqc.MQGMO_FAIL_IF_QUIESCING and watch.quiescing is not None \
+                    and watch.quiescing():
+                raise errors.MQMIError(cmqc.MQCC_FAILED, cmqc.MQRC_CONNECTION_QUIESCING,
+                                       call="MQGET")
             watch.look()
     finally:
         gmo.WaitInterval = interval

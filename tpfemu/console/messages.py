@@ -196,11 +196,11 @@ SWQ_ENDED = _msg(53, "I", "SWQ {source} ENDED - PUTS FOR {source} NO LONGER GO T
 
 # -- channels ------------------------------------------------------------------------------------
 
-CHL_RECORDED = _msg(60, "I", "CHL {name} {verb} REQUEST RECORDED{detail} - A SVRCONN CHANNEL "
-                    "TAKES CLIENTS WHILE IT IS DEFINED; START AND STOP DO NOT CHANGE THAT",
-                    "START/STOP CHL of a server-connection channel was validated and recorded; "
-                    "its conversations are not started or ended by it (docs/clients.md), and "
-                    "the console says so rather than pretend.")
+CHL_RECORDED = _msg(60, "I", "CHL {name} {verb} REQUEST RECORDED{detail} - NO CHANNEL AGENTS "
+                    "RUN ON THIS PROCESSOR",
+                    "The channel request was validated and recorded, but this console's "
+                    "processor runs no channel agents to carry it out (a queue manager "
+                    "without a System); the console says so rather than pretend.")
 CHL_WRONG_TYPE = _msg(61, "E", "{verb} CHL {name} REFUSED: NOT VALID FOR CHLTYPE {chltype} - "
                       "{verb} IS FOR {types}",
                       "The verb does not apply to this type of channel.")

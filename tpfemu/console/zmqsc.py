@@ -550,10 +550,11 @@ class _Run:
         return [m.CHL_DONE.line(self.cpu, name=name, verb=verb, detail=detail, result=result)]
 
     def channel_port(self, channel: Any) -> ChannelPort | None:
-        """The processor's channel agents, for a sender or receiver channel (None: no
-        agents run here, or the channel is of a type they do not serve)."""
+        """The processor's channel agents, for a sender, receiver or server-connection
+        channel (None: no agents run here, or the channel is of a type they do not serve)."""
         port = getattr(self.system, "channels", None)
-        if port is None or channel is None or channel.chltype not in ("SDR", "RCVR"):
+        if port is None or channel is None or channel.chltype not in ("SDR", "RCVR",
+                                                                       "SVRCONN"):
             return None
         return port
 
