@@ -95,6 +95,14 @@ class ChannelManager:
     def profile(self) -> Any:
         return self.host.qmgr.catalog.profile
 
+    def offered_maxmsgl(self, definition: ChannelDef) -> int:
+        """The maximum message length channel ``definition`` offers when it starts
+        (:meth:`ChannelDef.offered_maxmsgl` with this queue manager's MAXMSGL, IBM's 4 MB
+        while no profile is defined)."""
+        profile = self.profile()
+        return definition.offered_maxmsgl(profile.maxmsgl if profile is not None
+                                          else 4 * 1024 * 1024)
+
     def definition(self, name: str) -> ChannelDef | None:
         return self.host.qmgr.catalog.find_channel(name)
 

@@ -182,12 +182,11 @@ class Receiver:
             self._refuse(StatusCode.CHANNEL_UNAVAILABLE, "IT IS STOPPED OR ALREADY RUNNING")
             return None
         self.status = self.manager.status(name)
-        profile = self.manager.profile()
         mine = InitialData(
             channel_name=name, qmgr_name=self.manager.qmgr_name,
             batch_size=definition.batchsz, seq_wrap=definition.seqwrap,
             heartbeat_interval=definition.hbint,
-            max_msg_len=profile.maxmsgl if profile is not None else 4 * 1024 * 1024,
+            max_msg_len=self.manager.offered_maxmsgl(definition),
         ).with_fast(definition.speed == "FAST")
         try:
             agreed = negotiate(mine, theirs)

@@ -250,12 +250,11 @@ class Sender:
             link.close()
 
     def _mine(self) -> InitialData:
-        profile = self.manager.profile()
         return InitialData(
             channel_name=self.name, qmgr_name=self.manager.qmgr_name,
             batch_size=self.d.batchsz, seq_wrap=self.d.seqwrap,
             heartbeat_interval=self.d.hbint,
-            max_msg_len=profile.maxmsgl if profile is not None else 4 * 1024 * 1024,
+            max_msg_len=self.manager.offered_maxmsgl(self.d),
         ).with_fast(self.d.speed == "FAST")
 
     def _bind(self, link: Link) -> InitialData:

@@ -293,8 +293,7 @@ class Conversation:
         if over:
             raise _Refused(over, StatusCode.CHANNEL_UNAVAILABLE)
         self.admitted = True
-        profile = self.manager.profile()
-        maxmsgl = profile.maxmsgl if profile is not None else 4 * 1024 * 1024
+        maxmsgl = self.manager.offered_maxmsgl(definition)
         mine = InitialData(channel_name=self.name, qmgr_name=self.manager.qmgr_name,
                            heartbeat_interval=definition.hbint, conv_per_socket=1,
                            max_msg_len=maxmsgl, max_trans_size=maxmsgl + TRANS_OVERHEAD,

@@ -556,6 +556,9 @@ class ChannelDef(ObjectDef):
     longtmr: int = _int(1200, 0, 999_999_999, None)
     hbint: int = _int(300, 0, 999_999, None)
     seqwrap: int = _int(999_999_999, 100, 999_999_999, None)
+    # MAXMSGL: the longest message the channel carries, IBM's default (0: the queue
+    # manager's); see offered_maxmsgl.
+    maxmsgl: int = _int(4_194_304, 0, 104_857_600, None)
     # Issue 26: server-connection (SVRCONN) channels (other types keep but do not use
     # them). MAXINST: the most client conversations at once (MAXINSTC: from one client
     # address); CHCKCLNT REQUIRED: a client must give a user and password the
@@ -567,6 +570,12 @@ class ChannelDef(ObjectDef):
     chckclnt: str = _enum("NONE", ("NONE", "REQUIRED"), {}, None)
     sslciph: str = _text(32, None)  # "": no TLS; checked against SSL_CIPHERS at connect
     sslcauth: str = _enum("OPTIONAL", ("OPTIONAL", "REQUIRED"), {}, None)
+
+    def offered_maxmsgl(self, qmgr_maxmsgl: int) -> int:
+        """The maximum message length this end offers when the channel starts: the lower
+        of the channel's MAXMSGL (0: none of its own) and the queue manager's
+        ``qmgr_maxmsgl``. The two ends then agree on the lower of their offers (IBM)."""
+        return qmgr_maxmsgl if self.maxmsgl == 0 else min(self.maxmsgl, qmgr_maxmsgl)
 
     @property
     def address(self) -> tuple[str, int] | None:
