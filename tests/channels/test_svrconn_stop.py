@@ -164,3 +164,31 @@ def test_stop_reaches_a_client_in_another_process(served, monkeypatch):
     pymqi.Queue(other, QUEUE).put(b"still served")
     other.disconnect()
     assert visible(system) == 1
+
+
+def test_disp_chl_shows_the_clients_a_stop_would_end(served):
+    """DISP CHL of a SVRCONN channel shows its conversations as an operator needs them
+    before a STOP: STATUS RUNNING, CONVS and a CLIENT row each (address, user,
+    application); INACTIVE with none; STOPPED, with the stop's reason, after STOP CHL."""
+    system, port = served
+    assert ("STATUS   INACTIVE" in system.console(f"ZMQSC DISP CHL-{CHANNEL}")
+            and "CONVS    0" in system.console(f"ZMQSC DISP CHL-{CHANNEL}"))
+    first = pymqi.connect(system.qmgr.name, CHANNEL, f"127.0.0.1({port})", "alice", "secret")
+    second = client(system, port)
+    shown = system.console(f"ZMQSC DISP CHL-{CHANNEL}")
+    assert "STATUS   RUNNING" in shown and "CONVS    2" in shown
+    clients = [line for line in shown.splitlines() if " CLIENT " in line]
+    assert len(clients) == 2
+    assert all("127.0.0.1:" in line and " APPL " in line and " SINCE " in line
+               for line in clients)
+    assert sum(" USER alice " in line for line in clients) == 1
+    first.disconnect()
+    wait_for(lambda: "CONVS    1" in system.console(f"ZMQSC DISP CHL-{CHANNEL}"),
+             what="one conversation left")
+    ok(system, f"ZMQSC STOP CHL-{CHANNEL} MODE-FORCE")
+    wait_for(lambda: _conversations(system) == 0, what="the conversation to end")
+    shown = system.console(f"ZMQSC DISP CHL-{CHANNEL}")
+    assert "STATUS   STOPPED" in shown and "CONVS    0" in shown
+    assert "STOPPED BY OPERATOR (MODE-FORCE)" in shown
+    with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
+        second.commit()

@@ -220,8 +220,28 @@ class ChannelManager:
         return agent is not None and agent.running
 
     def rows(self, name: str) -> list[tuple[str, str]]:
-        """DISP CHL's live rows for channel ``name``."""
-        return self.status(name).rows()
+        """DISP CHL's live rows for channel ``name``: a server-connection channel's are
+        its state (RUNNING while a client is connected, STOPPED after STOP CHL, else
+        INACTIVE), CONVS (the conversations running) and one CLIENT row each (address,
+        user, application, connected since), as IBM's DIS CHSTATUS shows its instances."""
+        definition = self.definition(name)
+        if definition is None or definition.chltype != "SVRCONN":
+            return self.status(name).rows()
+        from tpfemu.qmgr.mqmd import date_time
+
+        running = svrconn.conversations(self, name)
+        status = self.status(name)
+        with self.lock:
+            stopped = name in self.stopped_channels
+        state = "STOPPED" if stopped else "RUNNING" if running else "INACTIVE"
+        rows = [("STATUS", state), ("CONVS", str(len(running)))]
+        if stopped and status.reason:
+            rows.append(("REASON", status.reason))
+        for peer, user, appl, since_us in running:
+            date, clock = date_time(since_us)
+            rows.append(("CLIENT", f"{peer} USER {user or '-'} APPL {appl or '-'} SINCE "
+                                   f"{date.decode()} {clock.decode()}"))
+        return rows
 
     def start(self, name: str) -> str:
         """START CHL. :raises ValueError: it cannot start (the text says why)."""

@@ -45,6 +45,7 @@ import mmap
 import socket
 import struct
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -190,6 +191,16 @@ def stop_conversations(manager: Any, name: str, mode: str) -> int | None:
     return len(ending)
 
 
+def conversations(manager: Any, name: str) -> list[tuple[str, str, str, int]]:
+    """The conversations running on channel ``name`` of ``manager``, oldest first: each
+    one's client address and port, user ("" when it gave none), application name (""
+    before its MQCONN) and the time its connection came (microseconds since the epoch)."""
+    with _instances_lock:
+        running = list(_live.get(manager, {}).get(name, ()))
+    return sorted(((c.peer, c.user, c.appl, c.since_us) for c in running),
+                  key=lambda row: (row[3], row[0]))
+
+
 def instances(manager: Any, name: str) -> int:
     """The conversations running on channel ``name`` of ``manager``."""
     with _instances_lock:
@@ -217,6 +228,8 @@ class Conversation:
         self._rooms: dict[int, memoryview] = {}
         self._longest_of: tuple[Any, int] | None = None  #: (a get plan, its queue's limit)
         self.stopping = ""  #: the MODE of a STOP CHL that ends this conversation
+        self.appl = ""  #: the client's application name (its MQCONN's), once connected
+        self.since_us = time.time_ns() // 1000  #: when the client's connection came
 
     def stop(self, mode: str) -> None:
         """End the conversation for STOP CHL MODE(``mode``), from another thread. QUIESCE
@@ -383,6 +396,7 @@ class Conversation:
             self._send(seg, T.MQCONN_REPLY, reply)
             raise _Ended() from exc
         self._send(seg, T.MQCONN_REPLY, reply)
+        self.appl = _text(body.appl_name)
         self._say("0120I", f"CONNECTED{' AS USER ' + self.user if self.user else ''}")
 
     # -- the verbs --------------------------------------------------------------------------
