@@ -192,3 +192,22 @@ def test_disp_chl_shows_the_clients_a_stop_would_end(served):
     assert "STOPPED BY OPERATOR (MODE-FORCE)" in shown
     with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
         second.commit()
+
+
+def test_a_svrconn_channel_with_clients_cannot_be_deleted(served):
+    """DEL CHL of a SVRCONN channel a client is connected on is refused, as IBM refuses
+    deleting an active channel; once STOP CHL ended the conversation it is deleted, and
+    defined again it takes clients (the stopped state went with the deletion)."""
+    system, port = served
+    qm = client(system, port)
+    refused = system.console(f"ZMQSC DEL CHL-{CHANNEL}")
+    assert "IT IS RUNNING" in refused
+    assert system.qmgr.catalog.find_channel(CHANNEL) is not None
+    pymqi.Queue(qm, QUEUE).put(b"still connected")
+    ok(system, f"ZMQSC STOP CHL-{CHANNEL} MODE-FORCE")
+    wait_for(lambda: _conversations(system) == 0, what="the conversation to end")
+    ok(system, f"ZMQSC DEL CHL-{CHANNEL}")
+    ok(system, f"ZMQSC DEF CHL-{CHANNEL} CHLTYPE-SVRCONN")
+    assert "STATUS   INACTIVE" in system.console(f"ZMQSC DISP CHL-{CHANNEL}")
+    again = client(system, port)
+    again.disconnect()

@@ -80,12 +80,24 @@ class ChannelManager:
         #: error): their connections are refused until START CHL
         self.stopped_channels: set[str] = set()
         self.closing = False
+        self._unsubscribe: Any = None
 
     def install(self) -> ChannelManager:
-        """Load CMQL into the program table and register as a service of the host."""
+        """Load CMQL into the program table, register as a service of the host, and
+        follow the catalog's deletions (a deleted channel's status goes with it)."""
         self.host.programs.load(CMQL, self.cmql)
         self.host.services.append(self)
+        self._unsubscribe = self.host.qmgr.catalog.subscribe(self._deleted)
         return self
+
+    def _deleted(self, event: str, old: Any, new: Any) -> None:
+        """DEL CHL (of a channel not running: the console refuses that): its live status
+        and a stopped state go, so a channel defined again under the name starts
+        INACTIVE, as IBM's DELETE CHANNEL removes the channel's status."""
+        if event == "delete" and isinstance(old, ChannelDef):
+            with self.lock:
+                self.stopped_channels.discard(old.name)
+                self._status.pop(old.name, None)
 
     # -- what the agents use -----------------------------------------------------------
 
@@ -214,10 +226,11 @@ class ChannelManager:
     # -- operator requests (the console's ChannelPort) --------------------------------------
 
     def is_running(self, name: str) -> bool:
-        """The channel has a live agent (DEL CHL is refused)."""
+        """The channel has a live agent, or (a SVRCONN) a client conversation: DEL CHL
+        is refused."""
         with self.lock:
             agent: Any = self.senders.get(name) or self.receivers.get(name)
-        return agent is not None and agent.running
+        return (agent is not None and agent.running) or svrconn.instances(self, name) > 0
 
     def rows(self, name: str) -> list[tuple[str, str]]:
         """DISP CHL's live rows for channel ``name``: a server-connection channel's are
@@ -361,6 +374,8 @@ class ChannelManager:
 
     def stop(self) -> None:
         """Stop every agent (System.stop): senders after their batch, receivers now."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
         with self.lock:
             self.closing = True
             senders = list(self.senders.values())
