@@ -24,7 +24,9 @@ A conversation (docs/clients.md):
    :mod:`tpfemu.qmgr.mqget`). A HEARTBEAT request is answered. While an MQGET waits the
    connection is watched (:mod:`tpfemu.channels.svrconn_wait`): heartbeats every HBINT,
    and a client that closed, broke or stopped answering ends the get and the
-   conversation.
+   conversation. An idle conversation is watched by TCP keepalive (IBM's KAINT(AUTO):
+   idle for the agreed HBINT plus 60 seconds, then probes; none with HBINT 0), so a
+   client whose host or network vanished ends with its unit of work backed out.
 5. The end: MQDISC commits (IBM's normal end); a connection that closes or breaks, or a
    protocol error, backs the unit of work out and closes every handle.
 
@@ -100,6 +102,9 @@ __all__ = ["serve"]
 
 T = SegmentType
 FIRST_TIMEOUT = 30.0  # seconds for the client's CAUT or MQCONN after the ID
+#: KAINT(AUTO), IBM's: an idle conversation's TCP keepalive starts this many seconds after
+#: the agreed heartbeat interval (Link.keep_alive; none when HBINT is 0).
+KAINT_AUTO_EXTRA = 60
 _REFUSE = ControlFlags.ERROR | ControlFlags.CLOSE_CHANNEL
 _WHOLE = ControlFlags.FIRST | ControlFlags.LAST  #: a verb in one segment
 _REPLY = {T.MQCONN: T.MQCONN_REPLY, T.MQDISC: T.MQDISC_REPLY, T.MQOPEN: T.MQOPEN_REPLY,
@@ -321,6 +326,8 @@ class Conversation:
                     big_endian=self.big), form="TSHC"))
         self.link.limit(agreed.max_trans_size)
         self.hbint = agreed.heartbeat_interval
+        if self.hbint > 0:  # IBM's KAINT(AUTO): the agreed HBINT plus 60 seconds
+            self.link.keep_alive(self.hbint + KAINT_AUTO_EXTRA)
 
     def _check_tls(self, definition: ChannelDef) -> None:
         sock = self.link.sock
