@@ -67,6 +67,19 @@ def test_a_bad_zinet_verb_is_rejected_before_the_daemon_is_asked(host):
     assert host.daemon_asked == 0
 
 
+def test_channel_requests_on_a_host_without_channel_agents_are_recorded(host):
+    """A host that runs no channel agents records START/STOP CHL and says so (MQSC0060I),
+    rather than pretend to have started or stopped anything."""
+    from tpfemu.console import messages as m
+
+    execute(host, "ZMQSC DEF MQP")
+    execute(host, "ZMQSC DEF CHL-CLIENTS CHLTYPE-SVRCONN")
+    response = execute(host, "ZMQSC STOP CHL-CLIENTS MODE-FORCE")
+    assert response.startswith(m.CHL_RECORDED.id) and "NO CHANNEL AGENTS" in response
+    request = host.qmgr.catalog.channel_requests["CLIENTS"]
+    assert (request.state, request.mode) == ("STOPPED", "FORCE")
+
+
 def test_the_system_offers_every_member_of_the_host_interface(system):
     """A System has each attribute and method the ConsoleHost protocol names."""
     members = set(ConsoleHost.__annotations__) | {
