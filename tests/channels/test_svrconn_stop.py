@@ -211,3 +211,38 @@ def test_a_svrconn_channel_with_clients_cannot_be_deleted(served):
     assert "STATUS   INACTIVE" in system.console(f"ZMQSC DISP CHL-{CHANNEL}")
     again = client(system, port)
     again.disconnect()
+
+
+def test_stop_status_inactive_and_conname_end_conversations_and_keep_the_channel(served):
+    """STOP CHL CONNAME-address ends only the conversations from that client address
+    (with its port, only that connection) and the channel goes on taking clients, as
+    STATUS-INACTIVE does for all of them; CONNAME with STATUS-STOPPED is refused, and so
+    is a CONNAME no conversation comes from."""
+    system, port = served
+    first, second = client(system, port), client(system, port)
+    peers = [row[0] for row in svrconn.conversations(system.channels, CHANNEL)]
+    host, one_port = peers[0].rsplit(":", 1)
+    response = ok(system, f"ZMQSC STOP CHL-{CHANNEL} MODE-FORCE CONNAME-'{host}({one_port})'")
+    assert "1 CONVERSATION(S) ENDING; IT TAKES CLIENTS" in response
+    assert f"CONNAME-{host}({one_port})" in response
+    wait_for(lambda: _conversations(system) == 1, what="that one conversation to end")
+    survivors = [row[0] for row in svrconn.conversations(system.channels, CHANNEL)]
+    assert survivors == peers[1:]
+    refused = system.console(f"ZMQSC STOP CHL-{CHANNEL} CONNAME-{host} STATUS-STOPPED")
+    assert "STATUS MUST BE INACTIVE" in refused
+    assert "NO CONVERSATION FROM 10.9.9.9" in system.console(
+        f"ZMQSC STOP CHL-{CHANNEL} CONNAME-10.9.9.9")
+    third = client(system, port)  # (the channel takes clients)
+    response = ok(system, f"ZMQSC STOP CHL-{CHANNEL} STATUS-INACTIVE MODE-FORCE")
+    assert "2 CONVERSATION(S) ENDING; IT TAKES CLIENTS" in response
+    wait_for(lambda: _conversations(system) == 0, what="the conversations to end")
+    for qm in (first, second, third):
+        with raises_mq(CMQC.MQRC_CONNECTION_BROKEN):
+            qm.commit()
+    assert "STATUS   INACTIVE" in system.console(f"ZMQSC DISP CHL-{CHANNEL}")
+    client(system, port).disconnect()
+    ok(system, "ZMQSC DEF CHL-R1 CHLTYPE-RCVR")
+    assert "STATUS AND CONNAME ARE TAKEN FOR SVRCONN CHANNELS ONLY" in system.console(
+        "ZMQSC STOP CHL-R1 STATUS-INACTIVE")
+    ok(system, f"ZMQSC STOP CHL-{CHANNEL}")
+    assert "ALREADY STOPPED" in system.console(f"ZMQSC STOP CHL-{CHANNEL} STATUS-INACTIVE")

@@ -283,12 +283,14 @@ class ChannelManager:
             self.senders[name] = Sender(self, definition).start()
         return "SENDER STARTED"
 
-    def stop_channel(self, name: str, mode: str) -> str:
-        """STOP CHL MODE-QUIESCE|FORCE. :raises ValueError: it is stopped already (IBM's
-        MQRCCF_CHANNEL_NOT_ACTIVE)."""
+    def stop_channel(self, name: str, mode: str, status: str = "STOPPED",
+                     conname: str = "") -> str:
+        """STOP CHL MODE-QUIESCE|FORCE; for a server-connection channel also STATUS and
+        CONNAME (:meth:`_stop_svrconn`). :raises ValueError: it is stopped already (IBM's
+        MQRCCF_CHANNEL_NOT_ACTIVE), or no conversation comes from CONNAME."""
         definition = self.definition(name)
         if definition is not None and definition.chltype == "SVRCONN":
-            return self._stop_svrconn(name, mode)
+            return self._stop_svrconn(name, mode, status, conname)
         with self.lock:
             sender = self.senders.get(name)
             receiver = self.receivers.get(name)
@@ -308,15 +310,25 @@ class ChannelManager:
         self.status(name).set("STOPPED", f"STOPPED BY OPERATOR (MODE-{mode})")
         return "IT WAS NOT RUNNING; NOW STOPPED"
 
-    def _stop_svrconn(self, name: str, mode: str) -> str:
+    def _stop_svrconn(self, name: str, mode: str, status: str, conname: str) -> str:
         """STOP CHL of a server-connection channel: its conversations end (QUIESCE: each
-        after the call it is serving; FORCE: now) and it takes no client until START."""
-        ended = svrconn.stop_conversations(self, name, mode)
+        after the call it is serving; FORCE: now), only those from address ``conname``
+        when given. STATUS STOPPED: it takes no client until START; INACTIVE: it goes on
+        taking clients."""
+        with self.lock:
+            if status != "STOPPED" and name in self.stopped_channels:
+                raise ValueError("IT IS ALREADY STOPPED")
+        ended = svrconn.stop_conversations(self, name, mode, stop=status == "STOPPED",
+                                           client=conname)
         if ended is None:
             raise ValueError("IT IS ALREADY STOPPED")
-        self.status(name).set("STOPPED", f"STOPPED BY OPERATOR (MODE-{mode})")
-        # (the console shows at most 64 characters of it; the mode is in its detail)
-        return f"{ended} CONVERSATION(S) ENDING; CLIENTS REFUSED UNTIL START"
+        # (the console shows at most 64 characters of it; mode and CONNAME are in its detail)
+        if status == "STOPPED":
+            self.status(name).set("STOPPED", f"STOPPED BY OPERATOR (MODE-{mode})")
+            return f"{ended} CONVERSATION(S) ENDING; CLIENTS REFUSED UNTIL START"
+        if conname and not ended:
+            raise ValueError(f"NO CONVERSATION FROM {conname} RUNS ON IT")
+        return f"{ended} CONVERSATION(S) ENDING; IT TAKES CLIENTS"
 
     def reset(self, name: str, seqnum: int) -> str:
         """RESET CHL SEQNUM-n: a sender sends message n next (its receiver learns it at

@@ -181,19 +181,33 @@ def _leave(manager: Any, conversation: Conversation) -> None:
             counts.pop((name, address), None)
 
 
-def stop_conversations(manager: Any, name: str, mode: str) -> int | None:
-    """STOP CHL ``name`` MODE(``mode``) of a server-connection channel: mark it stopped
-    (new conversations are refused until START CHL takes it off ``manager``'s
-    ``stopped_channels``) and end each of its conversations (see the module docstring):
-    the number told to end, or None when the channel was stopped already."""
+def stop_conversations(manager: Any, name: str, mode: str, *, stop: bool = True,
+                       client: str = "") -> int | None:
+    """STOP CHL ``name`` MODE(``mode``) of a server-connection channel: end each of its
+    conversations (see the module docstring), or with ``client`` only those from that
+    address (``host``, or ``host(port)`` for one connection); with ``stop`` (IBM's
+    STATUS(STOPPED)) mark the channel stopped too, so that new conversations are refused
+    until START CHL takes it off ``manager``'s ``stopped_channels``. Returns the number
+    told to end, or None when the channel was stopped already and ``stop`` asked again."""
     with _instances_lock:
-        if name in manager.stopped_channels:
-            return None
-        manager.stopped_channels.add(name)
-        ending = list(_live.get(manager, {}).get(name, ()))
+        if stop:
+            if name in manager.stopped_channels:
+                return None
+            manager.stopped_channels.add(name)
+        ending = [c for c in _live.get(manager, {}).get(name, ()) if _from(c, client)]
     for conversation in ending:
         conversation.stop(mode)
     return len(ending)
+
+
+def _from(conversation: Conversation, client: str) -> bool:
+    """Whether ``conversation`` comes from ``client`` ("": any; ``host`` or ``host(port)``,
+    compared without regard to case, as the console may have upper-cased it)."""
+    if not client:
+        return True
+    host, _, port = client.rstrip(")").partition("(")
+    address, _, own_port = conversation.peer.rpartition(":")
+    return address.lower() == host.lower() and (not port or own_port == port)
 
 
 def conversations(manager: Any, name: str) -> list[tuple[str, str, str, int]]:

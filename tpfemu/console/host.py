@@ -179,8 +179,9 @@ class ChannelPort(Protocol):
     def start(self, name: str) -> str:
         """START CHL."""
 
-    def stop_channel(self, name: str, mode: str) -> str:
-        """STOP CHL MODE-QUIESCE|FORCE."""
+    def stop_channel(self, name: str, mode: str, status: str = "STOPPED",
+                     conname: str = "") -> str:
+        """STOP CHL MODE-QUIESCE|FORCE [STATUS-STOPPED|INACTIVE] [CONNAME-address]."""
 
     def reset(self, name: str, seqnum: int) -> str:
         """RESET CHL SEQNUM-n."""

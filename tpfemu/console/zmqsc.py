@@ -56,7 +56,12 @@ __all__ = ["zmqsc"]
 # Operands of the channel verbs (checked by the same specs as definitions' attributes).
 _CHANNEL_OPERANDS: dict[str, dict[str, AttrSpec]] = {
     "START": {},
-    "STOP": {"mode": AttrSpec("MODE", "enum", default="QUIESCE", values=("QUIESCE", "FORCE"))},
+    "STOP": {"mode": AttrSpec("MODE", "enum", default="QUIESCE", values=("QUIESCE", "FORCE")),
+             # (a SVRCONN channel's: STATUS-INACTIVE ends its conversations and leaves it
+             # taking clients; CONNAME ends only those from one client address)
+             "status": AttrSpec("STATUS", "enum", default="STOPPED",
+                                values=("STOPPED", "INACTIVE")),
+             "conname": AttrSpec("CONNAME", "text", default="", max_len=48)},
     "RESET": {"seqnum": AttrSpec("SEQNUM", "int", default=1, low=1, high=999_999_999)},
     "RESOLVE": {"action": AttrSpec("ACTION", "enum", default="", values=("COMMIT", "BACKOUT"),
                                    required=True)},
@@ -532,6 +537,8 @@ class _Run:
             raise self.reject(m.CHL_REFUSED, verb=verb, name=name,
                               detail=f"IT IS DEFINED FOR CPU {channel.cpu}; "
                                      f"ENTER THE COMMAND ON CPU {channel.cpu}")
+        if verb == "STOP":
+            self.stop_operands(channel, given, values)
         if verb == "START" and channel.chltype == "SDR":
             xq = self.catalog.find_queue(channel.xmitq)
             if xq is None or xq.type_name != "QL" or getattr(xq, "usage", "") != "XMITQ":
@@ -549,6 +556,20 @@ class _Run:
         detail = self.record(verb, name, values)
         return [m.CHL_DONE.line(self.cpu, name=name, verb=verb, detail=detail, result=result)]
 
+    def stop_operands(self, channel: Any, given: dict[str, Any], values: dict[str, Any]) -> None:
+        """STOP CHL's STATUS and CONNAME (IBM's rules): for a server-connection channel
+        only here; with CONNAME, STATUS is INACTIVE (given STOPPED, refused)."""
+        name = channel.name
+        if channel.chltype != "SVRCONN" and ("status" in given or "conname" in given):
+            raise self.reject(m.CHL_REFUSED, verb="STOP", name=name,
+                              detail="STATUS AND CONNAME ARE TAKEN FOR SVRCONN CHANNELS ONLY")
+        if values["conname"]:
+            if "status" in given and values["status"] == "STOPPED":
+                raise self.reject(m.CHL_REFUSED, verb="STOP", name=name,
+                                  detail="WITH CONNAME, STATUS MUST BE INACTIVE: A CHANNEL "
+                                         "IS NOT STOPPED FOR ONE CLIENT")
+            values["status"] = "INACTIVE"
+
     def channel_port(self, channel: Any) -> ChannelPort | None:
         """The processor's channel agents, for a sender, receiver or server-connection
         channel (None: no agents run here, or the channel is of a type they do not serve)."""
@@ -564,7 +585,7 @@ class _Run:
         if verb == "START":
             return port.start(name)
         if verb == "STOP":
-            return port.stop_channel(name, values["mode"])
+            return port.stop_channel(name, values["mode"], values["status"], values["conname"])
         if verb == "RESET":
             return port.reset(name, values["seqnum"])
         return port.resolve(name, values["action"])
@@ -578,8 +599,14 @@ class _Run:
                 new = ChannelRequest("RUNNING", "", old.seqnum, old.resolve, now)
                 detail = ""
             elif verb == "STOP":
-                new = ChannelRequest("STOPPED", values["mode"], old.seqnum, old.resolve, now)
-                detail = f" (MODE-{values['mode']})"
+                new = ChannelRequest(values["status"], values["mode"], old.seqnum, old.resolve,
+                                     now)
+                detail = f" (MODE-{values['mode']}"
+                if values["status"] != "STOPPED":
+                    detail += f" STATUS-{values['status']}"
+                if values["conname"]:
+                    detail += f" CONNAME-{values['conname']}"
+                detail += ")"
             elif verb == "RESET":
                 new = ChannelRequest(old.state, old.mode, values["seqnum"], old.resolve, now)
                 detail = f" (SEQNUM-{values['seqnum']})"
