@@ -77,6 +77,26 @@ def later_message_stays(system: tpfemu.System, timeout: float = 5) -> None:
     assert any("CONNECTION LOST" in line for line in system.log)
 
 
+_HEARTBEAT_CLIENT = """
+import sys, time
+import tpfemu.mqi as pymqi
+from tpfemu.mqi import CMQC, CMQXC
+cd = pymqi.CD(ChannelName=b"{channel}", ConnectionName=sys.argv[2].encode(),
+              ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP,
+              HeartbeatInterval=1)
+qm = pymqi.QueueManager(None)
+qm.connect_with_options(sys.argv[1], cd=cd)
+q = pymqi.Queue(qm, "APP.Q", CMQC.MQOO_INPUT_AS_Q_DEF)
+"""
+
+
+def heartbeat_client(channel: str, then: str) -> str:
+    """A client program's code (arguments: the queue manager and the connection name)
+    that connects through ``channel`` offering HeartbeatInterval 1, opens APP.Q for input
+    as ``q``, then runs ``then`` (code, dedented here)."""
+    return _HEARTBEAT_CLIENT.replace("{channel}", channel) + textwrap.dedent(then)
+
+
 def python(code: str, *args: str) -> subprocess.Popen:
     """A Python process of this tree running ``code`` (dedented), stdout a pipe."""
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args],

@@ -17,7 +17,14 @@ import signal
 import time
 
 from mca_helpers import wait_for
-from svrconn_helpers import QUEUE, later_message_stays, python, raises_mq, serving
+from svrconn_helpers import (
+    QUEUE,
+    heartbeat_client,
+    later_message_stays,
+    python,
+    raises_mq,
+    serving,
+)
 
 import tpfemu.mqi as pymqi
 from tpfemu.mqi import CMQC, CMQXC
@@ -71,19 +78,10 @@ def test_heartbeats_flow_while_a_get_waits_and_the_client_answers():
         system.stop()
 
 
-WAITER = """
-    import sys
-    import tpfemu.mqi as pymqi
-    from tpfemu.mqi import CMQC, CMQXC
-    cd = pymqi.CD(ChannelName=b"HB.SVRCONN", ConnectionName=sys.argv[2].encode(),
-                  ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP,
-                  HeartbeatInterval=1)
-    qm = pymqi.QueueManager(None)
-    qm.connect_with_options(sys.argv[1], cd=cd)
-    q = pymqi.Queue(qm, "APP.Q", CMQC.MQOO_INPUT_AS_Q_DEF)
+WAITER = heartbeat_client("HB.SVRCONN", """
     print("waiting", flush=True)
     q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=-1))
-"""
+""")
 
 
 def test_a_client_that_stops_answering_is_detected_and_its_get_ended():

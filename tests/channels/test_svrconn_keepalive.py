@@ -20,7 +20,7 @@ import time
 
 import pytest
 from mca_helpers import ok, unique, wait_for
-from svrconn_helpers import QUEUE, ROOT, serving, visible
+from svrconn_helpers import QUEUE, ROOT, heartbeat_client, serving, visible
 
 import tpfemu
 import tpfemu.mqi as pymqi
@@ -34,20 +34,11 @@ HOST_IF, CLIENT_IF = f"tka{SUFFIX}h", f"tka{SUFFIX}c"
 NET = f"10.213.{os.getpid() % 250}"
 SERVER_IP, CLIENT_IP = f"{NET}.1", f"{NET}.2"
 
-CLIENT = """
-    import sys, time
-    import tpfemu.mqi as pymqi
-    from tpfemu.mqi import CMQC, CMQXC
-    cd = pymqi.CD(ChannelName=b"KA.SVRCONN", ConnectionName=sys.argv[2].encode(),
-                  ChannelType=CMQXC.MQCHT_CLNTCONN, TransportType=CMQXC.MQXPT_TCP,
-                  HeartbeatInterval=1)
-    qm = pymqi.QueueManager(None)
-    qm.connect_with_options(sys.argv[1], cd=cd)
-    q = pymqi.Queue(qm, "APP.Q", CMQC.MQOO_INPUT_AS_Q_DEF)
+CLIENT = heartbeat_client("KA.SVRCONN", """
     got = q.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_SYNCPOINT))
     print("got", got.decode(), flush=True)
     time.sleep(120)
-"""
+""")
 
 
 def _ip(*args: str) -> None:
