@@ -92,7 +92,7 @@ def test_a_vanished_idle_client_is_found_by_keepalive_and_its_work_backed_out(
         assert proc.stdout.readline().strip() == "got kept safe"
         assert visible(system) == 0  # (got in the client's unit of work)
         conversation, = svrconn._live[system.channels]["KA.SVRCONN"]
-        raw = getattr(conversation.link.sock, "sock", conversation.link.sock)
+        raw = conversation.link.sock
         assert raw.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
         assert raw.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 1
         # (the client's kernel acknowledges the reply within its delayed-ACK time, at most
@@ -122,7 +122,7 @@ def test_no_keepalive_without_heartbeats():
         qm = pymqi.QueueManager(None)
         qm.connect_with_options(system.qmgr.name, cd=cd)
         conversation, = svrconn._live[system.channels]["APP.SVRCONN"]
-        raw = getattr(conversation.link.sock, "sock", conversation.link.sock)
+        raw = conversation.link.sock
         assert raw.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 0
         qm.disconnect()
     finally:

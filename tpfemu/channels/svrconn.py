@@ -120,12 +120,11 @@ _U32 = struct.Struct("<I")
 _RAW_PMO = frozenset({PMO._layouts[1][0].size})
 _RAW_GMO = frozenset({GMO._layouts[1][0].size, GMO._layouts[2][0].size})
 
-#: Conversations running, by manager: by channel name, and by (channel, client address).
-_instances: weakref.WeakKeyDictionary[Any, dict[Any, int]] = weakref.WeakKeyDictionary()
-#: The conversations themselves, by manager and channel name (for STOP CHL).
+#: The conversations running, by manager and channel name (MAXINST, MAXINSTC, STOP CHL,
+#: DISP CHL), under _live_lock.
 _live: weakref.WeakKeyDictionary[Any, dict[str, set[Conversation]]] = \
     weakref.WeakKeyDictionary()
-_instances_lock = threading.Lock()
+_live_lock = threading.Lock()
 
 
 class _Refused(Exception):
@@ -153,32 +152,22 @@ def _admit(manager: Any, conversation: Conversation, definition: ChannelDef) -> 
     MAXINST or MAXINSTC). Under the lock that :func:`stop_conversations` takes, so a
     conversation is either refused or ended by a STOP CHL, never missed by it."""
     name, address = conversation.name, conversation.address
-    with _instances_lock:
+    with _live_lock:
         if name in manager.stopped_channels:
             return "THE CHANNEL IS STOPPED: IT TAKES CLIENTS AGAIN AFTER START CHL"
-        counts = _instances.setdefault(manager, {})
-        if counts.get(name, 0) >= definition.maxinst:
+        running = _live.setdefault(manager, {}).setdefault(name, set())
+        if len(running) >= definition.maxinst:
             return f"MAXINST {definition.maxinst} CONVERSATIONS ALREADY RUN"
-        if counts.get((name, address), 0) >= definition.maxinstc:
+        if sum(c.address == address for c in running) >= definition.maxinstc:
             return (f"MAXINSTC {definition.maxinstc} CONVERSATIONS ALREADY RUN FROM "
                     f"{address}")
-        counts[name] = counts.get(name, 0) + 1
-        counts[(name, address)] = counts.get((name, address), 0) + 1
-        _live.setdefault(manager, {}).setdefault(name, set()).add(conversation)
+        running.add(conversation)
         return ""
 
 
 def _leave(manager: Any, conversation: Conversation) -> None:
-    name, address = conversation.name, conversation.address
-    with _instances_lock:
-        _live.get(manager, {}).get(name, set()).discard(conversation)
-        counts = _instances.get(manager, {})
-        counts[name] = max(0, counts.get(name, 0) - 1)
-        left = counts.get((name, address), 0) - 1
-        if left > 0:
-            counts[(name, address)] = left
-        else:
-            counts.pop((name, address), None)
+    with _live_lock:
+        _live.get(manager, {}).get(conversation.name, set()).discard(conversation)
 
 
 def stop_conversations(manager: Any, name: str, mode: str, *, stop: bool = True,
@@ -189,7 +178,7 @@ def stop_conversations(manager: Any, name: str, mode: str, *, stop: bool = True,
     STATUS(STOPPED)) mark the channel stopped too, so that new conversations are refused
     until START CHL takes it off ``manager``'s ``stopped_channels``. Returns the number
     told to end, or None when the channel was stopped already and ``stop`` asked again."""
-    with _instances_lock:
+    with _live_lock:
         if stop:
             if name in manager.stopped_channels:
                 return None
@@ -214,7 +203,7 @@ def conversations(manager: Any, name: str) -> list[tuple[str, str, str, int]]:
     """The conversations running on channel ``name`` of ``manager``, oldest first: each
     one's client address and port, user ("" when it gave none), application name (""
     before its MQCONN) and the time its connection came (microseconds since the epoch)."""
-    with _instances_lock:
+    with _live_lock:
         running = list(_live.get(manager, {}).get(name, ()))
     return sorted(((c.peer, c.user, c.appl, c.since_us) for c in running),
                   key=lambda row: (row[3], row[0]))
@@ -222,8 +211,8 @@ def conversations(manager: Any, name: str) -> list[tuple[str, str, str, int]]:
 
 def instances(manager: Any, name: str) -> int:
     """The conversations running on channel ``name`` of ``manager``."""
-    with _instances_lock:
-        return _instances.get(manager, {}).get(name, 0)
+    with _live_lock:
+        return len(_live.get(manager, {}).get(name, ()))
 
 
 class Conversation:
@@ -256,10 +245,7 @@ class Conversation:
         goes out, and the next read (or a waiting MQGET's look) finds the end. FORCE shuts
         both sides: the conversation ends at its next read or send."""
         self.stopping = mode
-        sock = getattr(self.link.sock, "sock", self.link.sock)  # (a TLS socket's own)
-        how = socket.SHUT_RD if mode == "QUIESCE" else socket.SHUT_RDWR
-        with contextlib.suppress(OSError):  # (it ended already)
-            sock.shutdown(how)
+        self.link.shutdown(socket.SHUT_RD if mode == "QUIESCE" else socket.SHUT_RDWR)
 
     def quiescing(self) -> bool:
         """A STOP CHL MODE(QUIESCE) ends this conversation."""

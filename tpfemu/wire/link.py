@@ -70,7 +70,6 @@ class Link:
         :data:`KEEPALIVE_PROBES` probes unanswered break the connection, so that a blocked
         receive ends (LinkDown) for a peer that vanished without closing (its host down,
         the network cut). False when the platform does not take the timings."""
-        raw = getattr(self.sock, "sock", self.sock)  # (a TLS socket's own)
         options = [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
         for name, value in (("TCP_KEEPIDLE", min(max(idle, 1), _KEEPIDLE_MAX)),
                             ("TCP_KEEPINTVL", KEEPALIVE_INTERVAL),
@@ -80,7 +79,7 @@ class Link:
             options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
         try:
             for level, option, value in options:
-                raw.setsockopt(level, option, value)
+                self.sock.setsockopt(level, option, value)
         except OSError:
             return False
         return True
@@ -203,10 +202,12 @@ class Link:
         """A segment is already read and waiting."""
         return bool(self._ready)
 
-    def shutdown(self) -> None:
-        """End the conversation now (a blocked :meth:`receive` returns LinkDown)."""
+    def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
+        """End the conversation now (a blocked :meth:`receive` returns LinkDown); with
+        ``how`` SHUT_RD, its reading side only (what is being sent still goes out). A
+        connection ended already is left as it is."""
         with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+            self.sock.shutdown(how)
 
     def close(self) -> None:
         """Close the socket (idempotent)."""
