@@ -571,13 +571,10 @@ class _Run:
             values["status"] = "INACTIVE"
 
     def channel_port(self, channel: Any) -> ChannelPort | None:
-        """The processor's channel agents, for a sender, receiver or server-connection
-        channel (None: no agents run here, or the channel is of a type they do not serve)."""
+        """The processor's channel agents, which serve every channel type (None: no
+        agents run here, or there is no such channel)."""
         port = getattr(self.system, "channels", None)
-        if port is None or channel is None or channel.chltype not in ("SDR", "RCVR",
-                                                                       "SVRCONN"):
-            return None
-        return port
+        return None if port is None or channel is None else port
 
     @staticmethod
     def act(port: ChannelPort, verb: str, name: str, values: dict[str, Any]) -> str:
