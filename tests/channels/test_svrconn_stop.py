@@ -171,8 +171,8 @@ def test_disp_chl_shows_the_clients_a_stop_would_end(served):
     before a STOP: STATUS RUNNING, CONVS and a CLIENT row each (address, user,
     application); INACTIVE with none; STOPPED, with the stop's reason, after STOP CHL."""
     system, port = served
-    assert ("STATUS   INACTIVE" in system.console(f"ZMQSC DISP CHL-{CHANNEL}")
-            and "CONVS    0" in system.console(f"ZMQSC DISP CHL-{CHANNEL}"))
+    shown = system.console(f"ZMQSC DISP CHL-{CHANNEL}")
+    assert "STATUS   INACTIVE" in shown and "CONVS    0" in shown
     first = pymqi.connect(system.qmgr.name, CHANNEL, f"127.0.0.1({port})", "alice", "secret")
     second = client(system, port)
     shown = system.console(f"ZMQSC DISP CHL-{CHANNEL}")

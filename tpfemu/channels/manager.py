@@ -315,9 +315,6 @@ class ChannelManager:
         after the call it is serving; FORCE: now), only those from address ``conname``
         when given. STATUS STOPPED: it takes no client until START; INACTIVE: it goes on
         taking clients."""
-        with self.lock:
-            if status != "STOPPED" and name in self.stopped_channels:
-                raise ValueError("IT IS ALREADY STOPPED")
         ended = svrconn.stop_conversations(self, name, mode, stop=status == "STOPPED",
                                            client=conname)
         if ended is None:

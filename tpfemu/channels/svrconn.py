@@ -177,11 +177,11 @@ def stop_conversations(manager: Any, name: str, mode: str, *, stop: bool = True,
     address (``host``, or ``host(port)`` for one connection); with ``stop`` (IBM's
     STATUS(STOPPED)) mark the channel stopped too, so that new conversations are refused
     until START CHL takes it off ``manager``'s ``stopped_channels``. Returns the number
-    told to end, or None when the channel was stopped already and ``stop`` asked again."""
+    told to end, or None (nothing done) when the channel is stopped already."""
     with _live_lock:
+        if name in manager.stopped_channels:
+            return None
         if stop:
-            if name in manager.stopped_channels:
-                return None
             manager.stopped_channels.add(name)
         ending = [c for c in _live.get(manager, {}).get(name, ()) if _from(c, client)]
     for conversation in ending:
