@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from journaldata import MINUTE, T0, ident, row, write
 
-from tpfemu.pipeline import analyze
+from tpfemu.pipeline import analyze, presort
 from tpfemu.pipeline.sources import Inputs
 
 pytestmark = pytest.mark.spark
@@ -172,6 +172,29 @@ def test_peak_depth_and_pairing_whatever_the_record_order(spark, tmp_path):
     latency = pd.read_parquet(tmp_path / "out" / "latency")
     late = latency[latency["minute"].notna()].sort_values("minute").iloc[-1]
     assert late["messages"] == 1 and late["max_us"] == 0
+
+
+def test_peak_depth_does_not_trust_its_presort(spark, tmp_path, monkeypatch):
+    """The peak-depth window's rows are pre-sorted on the top bits of the queue's hash
+    above the low 48 bits of the time (a speed hint); the window's own sort decides.
+    Here every queue hashes alike, and one minute holds times on both sides of a
+    multiple of 2^48 us, so the hint puts W.A's last two puts first (its peak would
+    read 3) and mixes W.B's puts in (the two queues as one would peak at 4). Each queue
+    still gets its own true peak, 2."""
+    from pyspark.sql import functions as F
+
+    monkeypatch.setattr(presort, "queue_hash", lambda col: F.lit(7).cast("long"))
+    wrap = 1 << presort.TIME_BITS
+    assert wrap // MINUTE == (wrap - 2_000) // MINUTE == (wrap + 1_500) // MINUTE
+    events = [("put", "W.A", -2_000), ("put", "W.B", -1_500), ("get", "W.A", -1_000),
+              ("put", "W.B", -500), ("put", "W.A", 1_000), ("put", "W.A", 1_500)]
+    rows = [row(event, queue, wrap + dt, msg_id=ident(f"w{i}"), data=b"x")
+            for i, (event, queue, dt) in enumerate(events)]
+    write(rows, tmp_path / "j.parquet")
+    analyze.run(spark, Inputs([tmp_path / "j.parquet"]), tmp_path / "out")
+    qm = pd.read_parquet(tmp_path / "out" / "queue_minute").set_index("queue")
+    assert qm.loc["W.A", "peak_depth"] == 2 and qm.loc["W.A", "depth"] == 2
+    assert qm.loc["W.B", "peak_depth"] == 2 and qm.loc["W.B", "depth"] == 2
 
 
 def test_failed_runs_are_counted_per_program(spark, tmp_path):

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from journaldata import T0, ident, row, table, write
 
 from tpfemu.cli import main
-from tpfemu.pipeline import compare
+from tpfemu.pipeline import compare, presort
 from tpfemu.pipeline.sources import Inputs
 
 pytestmark = pytest.mark.spark
@@ -247,7 +247,7 @@ def test_reorder_check_does_not_trust_its_presort(spark, tmp_path):
     window's own sort decides. Here the expected times cross a multiple of 2^48 us, so
     the hint puts the later messages first, and two messages share a time (their seq
     orders them): only the one planted swap is reported."""
-    wrap = 1 << compare._TIME_BITS
+    wrap = 1 << presort.TIME_BITS
     times = [wrap - 2_000, wrap - 1_000, wrap + 1_000, wrap + 1_000, wrap + 2_000]
     expected = [row("put", "OUT.W", t, ecb=1, program="APP1", correl_id=ident(f"c-w{i}"),
                     msg_id=ident(f"m-w{i}"), data=b"w") for i, t in enumerate(times)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from journaldata import T0, ident, row, write
 
-from tpfemu.pipeline import compare
+from tpfemu.pipeline import compare, presort
 from tpfemu.pipeline.sources import Inputs
 
 pytestmark = pytest.mark.spark
@@ -100,7 +100,7 @@ def test_queues_whose_hashes_collide_are_checked_for_order_apart(spark, tmp_path
     OUT.A's), and the one pair swapped inside OUT.C is found."""
     from pyspark.sql import functions as F
 
-    monkeypatch.setattr(compare, "_queue_hash", lambda col: F.lit(7).cast("long"))
+    monkeypatch.setattr(presort, "queue_hash", lambda col: F.lit(7).cast("long"))
     expected = [_msg(q, i, f"{q}{i}") for i, q in enumerate(
         ["OUT.A", "OUT.B", "OUT.A", "OUT.B", "OUT.C", "OUT.C", "OUT.C"])]
     actual = [dict(r) for r in expected]

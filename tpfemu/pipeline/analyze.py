@@ -31,6 +31,8 @@ Tables (all times UTC; ``minute`` is the start of the minute, a timestamp):
 
 from __future__ import annotations
 
+from tpfemu.pipeline import presort
+
 __all__ = ["TABLES", "analyze"]
 
 TABLES = ("queue_minute", "latency", "uow", "programs", "queues")
@@ -153,26 +155,25 @@ def analyze(journal) -> dict:
     counted = ("put", "get", "browse", "expire", "trigger", "report")
     names = ("puts", "gets", "browses", "expiries", "triggers", "reports")
     # The depth after each event, relative to the start of its minute: a running sum, in
-    # recorded order, of +1 a put and -1 a get or expiry. Partitioned like the group-by
-    # that follows, so Spark shuffles once. The window's sort puts its partition keys
-    # first and compares rows by their first key's 8-byte prefix: a queue name's first
-    # bytes are the same for every minute of the queue (and often for every queue), so
-    # nearly every comparison read both rows. A 64-bit hash of (queue, minute) in front
-    # settles the comparisons between groups on the prefix; the queue and minute after
-    # it keep two groups whose hashes collide apart, so the result is exact.
+    # recorded order, of +1 a put and -1 a get or expiry. The window is partitioned by the
+    # queue's hash, the queue and the minute, and the group-by that follows by the same:
+    # Spark shuffles once (presort.nearly_in_order), and the window's sort runs over rows
+    # pre-sorted on one long. The queue and minute after the hash keep two queues whose
+    # hashes collide apart, so the result is exact.
     delta = (F.when(F.col("event") == "put", 1)
              .when(F.col("event").isin("get", "expire"), -1).otherwise(0))
-    keys = ("group_hash", "queue", "minute")
+    keys = ("qh", "queue", "minute")
     within = (Window.partitionBy(*keys).orderBy("event_time_us", "seq")
               .rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    events = (j.where((F.col("queue") != "") & F.col("event").isin(*counted))
+              .withColumn("qh", presort.queue_hash(F.col("queue"))))
     per_minute = (
-        j.where((F.col("queue") != "") & F.col("event").isin(*counted))
-        .withColumn("group_hash", F.xxhash64("queue", "minute"))
+        presort.nearly_in_order(events, "qh", "event_time_us", "queue", "minute")
         .withColumn("rel", F.sum(delta).over(within))
         .groupBy(*keys)
         .agg(*[_count(e).alias(n) for e, n in zip(counted, names, strict=True)],
              F.max("rel").alias("peak_rel"))
-        .drop("group_hash")
+        .drop("qh")
         .withColumn("net", F.col("puts") - F.col("gets") - F.col("expiries"))
     )
     running = (Window.partitionBy("queue").orderBy("minute")
@@ -262,7 +263,9 @@ def _written(spark, frames: dict, where) -> dict:
     import pandas as pd
 
     def table(name: str, frame) -> dict:
-        frame.coalesce(1).write.parquet(str(where / name))
+        # (one file, by a shuffle of the table's few rows: coalesce(1) would run the
+        # table's last stage, the percentiles' merge among it, as one task on one core)
+        frame.repartition(1).write.parquet(str(where / name))
         return {name: pd.read_parquet(where / name)}
 
     def programs() -> dict:

@@ -51,6 +51,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from tpfemu.pipeline import presort
+
 __all__ = ["DESCRIPTOR_FIELDS", "KINDS", "compare", "run"]
 
 KINDS = ("missing", "extra", "payload_changed", "descriptor_changed", "reordered")
@@ -280,40 +282,6 @@ def _by_position(e, a):
     both = F.col("e_t").isNotNull() & F.col("a_t").isNotNull()
     return joined.select("queue", F.when(both, F.lit("sequence")).alias("matched_by"),
                          *[F.col(f"{p}_{c}") for p in "ea" for c in _CARRIED])
-
-
-#: The low bits of :func:`_nearly_in_order`'s sort key that hold the time (2^48 us is
-#: nearly nine years); the bits above hold the top of the queue's hash.
-_TIME_BITS = 48
-
-
-def _queue_hash(col):
-    """A queue name's 64-bit hash (``qh``): the reorder check is shuffled on it and its
-    sort starts with it. The queue name stays a key of the check's window after it, so
-    two queues whose hashes collide are still checked apart."""
-    from pyspark.sql import functions as F
-
-    return F.xxhash64(col)
-
-
-def _nearly_in_order(frame):
-    """``frame`` (with ``qh`` and ``e_t``) shuffled on ``qh`` and sorted, within each
-    partition, on one long: the top bits of ``qh`` above the low bits of ``e_t``. That
-    is nearly the order (qh, queue, e_t, e_seq, e_rid) in which the reorder window then
-    has Spark sort the rows, and that sort, which stays the one that counts, runs over
-    nearly sorted runs. Spark's sort compares its first key's 8-byte prefix, and
-    qh, the first key of the window's sort, has one value per queue: over rows in
-    random order (as stage 1 leaves the pairs), nearly every comparison went past the
-    prefix to the times; on one long key it sorts by the prefix alone. 10M pairs: 5.4 s
-    against 12.9 s for the window alone (docs/pipeline.md, "Compare on narrow rows").
-    Where the key's order is not the true one (two queues sharing the top bits of their
-    hashes, or times on both sides of a multiple of 2^48 us, where the low bits wrap),
-    the window's sort only has more to do."""
-    from pyspark.sql import functions as F
-
-    top = F.col("qh").bitwiseAND(F.lit(-1 << _TIME_BITS))
-    low = F.col("e_t").bitwiseAND(F.lit((1 << _TIME_BITS) - 1))
-    return frame.repartition("qh").sortWithinPartitions(top.bitwiseOR(low))
 
 
 def _differs(ignore: set[str]):
@@ -575,8 +543,11 @@ def _after_stage1(spark, stage1, bases, left: dict[str, int], found, ignore: set
     order = Window.partitionBy("qh", "queue").orderBy("e_t", "e_seq", "e_rid")
     prev_t, prev_seq = F.lag("a_t").over(order), F.lag("a_seq").over(order)
     later = (F.col("a_t") < prev_t) | ((F.col("a_t") == prev_t) & (F.col("a_seq") < prev_seq))
-    checked = (_nearly_in_order(matched.withColumn("qh", _queue_hash(F.col("queue"))))
-               .withColumn("reordered", F.coalesce(later, F.lit(False))))
+    # (rows in random order, as stage 1 leaves the pairs: the pre-sort spares the window's
+    # sort most of its comparisons, see presort)
+    checked = (presort.nearly_in_order(
+        matched.withColumn("qh", presort.queue_hash(F.col("queue"))), "qh", "e_t")
+        .withColumn("reordered", F.coalesce(later, F.lit(False))))
     names = F.element_at(F.array(*[F.lit(n) for n in _MATCHED_BY]),
                          F.col("mb").cast("int") + 1)
     candidates = (checked.where(F.col("differs") | F.col("reordered"))
