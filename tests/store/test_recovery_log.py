@@ -342,17 +342,21 @@ def test_an_unexpected_writer_error_fails_the_waiters_instead_of_hanging(log, mo
 
 def test_the_next_batch_is_written_before_the_synced_ones_waiters_wake(log, monkeypatch):
     """Pipelined writer: the batch that gathered during a sync has its transaction written
-    before the synced batch's waiters are woken, and its own sync after; every batch's
-    waiters wake only after its sync."""
+    before the synced batch's waiters are woken (by the waker thread, while the logger
+    goes on to sync the new batch), and its own sync after; every batch's waiters wake
+    only after its sync."""
     events: list[tuple[str, int]] = []  # (what, batch): batches are numbered 1, 2...
-    syncing, release = threading.Event(), threading.Event()
+    syncing, release, first_woken = threading.Event(), threading.Event(), threading.Event()
     real_sync, real_write, gate = log._env.sync, log._env.write, log._gate
 
     def sync() -> None:  # (the batch synced is the last one written)
         syncing.set()
         release.wait(10)
         real_sync()
-        events.append(("sync", sum(e[0] == "txn" for e in events)))
+        synced = sum(e[0] == "txn" for e in events)
+        if synced == 2:  # (batch 1's waiters are woken while batch 2 syncs, or before)
+            assert first_woken.wait(10)
+        events.append(("sync", synced))
 
     def write(fn, **kw):
         events.append(("txn", sum(e[0] == "txn" for e in events) + 1))
@@ -361,6 +365,8 @@ def test_the_next_batch_is_written_before_the_synced_ones_waiters_wake(log, monk
     class Recording:  # the gate, with its finishes recorded
         def finish(self, seq: int) -> None:
             events.append(("wake", seq))
+            if seq == 1:
+                first_woken.set()
             gate.finish(seq)
 
         def wait(self, seq: int, timeout: float | None = None) -> bool:
