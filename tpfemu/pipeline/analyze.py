@@ -165,10 +165,9 @@ def analyze(journal) -> dict:
     keys = ("qh", "queue", "minute")
     within = (Window.partitionBy(*keys).orderBy("event_time_us", "seq")
               .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    events = (j.where((F.col("queue") != "") & F.col("event").isin(*counted))
-              .withColumn("qh", presort.queue_hash(F.col("queue"))))
+    events = j.where((F.col("queue") != "") & F.col("event").isin(*counted))
     per_minute = (
-        presort.nearly_in_order(events, "qh", "event_time_us", "queue", "minute")
+        presort.nearly_in_order(events, "event_time_us", "queue", "minute")
         .withColumn("rel", F.sum(delta).over(within))
         .groupBy(*keys)
         .agg(*[_count(e).alias(n) for e, n in zip(counted, names, strict=True)],

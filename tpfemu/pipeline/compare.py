@@ -545,9 +545,8 @@ def _after_stage1(spark, stage1, bases, left: dict[str, int], found, ignore: set
     later = (F.col("a_t") < prev_t) | ((F.col("a_t") == prev_t) & (F.col("a_seq") < prev_seq))
     # (rows in random order, as stage 1 leaves the pairs: the pre-sort spares the window's
     # sort most of its comparisons, see presort)
-    checked = (presort.nearly_in_order(
-        matched.withColumn("qh", presort.queue_hash(F.col("queue"))), "qh", "e_t")
-        .withColumn("reordered", F.coalesce(later, F.lit(False))))
+    checked = (presort.nearly_in_order(matched, "e_t")
+               .withColumn("reordered", F.coalesce(later, F.lit(False))))
     names = F.element_at(F.array(*[F.lit(n) for n in _MATCHED_BY]),
                          F.col("mb").cast("int") + 1)
     candidates = (checked.where(F.col("differs") | F.col("reordered"))

@@ -37,14 +37,16 @@ def queue_hash(col):
     return F.xxhash64(col)
 
 
-def nearly_in_order(frame, hashed: str, time: str, *keys: str):
-    """``frame`` shuffled on the columns ``hashed`` (a :func:`queue_hash`) and ``keys``,
-    and sorted within each partition on one long: the top bits of ``hashed`` above the
-    low :data:`TIME_BITS` bits of ``time``. The window that follows must be partitioned
-    on those columns (in that order, and maybe more), with ``time`` as its first order
-    key. Spark then shuffles once."""
+def nearly_in_order(frame, time: str, *keys: str):
+    """``frame`` (with a ``queue`` column) with the column ``qh``, the queue's
+    :func:`queue_hash`, shuffled on ``qh`` and ``keys`` and sorted within each partition
+    on one long: the top bits of ``qh`` above the low :data:`TIME_BITS` bits of ``time``.
+    The window that follows must be partitioned on ``qh``, the queue and ``keys`` (the
+    order of the pre-sort), with ``time`` as its first order key. Spark then shuffles
+    once."""
     from pyspark.sql import functions as F
 
-    top = F.col(hashed).bitwiseAND(F.lit(-1 << TIME_BITS))
+    top = F.col("qh").bitwiseAND(F.lit(-1 << TIME_BITS))
     low = F.col(time).bitwiseAND(F.lit((1 << TIME_BITS) - 1))
-    return frame.repartition(hashed, *keys).sortWithinPartitions(top.bitwiseOR(low))
+    return (frame.withColumn("qh", queue_hash(F.col("queue"))).repartition("qh", *keys)
+            .sortWithinPartitions(top.bitwiseOR(low)))
