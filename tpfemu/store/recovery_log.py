@@ -23,8 +23,8 @@ syncing the previous batch, writes them as one LMDB value in one write transacti
 once, then wakes every waiter of that batch. A record is durable when its batch's sync
 has returned, and not before: :attr:`RecoveryLog.durable_lsn` says how far that is.
 Batches are numbered in the order they are written; a committer waits on its batch's
-number in C (:class:`~tpfemu._lowlevel.LogGate`, without the GIL), and the writer wakes
-every waiter of a synced batch with one call that holds neither the GIL nor a lock of the
+number in C (:class:`~tpfemu._lowlevel.LogGate`, without the GIL), and every waiter of a
+synced batch is woken with one call that holds neither the GIL nor a lock of the
 log, so the woken committers run (and gather the next batch) while nothing else needs the
 GIL. The logger writes the transaction of the batch that gathered during a sync, has a
 second thread (the waker) wake the synced batch's waiters, and syncs the new batch at
@@ -265,8 +265,8 @@ class RecoveryLog:
         self._linger_for = 0.0  # at most this long (s) the logger waits for them again
         self.stats = {"batches": 0, "records": 0, "syncs": 0, "largest_batch": 0}
         self._logger = threading.Thread(target=self._run, name="tpfemu-logger", daemon=True)
-        # batch numbers whose waiters the waker is to wake; None stops it
-        self._woken: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+        # synced batches whose waiters the waker is to wake; None stops it
+        self._woken: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
         self._waker = threading.Thread(target=self._wake_waiters, name="tpfemu-log-waker",
                                        daemon=True)
         self._waker.start()
@@ -492,8 +492,7 @@ class RecoveryLog:
             written = batch is not None and self._write_txn(batch, names)
             if synced is not None:
                 if written:  # (a sync follows at once: the waker wakes them meanwhile)
-                    synced.finished = True
-                    self._woken.put(synced.seq)
+                    self._woken.put(synced)
                 else:
                     synced.finish()
                 synced = None
@@ -504,13 +503,13 @@ class RecoveryLog:
                     batch.finish()
 
     def _wake_waiters(self) -> None:
-        """The waker: wake the waiters of each batch the logger hands over (synced, and
-        marked finished), in order, until it hands None. Batches finish in order however
-        the two threads interleave: a batch the logger finishes itself comes after every
-        batch it handed over, and finishing a number also finishes those before it."""
+        """The waker: finish each synced batch the logger hands over, in order, until it
+        hands None. Batches finish in order however the two threads interleave: a batch
+        the logger finishes itself comes after every batch it handed over, and finishing
+        a batch's number on the gate also finishes those before it."""
         get = self._woken.get
-        while (seq := get()) is not None:
-            self._gate.finish(seq)
+        while (batch := get()) is not None:
+            batch.finish()
 
     def _take(self) -> tuple[_Batch, list[tuple[str, int]]]:
         """(under ``_lock``) The open batch, for the logger to write, with the queue names
