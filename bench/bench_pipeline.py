@@ -39,6 +39,20 @@ ANALYZE_GOAL_ROWS_S = 5_000_000
 
 # -- data --------------------------------------------------------------------------------
 
+def _mq_ids(rng: np.random.Generator, n: int) -> pa.Array:
+    """``n`` distinct ids shaped as queue managers make them: "AMQ ", a queue manager's
+    name padded to 12 bytes, then 8 bytes that differ (a counter from a random start),
+    so every id shares its first 16 bytes with the others of its queue manager."""
+    prefix = np.frombuffer(b"AMQ PARTNER.QM1 ", dtype=np.uint8)
+    start = int(rng.integers(0, 1 << 62))
+    counter = (np.arange(n, dtype=np.uint64) + np.uint64(start)).astype(">u8")
+    raw = np.empty((n, 24), dtype=np.uint8)
+    raw[:, :16] = prefix
+    raw[:, 16:] = counter.view(np.uint8).reshape(n, 8)
+    return pa.FixedSizeBinaryArray.from_buffers(pa.binary(24), n,
+                                                [None, pa.py_buffer(raw.tobytes())])
+
+
 def _ids(rng: np.random.Generator, n: int) -> pa.Array:
     raw = rng.integers(0, 256, size=(n, 24), dtype=np.uint8)
     return pa.FixedSizeBinaryArray.from_buffers(pa.binary(24), n,
@@ -71,10 +85,13 @@ def _table(columns: dict[str, pa.Array | np.ndarray], n: int) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 
-def capture_tables(n: int, seed: int = 7, differ: float = 0.01):
+def capture_tables(n: int, seed: int = 7, differ: float = 0.01, mq_ids: bool = False):
     """Expected and actual outbound captures of ``n`` rows each; ``differ`` of the rows
-    differ, in five equal kinds: missing, extra, payload, priority, adjacent swap."""
+    differ, in five equal kinds: missing, extra, payload, priority, adjacent swap. The
+    ids are random bytes, or with ``mq_ids`` shaped as a queue manager makes them
+    (:func:`_mq_ids`: 16 bytes alike)."""
     rng = np.random.default_rng(seed)
+    ids = _mq_ids if mq_ids else _ids
     nq = len(QUEUES)
     queue = np.arange(n) % nq  # round robin: a queue's neighbours are nq rows apart
     t = T0 + np.arange(n, dtype=np.int64) * 100
@@ -84,7 +101,7 @@ def capture_tables(n: int, seed: int = 7, differ: float = 0.01):
         "qmgr": _strings(["TPF1"], np.zeros(n, dtype=np.int32)),
         "queue": _strings(QUEUES, queue),
         "event": _strings(["put"], np.zeros(n, dtype=np.int32)),
-        "msg_id": _ids(rng, n), "correl_id": _ids(rng, n),
+        "msg_id": ids(rng, n), "correl_id": ids(rng, n),
         "priority": rng.integers(0, 10, n).astype(np.int32),
         "persistent": rng.integers(0, 2, n).astype(bool),
         "expiry": np.full(n, -1, dtype=np.int32),
@@ -120,7 +137,7 @@ def capture_tables(n: int, seed: int = 7, differ: float = 0.01):
         "qmgr": _strings(["TPF1"], np.zeros(each, dtype=np.int32)),
         "queue": _strings(QUEUES, extra_rng.integers(0, len(QUEUES), each)),
         "event": _strings(["put"], np.zeros(each, dtype=np.int32)),
-        "msg_id": _ids(extra_rng, each), "correl_id": _ids(extra_rng, each),
+        "msg_id": ids(extra_rng, each), "correl_id": ids(extra_rng, each),
         "priority": np.zeros(each, dtype=np.int32), "persistent": np.zeros(each, dtype=bool),
         "expiry": np.full(each, -1, dtype=np.int32),
         "length": np.full(each, 100, dtype=np.int32),
@@ -232,10 +249,10 @@ def workdir():
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _captures(workdir: Path, n: int):
-    where = workdir / f"capture-{n}"
+def _captures(workdir: Path, n: int, mq_ids: bool = False):
+    where = workdir / f"capture-{n}{'-mq-ids' if mq_ids else ''}"
     if not where.exists():
-        expected, actual, planted = capture_tables(n)
+        expected, actual, planted = capture_tables(n, mq_ids=mq_ids)
         write_parquet(expected, where / "expected")
         write_parquet(actual, where / "actual")
         (where / "planted").write_text(repr(planted))
@@ -433,13 +450,15 @@ def jvm_cpu_seconds(spark) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def compare_against_floor(spark, workdir: Path, n: int, rounds: int) -> dict[str, tuple]:
+def compare_against_floor(spark, workdir: Path, n: int, rounds: int,
+                          mq_ids: bool = False) -> dict[str, tuple]:
     """``rounds`` rounds, each the bare full outer join on the real keys (the floor,
     ``spark_floors.py``) and then ``compare``, in one session; medians of (wall, JVM CPU)
-    for each, the load averages seen, and the Spark jobs of the last compare."""
+    for each, the load averages seen, and the Spark jobs of the last compare. With
+    ``mq_ids`` the captures' ids are shaped as a queue manager makes them."""
     import spark_floors
 
-    expected, actual, planted = _captures(workdir, n)
+    expected, actual, planted = _captures(workdir, n, mq_ids)
     join = next(fn for label, fn in spark_floors.floors(spark, expected, actual, workdir)
                 if label.startswith("compare: full outer join on (correl_id, queue)"))
     runs: dict[str, list] = {"floor": [], "compare": []}
@@ -475,11 +494,12 @@ def _import_floors_beside() -> None:
         sys.path.insert(0, here)
 
 
-def _compare_floor_case(spark, workdir, external, n: int, rounds: int) -> None:
+def _compare_floor_case(spark, workdir, external, n: int, rounds: int,
+                        mq_ids: bool = False) -> None:
     _import_floors_beside()
-    got = compare_against_floor(spark, workdir, n, rounds)
+    got = compare_against_floor(spark, workdir, n, rounds, mq_ids)
     (fw, fc), (cw, cc), (lo, hi) = got["floor"], got["compare"], got["load"]
-    label = f"{n / 1e6:g}M"
+    label = f"{n / 1e6:g}M{', MQ-shaped ids' if mq_ids else ''}"
     external(f"compare {label} against the bare join, {rounds} interleaved rounds "
              f"(load {lo:.0f}-{hi:.0f})",
              f"tpfemu compare: {cw:.1f} s = {cw / fw:.2f}x wall, JVM CPU {cc:.1f} s = "
@@ -497,6 +517,19 @@ def test_compare_floor_1m(spark, workdir, external):
 def test_compare_floor_10m(spark, workdir, external):
     """The goal: compare at 10M <= 2.5x the bare join, interleaved rounds."""
     _compare_floor_case(spark, workdir, external, SIZES["10M"], max(2, ROUNDS_10M))
+
+
+def test_compare_floor_1m_mq_ids(spark, workdir, external):
+    """compare at 1M against the bare join, the ids shaped as queue managers make them
+    (16 bytes alike: a sort on the ids themselves compares past its 8-byte prefix)."""
+    _compare_floor_case(spark, workdir, external, SIZES["1M"], ROUNDS, mq_ids=True)
+
+
+@pytest.mark.slow
+def test_compare_floor_10m_mq_ids(spark, workdir, external):
+    """The goal at 10M with the ids shaped as queue managers make them."""
+    _compare_floor_case(spark, workdir, external, SIZES["10M"], max(2, ROUNDS_10M),
+                        mq_ids=True)
 
 
 # -- analyze against its floor, interleaved, with CPU seconds (issue 29) -----------------
