@@ -385,6 +385,40 @@ def test_the_next_batch_is_written_before_the_synced_ones_waiters_wake(log, monk
                       ("wake", 2)]  # fmt: skip
 
 
+def test_a_batch_woken_by_a_later_ones_finish_is_durable(log, monkeypatch):
+    """A synced batch handed to the waker can have its waiters woken first by the logger
+    finishing the next batch itself (a gate's finish wakes every batch up to it). Its
+    tickets are durable then, though the waker has not reached the batch yet."""
+    syncing, release = threading.Event(), threading.Event()
+    real_sync = log._env.sync
+
+    def sync() -> None:
+        syncing.set()
+        release.wait(10)
+        real_sync()
+
+    class Held:  # the waker's queue, holding back every batch handed to it
+        def __init__(self, real) -> None:
+            self.real, self.held = real, []
+
+        def put(self, item) -> None:
+            if item is None:  # (close: stop the waker)
+                self.real.put(None)
+            else:
+                self.held.append(item)
+
+    monkeypatch.setattr(log._env, "sync", sync)
+    held = Held(log._woken)
+    monkeypatch.setattr(log, "_woken", held)
+    first = log.append([Put("Q", b"x", mid(1))])
+    assert syncing.wait(10)  # batch 1 written, its sync running
+    second = log.append([Put("Q", b"y", mid(2))])  # batch 2 gathers meanwhile
+    release.set()
+    second.wait(10)  # batch 1 went to the (held) waker, the logger finished batch 2
+    assert [b.seq for b in held.held] == [first._batch.seq]
+    assert first.wait(10).durable and second.durable
+
+
 def test_an_empty_append_is_refused(home):
     """Appending no records is an error naming it, and changes nothing: an empty batch
     would take the key (its first LSN) of the next batch, whose records LMDB's append

@@ -167,9 +167,15 @@ class Ticket:
 
     @property
     def durable(self) -> bool:
-        """True once the records are on disk (and did not fail)."""
+        """True once the records are on disk (and did not fail).
+
+        The gate, not the batch's own flag, says whether the batch is finished: the
+        logger finishing a later batch itself finishes this one on the gate too, and the
+        waker may not have reached this batch yet (a batch's error, if any, is set before
+        it or a later one finishes)."""
         b = self._batch
-        return b.finished and b.error is None and self.error is None
+        finished = b.finished or b.gate.finished >= b.seq
+        return finished and b.error is None and self.error is None
 
     def wait(self, timeout: float | None = None) -> Ticket:
         """Return when the records are durable (self, for chaining).
@@ -506,7 +512,9 @@ class RecoveryLog:
         """The waker: finish each synced batch the logger hands over, in order, until it
         hands None. Batches finish in order however the two threads interleave: a batch
         the logger finishes itself comes after every batch it handed over, and finishing
-        a batch's number on the gate also finishes those before it."""
+        a batch's number on the gate also finishes those before it (whose own
+        ``finished`` flags the waker sets when it reaches them: :attr:`Ticket.durable`
+        asks the gate)."""
         get = self._woken.get
         while (batch := get()) is not None:
             batch.finish()
