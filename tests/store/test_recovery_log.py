@@ -64,16 +64,24 @@ def test_replay_from_an_lsn_inside_a_batch(log):
     assert list(log.replay(9)) == []
 
 
-def test_append_returns_at_once_and_wait_returns_when_synced(log, monkeypatch):
-    """append() does no I/O; wait() returns only after the batch's sync has returned."""
-    release = threading.Event()
+def _held_sync(log: RecoveryLog, monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """Make the log's syncs wait for ``release`` (set) before syncing; ``syncing`` is set
+    once a sync has begun (so its batch's transaction is written)."""
+    syncing, release = threading.Event(), threading.Event()
     real_sync = log._env.sync
 
-    def slow_sync() -> None:
+    def held_sync() -> None:
+        syncing.set()
         release.wait(10)
         real_sync()
 
-    monkeypatch.setattr(log._env, "sync", slow_sync)
+    monkeypatch.setattr(log._env, "sync", held_sync)
+    return syncing, release
+
+
+def test_append_returns_at_once_and_wait_returns_when_synced(log, monkeypatch):
+    """append() does no I/O; wait() returns only after the batch's sync has returned."""
+    _, release = _held_sync(log, monkeypatch)
     ticket = log.append([Put("Q", payload(1), mid(1))])
     assert not ticket.durable
     with pytest.raises(TimeoutError):
@@ -316,18 +324,11 @@ def test_only_one_writer_per_home(home):
 
 def test_an_unexpected_writer_error_fails_the_waiters_instead_of_hanging(log, monkeypatch):
     """A bug in the writer breaks the log: waiters get InternalError, they never hang."""
-    syncing, release = threading.Event(), threading.Event()
-    real_sync = log._env.sync
-
-    def slow_sync() -> None:
-        syncing.set()
-        release.wait(10)
-        real_sync()
+    syncing, release = _held_sync(log, monkeypatch)
 
     def broken_write(fn, **kw):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(log._env, "sync", slow_sync)
     first = log.append([Put("Q", b"x", mid(1))])
     assert syncing.wait(10)  # the logger wrote the first batch and waits in its sync
     queued = log.append([Put("Q", b"y", mid(2))])  # the logger's next batch
@@ -389,13 +390,7 @@ def test_a_batch_woken_by_a_later_ones_finish_is_durable(log, monkeypatch):
     """A synced batch handed to the waker can have its waiters woken first by the logger
     finishing the next batch itself (a gate's finish wakes every batch up to it). Its
     tickets are durable then, though the waker has not reached the batch yet."""
-    syncing, release = threading.Event(), threading.Event()
-    real_sync = log._env.sync
-
-    def sync() -> None:
-        syncing.set()
-        release.wait(10)
-        real_sync()
+    syncing, release = _held_sync(log, monkeypatch)
 
     class Held:  # the waker's queue, holding back every batch handed to it
         def __init__(self, real) -> None:
@@ -407,7 +402,6 @@ def test_a_batch_woken_by_a_later_ones_finish_is_durable(log, monkeypatch):
             else:
                 self.held.append(item)
 
-    monkeypatch.setattr(log._env, "sync", sync)
     held = Held(log._woken)
     monkeypatch.setattr(log, "_woken", held)
     first = log.append([Put("Q", b"x", mid(1))])
