@@ -373,6 +373,10 @@ def test_the_next_batch_is_written_before_the_synced_ones_waiters_wake(log, monk
         def wait(self, seq: int, timeout: float | None = None) -> bool:
             return gate.wait(seq, timeout)
 
+        @property
+        def finished(self) -> int:
+            return gate.finished
+
     monkeypatch.setattr(log, "_gate", Recording())
     monkeypatch.setattr(log._env, "sync", sync)
     monkeypatch.setattr(log._env, "write", write)

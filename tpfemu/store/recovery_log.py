@@ -118,11 +118,14 @@ class _Batch:
     """Records appended while the logger was busy: written and synced together.
 
     Batches are numbered (``seq``) in the order they are written, and finish in that
-    order: the waiters of batch n wait on the log's :class:`LogGate` for n.
+    order: the waiters of batch n wait on the log's :class:`LogGate` for n. Whether a
+    batch is finished is the gate's to say (:attr:`finished`): finishing a number
+    finishes every batch below it too. A batch numbered 0 (appended to a broken log,
+    never written) is finished from the start.
     """
 
     __slots__ = ("first_lsn", "parts", "count", "uows", "closing", "committers", "seq",
-                 "gate", "finished", "error", "urgent", "waiting")  # fmt: skip
+                 "gate", "error", "urgent", "waiting")  # fmt: skip
 
     def __init__(self, first_lsn: int, seq: int, gate: LogGate) -> None:
         self.first_lsn = first_lsn
@@ -134,17 +137,18 @@ class _Batch:
         self.committers: list[tuple[Ticket, int, list[tuple[int, int]]]] = []
         self.seq = seq
         self.gate = gate
-        self.finished = False
         self.error: errors.TpfEmuError | None = None
         self.urgent = False  # something waits on it: the logger must write it
         self.waiting = 0  # appends not deferred (their callers wait, or will)
 
+    @property
+    def finished(self) -> bool:
+        """Whether the batch is written (or failed), and its waiters woken or waking."""
+        return self.gate.finished >= self.seq
+
     def finish(self) -> None:
-        """Mark the batch written (or failed) and wake every waiter (once), with one call
-        into C that holds neither the GIL nor a lock of the log."""
-        if self.finished:
-            return
-        self.finished = True
+        """Mark the batch written (or failed) and wake every waiter, with one call into C
+        that holds neither the GIL nor a lock of the log (nothing if already finished)."""
         self.gate.finish(self.seq)
 
 
@@ -167,15 +171,10 @@ class Ticket:
 
     @property
     def durable(self) -> bool:
-        """True once the records are on disk (and did not fail).
-
-        The gate, not the batch's own flag, says whether the batch is finished: the
-        logger finishing a later batch itself finishes this one on the gate too, and the
-        waker may not have reached this batch yet (a batch's error, if any, is set before
-        it or a later one finishes)."""
+        """True once the records are on disk (and did not fail). (A batch's error, if
+        any, is set before it or a later batch finishes.)"""
         b = self._batch
-        finished = b.finished or b.gate.finished >= b.seq
-        return finished and b.error is None and self.error is None
+        return b.finished and b.error is None and self.error is None
 
     def wait(self, timeout: float | None = None) -> Ticket:
         """Return when the records are durable (self, for chaining).
@@ -187,11 +186,11 @@ class Ticket:
         :raises TimeoutError: not durable after ``timeout`` seconds (still pending).
         """
         b = self._batch
-        if not b.finished:
-            if not b.urgent:  # deferred: have it written now
-                self._log._urge(b)
-            if not b.gate.wait(b.seq, timeout):
-                raise TimeoutError(f"log records {self.lsn}.. not durable after {timeout} s")
+        if not b.urgent:  # deferred: have it written now (nothing, once it is written)
+            self._log._urge(b)
+        # (the gate's wait returns at once for a finished batch: no check of it first)
+        if not b.gate.wait(b.seq, timeout):
+            raise TimeoutError(f"log records {self.lsn}.. not durable after {timeout} s")
         error = self.error or b.error
         if error is not None:
             raise error
@@ -458,8 +457,8 @@ class RecoveryLog:
         broke the log. The caller tracks them as any others, so what it undoes when a
         wait fails (a put outside syncpoint taken back, a get's message given back, a
         unit of work backed out) is undone here too."""
-        batch = _Batch(self._next_lsn, 0, self._gate)
-        batch.finished, batch.error = True, self._broken
+        batch = _Batch(self._next_lsn, 0, self._gate)  # (number 0: finished already)
+        batch.error = self._broken
         ticket = Ticket(self, batch, self._next_lsn, count)
         self._next_lsn += count
         return ticket
@@ -512,9 +511,8 @@ class RecoveryLog:
         """The waker: finish each synced batch the logger hands over, in order, until it
         hands None. Batches finish in order however the two threads interleave: a batch
         the logger finishes itself comes after every batch it handed over, and finishing
-        a batch's number on the gate also finishes those before it (whose own
-        ``finished`` flags the waker sets when it reaches them: :attr:`Ticket.durable`
-        asks the gate)."""
+        a batch's number on the gate also finishes those before it (the waker's finish of
+        such a batch, when it reaches it, does nothing more)."""
         get = self._woken.get
         while (batch := get()) is not None:
             batch.finish()
