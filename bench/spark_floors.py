@@ -148,10 +148,12 @@ def _analyze_floors(spark, journal: Path):
     def journal_columns(*names):
         return spark.read.parquet(str(journal)).select(*names)
 
+    def minute_of(name: str):
+        return (F.col(name) / 60_000_000).cast("long")
+
     def minute_counts():
         j = journal_columns("queue", "event", "event_time_us")
-        minute = (F.col("event_time_us") / 60_000_000).cast("long")
-        return j.groupBy("queue", minute, "event").count().count()
+        return j.groupBy("queue", minute_of("event_time_us"), "event").count().count()
 
     def matched():
         j = journal_columns("queue", "event", "msg_id", "event_time_us")
@@ -170,7 +172,7 @@ def _analyze_floors(spark, journal: Path):
 
         pct = F.percentile_approx(F.col("g") - F.col("p"), [0.5, 0.95, 0.99], 10_000)
         with scoped_conf(spark, _SETTINGS):
-            return (matched().withColumn("m", (F.col("g") / 60_000_000).cast("long"))
+            return (matched().withColumn("m", minute_of("g"))
                     .groupingSets([["queue", "m"], ["queue"]], "queue", "m")
                     .agg(pct.alias("pct"))
                     .agg(F.sum(F.col("pct")[0] + F.col("pct")[2])).collect()[0][0])
@@ -179,11 +181,11 @@ def _analyze_floors(spark, journal: Path):
         j = journal_columns("queue", "event", "event_time_us", "seq")
         delta = (F.when(F.col("event") == "put", 1)
                  .when(F.col("event").isin("get", "expire"), -1).otherwise(0))
-        minute = (F.col("event_time_us") / 60_000_000).cast("long")
         w = (Window.partitionBy("queue", "m").orderBy("event_time_us", "seq")
              .rowsBetween(Window.unboundedPreceding, Window.currentRow))
         # summed at the end, so that no column of the window is pruned away
-        return (j.withColumn("m", minute).withColumn("run", F.sum(delta).over(w))
+        return (j.withColumn("m", minute_of("event_time_us"))
+                .withColumn("run", F.sum(delta).over(w))
                 .groupBy("queue", "m").agg(F.max("run").alias("peak"))
                 .agg(F.sum("peak")).collect()[0][0])
 
